@@ -1,0 +1,247 @@
+"""The judge input: what a judge looks at, and the state it sends under fixed names."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any, TypeVar, overload
+
+from langchain_jev.errors import JevInputError
+
+__all__ = [
+    "ANSWER_FIELD",
+    "CONTEXT_FIELD",
+    "EXPECTED_FIELD",
+    "QUESTION_FIELD",
+    "TOOL_CALLS_FIELD",
+    "JevJudgeInput",
+    "ToolCall",
+]
+
+QUESTION_FIELD = "user_question"
+"""State field holding the user's question (a string)."""
+ANSWER_FIELD = "assistant_answer"
+"""State field holding the answer being judged (a string)."""
+EXPECTED_FIELD = "expected_output"
+"""State field holding the reference output (any JSON value)."""
+CONTEXT_FIELD = "supporting_context"
+"""State field holding the retrieved documents (an array of strings)."""
+TOOL_CALLS_FIELD = "tool_calls"
+"""State field holding the tool calls (an array of ``{name, arguments, result}``)."""
+
+_FIXED_FIELDS = (QUESTION_FIELD, ANSWER_FIELD, EXPECTED_FIELD, CONTEXT_FIELD, TOOL_CALLS_FIELD)
+_T = TypeVar("_T")
+
+
+@dataclass(frozen=True)
+class ToolCall:
+    """One tool call an assistant made, with what the tool returned.
+
+    Example:
+        >>> ToolCall("search", {"q": "Dublin weather"}, "Rain, 12C").to_dict()
+        {'name': 'search', 'arguments': {'q': 'Dublin weather'}, 'result': 'Rain, 12C'}
+    """
+
+    name: str
+    """The tool's name."""
+    arguments: Any = field(default_factory=dict)
+    """The arguments the tool was called with (any JSON value)."""
+    result: Any = None
+    """What the tool returned (any JSON value), or None when unknown."""
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return the call as the ``{name, arguments, result}`` object of the state."""
+        return {"name": self.name, "arguments": self.arguments, "result": self.result}
+
+    @classmethod
+    def of(cls, value: ToolCall | Mapping[str, Any]) -> ToolCall:
+        """Read a tool call from a ``{name, arguments, result}`` mapping.
+
+        Example:
+            >>> ToolCall.of({"name": "search", "arguments": {"q": "x"}}).name
+            'search'
+        """
+        if isinstance(value, ToolCall):
+            return value
+        if not isinstance(value, Mapping) or not isinstance(value.get("name"), str):
+            raise JevInputError(
+                f"a tool call must be an object with a string 'name', got {_describe(value)}"
+            )
+        return cls(value["name"], value.get("arguments", {}), value.get("result"))
+
+
+@dataclass(frozen=True, init=False)
+class JevJudgeInput:
+    """What a judge looks at: a question, an answer, and what to judge them against.
+
+    Its fields become the state under fixed names, the same wherever a judge is
+    used, so question instructions can be written against them:
+
+    ==================  ======================  ===================================
+    argument            state field             shape
+    ==================  ======================  ===================================
+    ``question``        ``user_question``       string
+    ``answer``          ``assistant_answer``    string
+    ``expected``        ``expected_output``     any JSON value
+    ``context``         ``supporting_context``  array, one entry per document
+    ``tool_calls``      ``tool_calls``          array of ``{name, arguments, result}``
+    ``fields``          the names you give      anything else
+    ==================  ======================  ===================================
+
+    Empty context and tool-call lists are left out of the state, so a criterion
+    can tell "no evidence" from "evidence that says nothing".
+
+    Example:
+        >>> data = JevJudgeInput(
+        ...     question="Will I need an umbrella in Dublin tomorrow?",
+        ...     answer="Yes, rain is likely.",
+        ...     expected="Rain is likely; bring an umbrella.",
+        ...     fields={"search_required": True},
+        ... )
+        >>> sorted(data.to_state())
+        ['assistant_answer', 'expected_output', 'search_required', 'user_question']
+        >>> data.field("search_required", bool)
+        True
+    """
+
+    question: str | None
+    """The user's question, or None."""
+    answer: str | None
+    """The answer being judged, or None."""
+    expected: Any
+    """The reference output (any JSON value), or None."""
+    context: tuple[str, ...]
+    """Retrieved documents, one entry each."""
+    tool_calls: tuple[ToolCall, ...]
+    """The tool calls made while answering."""
+    fields: Mapping[str, Any]
+    """Any other state fields, by name."""
+
+    def __init__(
+        self,
+        question: str | None = None,
+        answer: str | None = None,
+        *,
+        expected: Any = None,
+        context: str | Sequence[str] | None = None,
+        tool_calls: Sequence[ToolCall | Mapping[str, Any]] | None = None,
+        fields: Mapping[str, Any] | None = None,
+    ) -> None:
+        for name, value in (("question", question), ("answer", answer)):
+            if value is not None and not isinstance(value, str):
+                raise JevInputError(f"{name} must be a string, got {_describe(value)}")
+        if context is None:
+            docs: tuple[str, ...] = ()
+        elif isinstance(context, str):
+            docs = (context,)
+        else:
+            docs = tuple(context)
+        for index, doc in enumerate(docs):
+            if not isinstance(doc, str):
+                raise JevInputError(f"context[{index}] must be a string, got {_describe(doc)}")
+        extra = dict(fields or {})
+        for name in extra:
+            if not isinstance(name, str):
+                raise JevInputError(f"field names must be strings, got {_describe(name)}")
+            if name in _FIXED_FIELDS:
+                raise JevInputError(
+                    f"field {name!r} is a fixed state field: pass it as its own argument"
+                )
+        object.__setattr__(self, "question", question)
+        object.__setattr__(self, "answer", answer)
+        object.__setattr__(self, "expected", expected)
+        object.__setattr__(self, "context", docs)
+        object.__setattr__(self, "tool_calls", tuple(ToolCall.of(c) for c in tool_calls or ()))
+        object.__setattr__(self, "fields", MappingProxyType(extra))
+
+    def to_state(self) -> dict[str, Any]:
+        """Return the state sent to the decision model, under the fixed field names.
+
+        Example:
+            >>> JevJudgeInput("Why is the sky blue?", "Rayleigh scattering.").to_state()
+            {'user_question': 'Why is the sky blue?', 'assistant_answer': 'Rayleigh scattering.'}
+        """
+        state: dict[str, Any] = {}
+        if self.question is not None:
+            state[QUESTION_FIELD] = self.question
+        if self.answer is not None:
+            state[ANSWER_FIELD] = self.answer
+        if self.expected is not None:
+            state[EXPECTED_FIELD] = self.expected
+        if self.context:
+            state[CONTEXT_FIELD] = list(self.context)
+        if self.tool_calls:
+            state[TOOL_CALLS_FIELD] = [call.to_dict() for call in self.tool_calls]
+        state.update(self.fields)
+        return state
+
+    @classmethod
+    def of(cls, state: Any) -> JevJudgeInput:
+        """Read a state (a JSON object) back into a judge input.
+
+        Raises:
+            JevInputError: the state is not an object, or a fixed field has the wrong shape.
+
+        Example:
+            >>> JevJudgeInput.of({"assistant_answer": "42", "tries": 3}).field("tries", int)
+            3
+        """
+        if isinstance(state, JevJudgeInput):
+            return state
+        if not isinstance(state, Mapping):
+            raise JevInputError(
+                "the state must be a JSON object to be read as a JevJudgeInput, "
+                f"got {_describe(state)}"
+            )
+        context = state.get(CONTEXT_FIELD)
+        calls = state.get(TOOL_CALLS_FIELD)
+        if calls is not None and (isinstance(calls, (str, bytes)) or not isinstance(calls, Sequence)):
+            raise JevInputError(f"state field {TOOL_CALLS_FIELD!r} must be an array, got {_describe(calls)}")
+        return cls(
+            question=_text(state, QUESTION_FIELD),
+            answer=_text(state, ANSWER_FIELD),
+            expected=state.get(EXPECTED_FIELD),
+            context=context,
+            tool_calls=calls,
+            fields={k: v for k, v in state.items() if k not in _FIXED_FIELDS},
+        )
+
+    @overload
+    def field(self, name: str) -> Any: ...
+    @overload
+    def field(self, name: str, type_: type[_T]) -> _T | None: ...
+    def field(self, name: str, type_: type[Any] = object) -> Any:
+        """Read a state field by name, checking its type; None when absent.
+
+        Raises:
+            JevInputError: the field is present with another type.
+
+        Example:
+            >>> JevJudgeInput(answer="hi").field("assistant_answer", str)
+            'hi'
+        """
+        value = self.to_state().get(name) if name in _FIXED_FIELDS else self.fields.get(name)
+        if value is None:
+            return None
+        if type_ is float and isinstance(value, int) and not isinstance(value, bool):
+            return float(value)
+        if not isinstance(value, type_) or (type_ is int and isinstance(value, bool)):
+            raise JevInputError(
+                f"state field {name!r} must be {type_.__name__}, got {_describe(value)}"
+            )
+        return value
+
+
+def _text(state: Mapping[str, Any], name: str) -> str | None:
+    value = state.get(name)
+    if value is not None and not isinstance(value, str):
+        raise JevInputError(f"state field {name!r} must be a string, got {_describe(value)}")
+    return value
+
+
+def _describe(value: Any) -> str:
+    if isinstance(value, float) and not math.isfinite(value):
+        return repr(value)
+    return type(value).__name__

@@ -1,0 +1,370 @@
+"""JevJudge: criteria in, verdict out, with at most one decision-model request."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Union
+
+from langchain_core.callbacks import (
+    AsyncCallbackManagerForChainRun,
+    CallbackManagerForChainRun,
+)
+from langchain_core.decisions import (
+    BaseDecisionModel,
+    ClassifierRequest,
+    ClassifierResponse,
+    Question,
+)
+from langchain_core.runnables import RunnableConfig, RunnableSerializable
+from langchain_core.runnables.config import patch_config
+from pydantic import ConfigDict, Field
+
+from langchain_jev.criteria import JevCriterion, validate_criteria
+from langchain_jev.errors import JevConfigurationError, JevInputError
+from langchain_jev import feedback
+from langchain_jev.input import JevJudgeInput
+from langchain_jev.outcomes import decide, decide_check, dependency_detail
+from langchain_jev.verdict import JevFinding, JevVerdict, Outcome
+
+if TYPE_CHECKING:
+    from langchain_jev.langsmith import JevRunEvaluator
+
+__all__ = ["FeedbackRenderer", "JevJudge", "JudgeInput"]
+
+JudgeInput = Union[JevJudgeInput, Mapping[str, Any]]
+"""What a judge takes: a `JevJudgeInput`, or a state mapping sent as it is."""
+
+FeedbackRenderer = Callable[[Sequence[JevFinding]], str]
+"""Turns all findings of a verdict into the feedback text."""
+
+
+@dataclass
+class _Plan:
+    """What is known before the request, and what to ask."""
+
+    state: Any
+    known: dict[str, JevFinding] = field(default_factory=dict)
+    questions: dict[str, Question] = field(default_factory=dict)
+
+
+class JevJudge(RunnableSerializable[JudgeInput, JevVerdict]):
+    """A model-as-a-judge built of atomic typed questions, each with its own threshold.
+
+    Every applicable question goes to the decision model in ONE request; code
+    checks run locally first. The verdict keeps one finding per criterion and
+    feedback synthesised from the criteria that did not pass.
+
+    Args:
+        criteria: the criteria, in order; names are unique and at least one is a question.
+        model: a `BaseDecisionModel`, a typesafe-sdk client, a ``TypeSafeClassifier``,
+            a LangChain chat model, or None for Jev configured from the environment.
+        min_confidence: share of a score's or choice's probability that must support
+            its verdict; below it the finding is INCONCLUSIVE. Nouls are unaffected.
+        fail_on_inconclusive: report INCONCLUSIVE findings as FAILED.
+        fail_on_error: report ERROR findings (no readable answer) as FAILED.
+        fail_fast: when a check fails, skip the request; the questions become NOT_APPLICABLE.
+        feedback_renderer: replaces the wording of the feedback; it gets all findings.
+
+    Example:
+        >>> from langchain_core.decisions import Noul, Score
+        >>> from langchain_jev import JevCriterion, JevJudge
+        >>> from langchain_jev.testing import ScriptedDecisionModel
+        >>> judge = JevJudge(
+        ...     [
+        ...         JevCriterion.score("helpfulness", Score(
+        ...             instructions="How well does `assistant_answer` address `user_question`?",
+        ...             criteria=["Terrible: irrelevant or off-topic",
+        ...                       "Mostly unhelpful: misses the main point",
+        ...                       "Mostly helpful: minor gaps remain",
+        ...                       "Excellent: fully and correctly addressed"]), 2.0),
+        ...         JevCriterion.noul("is_plausible", Noul(
+        ...             instructions="Are the numeric values in `assistant_answer` physically plausible?",
+        ...             criteria={"false": "At least one value is impossible"}), 0.7),
+        ...     ],
+        ...     model=ScriptedDecisionModel({"helpfulness": 1.2, "is_plausible": 0.9}),
+        ... )
+        >>> verdict = judge.judge("How hot is boiling water?", "About 100 C at sea level.")
+        >>> print(verdict.feedback)
+        helpfulness: rated "Mostly unhelpful: misses the main point" (1.20), needs to reach 2.00 which is "Mostly helpful: minor gaps remain"
+    """
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    criteria: tuple[JevCriterion, ...]
+    """The criteria, in declaration order."""
+    model: BaseDecisionModel
+    """The decision model that answers the questions."""
+    min_confidence: float = 0.6
+    """Share of probability that must support a score's or choice's verdict."""
+    fail_on_inconclusive: bool = False
+    """Report INCONCLUSIVE findings as FAILED."""
+    fail_on_error: bool = False
+    """Report ERROR findings as FAILED."""
+    fail_fast: bool = False
+    """Skip the request when a check fails."""
+    feedback_renderer: FeedbackRenderer | None = Field(default=None, exclude=True)
+    """Replaces the feedback wording; None for `default_feedback`."""
+
+    def __init__(
+        self,
+        criteria: Iterable[JevCriterion],
+        model: Any = None,
+        *,
+        min_confidence: float = 0.6,
+        fail_on_inconclusive: bool = False,
+        fail_on_error: bool = False,
+        fail_fast: bool = False,
+        feedback_renderer: FeedbackRenderer | None = None,
+        **kwargs: Any,
+    ) -> None:
+        if isinstance(criteria, (str, bytes)) or not isinstance(criteria, Iterable):
+            raise JevConfigurationError(
+                f"criteria must be a list of JevCriterion, got {type(criteria).__name__}"
+            )
+        items = validate_criteria(criteria)
+        if (
+            isinstance(min_confidence, bool)
+            or not isinstance(min_confidence, (int, float))
+            or not math.isfinite(min_confidence)
+            or not 0.0 <= min_confidence <= 1.0
+        ):
+            raise JevConfigurationError(
+                f"min_confidence must be between 0 and 1, got {min_confidence!r}"
+            )
+        if feedback_renderer is not None and not callable(feedback_renderer):
+            raise JevConfigurationError("feedback_renderer must be callable")
+        from langchain_jev.models.resolve import as_decision_model
+
+        super().__init__(
+            criteria=items,
+            model=as_decision_model(model),
+            min_confidence=float(min_confidence),
+            fail_on_inconclusive=fail_on_inconclusive,
+            fail_on_error=fail_on_error,
+            fail_fast=fail_fast,
+            feedback_renderer=feedback_renderer,
+            **kwargs,
+        )
+
+    # ------------------------------------------------------------------ public API
+
+    @classmethod
+    def from_statements(
+        cls,
+        statements: Sequence[Any],
+        model: Any = None,
+        *,
+        threshold: float = 0.5,
+        question: Callable[[Any], Any] | None = None,
+        **options: Any,
+    ) -> JevJudge:
+        """Build a judge from plain-English statements that must hold of the answer.
+
+        Each statement becomes a `Noul` passing at ``threshold``; all go in one
+        request. See `langchain_jev.statements` for the default question.
+        """
+        from langchain_jev.statements import statement_criteria
+
+        criteria = statement_criteria(statements, threshold=threshold, question=question)
+        return cls(criteria, model, **options)
+
+    @property
+    def question_names(self) -> list[str]:
+        """Names of the question criteria, in order (the names sent to the model)."""
+        return [c.name for c in self.criteria if c.is_question]
+
+    def judge(
+        self,
+        question_or_input: str | JudgeInput,
+        answer: str | None = None,
+        *,
+        config: RunnableConfig | None = None,
+    ) -> JevVerdict:
+        """Judge an answer: ``judge(question, answer)``, ``judge(JevJudgeInput)`` or ``judge(state)``.
+
+        Raises:
+            JevInputError: the input cannot be read as the criteria need it.
+            Exception: whatever a check raises, or the decision model's transport error.
+        """
+        return self.invoke(_to_input(question_or_input, answer), config)
+
+    async def ajudge(
+        self,
+        question_or_input: str | JudgeInput,
+        answer: str | None = None,
+        *,
+        config: RunnableConfig | None = None,
+    ) -> JevVerdict:
+        """Asynchronous `judge`."""
+        return await self.ainvoke(_to_input(question_or_input, answer), config)
+
+    def invoke(self, input: JudgeInput, config: RunnableConfig | None = None, **kwargs: Any) -> JevVerdict:
+        """Judge one input; traced as one chain run with the model call as its child."""
+        return self._call_with_config(self._run, input, config, run_type="chain", **kwargs)
+
+    async def ainvoke(
+        self, input: JudgeInput, config: RunnableConfig | None = None, **kwargs: Any
+    ) -> JevVerdict:
+        """Asynchronous `invoke`."""
+        return await self._acall_with_config(self._arun, input, config, run_type="chain", **kwargs)
+
+    def as_evaluator(self, **options: Any) -> JevRunEvaluator:
+        """This judge as a LangSmith run evaluator (see `langchain_jev.langsmith.JevRunEvaluator`)."""
+        from langchain_jev.langsmith import JevRunEvaluator
+
+        return JevRunEvaluator(self, **options)
+
+    # ------------------------------------------------------------------ the engine
+
+    def _run(
+        self, input: JudgeInput, run_manager: CallbackManagerForChainRun, config: RunnableConfig
+    ) -> JevVerdict:
+        plan = self._plan(input)
+        response = None
+        if plan.questions:
+            child = patch_config(config, callbacks=run_manager.get_child())
+            response = self.model.invoke(self._request(plan), child)
+        return self._verdict(plan, response)
+
+    async def _arun(
+        self,
+        input: JudgeInput,
+        run_manager: AsyncCallbackManagerForChainRun,
+        config: RunnableConfig,
+    ) -> JevVerdict:
+        plan = self._plan(input)
+        response = None
+        if plan.questions:
+            child = patch_config(config, callbacks=run_manager.get_child())
+            response = await self.model.ainvoke(self._request(plan), child)
+        return self._verdict(plan, response)
+
+    @staticmethod
+    def _request(plan: _Plan) -> ClassifierRequest:
+        return {"state": plan.state, "questions": plan.questions}
+
+    def _plan(self, input: JudgeInput) -> _Plan:
+        """Run the checks and conditions; choose the questions to send."""
+        if isinstance(input, JevJudgeInput):
+            state: Any = input.to_state()
+            data: JevJudgeInput | None = input
+        elif isinstance(input, Mapping):
+            state, data = dict(input), None
+        else:
+            raise JevInputError(
+                f"a judge takes a JevJudgeInput or a state mapping, got {type(input).__name__}"
+            )
+
+        def view() -> JevJudgeInput:
+            nonlocal data
+            if data is None:
+                data = JevJudgeInput.of(state)
+            return data
+
+        plan = _Plan(state)
+        for criterion in self.criteria:
+            if criterion.kind == "check":
+                decision = decide_check(criterion, criterion.predicate(view()))  # type: ignore[misc]
+                plan.known[criterion.name] = JevFinding(
+                    criterion, None, decision.outcome, decision.detail
+                )
+            elif criterion.condition is not None and not criterion.condition(view()):
+                plan.known[criterion.name] = _not_applicable(criterion, feedback.not_asked(criterion))
+        if self.fail_fast and any(f.outcome is Outcome.FAILED for f in plan.known.values()):
+            for criterion in self.criteria:
+                if criterion.is_question and criterion.name not in plan.known:
+                    plan.known[criterion.name] = _not_applicable(criterion, feedback.skipped(criterion))
+            return plan
+        for criterion in self.criteria:
+            if not criterion.is_question or criterion.name in plan.known:
+                continue
+            dependency = criterion.depends_on
+            if dependency is not None and dependency.name in plan.known:
+                unmet = _unmet(criterion, plan.known[dependency.name])
+                if unmet is not None:
+                    plan.known[criterion.name] = _not_applicable(criterion, unmet)
+                    continue
+            plan.questions[criterion.name] = criterion.question  # type: ignore[assignment]
+        return plan
+
+    def _verdict(self, plan: _Plan, response: ClassifierResponse | None) -> JevVerdict:
+        """Decide each finding, resolve dependencies, apply the failure policy."""
+        answers = response.answers if response is not None else {}
+        unreadable: Mapping[str, str] = getattr(response, "unreadable", None) or {}
+        reasoning: Mapping[str, str] = getattr(response, "reasoning", None) or {}
+        findings: dict[str, JevFinding] = {}
+        for criterion in self.criteria:
+            known = plan.known.get(criterion.name)
+            if known is not None:
+                findings[criterion.name] = known
+                continue
+            answer = answers.get(criterion.name)
+            decision = decide(
+                criterion, answer, self.min_confidence, unreadable.get(criterion.name)
+            )
+            finding = JevFinding(
+                criterion,
+                answer,
+                decision.outcome,
+                decision.detail,
+                decision.confidence,
+                reasoning.get(criterion.name),
+            )
+            if criterion.depends_on is not None:
+                unmet = _unmet(criterion, findings[criterion.depends_on.name])
+                if unmet is not None:
+                    finding = _not_applicable(criterion, unmet, answer, finding.reasoning)
+            findings[criterion.name] = finding
+        ordered = tuple(self._policy(findings[c.name]) for c in self.criteria)
+        passed = not any(f.outcome is Outcome.FAILED for f in ordered)
+        renderer = self.feedback_renderer or feedback.default_feedback
+        return JevVerdict(passed, ordered, response, renderer(ordered))
+
+    def _policy(self, finding: JevFinding) -> JevFinding:
+        turn = (finding.outcome is Outcome.INCONCLUSIVE and self.fail_on_inconclusive) or (
+            finding.outcome is Outcome.ERROR and self.fail_on_error
+        )
+        if not turn:
+            return finding
+        return JevFinding(
+            finding.criterion,
+            finding.answer,
+            Outcome.FAILED,
+            finding.detail,
+            finding.confidence,
+            finding.reasoning,
+            decided=finding.outcome,
+        )
+
+    def __repr__(self) -> str:
+        names = ", ".join(f"{c.kind}:{c.name}" for c in self.criteria)
+        return f"JevJudge([{names}], model={type(self.model).__name__}({self.model.model!r}))"
+
+
+def _to_input(question_or_input: Any, answer: Any) -> JudgeInput:
+    if isinstance(question_or_input, str):
+        if answer is None:
+            raise JevInputError("judge(question, answer) needs the answer as well")
+        return JevJudgeInput(question=question_or_input, answer=answer)
+    if answer is not None:
+        raise JevInputError(
+            "judge(question, answer) takes two strings; a JevJudgeInput or state goes alone"
+        )
+    if not isinstance(question_or_input, (JevJudgeInput, Mapping)):
+        raise JevInputError(
+            "judge() takes (question, answer), a JevJudgeInput or a state mapping, "
+            f"got {type(question_or_input).__name__}"
+        )
+    return question_or_input
+
+
+def _not_applicable(
+    criterion: JevCriterion, detail: str, answer: Any = None, reasoning: str | None = None
+) -> JevFinding:
+    return JevFinding(criterion, answer, Outcome.NOT_APPLICABLE, detail, None, reasoning)
+
+
+def _unmet(criterion: JevCriterion, dependency: JevFinding) -> str | None:
+    return dependency_detail(criterion, dependency.outcome, dependency.label)

@@ -1,0 +1,195 @@
+"""Jev, TypeSafe's System One model, as a LangChain decision model over typesafe-sdk."""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Mapping
+from typing import Any
+
+from langchain_core.decisions import BaseDecisionModel, ClassifierResponse, Question, State
+from pydantic import ConfigDict, Field, PrivateAttr, SecretStr
+from typesafe_sdk import (
+    AsyncTypeSafeClient,
+    RetryPolicy,
+    SystemOneResponse,
+    TypeSafeAPIResponseValidationError,
+    TypeSafeClient,
+)
+from typesafe_sdk.constants import API_KEY_ENV, BASE_URL_ENV, DEFAULT_MODEL, DEFAULT_MODEL_ENV
+
+from langchain_jev.errors import JevConfigurationError, MissingCredentialsError
+from langchain_jev.models.response import DecisionResponse, read_answers
+from langchain_jev.models.wire import wire_questions, wire_state
+
+__all__ = ["JevDecisionModel"]
+
+
+def _env(name: str) -> str | None:
+    return os.environ.get(name, "").strip() or None
+
+
+def _default_model() -> str:
+    return _env(DEFAULT_MODEL_ENV) or DEFAULT_MODEL
+
+
+def _default_key() -> SecretStr | None:
+    key = _env(API_KEY_ENV)
+    return SecretStr(key) if key else None
+
+
+class JevDecisionModel(BaseDecisionModel):
+    """Jev answers every question of a request at once, through the official typesafe-sdk.
+
+    Configuration is resolved once, argument first, then environment, then default:
+    ``model`` (``TYPESAFE_DEFAULT_MODEL``, else ``jev-latest``), ``api_key``
+    (``TYPESAFE_API_KEY``), ``base_url`` (``TYPESAFE_BASE_URL``, for Jev-compatible
+    servers). Pass ``client`` / ``async_client`` to bring your own SDK clients (a
+    custom transport, a proxy, tests); then no key is needed here.
+
+    The key is a `SecretStr`: it never appears in the repr, in traces or in errors.
+    A transport or authentication failure raises the SDK's own error
+    (``typesafe_sdk.TypeSafeError`` and subclasses) after the SDK's retries; an
+    answer that comes back malformed is kept out of ``answers`` and reported in
+    ``unreadable``, so a judge makes only that criterion an ERROR.
+
+    Example:
+        >>> import httpx2, json
+        >>> from typesafe_sdk import TypeSafeClient
+        >>> from langchain_core.decisions import Noul
+        >>> def handler(request):
+        ...     body = {"model": "jev-latest", "usage": {"input_tokens": 9, "output_tokens": 1},
+        ...             "answers": {"polite": {"type": "noul", "noul": 0.93}}}
+        ...     return httpx2.Response(200, json=body)
+        >>> client = TypeSafeClient(api_key="sk-test", transport=httpx2.MockTransport(handler))
+        >>> jev = JevDecisionModel(client=client)
+        >>> jev.invoke({"state": "Thanks a lot!", "questions": {
+        ...     "polite": Noul(instructions="Is the message polite?")}}).nouls["polite"].noul
+        0.93
+    """
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    model: str = Field(default_factory=_default_model)
+    """The Jev model to ask (``TYPESAFE_DEFAULT_MODEL``, else ``jev-latest``)."""
+    api_key: SecretStr | None = Field(default_factory=_default_key, repr=False)
+    """API key (``TYPESAFE_API_KEY``); not needed when clients are given."""
+    base_url: str | None = Field(default_factory=lambda: _env(BASE_URL_ENV))
+    """API root, for Jev-compatible servers (``TYPESAFE_BASE_URL``)."""
+    timeout: float | None = None
+    """Seconds per HTTP operation (the SDK's default when None)."""
+    retry: RetryPolicy | None = Field(default=None, repr=False)
+    """The SDK retry policy (the SDK's default when None)."""
+    client: TypeSafeClient | None = Field(default=None, exclude=True, repr=False)
+    """A ready synchronous SDK client; used as is."""
+    async_client: AsyncTypeSafeClient | None = Field(default=None, exclude=True, repr=False)
+    """A ready asynchronous SDK client; used as is."""
+
+    _lock: threading.Lock = PrivateAttr(default_factory=threading.Lock)
+    _own_client: TypeSafeClient | None = PrivateAttr(default=None)
+    _own_async_client: AsyncTypeSafeClient | None = PrivateAttr(default=None)
+
+    def __init__(self, **kwargs: Any) -> None:
+        if isinstance(kwargs.get("api_key"), str):
+            kwargs["api_key"] = SecretStr(kwargs["api_key"])
+        super().__init__(**kwargs)
+        if self.client is None and self.async_client is None and self.api_key is None:
+            raise MissingCredentialsError(
+                f"no API key for Jev: set {API_KEY_ENV}, pass api_key= or a typesafe-sdk "
+                "client= / async_client=, or give the judge another decision model "
+                "(ChatModelDecisionModel for any chat model, or any BaseDecisionModel)"
+            )
+
+    @property
+    def _provider(self) -> str:
+        return "typesafe"
+
+    @property
+    def lc_secrets(self) -> dict[str, str]:
+        """The constructor argument holding a secret, and its environment variable."""
+        return {"api_key": API_KEY_ENV}
+
+    def _settings(self) -> dict[str, Any]:
+        if self.api_key is None:
+            raise JevConfigurationError(
+                "JevDecisionModel was given only one kind of client; pass the other "
+                "(client= or async_client=) or api_key= so it can make its own"
+            )
+        return {
+            "api_key": self.api_key.get_secret_value(),
+            "model": self.model,
+            "base_url": self.base_url,
+            "timeout": self.timeout,
+            "retry": self.retry,
+        }
+
+    def _sync(self) -> TypeSafeClient:
+        if self.client is not None:
+            return self.client
+        with self._lock:
+            if self._own_client is None:
+                self._own_client = TypeSafeClient(**self._settings())
+            return self._own_client
+
+    def _async(self) -> AsyncTypeSafeClient:
+        if self.async_client is not None:
+            return self.async_client
+        with self._lock:
+            if self._own_async_client is None:
+                self._own_async_client = AsyncTypeSafeClient(**self._settings())
+            return self._own_async_client
+
+    def _classify(self, state: State, questions: dict[str, Question]) -> ClassifierResponse:
+        body, wired = wire_state(state), wire_questions(questions)
+        try:
+            return self._convert(self._sync().system_one(body, wired, model=self.model))
+        except TypeSafeAPIResponseValidationError as error:
+            return self._recover(error)
+
+    async def _aclassify(self, state: State, questions: dict[str, Question]) -> ClassifierResponse:
+        if self.async_client is None and self.api_key is None:
+            return await super()._aclassify(state, questions)
+        body, wired = wire_state(state), wire_questions(questions)
+        try:
+            response = await self._async().system_one(body, wired, model=self.model)
+        except TypeSafeAPIResponseValidationError as error:
+            return self._recover(error)
+        return self._convert(response)
+
+    def close(self) -> None:
+        """Close the SDK clients this model made itself (injected ones are the caller's)."""
+        if self._own_client is not None:
+            self._own_client.close()
+
+    async def aclose(self) -> None:
+        """Close both SDK clients this model made itself."""
+        self.close()
+        if self._own_async_client is not None:
+            await self._own_async_client.close()
+
+    def _convert(self, response: SystemOneResponse) -> DecisionResponse:
+        raw = {name: answer.model_dump(mode="json") for name, answer in response.answers.items()}
+        answers, unreadable = read_answers(raw)
+        return DecisionResponse(
+            model=response.model,
+            answers=answers,
+            unreadable=unreadable,
+            usage=response.usage.model_dump(),
+            request_id=response.__dict__.get("_request_id"),
+        )
+
+    def _recover(self, error: TypeSafeAPIResponseValidationError) -> DecisionResponse:
+        """Keep the readable answers of a response in which only some answers are malformed."""
+        body = error.body
+        raw = body.get("answers") if isinstance(body, Mapping) else None
+        if not error.field_path.startswith("answers.") or not isinstance(raw, Mapping):
+            raise error
+        answers, unreadable = read_answers(raw)
+        usage = body.get("usage")
+        return DecisionResponse(
+            model=str(body.get("model") or self.model),
+            answers=answers,
+            unreadable=unreadable,
+            usage=usage if isinstance(usage, Mapping) else None,
+            request_id=error.request_id,
+        )

@@ -1,0 +1,212 @@
+"""Deciding: pure functions from a criterion and an answer to an outcome.
+
+Nothing here does I/O. A noul passes at ``noul >= minimum`` and is never
+INCONCLUSIVE. A score passes when at least half of its probability sits on
+levels at or above the minimum; a choice when at least half sits on accepted
+labels. The share on the verdict's side is its confidence; below
+``min_confidence`` the finding is INCONCLUSIVE. Without probabilities, the
+score's value or the selected label decides.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from langchain_core.decisions import ChoiceAnswer, NoulAnswer, ScoreAnswer
+
+from langchain_jev import feedback
+from langchain_jev.criteria import JevCriterion
+from langchain_jev.verdict import Outcome
+
+__all__ = ["Decision", "decide", "decide_check", "dependency_detail", "support_share"]
+
+_EPSILON = 1e-9
+_ANSWER_TYPES: dict[str, type] = {"noul": NoulAnswer, "score": ScoreAnswer, "choice": ChoiceAnswer}
+
+
+@dataclass(frozen=True)
+class Decision:
+    """The outcome of one criterion with its detail sentence and confidence."""
+
+    outcome: Outcome
+    detail: str
+    confidence: float | None = None
+
+
+class _Unreadable(Exception):
+    """An answer that cannot be decided on; the message says why."""
+
+
+def decide_check(criterion: JevCriterion, result: Any) -> Decision:
+    """Decide a code check from its predicate's result."""
+    if bool(result):
+        return Decision(Outcome.PASSED, feedback.check_passed(criterion))
+    return Decision(Outcome.FAILED, feedback.check_failed(criterion))
+
+
+def decide(
+    criterion: JevCriterion,
+    answer: Any,
+    min_confidence: float,
+    problem: str | None = None,
+) -> Decision:
+    """Decide a question criterion from the model's answer.
+
+    ``problem`` is the decision model's own reason why an answer it received could
+    not be read; it makes the finding ERROR, as does a missing or unusable answer.
+
+    Example:
+        >>> from langchain_core.decisions import Score, ScoreAnswer
+        >>> rubric = Score(instructions="How helpful?", criteria=["0", "1", "2", "3"])
+        >>> c = JevCriterion.score("helpfulness", rubric, 2)
+        >>> probs = {0: 0.0, 1: 0.07, 2: 0.52, 3: 0.41}
+        >>> a = ScoreAnswer(type="score", score=2.34, legend={}, probabilities=probs, confidence=0.51)
+        >>> d = decide(c, a, 0.6)
+        >>> d.outcome.value, round(d.confidence, 2)
+        ('PASSED', 0.93)
+    """
+    try:
+        if problem is not None:
+            raise _Unreadable(problem)
+        if answer is None:
+            raise _Unreadable("the model returned no answer for this question")
+        expected = _ANSWER_TYPES[criterion.kind]
+        if not isinstance(answer, expected):
+            got = getattr(answer, "type", type(answer).__name__)
+            raise _Unreadable(f"expected a {criterion.kind} answer, got {got!r}")
+        if isinstance(answer, NoulAnswer):
+            return _decide_noul(criterion, answer)
+        if isinstance(answer, ScoreAnswer):
+            return _decide_score(criterion, answer, min_confidence)
+        return _decide_choice(criterion, answer, min_confidence)
+    except _Unreadable as error:
+        return Decision(Outcome.ERROR, feedback.unreadable(criterion, str(error)))
+
+
+def support_share(probabilities: Mapping[Any, float], passing: set[Any]) -> float:
+    """The share of probability on the passing keys, over the total (renormalised).
+
+    Example:
+        >>> support_share({0: 0.0, 1: 0.07, 2: 0.52, 3: 0.41}, {2, 3})
+        0.93
+    """
+    total = math.fsum(probabilities.values())
+    return math.fsum(p for key, p in probabilities.items() if key in passing) / total
+
+
+def dependency_detail(
+    criterion: JevCriterion, outcome: Outcome, label: str | None
+) -> str | None:
+    """Why ``criterion``'s dependency is not met, given the dependency's decided outcome.
+
+    Returns None when the dependency is met. An undecided dependency (INCONCLUSIVE,
+    ERROR, NOT_APPLICABLE) is never met.
+    """
+    dependency = criterion.depends_on
+    if dependency is None:
+        return None
+    if outcome not in (Outcome.PASSED, Outcome.FAILED):
+        return feedback.dependency_unmet(criterion, dependency.name, outcome.value)
+    if dependency.labels is None:
+        if outcome is Outcome.PASSED:
+            return None
+        return feedback.dependency_unmet(criterion, dependency.name, outcome.value)
+    if label in dependency.labels:
+        return None
+    return feedback.dependency_unmet(criterion, dependency.name, f'"{label}"')
+
+
+def _decide_noul(criterion: JevCriterion, answer: NoulAnswer) -> Decision:
+    probability = _probability(answer.noul, "noul")
+    if probability > 1.0 + _EPSILON:
+        raise _Unreadable(f"noul must be between 0 and 1, got {answer.noul!r}")
+    minimum = criterion.minimum or 0.0
+    if probability >= minimum - _EPSILON:
+        return Decision(Outcome.PASSED, feedback.noul_passed(criterion, probability), probability)
+    return Decision(Outcome.FAILED, feedback.noul_failed(criterion, probability), 1.0 - probability)
+
+
+def _decide_score(criterion: JevCriterion, answer: ScoreAnswer, min_confidence: float) -> Decision:
+    levels = len(criterion.question.criteria)  # type: ignore[union-attr]
+    minimum = criterion.minimum or 0.0
+    score = answer.score
+    if isinstance(score, bool) or not isinstance(score, (int, float)) or not math.isfinite(score):
+        raise _Unreadable(f"score must be a finite number, got {score!r}")
+    if not -_EPSILON <= score <= levels - 1 + _EPSILON:
+        raise _Unreadable(f"score {score!r} is outside the rubric's levels 0 to {levels - 1}")
+    probabilities = _distribution(answer.probabilities, set(range(levels)), "level")
+    if not probabilities:
+        passed = score >= minimum - _EPSILON
+        detail = (
+            feedback.score_passed(criterion, score, None)
+            if passed
+            else feedback.score_failed(criterion, score)
+        )
+        return Decision(Outcome.PASSED if passed else Outcome.FAILED, detail)
+    support = support_share(probabilities, {lvl for lvl in probabilities if lvl >= minimum - _EPSILON})
+    passed, confidence = _side(support)
+    if confidence < min_confidence - _EPSILON:
+        what = f"rated {feedback.number(score)} against {feedback.number(minimum)}"
+        side = "pass" if passed else "fail"
+        detail = feedback.undecided(criterion, side, confidence, min_confidence, what)
+        return Decision(Outcome.INCONCLUSIVE, detail, confidence)
+    if passed:
+        return Decision(Outcome.PASSED, feedback.score_passed(criterion, score, support), confidence)
+    return Decision(Outcome.FAILED, feedback.score_failed(criterion, score), confidence)
+
+
+def _decide_choice(criterion: JevCriterion, answer: ChoiceAnswer, min_confidence: float) -> Decision:
+    options = set(criterion.question.criteria)  # type: ignore[union-attr]
+    chosen = answer.choice
+    if chosen not in options:
+        raise _Unreadable(f'chose "{chosen}", which is not an option of the choice')
+    probabilities = _distribution(answer.probabilities, options, "label")
+    if not probabilities:
+        passed = chosen in criterion.accepted
+        detail = (
+            feedback.choice_passed(criterion, chosen, None)
+            if passed
+            else feedback.choice_failed(criterion, chosen, None)
+        )
+        return Decision(Outcome.PASSED if passed else Outcome.FAILED, detail)
+    support = support_share(probabilities, set(criterion.accepted))
+    passed, confidence = _side(support)
+    if confidence < min_confidence - _EPSILON:
+        what = f'chose "{chosen}"'
+        side = "pass" if passed else "fail"
+        detail = feedback.undecided(criterion, side, confidence, min_confidence, what)
+        return Decision(Outcome.INCONCLUSIVE, detail, confidence)
+    if passed:
+        return Decision(Outcome.PASSED, feedback.choice_passed(criterion, chosen, support), confidence)
+    return Decision(Outcome.FAILED, feedback.choice_failed(criterion, chosen, support), confidence)
+
+
+def _side(support: float) -> tuple[bool, float]:
+    passed = support >= 0.5 - _EPSILON
+    return passed, support if passed else 1.0 - support
+
+
+def _probability(value: Any, what: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        raise _Unreadable(f"{what} must be a finite number, got {value!r}")
+    if value < 0:
+        raise _Unreadable(f"{what} must not be negative, got {value!r}")
+    return float(value)
+
+
+def _distribution(raw: Any, keys: set[Any], what: str) -> dict[Any, float]:
+    if raw is None:
+        return {}
+    if not isinstance(raw, Mapping):
+        raise _Unreadable(f"probabilities must be an object, got {type(raw).__name__}")
+    result: dict[Any, float] = {}
+    for key, value in raw.items():
+        if key not in keys:
+            raise _Unreadable(f"probabilities name {key!r}, which is not a {what} of the question")
+        result[key] = _probability(value, f"the probability of {key!r}")
+    if result and math.fsum(result.values()) <= 0:
+        raise _Unreadable("probabilities sum to zero")
+    return result

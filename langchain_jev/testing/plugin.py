@@ -1,0 +1,1 @@
+"""Pytest plugin of langchain-jev: the ``jev_model`` fixture and ``--jev-require``."""

@@ -1,6 +1,7 @@
 """LangGraph agent middleware (extra `middleware`) of langchain-jev.
 
-Names are imported lazily, so importing this package stays cheap and works\nwithout the `langchain` extra until a middleware is used.
+Names are imported lazily, so importing this package stays cheap and works
+without the `langchain` extra until a middleware is used.
 """
 
 from __future__ import annotations

@@ -1,0 +1,597 @@
+"""A response cache for decision models: ask once, answer again from disk or memory.
+
+`CachedDecisionModel` wraps any `BaseDecisionModel`. Its key is the SHA-256 of
+the inner model's name with the canonical JSON of the state and the questions,
+so the same request to the same model is sent once. Two stores come with it:
+`SQLiteCache` (one file, shared by threads, event loops and processes) and
+`InMemoryCache`; anything with the four methods of `DecisionCache` works too.
+
+Only complete answers are kept: a response with an unreadable answer, without
+an answer to a question that was asked, or with an answer of another type than
+its question is returned as it is but never stored, so a passing glitch is
+asked again next time instead of being frozen into the cache. Errors are never
+stored either; they propagate as they would without the cache.
+
+Example:
+    >>> from langchain_core.decisions import Noul
+    >>> from langchain_jev import JevCriterion, JevJudge
+    >>> from langchain_jev.cache import CachedDecisionModel, InMemoryCache
+    >>> from langchain_jev.testing import ScriptedDecisionModel
+    >>> inner = ScriptedDecisionModel({"polite": 0.9})
+    >>> judge = JevJudge(
+    ...     [JevCriterion.noul("polite", Noul(instructions="Is `assistant_answer` polite?"), 0.7)],
+    ...     model=CachedDecisionModel(inner, InMemoryCache()),
+    ... )
+    >>> first = judge.judge("Hi?", "Hello! How can I help?")
+    >>> second = judge.judge("Hi?", "Hello! How can I help?")
+    >>> inner.calls, second.response.cache_hit
+    (1, True)
+
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import logging
+import os
+import sqlite3
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from functools import partial
+from pathlib import Path
+from typing import Any, Protocol, runtime_checkable
+
+from langchain_core.decisions import (
+    BaseDecisionModel,
+    ClassifierRequest,
+    ClassifierResponse,
+    Question,
+    State,
+)
+from langchain_core.messages import BaseMessage, convert_to_openai_messages
+from langchain_core.runnables import RunnableConfig
+from langsmith.run_helpers import get_current_run_tree
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from langchain_jev.errors import JevConfigurationError
+from langchain_jev.models.response import DecisionResponse
+
+__all__ = [
+    "CACHE_HIT_TAG",
+    "CACHE_METADATA_KEY",
+    "CachedDecisionModel",
+    "DecisionCache",
+    "InMemoryCache",
+    "SQLiteCache",
+    "cache_key",
+    "is_cacheable",
+]
+
+logger = logging.getLogger(__name__)
+
+CACHE_METADATA_KEY = "jev_cache"
+"""Run metadata key set on a cached model's run: ``"hit"``, ``"miss"`` or ``"bypass"``."""
+
+CACHE_HIT_TAG = "jev-cache-hit"
+"""Tag put on the run of a request that was answered from the cache."""
+
+_KEY_VERSION = 1
+
+
+# --------------------------------------------------------------------------- keys
+
+
+def cache_key(model: str, state: Any, questions: Mapping[str, Any], namespace: str = "") -> str:
+    """Return the cache key of a request: a SHA-256 hex digest.
+
+    The digest covers the model name, the optional namespace and the canonical JSON
+    (sorted keys, no spaces) of the state and the questions. LangChain messages
+    count by their role and content, as they are sent; questions by their JSON form.
+
+    Raises:
+        TypeError: a value in the state has no JSON form (its path is named).
+        ValueError: a number in the state is not finite.
+
+    Example:
+        >>> from langchain_core.decisions import Noul
+        >>> q = {"polite": Noul(instructions="Is it polite?")}
+        >>> one = cache_key("jev-latest", {"a": 1, "b": 2}, q)
+        >>> one == cache_key("jev-latest", {"b": 2, "a": 1}, q)
+        True
+        >>> cache_key("jev-latest", "Hi", q) == cache_key("jev-other", "Hi", q)
+        False
+
+    """
+    document = {
+        "version": _KEY_VERSION,
+        "model": model,
+        "namespace": namespace,
+        "state": _canonical(state, "state"),
+        "questions": {
+            str(name): _canonical(question, f"questions.{name}")
+            for name, question in questions.items()
+        },
+    }
+    text = json.dumps(
+        document, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False
+    )
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def _canonical(value: Any, path: str) -> Any:
+    """Return the JSON form of a value, with messages as role/content objects."""
+    if isinstance(value, BaseMessage):
+        return _canonical(convert_to_openai_messages(value), path)
+    if isinstance(value, BaseModel):
+        return value.model_dump(mode="json")
+    if isinstance(value, Mapping):
+        result: dict[str, Any] = {}
+        for key, item in value.items():
+            if not isinstance(key, str):
+                raise TypeError(f"{path}: object keys must be strings, got {key!r}")
+            result[key] = _canonical(item, f"{path}.{key}")
+        return result
+    if isinstance(value, Sequence) and not isinstance(value, (str, bytes, bytearray)):
+        if value and all(isinstance(item, BaseMessage) for item in value):
+            return _canonical(convert_to_openai_messages(list(value)), path)
+        return [_canonical(item, f"{path}[{index}]") for index, item in enumerate(value)]
+    if value is None or isinstance(value, (str, bool, int, float)):
+        return value
+    raise TypeError(f"{path}: {type(value).__name__} has no JSON form")
+
+
+def is_cacheable(response: ClassifierResponse, questions: Mapping[str, Question]) -> bool:
+    """Tell whether a response is complete enough to keep.
+
+    It is when every question asked has a readable answer of the question's own type
+    and nothing came back unreadable.
+
+    Example:
+        >>> from langchain_core.decisions import Noul, NoulAnswer
+        >>> from langchain_jev import DecisionResponse
+        >>> asked = {"a": Noul(instructions="?"), "b": Noul(instructions="?")}
+        >>> incomplete = DecisionResponse(model="m", answers={"a": NoulAnswer(type="noul", noul=1.0)})
+        >>> is_cacheable(incomplete, asked)
+        False
+
+    """
+    if getattr(response, "unreadable", None):
+        return False
+    for name, question in questions.items():
+        answer = response.answers.get(name)
+        if answer is None or getattr(answer, "type", None) != getattr(question, "type", None):
+            return False
+    return True
+
+
+# --------------------------------------------------------------------------- stores
+
+
+@runtime_checkable
+class DecisionCache(Protocol):
+    """Where a `CachedDecisionModel` keeps responses: JSON-ready mappings by key.
+
+    Implement the four methods to put responses anywhere (Redis, a shared disk).
+    A value is what ``DecisionResponse.model_dump(mode="json")`` gives; ``get``
+    returns None when the key is unknown. The async twins must not block the event
+    loop for longer than a quick local operation.
+    """
+
+    def get(self, key: str) -> dict[str, Any] | None:
+        """Return the value stored under ``key``, or None."""
+
+    def put(self, key: str, value: Mapping[str, Any]) -> None:
+        """Store ``value`` under ``key``, replacing what was there."""
+
+    async def aget(self, key: str) -> dict[str, Any] | None:
+        """Asynchronous `get`."""
+
+    async def aput(self, key: str, value: Mapping[str, Any]) -> None:
+        """Asynchronous `put`."""
+
+
+def _dumps(value: Mapping[str, Any]) -> str:
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def _loads(text: str) -> dict[str, Any] | None:
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return None
+    return value if isinstance(value, dict) else None
+
+
+class InMemoryCache:
+    """A thread-safe cache in this process's memory, optionally bounded.
+
+    Values are kept as JSON text, so what a caller does with a returned value never
+    changes what is stored. With ``max_entries`` the least recently used entry is
+    dropped first.
+
+    Example:
+        >>> cache = InMemoryCache(max_entries=2)
+        >>> cache.put("k", {"model": "m", "answers": {}})
+        >>> cache.get("k")["model"], cache.get("unknown")
+        ('m', None)
+
+    """
+
+    def __init__(self, *, max_entries: int | None = None) -> None:
+        if max_entries is not None and (isinstance(max_entries, bool) or max_entries < 1):
+            raise JevConfigurationError(
+                f"max_entries must be a positive integer, got {max_entries!r}"
+            )
+        self.max_entries = max_entries
+        self._entries: OrderedDict[str, str] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, key: str) -> dict[str, Any] | None:
+        """Return the value stored under ``key``, or None."""
+        with self._lock:
+            text = self._entries.get(key)
+            if text is None:
+                return None
+            self._entries.move_to_end(key)
+        return _loads(text)
+
+    def put(self, key: str, value: Mapping[str, Any]) -> None:
+        """Store ``value`` under ``key``."""
+        text = _dumps(value)
+        with self._lock:
+            self._entries[key] = text
+            self._entries.move_to_end(key)
+            while self.max_entries is not None and len(self._entries) > self.max_entries:
+                self._entries.popitem(last=False)
+
+    async def aget(self, key: str) -> dict[str, Any] | None:
+        """Asynchronous `get` (a dictionary look-up; it does not wait)."""
+        return self.get(key)
+
+    async def aput(self, key: str, value: Mapping[str, Any]) -> None:
+        """Asynchronous `put` (a dictionary write; it does not wait)."""
+        self.put(key, value)
+
+    def clear(self) -> None:
+        """Forget every entry."""
+        with self._lock:
+            self._entries.clear()
+
+    def __len__(self) -> int:
+        with self._lock:
+            return len(self._entries)
+
+    def __repr__(self) -> str:
+        return f"InMemoryCache(entries={len(self)}, max_entries={self.max_entries})"
+
+
+class SQLiteCache:
+    """A cache in one SQLite file, safe to share between threads, event loops and processes.
+
+    The file is opened in WAL mode, so readers never wait for a writer, and with a
+    busy timeout, so writers from several processes take turns instead of failing.
+    Within a process one connection is shared under a lock; each operation is one
+    short statement. The async methods run it in a worker thread, so the event loop
+    never waits on the disk. The parent folder is created when missing. After a
+    ``fork`` the child opens its own connection.
+
+    Args:
+        path: the database file (``":memory:"`` for a private in-memory database).
+        timeout: seconds a write waits for another process's write to finish.
+
+    Raises:
+        JevConfigurationError: the file cannot be opened as a cache.
+
+    Example:
+        >>> import tempfile, os
+        >>> folder = tempfile.mkdtemp()
+        >>> with SQLiteCache(os.path.join(folder, "jev-cache.sqlite")) as cache:
+        ...     cache.put("k", {"model": "m", "answers": {}})
+        ...     cache.get("k")
+        {'answers': {}, 'model': 'm'}
+
+    """
+
+    def __init__(self, path: str | os.PathLike[str], *, timeout: float = 30.0) -> None:
+        if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or timeout < 0:
+            raise JevConfigurationError(
+                f"timeout must be a number of seconds >= 0, got {timeout!r}"
+            )
+        self.path = str(path)
+        self.timeout = float(timeout)
+        self._lock = threading.Lock()
+        self._connection: sqlite3.Connection | None = None
+        self._pid = -1
+        with self._lock:
+            self._connect()
+
+    # The connection is made here and only here, under the lock.
+    def _connect(self) -> sqlite3.Connection:
+        if self._connection is not None and self._pid == os.getpid():
+            return self._connection
+        # A connection inherited through fork must not be used (nor closed) by the child.
+        self._connection = None
+        try:
+            if self.path != ":memory:":
+                Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+            connection = sqlite3.connect(
+                self.path, timeout=self.timeout, isolation_level=None, check_same_thread=False
+            )
+            connection.execute(f"PRAGMA busy_timeout = {int(self.timeout * 1000)}")
+            connection.execute("PRAGMA journal_mode = WAL")
+            connection.execute("PRAGMA synchronous = NORMAL")
+            connection.execute(
+                "CREATE TABLE IF NOT EXISTS jev_responses ("
+                " key TEXT PRIMARY KEY, response TEXT NOT NULL, created_at REAL NOT NULL)"
+            )
+        except (sqlite3.Error, OSError) as error:
+            raise JevConfigurationError(
+                f"cannot open the response cache at {self.path!r}: {error}"
+            ) from error
+        self._connection, self._pid = connection, os.getpid()
+        return connection
+
+    def get(self, key: str) -> dict[str, Any] | None:
+        """Return the value stored under ``key``, or None (also for an unreadable row)."""
+        with self._lock:
+            row = (
+                self._connect()
+                .execute("SELECT response FROM jev_responses WHERE key = ?", (key,))
+                .fetchone()
+            )
+        return None if row is None else _loads(row[0])
+
+    def put(self, key: str, value: Mapping[str, Any]) -> None:
+        """Store ``value`` under ``key``, replacing what was there."""
+        text = _dumps(value)
+        with self._lock:
+            self._connect().execute(
+                "INSERT OR REPLACE INTO jev_responses (key, response, created_at) VALUES (?, ?, ?)",
+                (key, text, time.time()),
+            )
+
+    async def aget(self, key: str) -> dict[str, Any] | None:
+        """Asynchronous `get`, run in a worker thread."""
+        return await asyncio.to_thread(self.get, key)
+
+    async def aput(self, key: str, value: Mapping[str, Any]) -> None:
+        """Asynchronous `put`, run in a worker thread."""
+        await asyncio.to_thread(self.put, key, dict(value))
+
+    def clear(self) -> None:
+        """Delete every entry."""
+        with self._lock:
+            self._connect().execute("DELETE FROM jev_responses")
+
+    def close(self) -> None:
+        """Close this process's connection; the next operation opens a new one."""
+        with self._lock:
+            if self._connection is not None and self._pid == os.getpid():
+                self._connection.close()
+            self._connection = None
+
+    def __len__(self) -> int:
+        with self._lock:
+            row = self._connect().execute("SELECT COUNT(*) FROM jev_responses").fetchone()
+        return int(row[0])
+
+    def __enter__(self) -> SQLiteCache:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"SQLiteCache({self.path!r})"
+
+
+# --------------------------------------------------------------------------- the model
+
+
+@dataclass(frozen=True)
+class _Lookup:
+    """What the cache said about one request, before its run starts."""
+
+    key: str | None
+    response: DecisionResponse | None
+
+    @property
+    def status(self) -> str:
+        if self.key is None:
+            return "bypass"
+        return "hit" if self.response is not None else "miss"
+
+
+class CachedDecisionModel(BaseDecisionModel):
+    """Answer from a cache when the same request was answered before; ask the inner model otherwise.
+
+    Args:
+        model: the decision model to ask on a miss (anything a `JevJudge` accepts as
+            ``model=``, or None for Jev from the environment).
+        cache: a `DecisionCache`, or a path for a `SQLiteCache`; an `InMemoryCache` when None.
+        namespace: mixed into every key; change it to keep answers of differently
+            configured models with the same name apart.
+
+    A hit makes no request and reports no token usage: the response is a
+    `DecisionResponse` with ``cache_hit=True`` and ``usage=None`` (``request_id``
+    stays that of the request that produced the answers). The run of this model
+    carries the metadata ``jev_cache`` (``"hit"``, ``"miss"`` or ``"bypass"``) and,
+    on a hit, the tag ``jev-cache-hit``. A state without a JSON form bypasses the
+    cache (logged as a warning) and is asked as usual. On a miss the inner model
+    answers inside this model's run (its own run is not repeated), and the response
+    is stored only when `is_cacheable` says it is complete. Concurrent identical
+    misses may each ask the inner model; the last answer stored wins.
+
+    Example:
+        >>> import tempfile, os
+        >>> from langchain_core.decisions import Noul
+        >>> from langchain_jev.testing import ScriptedDecisionModel
+        >>> inner = ScriptedDecisionModel({"polite": 0.9})
+        >>> path = os.path.join(tempfile.mkdtemp(), "cache.sqlite")
+        >>> cached = CachedDecisionModel(inner, path)
+        >>> request = {"state": "Thanks!", "questions": {"polite": Noul(instructions="Polite?")}}
+        >>> [cached.invoke(request).cache_hit for _ in range(2)], inner.calls
+        ([False, True], 1)
+
+    """
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    inner: BaseDecisionModel
+    """The decision model asked on a miss."""
+    cache: Any = Field(exclude=True)
+    """Where responses are kept (a `DecisionCache`)."""
+    namespace: str = ""
+    """Mixed into every key."""
+    model: str = ""
+    """The inner model's name (reported in traces and part of every key)."""
+
+    def __init__(
+        self,
+        model: Any = None,
+        cache: DecisionCache | str | os.PathLike[str] | None = None,
+        *,
+        namespace: str = "",
+        **kwargs: Any,
+    ) -> None:
+        from langchain_jev.models.resolve import as_decision_model
+
+        inner = kwargs.pop("inner", None) or as_decision_model(model)
+        if cache is None:
+            cache = InMemoryCache()
+        elif isinstance(cache, (str, os.PathLike)):
+            cache = SQLiteCache(cache)
+        elif not isinstance(cache, DecisionCache):
+            raise JevConfigurationError(
+                "cache must be a DecisionCache (get, put, aget, aput), a path for a "
+                f"SQLiteCache, or None for an InMemoryCache; got {type(cache).__name__}"
+            )
+        if not isinstance(namespace, str):
+            raise JevConfigurationError(
+                f"namespace must be a string, got {type(namespace).__name__}"
+            )
+        super().__init__(
+            inner=inner,
+            cache=cache,
+            namespace=namespace,
+            model=inner.model,
+            **kwargs,
+        )
+
+    @property
+    def _provider(self) -> str:
+        return self.inner._provider
+
+    def key(self, state: State, questions: Mapping[str, Question]) -> str:
+        """Return the cache key of a request to this model (see `cache_key`)."""
+        return cache_key(self.model, state, questions, self.namespace)
+
+    # ----------------------------------------------------------------- runnable API
+
+    def invoke(
+        self, input: ClassifierRequest, config: RunnableConfig | None = None, **_: Any
+    ) -> ClassifierResponse:
+        """Answer one request, from the cache when it can; the run says whether it did."""
+        lookup = self._lookup(input, self._read(input))
+        return self._call_with_config(
+            partial(self._serve, lookup=lookup),
+            input,
+            self._cache_config(config, lookup),
+            run_type="llm",
+        )
+
+    async def ainvoke(
+        self, input: ClassifierRequest, config: RunnableConfig | None = None, **_: Any
+    ) -> ClassifierResponse:
+        """Asynchronous `invoke`; the cache is read and written without blocking the loop."""
+        key = self._key_of(input)
+        stored = await self.cache.aget(key) if key is not None else None
+        lookup = self._lookup(input, (key, stored))
+        return await self._acall_with_config(
+            partial(self._aserve, lookup=lookup),
+            input,
+            self._cache_config(config, lookup),
+            run_type="llm",
+        )
+
+    def _classify(self, state: State, questions: dict[str, Question]) -> ClassifierResponse:
+        request: ClassifierRequest = {"state": state, "questions": questions}
+        return self._serve(request, self._lookup(request, self._read(request)))
+
+    async def _aclassify(self, state: State, questions: dict[str, Question]) -> ClassifierResponse:
+        request: ClassifierRequest = {"state": state, "questions": questions}
+        key = self._key_of(request)
+        stored = await self.cache.aget(key) if key is not None else None
+        return await self._aserve(request, self._lookup(request, (key, stored)))
+
+    # ----------------------------------------------------------------- steps
+
+    def _key_of(self, request: ClassifierRequest) -> str | None:
+        try:
+            return self.key(request["state"], dict(request["questions"]))
+        except (TypeError, ValueError) as error:
+            logger.warning("request not cached: %s", error)
+            return None
+
+    def _read(self, request: ClassifierRequest) -> tuple[str | None, dict[str, Any] | None]:
+        key = self._key_of(request)
+        return key, (self.cache.get(key) if key is not None else None)
+
+    @staticmethod
+    def _lookup(
+        request: ClassifierRequest, found: tuple[str | None, dict[str, Any] | None]
+    ) -> _Lookup:
+        key, stored = found
+        if key is None or stored is None:
+            return _Lookup(key, None)
+        try:
+            response = DecisionResponse.model_validate(stored)
+        except ValidationError:
+            logger.warning("cache entry %s is unreadable; asking again", key)
+            return _Lookup(key, None)
+        if not is_cacheable(response, dict(request["questions"])):
+            return _Lookup(key, None)
+        return _Lookup(key, response.model_copy(update={"cache_hit": True, "usage": None}))
+
+    def _cache_config(self, config: RunnableConfig | None, lookup: _Lookup) -> RunnableConfig:
+        config = self._traced_config(config)
+        config["metadata"] = {**config.get("metadata", {}), CACHE_METADATA_KEY: lookup.status}
+        if lookup.response is not None:
+            config["tags"] = [*(config.get("tags") or []), CACHE_HIT_TAG]
+        return config
+
+    def _serve(self, request: ClassifierRequest, lookup: _Lookup) -> ClassifierResponse:
+        if lookup.response is not None:
+            return lookup.response
+        questions = dict(request["questions"])
+        response = self.inner._classify(request["state"], questions)
+        if lookup.key is not None and is_cacheable(response, questions):
+            self.cache.put(lookup.key, response.model_dump(mode="json"))
+        return _attach_usage(response)
+
+    async def _aserve(self, request: ClassifierRequest, lookup: _Lookup) -> ClassifierResponse:
+        if lookup.response is not None:
+            return lookup.response
+        questions = dict(request["questions"])
+        response = await self.inner._aclassify(request["state"], questions)
+        if lookup.key is not None and is_cacheable(response, questions):
+            await self.cache.aput(lookup.key, response.model_dump(mode="json"))
+        return _attach_usage(response)
+
+
+def _attach_usage(response: ClassifierResponse) -> ClassifierResponse:
+    """Record token usage on the current run, as decision models do; never fail for it."""
+    if response.usage is None:
+        return response
+    try:
+        run = get_current_run_tree()
+        if run is not None:
+            run.extra.setdefault("metadata", {})["usage_metadata"] = dict(response.usage)
+    except Exception:  # tracing must never break an answer
+        logger.debug("could not attach usage to the run", exc_info=True)
+    return response

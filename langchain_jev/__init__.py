@@ -15,6 +15,7 @@ Example:
     ... )
     >>> judge.judge("Hi?", "Hello! How can I help?").passed
     True
+
 """
 
 from __future__ import annotations
@@ -69,7 +70,27 @@ _EXPORTS: dict[str, str] = {
     "default_feedback": "langchain_jev.feedback",
 }
 
-__all__ = sorted(_EXPORTS)
+__all__ = [
+    "ANSWER_FIELD",
+    "CONTEXT_FIELD",
+    "DecisionResponse",
+    "EXPECTED_FIELD",
+    "JevConfigurationError",
+    "JevCriterion",
+    "JevDecisionModel",
+    "JevError",
+    "JevFinding",
+    "JevInputError",
+    "JevJudge",
+    "JevJudgeInput",
+    "JevVerdict",
+    "MissingCredentialsError",
+    "Outcome",
+    "QUESTION_FIELD",
+    "TOOL_CALLS_FIELD",
+    "ToolCall",
+    "default_feedback",
+]
 
 
 def __getattr__(name: str) -> Any:

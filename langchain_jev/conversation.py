@@ -28,6 +28,7 @@ def tool_calls_from_messages(messages: Sequence[BaseMessage]) -> list[ToolCall]:
         ... ])
         >>> calls[0].to_dict()
         {'name': 'search', 'arguments': {'q': 'x'}, 'result': 'found x'}
+
     """
     results: dict[str, Any] = {}
     for message in messages:
@@ -57,6 +58,7 @@ def input_from_messages(
         >>> data = input_from_messages([HumanMessage("Hi?"), AIMessage("Hello!")])
         >>> data.question, data.answer
         ('Hi?', 'Hello!')
+
     """
     last_human = max(
         (i for i, m in enumerate(messages) if isinstance(m, HumanMessage)), default=-1

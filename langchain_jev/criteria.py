@@ -51,6 +51,7 @@ class JevCriterion:
         ... ).applies_when(lambda data: bool(data.context))
         >>> grounded.kind, grounded.minimum
         ('noul', 0.7)
+
     """
 
     name: str
@@ -80,6 +81,7 @@ class JevCriterion:
             >>> from langchain_core.decisions import Noul
             >>> JevCriterion.noul("polite", Noul(instructions="Is it polite?"), 0.7).minimum
             0.7
+
         """
         _check_name(name)
         _check_type(name, question, Noul, "Noul")
@@ -101,6 +103,7 @@ class JevCriterion:
             >>> rubric = Score(instructions="How helpful?", criteria=["No", "Somewhat", "Very"])
             >>> JevCriterion.score("helpfulness", rubric, 2).minimum
             2.0
+
         """
         _check_name(name)
         _check_type(name, question, Score, "Score")
@@ -122,6 +125,7 @@ class JevCriterion:
             >>> mode = Choice(instructions="How?", criteria={"answered": None, "asked": None})
             >>> sorted(JevCriterion.choice("mode", mode, ["answered"]).accepted)
             ['answered']
+
         """
         _check_name(name)
         _check_type(name, question, Choice, "Choice")
@@ -150,6 +154,7 @@ class JevCriterion:
             ... )
             >>> searched.kind
             'check'
+
         """
         _check_name(name)
         if not callable(predicate):
@@ -157,6 +162,16 @@ class JevCriterion:
         if not isinstance(defect, str) or not defect.strip():
             raise JevConfigurationError(f"criterion {name!r}: defect must be a non-empty string")
         return cls(name=name, kind="check", predicate=predicate, defect=defect)
+
+    @property
+    def levels(self) -> list[Any]:
+        """The rubric levels of a score criterion, from level 0 (empty for other kinds)."""
+        return list(self.question.criteria) if isinstance(self.question, Score) else []
+
+    @property
+    def options(self) -> list[str]:
+        """The labels of a choice criterion (empty for other kinds)."""
+        return list(self.question.criteria) if isinstance(self.question, Choice) else []
 
     @property
     def is_question(self) -> bool:
@@ -171,6 +186,7 @@ class JevCriterion:
             >>> c = JevCriterion.noul("g", Noul(instructions="Grounded?"), 0.7)
             >>> c.applies_when(lambda data: bool(data.context)).condition is not None
             True
+
         """
         if not self.is_question:
             raise JevConfigurationError(
@@ -188,6 +204,7 @@ class JevCriterion:
             >>> c = JevCriterion.noul("has_details", Noul(instructions="Detailed?"), 0.7)
             >>> c.when_chosen("mode", "answered").depends_on.name
             'mode'
+
         """
         if not labels:
             raise JevConfigurationError(
@@ -203,6 +220,7 @@ class JevCriterion:
             >>> c = JevCriterion.noul("cites", Noul(instructions="Cites sources?"), 0.5)
             >>> c.when_passed("is_grounded").depends_on.labels is None
             True
+
         """
         return replace(self, depends_on=Dependency(name, None))
 
@@ -250,12 +268,12 @@ def validate_criteria(criteria: Iterable[JevCriterion]) -> tuple[JevCriterion, .
                     "a dependency must be declared before its dependents"
                 )
             if dep.labels is not None:
-                if target.kind != "choice" or target.question is None:
+                if target.kind != "choice":
                     raise JevConfigurationError(
                         f"criterion {criterion.name!r}: when_chosen needs a choice, "
                         f"but {dep.name!r} is a {target.kind}"
                     )
-                options = target.question.criteria  # type: ignore[union-attr]
+                options = target.options
                 unknown = sorted(label for label in dep.labels if label not in options)
                 if unknown:
                     raise JevConfigurationError(

@@ -22,10 +22,11 @@ class JevConfigurationError(JevError, ValueError):
     Example:
         >>> from langchain_core.decisions import Noul
         >>> from langchain_jev import JevCriterion
-        >>> JevCriterion.noul("ok", Noul(instructions="Is it fine?"), 1.5)
+        >>> JevCriterion.noul("ok", Noul(instructions="Is it fine?"), 1.5)  # doctest: +ELLIPSIS
         Traceback (most recent call last):
         ...
-        langchain_jev.errors.JevConfigurationError: criterion 'ok': minimum must be between 0 and 1, got 1.5
+        langchain_jev.errors.JevConfigurationError: criterion 'ok': minimum must be between 0 and 1, ...
+
     """
 
 
@@ -34,10 +35,11 @@ class JevInputError(JevError, TypeError):
 
     Example:
         >>> from langchain_jev import JevJudgeInput
-        >>> JevJudgeInput.of(["not", "an", "object"])
+        >>> JevJudgeInput.of(["not", "an", "object"])  # doctest: +ELLIPSIS
         Traceback (most recent call last):
         ...
-        langchain_jev.errors.JevInputError: the state must be a JSON object to be read as a JevJudgeInput, got list
+        langchain_jev.errors.JevInputError: the state must be a JSON object ... got list
+
     """
 
 
@@ -52,4 +54,5 @@ class MissingCredentialsError(JevConfigurationError):
         Traceback (most recent call last):
         ...
         langchain_jev.errors.MissingCredentialsError: no API key for Jev: set TYPESAFE_API_KEY...
+
     """

@@ -27,6 +27,7 @@ def default_feedback(findings: Sequence[JevFinding]) -> str:
         >>> c = JevCriterion.check("json", lambda d: False, "the answer is not JSON")
         >>> default_feedback([JevFinding(c, None, Outcome.FAILED, "json: the answer is not JSON")])
         'json: the answer is not JSON'
+
     """
     return "\n".join(f.detail for f in findings if f.outcome is Outcome.FAILED)
 
@@ -50,7 +51,7 @@ def quoted(labels: Iterable[str]) -> str:
 
 def level_text(criterion: JevCriterion, level: int) -> str:
     """The rubric description of a score level, clamped to the rubric."""
-    levels = criterion.question.criteria  # type: ignore[union-attr]
+    levels = criterion.levels
     return text(levels[max(0, min(level, len(levels) - 1))])
 
 

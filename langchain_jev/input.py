@@ -42,6 +42,7 @@ class ToolCall:
     Example:
         >>> ToolCall("search", {"q": "Dublin weather"}, "Rain, 12C").to_dict()
         {'name': 'search', 'arguments': {'q': 'Dublin weather'}, 'result': 'Rain, 12C'}
+
     """
 
     name: str
@@ -62,6 +63,7 @@ class ToolCall:
         Example:
             >>> ToolCall.of({"name": "search", "arguments": {"q": "x"}}).name
             'search'
+
         """
         if isinstance(value, ToolCall):
             return value
@@ -104,6 +106,7 @@ class JevJudgeInput:
         ['assistant_answer', 'expected_output', 'search_required', 'user_question']
         >>> data.field("search_required", bool)
         True
+
     """
 
     question: str | None
@@ -162,6 +165,7 @@ class JevJudgeInput:
         Example:
             >>> JevJudgeInput("Why is the sky blue?", "Rayleigh scattering.").to_state()
             {'user_question': 'Why is the sky blue?', 'assistant_answer': 'Rayleigh scattering.'}
+
         """
         state: dict[str, Any] = {}
         if self.question is not None:
@@ -187,6 +191,7 @@ class JevJudgeInput:
         Example:
             >>> JevJudgeInput.of({"assistant_answer": "42", "tries": 3}).field("tries", int)
             3
+
         """
         if isinstance(state, JevJudgeInput):
             return state
@@ -221,6 +226,7 @@ class JevJudgeInput:
         Example:
             >>> JevJudgeInput(answer="hi").field("assistant_answer", str)
             'hi'
+
         """
         value = self.to_state().get(name) if name in _FIXED_FIELDS else self.fields.get(name)
         if value is None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Union
+from typing import TYPE_CHECKING, Any
 
 from langchain_core.callbacks import (
     AsyncCallbackManagerForChainRun,
@@ -21,9 +21,9 @@ from langchain_core.runnables import RunnableConfig, RunnableSerializable
 from langchain_core.runnables.config import patch_config
 from pydantic import ConfigDict, Field
 
+from langchain_jev import feedback
 from langchain_jev.criteria import JevCriterion, validate_criteria
 from langchain_jev.errors import JevConfigurationError, JevInputError
-from langchain_jev import feedback
 from langchain_jev.input import JevJudgeInput
 from langchain_jev.outcomes import decide, decide_check, dependency_detail
 from langchain_jev.verdict import JevFinding, JevVerdict, Outcome
@@ -33,7 +33,7 @@ if TYPE_CHECKING:
 
 __all__ = ["FeedbackRenderer", "JevJudge", "JudgeInput"]
 
-JudgeInput = Union[JevJudgeInput, Mapping[str, Any]]
+JudgeInput = JevJudgeInput | Mapping[str, Any]
 """What a judge takes: a `JevJudgeInput`, or a state mapping sent as it is."""
 
 FeedbackRenderer = Callable[[Sequence[JevFinding]], str]
@@ -86,8 +86,10 @@ class JevJudge(RunnableSerializable[JudgeInput, JevVerdict]):
         ...     model=ScriptedDecisionModel({"helpfulness": 1.2, "is_plausible": 0.9}),
         ... )
         >>> verdict = judge.judge("How hot is boiling water?", "About 100 C at sea level.")
-        >>> print(verdict.feedback)
-        helpfulness: rated "Mostly unhelpful: misses the main point" (1.20), needs to reach 2.00 which is "Mostly helpful: minor gaps remain"
+        >>> print(verdict.feedback)  # doctest: +NORMALIZE_WHITESPACE
+        helpfulness: rated "Mostly unhelpful: misses the main point" (1.20),
+        needs to reach 2.00 which is "Mostly helpful: minor gaps remain"
+
     """
 
     model_config = ConfigDict(arbitrary_types_allowed=True)
@@ -187,6 +189,7 @@ class JevJudge(RunnableSerializable[JudgeInput, JevVerdict]):
         Raises:
             JevInputError: the input cannot be read as the criteria need it.
             Exception: whatever a check raises, or the decision model's transport error.
+
         """
         return self.invoke(_to_input(question_or_input, answer), config)
 

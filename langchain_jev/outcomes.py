@@ -67,6 +67,7 @@ def decide(
         >>> d = decide(c, a, 0.6)
         >>> d.outcome.value, round(d.confidence, 2)
         ('PASSED', 0.93)
+
     """
     try:
         if problem is not None:
@@ -81,7 +82,9 @@ def decide(
             return _decide_noul(criterion, answer)
         if isinstance(answer, ScoreAnswer):
             return _decide_score(criterion, answer, min_confidence)
-        return _decide_choice(criterion, answer, min_confidence)
+        if isinstance(answer, ChoiceAnswer):
+            return _decide_choice(criterion, answer, min_confidence)
+        raise _Unreadable(f"expected a {criterion.kind} answer")
     except _Unreadable as error:
         return Decision(Outcome.ERROR, feedback.unreadable(criterion, str(error)))
 
@@ -90,8 +93,9 @@ def support_share(probabilities: Mapping[Any, float], passing: set[Any]) -> floa
     """The share of probability on the passing keys, over the total (renormalised).
 
     Example:
-        >>> support_share({0: 0.0, 1: 0.07, 2: 0.52, 3: 0.41}, {2, 3})
+        >>> round(support_share({0: 0.0, 1: 0.07, 2: 0.52, 3: 0.41}, {2, 3}), 2)
         0.93
+
     """
     total = math.fsum(probabilities.values())
     return math.fsum(p for key, p in probabilities.items() if key in passing) / total
@@ -130,7 +134,7 @@ def _decide_noul(criterion: JevCriterion, answer: NoulAnswer) -> Decision:
 
 
 def _decide_score(criterion: JevCriterion, answer: ScoreAnswer, min_confidence: float) -> Decision:
-    levels = len(criterion.question.criteria)  # type: ignore[union-attr]
+    levels = len(criterion.levels)
     minimum = criterion.minimum or 0.0
     score = answer.score
     if isinstance(score, bool) or not isinstance(score, (int, float)) or not math.isfinite(score):
@@ -159,7 +163,7 @@ def _decide_score(criterion: JevCriterion, answer: ScoreAnswer, min_confidence: 
 
 
 def _decide_choice(criterion: JevCriterion, answer: ChoiceAnswer, min_confidence: float) -> Decision:
-    options = set(criterion.question.criteria)  # type: ignore[union-attr]
+    options = set(criterion.options)
     chosen = answer.choice
     if chosen not in options:
         raise _Unreadable(f'chose "{chosen}", which is not an option of the choice')

@@ -45,6 +45,7 @@ class JevFinding:
         >>> check = JevCriterion.check("short", lambda d: False, "too long")
         >>> JevFinding(check, None, Outcome.FAILED, "short: too long").is_failure
         True
+
     """
 
     criterion: JevCriterion
@@ -114,6 +115,7 @@ class JevVerdict:
         >>> verdict = JevVerdict(True, (JevFinding(check, None, Outcome.PASSED, "short: ok"),), None, "")
         >>> verdict.summary()
         'passed=true [short=PASSED]'
+
     """
 
     passed: bool
@@ -149,6 +151,7 @@ class JevVerdict:
 
         Raises:
             KeyError: no criterion has that name.
+
         """
         for finding in self.findings:
             if finding.name == name:

@@ -66,6 +66,7 @@ class JevDecisionModel(BaseDecisionModel):
         >>> jev.invoke({"state": "Thanks a lot!", "questions": {
         ...     "polite": Noul(instructions="Is the message polite?")}}).nouls["polite"].noul
         0.93
+
     """
 
     model_config = ConfigDict(arbitrary_types_allowed=True)
@@ -165,7 +166,7 @@ class JevDecisionModel(BaseDecisionModel):
         """Close both SDK clients this model made itself."""
         self.close()
         if self._own_async_client is not None:
-            await self._own_async_client.close()
+            await self._own_async_client.aclose()
 
     def _convert(self, response: SystemOneResponse) -> DecisionResponse:
         raw = {name: answer.model_dump(mode="json") for name, answer in response.answers.items()}

@@ -29,6 +29,7 @@ class DecisionResponse(ClassifierResponse):
         ... )
         >>> sorted(response.unreadable)
         ['tone']
+
     """
 
     unreadable: dict[str, str] = Field(default_factory=dict)
@@ -51,6 +52,7 @@ def read_answers(raw: Mapping[str, Any]) -> tuple[dict[str, Answer], dict[str, s
         >>> good, bad = read_answers({"a": {"type": "noul", "noul": 0.2}, "b": {"type": "noul"}})
         >>> sorted(good), sorted(bad)
         (['a'], ['b'])
+
     """
     answers: dict[str, Answer] = {}
     problems: dict[str, str] = {}

@@ -22,6 +22,7 @@ class TypeSafeClassifierDecisionModel(BaseDecisionModel):
     Example:
         >>> from langchain_typesafe import TypeSafeClassifier  # doctest: +SKIP
         >>> model = TypeSafeClassifierDecisionModel(classifier=TypeSafeClassifier())  # doctest: +SKIP
+
     """
 
     model_config = ConfigDict(arbitrary_types_allowed=True)
@@ -43,9 +44,13 @@ class TypeSafeClassifierDecisionModel(BaseDecisionModel):
         return "typesafe"
 
     def _request(self, state: State, questions: dict[str, Question]) -> dict[str, Any]:
-        from langchain_typesafe.types import ClassifierRequest  # noqa: F401  (checks the extra)
+        from langchain_typesafe.types import (
+            Choice,
+            ClassifierRequest,  # noqa: F401  (checks the extra)
+            Noul,
+            Score,
+        )
         from pydantic import TypeAdapter
-        from langchain_typesafe.types import Choice, Noul, Score
 
         adapter: TypeAdapter[Any] = TypeAdapter(Noul | Choice | Score)
         converted = {name: adapter.validate_python(q.model_dump()) for name, q in questions.items()}

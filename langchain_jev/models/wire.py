@@ -16,7 +16,7 @@ from langchain_jev.errors import JevInputError
 __all__ = ["wire_questions", "wire_state"]
 
 
-def wire_questions(questions: Mapping[str, Question]) -> dict[str, dict[str, Any]]:
+def wire_questions(questions: Mapping[str, Question]) -> dict[str, Any]:
     """Dump langchain-core questions as the API's question objects."""
     return {name: question.model_dump(mode="json") for name, question in questions.items()}
 
@@ -30,6 +30,7 @@ def wire_state(state: Any, path: str = "state") -> Any:
 
     Raises:
         JevInputError: a value has no JSON form; the message gives its path.
+
     """
     if isinstance(state, BaseMessage):
         return wire_state(convert_to_openai_messages(state), path)

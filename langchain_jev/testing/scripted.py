@@ -6,7 +6,7 @@ import asyncio
 import copy
 import threading
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, Union
+from typing import Any
 
 from langchain_core.decisions import (
     BaseDecisionModel,
@@ -26,10 +26,16 @@ from langchain_jev.models.response import DecisionResponse, read_answers
 
 __all__ = ["ScriptEntry", "ScriptedDecisionModel"]
 
-ScriptEntry = Union[
-    float, str, Mapping[Any, Any], NoulAnswer, ChoiceAnswer, ScoreAnswer, BaseException,
-    Callable[[Any, Question], Any],
-]
+ScriptEntry = (
+    float
+    | str
+    | Mapping[Any, Any]
+    | NoulAnswer
+    | ChoiceAnswer
+    | ScoreAnswer
+    | BaseException
+    | Callable[[Any, Question], Any]
+)
 """What a script gives for one question.
 
 - a number: a noul's probability of yes, or a score's value;
@@ -65,6 +71,7 @@ class ScriptedDecisionModel(BaseDecisionModel):
         'passed=false [helpfulness=PASSED, is_plausible=FAILED]'
         >>> len(model.requests)
         1
+
     """
 
     model_config = ConfigDict(arbitrary_types_allowed=True)
@@ -81,7 +88,9 @@ class ScriptedDecisionModel(BaseDecisionModel):
     _requests: list[dict[str, Any]] = PrivateAttr(default_factory=list)
     _lock: threading.Lock = PrivateAttr(default_factory=threading.Lock)
 
-    def __init__(self, script: Mapping[str, Any] | Sequence[Mapping[str, Any]] | None = None, **kwargs: Any) -> None:
+    def __init__(
+        self, script: Mapping[str, Any] | Sequence[Mapping[str, Any]] | None = None, **kwargs: Any
+    ) -> None:
         super().__init__(script=script if script is not None else {}, **kwargs)
 
     @property
@@ -179,7 +188,8 @@ def _choice(entry: Any) -> dict[str, Any]:
 def _score(entry: Any, question: Score) -> dict[str, Any]:
     legend = dict(enumerate(question.criteria))
     if isinstance(entry, (int, float)) and not isinstance(entry, bool):
-        return {"type": "score", "score": float(entry), "legend": legend, "probabilities": {}, "confidence": 1.0}
+        value = float(entry)
+        return {"type": "score", "score": value, "legend": legend, "probabilities": {}, "confidence": 1.0}
     probabilities = {int(k): float(v) for k, v in dict(entry).items()}
     total = sum(probabilities.values()) or 1.0
     return {

@@ -1,0 +1,301 @@
+"""The condition language of judge files: predicates on the judge input, written as data.
+
+A condition is a mapping with exactly one form:
+
+========================================  ==================================================
+form                                      true when
+========================================  ==================================================
+``{present: FIELD}``                      the state field is there and not null
+``{empty: FIELD}``                        the field is absent, null, blank, ``[]`` or ``{}``
+``{field: FIELD, equals: VALUE}``         the field equals the JSON value (``true`` is not ``1``)
+``{tool_called: NAME}``                   a tool call named NAME was made
+``{tool_not_called: NAME}``               no tool call named NAME was made
+``{answer_equals_expected: true}``        ``assistant_answer`` equals ``expected_output``
+``{answer_is_json: true}``                ``assistant_answer`` parses as JSON
+``{call: "package.module:function"}``     ``function(JevJudgeInput)`` returns True
+``{all: [COND, ...]}``                    every condition holds
+``{any: [COND, ...]}``                    at least one condition holds
+``{not: COND}``                           the condition does not hold
+========================================  ==================================================
+
+FIELD names a state field: one of the fixed names (``user_question``,
+``assistant_answer``, ``expected_output``, ``supporting_context``, ``tool_calls``)
+or any other field of the state. Empty context and tool-call lists are not in
+the state, so ``{present: supporting_context}`` means "there is context".
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import math
+from collections.abc import Callable, Mapping
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, JsonValue, model_validator
+
+from langchain_jev.criteria import Predicate
+from langchain_jev.input import ANSWER_FIELD, EXPECTED_FIELD, JevJudgeInput
+
+__all__ = ["ConditionSpec", "compile_condition", "condition_fields", "import_callable"]
+
+FORMS = (
+    "present",
+    "empty",
+    "field",
+    "tool_called",
+    "tool_not_called",
+    "answer_equals_expected",
+    "answer_is_json",
+    "call",
+    "all",
+    "any",
+    "not",
+)
+"""The keys that start a condition form (``equals`` goes with ``field``)."""
+
+
+class ConditionSpec(BaseModel):
+    """One condition of a judge file; exactly one form is given.
+
+    Example:
+        >>> spec = ConditionSpec.model_validate({"present": "supporting_context"})
+        >>> compile_condition(spec)(JevJudgeInput(answer="a", context=["doc"]))
+        True
+
+    """
+
+    model_config = ConfigDict(extra="forbid", strict=True, populate_by_name=True)
+
+    present: str | None = Field(default=None, description="True when this state field is there and not null.")
+    empty: str | None = Field(
+        default=None, description="True when this state field is absent, null, blank, [] or {}."
+    )
+    field: str | None = Field(default=None, description="The state field compared with `equals`.")
+    equals: JsonValue = Field(
+        default=None, description="With `field`: true when the field equals this JSON value."
+    )
+    tool_called: str | None = Field(default=None, description="True when a tool of this name was called.")
+    tool_not_called: str | None = Field(
+        default=None, description="True when no tool of this name was called."
+    )
+    answer_equals_expected: Literal[True] | None = Field(
+        default=None,
+        description=(
+            "True when `assistant_answer` equals `expected_output`: as text (surrounding "
+            "whitespace ignored) when the expected output is a string, else as parsed JSON."
+        ),
+    )
+    answer_is_json: Literal[True] | None = Field(
+        default=None, description="True when `assistant_answer` parses as JSON."
+    )
+    call: str | None = Field(
+        default=None,
+        description="Import path `package.module:function` of a predicate taking a JevJudgeInput.",
+        pattern=r"^[A-Za-z_][\w.]*:[A-Za-z_][\w.]*$",
+    )
+    all_: list[ConditionSpec] | None = Field(
+        default=None, alias="all", min_length=1, description="True when every condition holds."
+    )
+    any_: list[ConditionSpec] | None = Field(
+        default=None, alias="any", min_length=1, description="True when one condition holds."
+    )
+    not_: ConditionSpec | None = Field(
+        default=None, alias="not", description="True when the condition does not hold."
+    )
+
+    @model_validator(mode="after")
+    def _one_form(self) -> ConditionSpec:
+        given = [self._key(name) for name in self.model_fields_set if name != "equals"]
+        if "equals" in self.model_fields_set and "field" not in given:
+            raise ValueError("`equals` needs `field`: {field: NAME, equals: VALUE}")
+        if "field" in given and "equals" not in self.model_fields_set:
+            raise ValueError("`field` needs `equals`: {field: NAME, equals: VALUE}")
+        if len(given) != 1:
+            what = f"got {', '.join(sorted(given))}" if given else "got none"
+            raise ValueError(f"a condition takes exactly one of {', '.join(FORMS)}; {what}")
+        return self
+
+    @staticmethod
+    def _key(name: str) -> str:
+        return name.rstrip("_")
+
+    @property
+    def form(self) -> str:
+        """The form this condition uses (``present``, ``all``, ...)."""
+        return next(self._key(n) for n in self.model_fields_set if n != "equals")
+
+
+def compile_condition(spec: ConditionSpec) -> Predicate:
+    """Turn a condition into a predicate on the judge input.
+
+    Raises:
+        ValueError: a ``call`` path cannot be imported or is not callable (the
+            message gives the path and the reason).
+
+    Example:
+        >>> when = ConditionSpec.model_validate({"not": {"tool_called": "search"}})
+        >>> compile_condition(when)(JevJudgeInput(answer="a"))
+        True
+
+    """
+    form = spec.form
+    if form == "present":
+        name = _text(spec.present)
+        return lambda data: data.field(name) is not None
+    if form == "empty":
+        name = _text(spec.empty)
+        return lambda data: _is_empty(data.field(name))
+    if form == "field":
+        name, wanted = _text(spec.field), spec.equals
+        return lambda data: json_equal(data.field(name), wanted)
+    if form == "tool_called":
+        tool = _text(spec.tool_called)
+        return lambda data: any(call.name == tool for call in data.tool_calls)
+    if form == "tool_not_called":
+        tool = _text(spec.tool_not_called)
+        return lambda data: all(call.name != tool for call in data.tool_calls)
+    if form == "answer_equals_expected":
+        return answer_equals_expected
+    if form == "answer_is_json":
+        return answer_is_json
+    if form == "call":
+        return import_callable(_text(spec.call))
+    if form == "all":
+        parts = [compile_condition(item) for item in spec.all_ or ()]
+        return lambda data: all(part(data) for part in parts)
+    if form == "any":
+        parts = [compile_condition(item) for item in spec.any_ or ()]
+        return lambda data: any(part(data) for part in parts)
+    inner = compile_condition(spec.not_)  # type: ignore[arg-type]
+    return lambda data: not inner(data)
+
+
+def condition_fields(spec: ConditionSpec) -> set[str]:
+    """State fields a condition cannot be decided without (for input validation).
+
+    Only the comparison with the expected output needs a field to be there; the
+    other forms read absence as an answer ("no context", "not required").
+
+    Example:
+        >>> sorted(condition_fields(ConditionSpec.model_validate({"answer_equals_expected": True})))
+        ['assistant_answer', 'expected_output']
+
+    """
+    form = spec.form
+    if form == "answer_equals_expected":
+        return {ANSWER_FIELD, EXPECTED_FIELD}
+    if form == "answer_is_json":
+        return {ANSWER_FIELD}
+    if form in ("all", "any"):
+        return set().union(*(condition_fields(item) for item in (spec.all_ or spec.any_ or ())))
+    if form == "not":
+        return condition_fields(spec.not_)  # type: ignore[arg-type]
+    return set()
+
+
+def import_callable(path: str) -> Callable[..., Any]:
+    """Import ``package.module:attribute`` and return it, checking that it is callable.
+
+    Raises:
+        ValueError: the module or attribute cannot be found, or is not callable.
+
+    Example:
+        >>> import_callable("json:dumps")([1])
+        '[1]'
+
+    """
+    module_name, _, attribute = path.partition(":")
+    try:
+        target: Any = importlib.import_module(module_name)
+    except Exception as error:
+        raise ValueError(
+            f"cannot import {path!r}: {type(error).__name__}: {error}"
+        ) from None
+    for part in attribute.split("."):
+        if not hasattr(target, part):
+            raise ValueError(f"cannot import {path!r}: module {module_name!r} has no {attribute!r}")
+        target = getattr(target, part)
+    if not callable(target):
+        raise ValueError(f"{path!r} is a {type(target).__name__}, not a function")
+    return target  # type: ignore[no-any-return]
+
+
+def answer_equals_expected(data: JevJudgeInput) -> bool:
+    """True when the answer equals the expected output.
+
+    A string expected output is compared as text, ignoring surrounding
+    whitespace; any other expected output is compared with the answer parsed as JSON.
+
+    Example:
+        >>> answer_equals_expected(JevJudgeInput(answer=" 42 ", expected="42"))
+        True
+        >>> answer_equals_expected(JevJudgeInput(answer='{"a": 1}', expected={"a": 1}))
+        True
+
+    """
+    answer, expected = data.answer, data.expected
+    if answer is None or expected is None:
+        return False
+    if isinstance(expected, str):
+        return answer.strip() == expected.strip()
+    try:
+        parsed = json.loads(answer)
+    except ValueError:
+        return False
+    return json_equal(parsed, expected)
+
+
+def answer_is_json(data: JevJudgeInput) -> bool:
+    """True when the answer parses as JSON (NaN and Infinity do not count).
+
+    Example:
+        >>> answer_is_json(JevJudgeInput(answer='{"ok": true}')), answer_is_json(JevJudgeInput(answer="ok"))
+        (True, False)
+
+    """
+    if data.answer is None:
+        return False
+    try:
+        json.loads(data.answer, parse_constant=_reject)
+    except ValueError:
+        return False
+    return True
+
+
+def json_equal(left: Any, right: Any) -> bool:
+    """Equality of JSON values: ``true`` is not ``1``, ``1`` equals ``1.0``.
+
+    Example:
+        >>> json_equal(True, 1), json_equal(1, 1.0), json_equal({"a": [1]}, {"a": [1]})
+        (False, True, True)
+
+    """
+    if isinstance(left, bool) or isinstance(right, bool):
+        return isinstance(left, bool) and isinstance(right, bool) and left == right
+    if isinstance(left, (int, float)) and isinstance(right, (int, float)):
+        return left == right
+    if isinstance(left, Mapping) and isinstance(right, Mapping):
+        return left.keys() == right.keys() and all(json_equal(left[k], right[k]) for k in left)
+    if isinstance(left, (list, tuple)) and isinstance(right, (list, tuple)):
+        return len(left) == len(right) and all(json_equal(a, b) for a, b in zip(left, right))
+    return type(left) is type(right) and bool(left == right)
+
+
+def _is_empty(value: Any) -> bool:
+    if value is None:
+        return True
+    if isinstance(value, str):
+        return not value.strip()
+    if isinstance(value, (list, tuple, Mapping)):
+        return len(value) == 0
+    return isinstance(value, float) and math.isnan(value)
+
+
+def _reject(constant: str) -> Any:
+    raise ValueError(f"{constant} is not JSON")
+
+
+def _text(value: str | None) -> str:
+    assert value is not None
+    return value

@@ -32,12 +32,19 @@ import math
 from collections.abc import Callable, Mapping
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, JsonValue, model_validator
+from pydantic import BaseModel, ConfigDict, Field, JsonValue, field_validator, model_validator
 
 from langchain_jev.criteria import Predicate
 from langchain_jev.input import ANSWER_FIELD, EXPECTED_FIELD, JevJudgeInput
 
 __all__ = ["ConditionSpec", "compile_condition", "condition_fields", "import_callable"]
+
+
+def schema_description(schema: dict[str, Any], model: type[Any]) -> None:
+    """Describe a spec model in the JSON Schema by its docstring's first paragraph alone."""
+    doc = (model.__doc__ or "").strip()
+    if doc:
+        schema["description"] = " ".join(doc.split("\n\n", 1)[0].split())
 
 FORMS = (
     "present",
@@ -65,7 +72,9 @@ class ConditionSpec(BaseModel):
 
     """
 
-    model_config = ConfigDict(extra="forbid", strict=True, populate_by_name=True)
+    model_config = ConfigDict(
+        extra="forbid", strict=True, populate_by_name=True, json_schema_extra=schema_description
+    )
 
     present: str | None = Field(default=None, description="True when this state field is there and not null.")
     empty: str | None = Field(
@@ -103,6 +112,13 @@ class ConditionSpec(BaseModel):
     not_: ConditionSpec | None = Field(
         default=None, alias="not", description="True when the condition does not hold."
     )
+
+    @field_validator("call")
+    @classmethod
+    def _importable(cls, value: str | None) -> str | None:
+        if value is not None:
+            import_callable(value)
+        return value
 
     @model_validator(mode="after")
     def _one_form(self) -> ConditionSpec:
@@ -278,7 +294,7 @@ def json_equal(left: Any, right: Any) -> bool:
     if isinstance(left, Mapping) and isinstance(right, Mapping):
         return left.keys() == right.keys() and all(json_equal(left[k], right[k]) for k in left)
     if isinstance(left, (list, tuple)) and isinstance(right, (list, tuple)):
-        return len(left) == len(right) and all(json_equal(a, b) for a, b in zip(left, right))
+        return len(left) == len(right) and all(json_equal(a, b) for a, b in zip(left, right, strict=True))
     return type(left) is type(right) and bool(left == right)
 
 

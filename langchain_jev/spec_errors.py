@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import difflib
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from pydantic import ValidationError
@@ -28,6 +28,7 @@ Problem = tuple[str, str]
 """A located problem: (location such as ``criteria[2].minimum``, message)."""
 
 KINDS = ("noul", "score", "choice", "check")
+_QUESTION_ONLY = ("applies_when", "when_chosen", "when_passed")
 
 _TYPE_WORDS = {
     "string_type": "must be a string",
@@ -48,7 +49,8 @@ _TYPE_WORDS = {
 class JudgeSpecError(JevConfigurationError):
     """A judge file or mapping that cannot become a judge; every problem names its place.
 
-    ``problems`` lists ``(location, message)`` pairs; ``source`` is the file, if any.
+    ``problems`` lists ``(location, message)`` pairs; ``source`` is the file, if
+    any, and ``lines`` the line of each location in it, where known.
 
     Example:
         >>> from langchain_jev.spec import load_judge
@@ -57,17 +59,30 @@ class JudgeSpecError(JevConfigurationError):
         Traceback (most recent call last):
         ...
         langchain_jev.spec_errors.JudgeSpecError: criteria[0].minimum: must be between 0 and 1, got 1.5
+
     """
 
-    def __init__(self, problems: Sequence[Problem], source: str | None = None) -> None:
+    def __init__(
+        self,
+        problems: Sequence[Problem],
+        source: str | None = None,
+        lines: Mapping[str, int] | None = None,
+    ) -> None:
         self.problems: tuple[Problem, ...] = tuple(problems)
         self.source = source
-        super().__init__("\n".join(self.lines()))
+        self.lines: dict[str, int] = dict(lines or {})
+        super().__init__("\n".join(self.messages()))
 
-    def lines(self) -> list[str]:
-        """One line per problem, ``[source: ]location: message``."""
-        prefix = f"{self.source}: " if self.source else ""
-        return [f"{prefix}{where}: {what}" if where else f"{prefix}{what}" for where, what in self.problems]
+    def messages(self) -> list[str]:
+        """One line per problem: ``[source[:line]: ]location: message``."""
+        out = []
+        for where, what in self.problems:
+            prefix = ""
+            if self.source:
+                line = self.lines.get(where)
+                prefix = f"{self.source}:{line}: " if line else f"{self.source}: "
+            out.append(f"{prefix}{where}: {what}" if where else f"{prefix}{what}")
+        return out
 
 
 def format_location(loc: Iterable[str | int]) -> str:
@@ -76,6 +91,7 @@ def format_location(loc: Iterable[str | int]) -> str:
     Example:
         >>> format_location(["criteria", 0, "check", "all", 1, "present"])
         'criteria[0].check.all[1].present'
+
     """
     out = ""
     for part in loc:
@@ -113,9 +129,15 @@ def _problem(detail: ErrorDetails, keys: Sequence[str]) -> Problem:
         )
     if kind == "extra_forbidden":
         name = str(loc[-1]) if loc else "?"
+        if "check" in detail["loc"][2:3] and name in _QUESTION_ONLY:
+            return format_location(loc), (
+                "is for questions; a check decides itself (put the condition in `check`)"
+            )
+        if name in keys:
+            return format_location(loc), "is not allowed here"
         close = difflib.get_close_matches(name, keys, n=1)
         hint = f" (did you mean {close[0]!r}?)" if close else ""
-        return format_location(loc), f"is not a known key here{hint}"
+        return format_location(loc), f"is not a known key{hint}"
     if kind in ("value_error", "assertion_error"):
         message = str(ctx.get("error") or detail["msg"])
         return format_location(loc), re.sub(r"^(Value|Assertion) error, ", "", message)
@@ -156,6 +178,7 @@ def engine_problem(
         >>> err = JevConfigurationError("criterion 'ok': minimum must be between 0 and 1, got 1.5")
         >>> engine_problem(err, ["ok"], [None])
         ('criteria[0].minimum', 'must be between 0 and 1, got 1.5')
+
     """
     message = str(error)
     if message.startswith("min_confidence "):

@@ -1,0 +1,547 @@
+"""Judges as files: a YAML or JSON document that describes a `JevJudge`.
+
+A judge file lists criteria of each kind with their questions and pass
+conditions, plus the judge's options. Code checks are conditions written as
+data (see `langchain_jev.spec_conditions`) or a function named by import path.
+
+.. code-block:: yaml
+
+    requires: [user_question, assistant_answer]
+    criteria:
+      - name: searched
+        kind: check
+        check: {tool_called: search}
+        defect: did not search
+      - name: is_grounded
+        kind: noul
+        instructions: Is `assistant_answer` supported by `supporting_context`?
+        minimum: 0.7
+        applies_when: {present: supporting_context}
+      - name: helpfulness
+        kind: score
+        instructions: How well does `assistant_answer` address `user_question`?
+        levels: [Terrible, Mostly unhelpful, Mostly helpful, Excellent]
+        minimum: 2
+      - name: mode
+        kind: choice
+        instructions: How does `assistant_answer` respond to `user_question`?
+        options: {answered: Gives the weather, clarification_needed: Asks which place}
+        accepted: [answered, clarification_needed]
+      - name: has_details
+        kind: noul
+        instructions: Does `assistant_answer` say when and how much?
+        minimum: 0.7
+        when_chosen: {criterion: mode, labels: [answered]}
+
+``load_judge(path_or_mapping, model=...)`` builds the judge, or raises a
+`JudgeSpecError` whose every line names its place (``criteria[2].minimum: must
+be between 0 and 1, got 1.5``); no half-built judge is ever returned.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+import yaml
+from langchain_core.decisions import Choice, Noul, NoulCriteria, Score
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    JsonValue,
+    ValidationError,
+    WithJsonSchema,
+    field_validator,
+    model_validator,
+)
+
+from langchain_jev.criteria import JevCriterion, validate_criteria
+from langchain_jev.errors import JevConfigurationError
+from langchain_jev.input import ANSWER_FIELD
+from langchain_jev.judge import JevJudge
+from langchain_jev.spec_conditions import (
+    ConditionSpec,
+    compile_condition,
+    condition_fields,
+    import_callable,
+    schema_description,
+)
+from langchain_jev.spec_errors import (
+    JudgeSpecError,
+    Problem,
+    engine_problem,
+    pydantic_problems,
+)
+
+__all__ = [
+    "CheckSpec",
+    "ChoiceSpec",
+    "ConditionSpec",
+    "CriterionSpec",
+    "JudgeSpec",
+    "JudgeSpecError",
+    "NoulSpec",
+    "ScoreSpec",
+    "WhenChosen",
+    "judge_schema",
+    "load_judge",
+    "load_spec",
+]
+
+_IMPORT_PATH = r"^[A-Za-z_][\w.]*:[A-Za-z_][\w.]*$"
+_LABELS = {"type": "array", "items": {"type": "string"}, "minItems": 1}
+_ONE_OR_MORE_LABELS = WithJsonSchema({"anyOf": [{"type": "string"}, _LABELS]})
+_OPTIONS = WithJsonSchema({"anyOf": [{"type": "object", "minProperties": 1}, _LABELS]})
+
+
+class _Spec(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid", strict=True, populate_by_name=True, json_schema_extra=schema_description
+    )
+
+
+def _checked_import(path: str | None) -> str | None:
+    if path is not None:
+        import_callable(path)
+    return path
+
+
+class WhenChosen(_Spec):
+    """Ask a criterion only when an earlier choice selected one of ``labels``.
+
+    Example:
+        >>> WhenChosen.model_validate({"criterion": "mode", "labels": "answered"}).labels
+        ['answered']
+
+    """
+
+    criterion: str = Field(min_length=1, description="Name of an earlier choice criterion.")
+    labels: Annotated[list[str], _ONE_OR_MORE_LABELS] = Field(
+        min_length=1, description="Labels of that choice that must be chosen (one or a list)."
+    )
+
+    @field_validator("labels", mode="before")
+    @classmethod
+    def _one_label(cls, value: Any) -> Any:
+        return [value] if isinstance(value, str) else value
+
+
+class _QuestionSpec(_Spec):
+    name: str = Field(min_length=1, description="Unique name; also the question's name in the request.")
+    instructions: JsonValue = Field(
+        description="The question, as text or structured JSON; name state fields in backticks."
+    )
+    applies_when: ConditionSpec | None = Field(
+        default=None, description="Ask only when this condition holds; else NOT_APPLICABLE."
+    )
+    when_chosen: WhenChosen | None = Field(
+        default=None, description="Applies only when an earlier choice selected one of these labels."
+    )
+    when_passed: str | None = Field(
+        default=None, min_length=1, description="Applies only when this earlier criterion passed."
+    )
+
+    @field_validator("instructions")
+    @classmethod
+    def _content(cls, value: JsonValue) -> JsonValue:
+        if isinstance(value, str) and not value.strip():
+            raise ValueError("must not be empty")
+        if not isinstance(value, (str, dict, list)):
+            raise ValueError(f"must be text, or a JSON object or list, got {value!r}")
+        return value
+
+    @model_validator(mode="after")
+    def _one_dependency(self) -> _QuestionSpec:
+        if self.when_chosen is not None and self.when_passed is not None:
+            raise ValueError("give when_chosen or when_passed, not both")
+        return self
+
+    def _finish(self, criterion: JevCriterion) -> JevCriterion:
+        if self.applies_when is not None:
+            criterion = criterion.applies_when(compile_condition(self.applies_when))
+        if self.when_chosen is not None:
+            criterion = criterion.when_chosen(self.when_chosen.criterion, *self.when_chosen.labels)
+        if self.when_passed is not None:
+            criterion = criterion.when_passed(self.when_passed)
+        return criterion
+
+    @property
+    def dependency_key(self) -> str | None:
+        """The key of this criterion's dependency in the file, if it has one."""
+        if self.when_chosen is not None:
+            return "when_chosen"
+        return "when_passed" if self.when_passed is not None else None
+
+
+class NoulSpec(_QuestionSpec):
+    """A yes/no question passing when the probability of yes reaches ``minimum``.
+
+    Example:
+        >>> spec = NoulSpec.model_validate({"kind": "noul", "name": "polite",
+        ...     "instructions": "Is `assistant_answer` polite?", "minimum": 0.7})
+        >>> spec.build().minimum
+        0.7
+
+    """
+
+    kind: Literal["noul"] = Field(description="A yes/no question.")
+    minimum: float = Field(allow_inf_nan=False, description="Probability of yes to reach, 0 to 1.")
+    when_true: JsonValue = Field(default=None, description="What counts as yes.")
+    when_false: JsonValue = Field(default=None, description="What counts as no.")
+
+    def build(self) -> JevCriterion:
+        """The engine criterion this spec describes."""
+        criteria = None
+        if self.when_true is not None or self.when_false is not None:
+            criteria = NoulCriteria(true=self.when_true, false=self.when_false)
+        question = Noul(instructions=self.instructions, criteria=criteria)
+        return self._finish(JevCriterion.noul(self.name, question, self.minimum))
+
+
+class ScoreSpec(_QuestionSpec):
+    """An ordered rubric passing when its probability sits on levels >= ``minimum``.
+
+    Example:
+        >>> spec = ScoreSpec.model_validate({"kind": "score", "name": "helpful",
+        ...     "instructions": "How helpful?", "levels": ["No", "Somewhat", "Very"], "minimum": 2})
+        >>> spec.build().minimum
+        2.0
+
+    """
+
+    kind: Literal["score"] = Field(description="An ordered rubric.")
+    levels: list[JsonValue] = Field(
+        min_length=2, description="Descriptions of the levels, lowest first; numbered from 0."
+    )
+    minimum: float = Field(allow_inf_nan=False, description="Level to reach (0 is the first level).")
+
+    def build(self) -> JevCriterion:
+        """The engine criterion this spec describes."""
+        question = Score(instructions=self.instructions, criteria=self.levels)
+        return self._finish(JevCriterion.score(self.name, question, self.minimum))
+
+
+class ChoiceSpec(_QuestionSpec):
+    """A labelled question passing when its probability sits on ``accepted`` labels.
+
+    Example:
+        >>> spec = ChoiceSpec.model_validate({"kind": "choice", "name": "mode",
+        ...     "instructions": "How?", "options": ["answered", "asked"], "accepted": "answered"})
+        >>> sorted(spec.build().accepted)
+        ['answered']
+
+    """
+
+    kind: Literal["choice"] = Field(description="A choice between labels.")
+    options: Annotated[dict[str, JsonValue], _OPTIONS] = Field(
+        min_length=1, description="Labels with their descriptions, or a list of bare labels."
+    )
+    accepted: Annotated[list[str], _ONE_OR_MORE_LABELS] = Field(
+        min_length=1, description="The labels that pass (one or a list)."
+    )
+
+    @field_validator("options", mode="before")
+    @classmethod
+    def _bare_labels(cls, value: Any) -> Any:
+        if isinstance(value, list) and all(isinstance(item, str) for item in value):
+            return dict.fromkeys(value)
+        return value
+
+    @field_validator("accepted", mode="before")
+    @classmethod
+    def _one_label(cls, value: Any) -> Any:
+        return [value] if isinstance(value, str) else value
+
+    def build(self) -> JevCriterion:
+        """The engine criterion this spec describes."""
+        question = Choice(instructions=self.instructions, criteria=self.options)
+        return self._finish(JevCriterion.choice(self.name, question, self.accepted))
+
+
+class CheckSpec(_Spec):
+    """A code check: passes when its condition holds, else reports ``defect``.
+
+    Example:
+        >>> spec = CheckSpec.model_validate({"kind": "check", "name": "json",
+        ...     "check": {"answer_is_json": True}, "defect": "the answer is not JSON"})
+        >>> spec.build().kind
+        'check'
+
+    """
+
+    kind: Literal["check"] = Field(description="A check run locally; it never reaches the model.")
+    name: str = Field(min_length=1, description="Unique name of the check.")
+    check: ConditionSpec = Field(description="The condition that must hold.")
+    defect: str = Field(min_length=1, description="What to report when the condition does not hold.")
+
+    @property
+    def dependency_key(self) -> str | None:
+        """Checks have no dependency."""
+        return None
+
+    def build(self) -> JevCriterion:
+        """The engine criterion this spec describes."""
+        return JevCriterion.check(self.name, compile_condition(self.check), self.defect)
+
+
+CriterionSpec = Annotated[
+    NoulSpec | ScoreSpec | ChoiceSpec | CheckSpec, Field(discriminator="kind")
+]
+"""One criterion of a judge file, told apart by ``kind``."""
+
+
+class JudgeSpec(_Spec):
+    """A judge described as data: criteria in order, and the judge's options.
+
+    Example:
+        >>> spec = JudgeSpec.model_validate({"criteria": [
+        ...     {"kind": "noul", "name": "polite", "instructions": "Polite?", "minimum": 0.7}]})
+        >>> from langchain_jev.testing import ScriptedDecisionModel
+        >>> spec.build(model=ScriptedDecisionModel({"polite": 0.9})).judge("Hi", "Hello!").passed
+        True
+
+    """
+
+    model_config = ConfigDict(title="langchain-jev judge")
+
+    version: Literal[1] = Field(default=1, description="Version of the judge file format.")
+    name: str | None = Field(default=None, description="A name for the judge.")
+    description: str | None = Field(default=None, description="What the judge is for.")
+    requires: list[str] = Field(
+        default_factory=lambda: [ANSWER_FIELD],
+        description=(
+            "State fields every input must carry (a dataset row without one is bad input). "
+            "Fields that built-in checks compare are added."
+        ),
+    )
+    min_confidence: float = Field(
+        default=0.6, description="Share of a score's or choice's probability that must support it."
+    )
+    fail_on_inconclusive: bool = Field(default=False, description="Report INCONCLUSIVE as FAILED.")
+    fail_on_error: bool = Field(default=False, description="Report ERROR as FAILED.")
+    fail_fast: bool = Field(default=False, description="When a check fails, ask no question.")
+    feedback_renderer: str | None = Field(
+        default=None,
+        pattern=_IMPORT_PATH,
+        description="Import path `package.module:function` of a function from findings to feedback text.",
+    )
+    criteria: list[CriterionSpec] = Field(min_length=1, description="The criteria, in order.")
+
+    @field_validator("min_confidence")
+    @classmethod
+    def _share(cls, value: float) -> float:
+        if not 0.0 <= value <= 1.0:
+            raise ValueError(f"must be between 0 and 1, got {value!r}")
+        return value
+
+    @field_validator("feedback_renderer")
+    @classmethod
+    def _renderer(cls, value: str | None) -> str | None:
+        return _checked_import(value)
+
+    def required_fields(self) -> list[str]:
+        """State fields an input must carry for this judge, in a stable order.
+
+        Example:
+            >>> JudgeSpec.model_validate({"criteria": [{"kind": "check", "name": "same",
+            ...     "check": {"answer_equals_expected": True}, "defect": "differs"}]}).required_fields()
+            ['assistant_answer', 'expected_output']
+
+        """
+        fields = list(self.requires)
+        for criterion in self.criteria:
+            if isinstance(criterion, CheckSpec):
+                for name in sorted(condition_fields(criterion.check)):
+                    if name not in fields:
+                        fields.append(name)
+        return fields
+
+    def build(self, model: Any = None) -> JevJudge:
+        """Build the judge; ``model`` is anything `JevJudge` accepts (None: Jev from the environment).
+
+        Raises:
+            JudgeSpecError: a criterion the engine rejects; the message names its place.
+
+        """
+        names = [c.name for c in self.criteria]
+        dependencies = [c.dependency_key for c in self.criteria]
+        built: list[JevCriterion] = []
+        problems: list[Problem] = []
+        for index, spec in enumerate(self.criteria):
+            try:
+                built.append(spec.build())
+            except JevConfigurationError as error:
+                problems.append(engine_problem(error, names, dependencies))
+            except ValueError as error:  # a `call` path that stopped importing
+                problems.append((f"criteria[{index}]", str(error)))
+        if not problems:
+            try:
+                validate_criteria(built)
+            except JevConfigurationError as error:
+                problems.append(engine_problem(error, names, dependencies))
+        if problems:
+            raise JudgeSpecError(problems)
+        renderer = import_callable(self.feedback_renderer) if self.feedback_renderer else None
+        return JevJudge(
+            built,
+            model,
+            min_confidence=self.min_confidence,
+            fail_on_inconclusive=self.fail_on_inconclusive,
+            fail_on_error=self.fail_on_error,
+            fail_fast=self.fail_fast,
+            feedback_renderer=renderer,
+        )
+
+
+def _known_keys() -> set[str]:
+    keys: set[str] = set()
+    for model in (JudgeSpec, NoulSpec, ScoreSpec, ChoiceSpec, CheckSpec, WhenChosen, ConditionSpec):
+        for name, info in model.model_fields.items():
+            keys.add(info.alias or name)
+    return keys
+
+
+def load_spec(source: str | os.PathLike[str] | Mapping[str, Any]) -> JudgeSpec:
+    """Read and validate a judge file (YAML or JSON) or mapping, without building the judge.
+
+    Raises:
+        JudgeSpecError: the file cannot be read or parsed, or does not describe a
+            judge; every problem names its place (and its line, for a file).
+
+    Example:
+        >>> load_spec({"criteria": [{"kind": "noul", "name": "ok",
+        ...     "instructions": "Fine?", "minimum": 0.5}]}).criteria[0].name
+        'ok'
+
+    """
+    text: str | None = None
+    label: str | None = None
+    if isinstance(source, Mapping):
+        data: Any = source
+    else:
+        path = Path(source)
+        label = str(path)
+        try:
+            text = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as error:
+            raise JudgeSpecError([("", f"cannot read the judge file: {error}")], label) from None
+        data = _parse(text, path, label)
+    if not isinstance(data, Mapping):
+        raise JudgeSpecError(
+            [("", f"a judge file is a mapping with `criteria`, got {type(data).__name__}")], label
+        )
+    try:
+        return JudgeSpec.model_validate(dict(data))
+    except ValidationError as error:
+        problems = pydantic_problems(error, _known_keys())
+        lines = _lines(text, problems) if text is not None else None
+        raise JudgeSpecError(problems, label, lines) from None
+
+
+def load_judge(source: str | os.PathLike[str] | Mapping[str, Any], model: Any = None) -> JevJudge:
+    """Build a `JevJudge` from a judge file (YAML or JSON) or a mapping of the same shape.
+
+    ``model`` is anything `JevJudge` accepts; None means Jev configured from the
+    environment. See `judge_schema` for the format.
+
+    Raises:
+        JudgeSpecError: the file is unreadable or invalid; each problem names its
+            place, e.g. ``criteria[2].minimum: must be between 0 and 1, got 1.5``.
+            Nothing is built unless everything is valid.
+
+    Example:
+        >>> from langchain_jev.testing import ScriptedDecisionModel
+        >>> judge = load_judge({"criteria": [
+        ...     {"kind": "check", "name": "json", "check": {"answer_is_json": True},
+        ...      "defect": "the answer is not JSON"},
+        ...     {"kind": "noul", "name": "polite", "instructions": "Polite?", "minimum": 0.7},
+        ... ]}, model=ScriptedDecisionModel({"polite": 0.9}))
+        >>> judge.judge("Status?", '{"ok": true}').summary()
+        'passed=true [json=PASSED, polite=PASSED]'
+
+    """
+    spec = load_spec(source)
+    try:
+        return spec.build(model)
+    except JudgeSpecError as error:
+        if isinstance(source, Mapping):
+            raise
+        path = Path(source)
+        text = path.read_text(encoding="utf-8")
+        raise JudgeSpecError(error.problems, str(path), _lines(text, list(error.problems))) from None
+
+
+def judge_schema() -> dict[str, Any]:
+    """The JSON Schema of judge files (what ``langchain-jev schema`` prints).
+
+    Example:
+        >>> sorted(judge_schema()["properties"])[:3]
+        ['criteria', 'description', 'fail_fast']
+
+    """
+    schema = JudgeSpec.model_json_schema(by_alias=True)
+    return {"$schema": "https://json-schema.org/draft/2020-12/schema", **schema}
+
+
+def _parse(text: str, path: Path, label: str) -> Any:
+    if path.suffix.lower() == ".json":
+        try:
+            return json.loads(text)
+        except json.JSONDecodeError as error:
+            raise JudgeSpecError(
+                [("", f"line {error.lineno}, column {error.colno}: not valid JSON: {error.msg}")],
+                label,
+            ) from None
+    try:
+        return yaml.safe_load(text)
+    except yaml.MarkedYAMLError as error:
+        mark = error.problem_mark
+        where = f"line {mark.line + 1}, column {mark.column + 1}: " if mark is not None else ""
+        raise JudgeSpecError([("", f"{where}not valid YAML: {error.problem}")], label) from None
+    except yaml.YAMLError as error:
+        raise JudgeSpecError([("", f"not valid YAML: {error}")], label) from None
+
+
+def _lines(text: str, problems: list[Problem]) -> dict[str, int]:
+    found = {where: _line_of(text, where) for where, _ in problems}
+    return {where: line for where, line in found.items() if line is not None}
+
+
+def _line_of(text: str, where: str) -> int | None:
+    """The 1-based line of a location in a YAML (or JSON) document, as far as it exists."""
+    try:
+        node: Any = yaml.compose(text)
+    except yaml.YAMLError:
+        return None
+    line = None
+    for part in _split(where):
+        if node is None:
+            break
+        line = node.start_mark.line + 1
+        node = _child(node, part)
+    if node is not None:
+        line = node.start_mark.line + 1
+    return line
+
+
+def _split(where: str) -> list[str | int]:
+    parts: list[str | int] = []
+    for piece in where.replace("[", ".[").split("."):
+        if not piece:
+            continue
+        parts.append(int(piece[1:-1]) if piece.startswith("[") else piece)
+    return parts
+
+
+def _child(node: Any, part: str | int) -> Any:
+    if isinstance(node, yaml.SequenceNode) and isinstance(part, int):
+        return node.value[part] if 0 <= part < len(node.value) else None
+    if isinstance(node, yaml.MappingNode) and isinstance(part, str):
+        for key, value in node.value:
+            if getattr(key, "value", None) == part:
+                return value
+    return None

@@ -113,13 +113,10 @@ def cache_key(model: str, state: Any, questions: Mapping[str, Any], namespace: s
         "namespace": namespace,
         "state": _canonical(state, "state"),
         "questions": {
-            str(name): _canonical(question, f"questions.{name}")
-            for name, question in questions.items()
+            str(name): _canonical(question, f"questions.{name}") for name, question in questions.items()
         },
     }
-    text = json.dumps(
-        document, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False
-    )
+    text = json.dumps(document, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
@@ -224,9 +221,7 @@ class InMemoryCache:
 
     def __init__(self, *, max_entries: int | None = None) -> None:
         if max_entries is not None and (isinstance(max_entries, bool) or max_entries < 1):
-            raise JevConfigurationError(
-                f"max_entries must be a positive integer, got {max_entries!r}"
-            )
+            raise JevConfigurationError(f"max_entries must be a positive integer, got {max_entries!r}")
         self.max_entries = max_entries
         self._entries: OrderedDict[str, str] = OrderedDict()
         self._lock = threading.Lock()
@@ -299,9 +294,7 @@ class SQLiteCache:
 
     def __init__(self, path: str | os.PathLike[str], *, timeout: float = 30.0) -> None:
         if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or timeout < 0:
-            raise JevConfigurationError(
-                f"timeout must be a number of seconds >= 0, got {timeout!r}"
-            )
+            raise JevConfigurationError(f"timeout must be a number of seconds >= 0, got {timeout!r}")
         self.path = str(path)
         self.timeout = float(timeout)
         self._lock = threading.Lock()
@@ -340,9 +333,7 @@ class SQLiteCache:
         """Return the value stored under ``key``, or None (also for an unreadable row)."""
         with self._lock:
             row = (
-                self._connect()
-                .execute("SELECT response FROM jev_responses WHERE key = ?", (key,))
-                .fetchone()
+                self._connect().execute("SELECT response FROM jev_responses WHERE key = ?", (key,)).fetchone()
             )
         return None if row is None else _loads(row[0])
 
@@ -472,9 +463,7 @@ class CachedDecisionModel(BaseDecisionModel):
                 f"SQLiteCache, or None for an InMemoryCache; got {type(cache).__name__}"
             )
         if not isinstance(namespace, str):
-            raise JevConfigurationError(
-                f"namespace must be a string, got {type(namespace).__name__}"
-            )
+            raise JevConfigurationError(f"namespace must be a string, got {type(namespace).__name__}")
         super().__init__(
             inner=inner,
             cache=cache,
@@ -543,9 +532,7 @@ class CachedDecisionModel(BaseDecisionModel):
         return key, (self.cache.get(key) if key is not None else None)
 
     @staticmethod
-    def _lookup(
-        request: ClassifierRequest, found: tuple[str | None, dict[str, Any] | None]
-    ) -> _Lookup:
+    def _lookup(request: ClassifierRequest, found: tuple[str | None, dict[str, Any] | None]) -> _Lookup:
         key, stored = found
         if key is None or stored is None:
             return _Lookup(key, None)

@@ -9,7 +9,11 @@ from importlib import import_module
 from typing import Any
 
 # public name -> module that defines it (each spoke adds its own lines)
-_EXPORTS: dict[str, str] = {}
+_EXPORTS: dict[str, str] = {
+    "SelfRefineDraft": "langchain_jev.refine",
+    "SelfRefineState": "langchain_jev.graph.self_refine",
+    "create_self_refine_graph": "langchain_jev.graph.self_refine",
+}
 
 __all__ = sorted(_EXPORTS)
 

@@ -10,7 +10,10 @@ from importlib import import_module
 from typing import Any
 
 # public name -> module that defines it (each spoke adds its own lines)
-_EXPORTS: dict[str, str] = {}
+_EXPORTS: dict[str, str] = {
+    "JevSelfRefineMiddleware": "langchain_jev.middleware.self_refine",
+    "SelfRefineAgentState": "langchain_jev.middleware.self_refine",
+}
 
 __all__ = sorted(_EXPORTS)
 

@@ -1,0 +1,311 @@
+"""Self-refine middleware for LangChain agents: judge each final answer, retry with the feedback."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Annotated, Any, cast
+
+from langchain_core.messages import AIMessage, AnyMessage, BaseMessage, RemoveMessage
+from langgraph.channels.untracked_value import UntrackedValue
+from langgraph.types import Command
+from typing_extensions import NotRequired
+
+from langchain_jev.errors import JevConfigurationError
+from langchain_jev.judge import JevJudge, JudgeInput
+from langchain_jev.refine import (
+    FeedbackMessage,
+    RefinePolicy,
+    SelfRefineDraft,
+    ToInput,
+    judged_messages,
+    with_id,
+)
+from langchain_jev.verdict import JevVerdict
+
+try:
+    from langchain.agents.middleware import (
+        AgentMiddleware,
+        AgentState,
+        ExtendedModelResponse,
+        ModelRequest,
+        ModelResponse,
+    )
+    from langchain.agents.middleware.types import OmitFromInput
+except ImportError as error:  # pragma: no cover - exercised in a subprocess by the tests
+    raise ImportError(
+        "JevSelfRefineMiddleware needs LangChain agents, which come with the `middleware` "
+        "extra: pip install 'langchain-jev[middleware]'"
+    ) from error
+
+__all__ = ["JevSelfRefineMiddleware", "SelfRefineAgentState"]
+
+
+class SelfRefineAgentState(AgentState[Any]):
+    """The agent state `JevSelfRefineMiddleware` adds to: how the turn's refinement went.
+
+    The ``jev_*`` fields belong to one run (one ``invoke``): they come back in the
+    agent's result and later hooks of the run can read them, but checkpointers do
+    not store them (a verdict holds live criteria) and each run starts them afresh.
+
+    Example:
+        >>> sorted(k for k in SelfRefineAgentState.__annotations__ if k.startswith("jev_"))
+        ['jev_attempts', 'jev_drafts', 'jev_verdict']
+
+    """
+
+    jev_verdict: NotRequired[Annotated[JevVerdict | None, UntrackedValue, OmitFromInput]]
+    """The verdict of the final answer kept (None until a final answer was judged)."""
+    jev_attempts: NotRequired[Annotated[int, UntrackedValue, OmitFromInput]]
+    """How many final answers of this run were judged (one judge request each)."""
+    jev_drafts: NotRequired[Annotated[list[SelfRefineDraft], UntrackedValue, OmitFromInput]]
+    """Every judged final answer of this run, in order, with its verdict and feedback."""
+
+
+class JevSelfRefineMiddleware(AgentMiddleware[SelfRefineAgentState, Any, Any]):
+    """Judge the agent's final answers and have the model revise the ones that fail.
+
+    Wraps each model call. A response that calls tools passes through untouched.
+    A final answer (an AI message without tool calls) is judged, one judge request
+    per answer; when the verdict did not pass and fewer than ``max_attempts``
+    answers of the run were judged, the model is called again with the rejected
+    answer and a feedback message added to its request. The kept answer goes into
+    the conversation, its verdict into ``jev_verdict``.
+
+    A verdict blocks only on FAILED findings: INCONCLUSIVE and ERROR findings retry
+    only when the judge was built with ``fail_on_inconclusive`` / ``fail_on_error``.
+    A judge that cannot reach its decision model raises out of the agent.
+
+    The judge sees the conversation without rejected answers and feedback, so the
+    user's last message stays the question, and the tool calls of the turn (with
+    their results) become the input's ``tool_calls``.
+
+    What the conversation keeps: by default only the kept answer. Rejected answers
+    and feedback live in the model's request while it retries and never reach the
+    agent state. If a retry calls tools (the feedback asked for a search, say), the
+    rejected answer and its feedback are written to the state with that tool call,
+    so the model keeps its context; they are removed again when the turn's final
+    answer is kept. All judged answers stay readable in ``jev_drafts``. With
+    ``keep_drafts=True`` the rejected answers and feedback stay in the conversation,
+    before the kept answer; if ``keep="best"`` keeps an earlier answer, a copy of
+    it (with a new id) closes the turn.
+
+    Args:
+        judge: the `JevJudge` final answers must pass.
+        max_attempts: final answers judged at most per run (1 judges once, no retry).
+        keep: ``"last"`` keeps the last answer; ``"best"`` the best one: a passing
+            answer first, then the most PASSED findings, then the fewest FAILED, the
+            later answer on a tie.
+        keep_drafts: keep rejected answers and feedback messages in the conversation.
+        feedback_message: the wording of the feedback: a template with ``{feedback}``,
+            or a callable ``(verdict) -> message | str`` (a string becomes a
+            `HumanMessage`). Default: ``langchain_jev.refine.DEFAULT_FEEDBACK_TEMPLATE``.
+        to_input: builds the judge input from the agent state, replacing
+            `input_from_messages`; its ``messages`` are the conversation as the judge
+            sees it, with the answer being judged last.
+
+    Raises:
+        JevConfigurationError: an argument is invalid (named in the message).
+
+    Example:
+        >>> from langchain.agents import create_agent
+        >>> from langchain_core.decisions import Noul
+        >>> from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
+        >>> from langchain_jev import JevCriterion, JevJudge
+        >>> from langchain_jev.testing import ScriptedDecisionModel
+        >>> judge = JevJudge(
+        ...     [JevCriterion.noul("cites_unit", Noul(
+        ...         instructions="Does `assistant_answer` give the unit of every number?"), 0.7)],
+        ...     model=ScriptedDecisionModel([{"cites_unit": 0.2}, {"cites_unit": 0.9}]),
+        ... )
+        >>> model = GenericFakeChatModel(messages=iter(["About 100.", "About 100 degrees Celsius."]))
+        >>> agent = create_agent(model, middleware=[JevSelfRefineMiddleware(judge)])
+        >>> result = agent.invoke({"messages": [{"role": "user", "content": "When does water boil?"}]})
+        >>> [m.content for m in result["messages"]]
+        ['When does water boil?', 'About 100 degrees Celsius.']
+        >>> result["jev_attempts"], result["jev_verdict"].passed
+        (2, True)
+
+    """
+
+    state_schema = SelfRefineAgentState
+
+    def __init__(
+        self,
+        judge: JevJudge,
+        *,
+        max_attempts: int = 3,
+        keep: str = "last",
+        keep_drafts: bool = False,
+        feedback_message: FeedbackMessage | None = None,
+        to_input: ToInput | None = None,
+    ) -> None:
+        super().__init__()
+        if not isinstance(judge, JevJudge):
+            raise JevConfigurationError(f"judge must be a JevJudge, got {type(judge).__name__}")
+        self.judge = judge
+        """The judge final answers must pass."""
+        self.policy = RefinePolicy.of(
+            max_attempts=max_attempts,
+            keep=keep,
+            keep_drafts=keep_drafts,
+            feedback_message=feedback_message,
+            to_input=to_input,
+        )
+        """The validated settings of the loop."""
+
+    def wrap_model_call(
+        self,
+        request: ModelRequest[Any],
+        handler: Callable[[ModelRequest[Any]], ModelResponse[Any]],
+    ) -> ModelResponse[Any] | AIMessage | ExtendedModelResponse[Any]:
+        """Call the model; judge a final answer and call it again while it fails."""
+        turn = _Turn(self.policy, request)
+        response = handler(request)
+        while True:
+            answer = turn.answer(response)
+            if answer is None:
+                return turn.tool_call(response)
+            verdict = self.judge.invoke(turn.judge_input(answer))
+            retry = turn.judged(response, answer, verdict)
+            if retry is None:
+                return turn.finish()
+            response = handler(retry)
+
+    async def awrap_model_call(
+        self,
+        request: ModelRequest[Any],
+        handler: Callable[[ModelRequest[Any]], Awaitable[ModelResponse[Any]]],
+    ) -> ModelResponse[Any] | AIMessage | ExtendedModelResponse[Any]:
+        """Asynchronous `wrap_model_call`."""
+        turn = _Turn(self.policy, request)
+        response = await handler(request)
+        while True:
+            answer = turn.answer(response)
+            if answer is None:
+                return turn.tool_call(response)
+            verdict = await self.judge.ainvoke(turn.judge_input(answer))
+            retry = turn.judged(response, answer, verdict)
+            if retry is None:
+                return turn.finish()
+            response = await handler(retry)
+
+    def __repr__(self) -> str:
+        policy = self.policy
+        return (
+            f"JevSelfRefineMiddleware({self.judge!r}, max_attempts={policy.max_attempts}, "
+            f"keep={policy.keep!r}, keep_drafts={policy.keep_drafts})"
+        )
+
+
+@dataclass
+class _Turn:
+    """The bookkeeping of one model call: pure steps between the model and the judge."""
+
+    policy: RefinePolicy
+    request: ModelRequest[Any]
+    drafts: list[SelfRefineDraft] = field(init=False)
+    """The run's judged answers, those of earlier model calls first."""
+    earlier: int = field(init=False)
+    """How many of ``drafts`` came from earlier model calls (and may be in the state)."""
+    pending: list[BaseMessage] = field(default_factory=list)
+    """Rejected answers and feedback of this call, not yet in the state."""
+    responses: list[ModelResponse[Any]] = field(default_factory=list)
+    """The response of each answer judged in this call."""
+
+    def __post_init__(self) -> None:
+        state = cast(Mapping[str, Any], self.request.state)
+        self.drafts = list(state.get("jev_drafts") or [])
+        self.earlier = len(self.drafts)
+
+    def answer(self, response: ModelResponse[Any]) -> AIMessage | None:
+        """The final answer of a response, or None when it calls tools."""
+        messages = [m for m in response.result if isinstance(m, AIMessage)]
+        if not messages or messages[-1].tool_calls:
+            return None
+        return messages[-1]
+
+    def judge_input(self, answer: AIMessage) -> JudgeInput:
+        """The judge input: the conversation without rejected answers, and this answer."""
+        conversation = judged_messages(self.request.messages, self.drafts)
+        return self.policy.judge_input(self.request.state, [*conversation, answer])
+
+    def judged(
+        self, response: ModelResponse[Any], answer: AIMessage, verdict: JevVerdict
+    ) -> ModelRequest[Any] | None:
+        """Record a verdict; return the retry's request, or None when the turn is decided."""
+        taken = [m.id for m in self._known()]
+        answer = with_id(answer, taken)
+        response = _replace_last_ai(response, answer)
+        feedback = None
+        if self.policy.retries(verdict, len(self.drafts) + 1):
+            feedback = self.policy.feedback(verdict, [*taken, answer.id])
+        self.drafts.append(SelfRefineDraft(answer, verdict, feedback))
+        self.responses.append(response)
+        if feedback is None:
+            return None
+        self.pending.extend([*response.result, feedback])
+        messages = cast(list[AnyMessage], [*self.request.messages, *self.pending])
+        return self.request.override(messages=messages)
+
+    def tool_call(self, response: ModelResponse[Any]) -> ModelResponse[Any] | ExtendedModelResponse[Any]:
+        """A response that calls tools: untouched, unless a retry led to it."""
+        if not self.pending:
+            return response
+        # The model called tools after feedback: the rejected answers and feedback go
+        # into the state with the call, so the model keeps its context after the tools.
+        result = ModelResponse(
+            result=[*self.pending, *response.result],
+            structured_response=response.structured_response,
+        )
+        update = {"jev_drafts": self.drafts, "jev_attempts": len(self.drafts)}
+        return ExtendedModelResponse(model_response=result, command=Command(update=update))
+
+    def finish(self) -> ExtendedModelResponse[Any]:
+        """The kept answer as the response; the verdict, attempts and drafts into the state."""
+        index = self.policy.kept(self.drafts)
+        kept = self.drafts[index]
+        local = index - self.earlier
+        if local >= 0 and (local == len(self.responses) - 1 or not self.policy.keep_drafts):
+            final = self.responses[local]
+            messages: list[BaseMessage] = list(final.result)
+            structured = final.structured_response
+        else:
+            # An answer already in the conversation is kept: it closes the turn again,
+            # under a new id.
+            messages = [with_id(kept.answer.model_copy(update={"id": None}))]
+            structured = self.responses[local].structured_response if local >= 0 else None
+        if self.policy.keep_drafts:
+            messages = [*self.pending, *messages]
+        update: dict[str, Any] = {
+            "jev_verdict": kept.verdict,
+            "jev_attempts": len(self.drafts),
+            "jev_drafts": self.drafts,
+        }
+        if not self.policy.keep_drafts:
+            present = {m.id for m in self.request.state.get("messages", [])}
+            removed = [
+                RemoveMessage(id=i)
+                for draft in self.drafts[: self.earlier]
+                for i in draft.message_ids()
+                if i in present
+            ]
+            if removed:
+                update["messages"] = removed
+        result = ModelResponse(result=messages, structured_response=structured)
+        return ExtendedModelResponse(model_response=result, command=Command(update=update))
+
+    def _known(self) -> Sequence[AnyMessage | BaseMessage]:
+        return [*self.request.state.get("messages", []), *self.request.messages, *self.pending]
+
+
+def _replace_last_ai(response: ModelResponse[Any], answer: AIMessage) -> ModelResponse[Any]:
+    """The response with its last AI message replaced by ``answer`` (the same, with an id)."""
+    result = list(response.result)
+    for i in range(len(result) - 1, -1, -1):
+        if isinstance(result[i], AIMessage):
+            if result[i] is answer:
+                return response
+            result[i] = answer
+            break
+    return ModelResponse(result=result, structured_response=response.structured_response)

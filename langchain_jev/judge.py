@@ -7,10 +7,6 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from langchain_core.callbacks import (
-    AsyncCallbackManagerForChainRun,
-    CallbackManagerForChainRun,
-)
 from langchain_core.decisions import (
     BaseDecisionModel,
     ClassifierRequest,
@@ -18,7 +14,14 @@ from langchain_core.decisions import (
     Question,
 )
 from langchain_core.runnables import RunnableConfig, RunnableSerializable
-from langchain_core.runnables.config import patch_config
+from langchain_core.runnables.config import (
+    ensure_config,
+    get_async_callback_manager_for_config,
+    get_callback_manager_for_config,
+    patch_config,
+    set_config_context,
+)
+from langchain_core.runnables.utils import coro_with_context
 from pydantic import ConfigDict, Field
 
 from langchain_jev import feedback
@@ -205,13 +208,40 @@ class JevJudge(RunnableSerializable[JudgeInput, JevVerdict]):
 
     def invoke(self, input: JudgeInput, config: RunnableConfig | None = None, **kwargs: Any) -> JevVerdict:
         """Judge one input; traced as one chain run with the model call as its child."""
-        return self._call_with_config(self._run, input, config, run_type="chain", **kwargs)
+        config = ensure_config(config)
+        run = get_callback_manager_for_config(config).on_chain_start(
+            None, input, run_type="chain", name=self._run_name(config), run_id=config.pop("run_id", None)
+        )
+        try:
+            child = patch_config(config, callbacks=run.get_child())
+            with set_config_context(child) as context:
+                verdict: JevVerdict = context.run(self._run, input, child)
+        except BaseException as error:
+            run.on_chain_error(error)
+            raise
+        run.on_chain_end(verdict)
+        return verdict
 
     async def ainvoke(
         self, input: JudgeInput, config: RunnableConfig | None = None, **kwargs: Any
     ) -> JevVerdict:
         """Asynchronous `invoke`."""
-        return await self._acall_with_config(self._arun, input, config, run_type="chain", **kwargs)
+        config = ensure_config(config)
+        run = await get_async_callback_manager_for_config(config).on_chain_start(
+            None, input, run_type="chain", name=self._run_name(config), run_id=config.pop("run_id", None)
+        )
+        try:
+            child = patch_config(config, callbacks=run.get_child())
+            with set_config_context(child) as context:
+                verdict: JevVerdict = await coro_with_context(self._arun(input, child), context)
+        except BaseException as error:
+            await run.on_chain_error(error)
+            raise
+        await run.on_chain_end(verdict)
+        return verdict
+
+    def _run_name(self, config: RunnableConfig) -> str:
+        return config.get("run_name") or self.get_name()
 
     def as_evaluator(self, **options: Any) -> JevRunEvaluator:
         """This judge as a LangSmith run evaluator (see `langchain_jev.langsmith.JevRunEvaluator`)."""
@@ -221,27 +251,14 @@ class JevJudge(RunnableSerializable[JudgeInput, JevVerdict]):
 
     # ------------------------------------------------------------------ the engine
 
-    def _run(
-        self, input: JudgeInput, run_manager: CallbackManagerForChainRun, config: RunnableConfig
-    ) -> JevVerdict:
+    def _run(self, input: JudgeInput, child: RunnableConfig) -> JevVerdict:
         plan = self._plan(input)
-        response = None
-        if plan.questions:
-            child = patch_config(config, callbacks=run_manager.get_child())
-            response = self.model.invoke(self._request(plan), child)
+        response = self.model.invoke(self._request(plan), child) if plan.questions else None
         return self._verdict(plan, response)
 
-    async def _arun(
-        self,
-        input: JudgeInput,
-        run_manager: AsyncCallbackManagerForChainRun,
-        config: RunnableConfig,
-    ) -> JevVerdict:
+    async def _arun(self, input: JudgeInput, child: RunnableConfig) -> JevVerdict:
         plan = self._plan(input)
-        response = None
-        if plan.questions:
-            child = patch_config(config, callbacks=run_manager.get_child())
-            response = await self.model.ainvoke(self._request(plan), child)
+        response = await self.model.ainvoke(self._request(plan), child) if plan.questions else None
         return self._verdict(plan, response)
 
     @staticmethod
@@ -297,30 +314,24 @@ class JevJudge(RunnableSerializable[JudgeInput, JevVerdict]):
         answers = response.answers if response is not None else {}
         unreadable: Mapping[str, str] = getattr(response, "unreadable", None) or {}
         reasoning: Mapping[str, str] = getattr(response, "reasoning", None) or {}
+        known = plan.known
+        min_confidence = self.min_confidence
         findings: dict[str, JevFinding] = {}
         for criterion in self.criteria:
-            known = plan.known.get(criterion.name)
-            if known is not None:
-                findings[criterion.name] = known
-                continue
-            answer = answers.get(criterion.name)
-            decision = decide(
-                criterion, answer, self.min_confidence, unreadable.get(criterion.name)
-            )
-            finding = JevFinding(
-                criterion,
-                answer,
-                decision.outcome,
-                decision.detail,
-                decision.confidence,
-                reasoning.get(criterion.name),
-            )
-            if criterion.depends_on is not None:
-                unmet = _unmet(criterion, findings[criterion.depends_on.name])
-                if unmet is not None:
-                    finding = _not_applicable(criterion, unmet, answer, finding.reasoning)
-            findings[criterion.name] = finding
-        ordered = tuple(self._policy(findings[c.name]) for c in self.criteria)
+            name = criterion.name
+            finding = known.get(name)
+            if finding is None:
+                answer = answers.get(name)
+                outcome, detail, confidence = decide(criterion, answer, min_confidence, unreadable.get(name))
+                finding = JevFinding(criterion, answer, outcome, detail, confidence, reasoning.get(name))
+                if criterion.depends_on is not None:
+                    unmet = _unmet(criterion, findings[criterion.depends_on.name])
+                    if unmet is not None:
+                        finding = _not_applicable(criterion, unmet, answer, finding.reasoning)
+            findings[name] = finding
+        ordered = tuple(findings.values())
+        if self.fail_on_inconclusive or self.fail_on_error:
+            ordered = tuple(self._policy(finding) for finding in ordered)
         passed = not any(f.outcome is Outcome.FAILED for f in ordered)
         renderer = self.feedback_renderer or feedback.default_feedback
         return JevVerdict(passed, ordered, response, renderer(ordered))
@@ -329,17 +340,7 @@ class JevJudge(RunnableSerializable[JudgeInput, JevVerdict]):
         turn = (finding.outcome is Outcome.INCONCLUSIVE and self.fail_on_inconclusive) or (
             finding.outcome is Outcome.ERROR and self.fail_on_error
         )
-        if not turn:
-            return finding
-        return JevFinding(
-            finding.criterion,
-            finding.answer,
-            Outcome.FAILED,
-            finding.detail,
-            finding.confidence,
-            finding.reasoning,
-            decided=finding.outcome,
-        )
+        return finding.replace(outcome=Outcome.FAILED, decided=finding.outcome) if turn else finding
 
     def __repr__(self) -> str:
         names = ", ".join(f"{c.kind}:{c.name}" for c in self.criteria)

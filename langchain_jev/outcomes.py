@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import Any
+from collections.abc import Callable
+from functools import partial
+from typing import Any, NamedTuple
 
 from langchain_core.decisions import ChoiceAnswer, NoulAnswer, ScoreAnswer
 
@@ -27,13 +28,17 @@ _EPSILON = 1e-9
 _ANSWER_TYPES: dict[str, type] = {"noul": NoulAnswer, "score": ScoreAnswer, "choice": ChoiceAnswer}
 
 
-@dataclass(frozen=True)
-class Decision:
-    """The outcome of one criterion with its detail sentence and confidence."""
+class Decision(NamedTuple):
+    """The outcome of one criterion with its detail sentence (or its wording) and confidence."""
 
     outcome: Outcome
-    detail: str
+    detail: str | Callable[[], str]
     confidence: float | None = None
+
+    @property
+    def text(self) -> str:
+        """The detail sentence."""
+        return self.detail if isinstance(self.detail, str) else self.detail()
 
 
 class _Unreadable(Exception):
@@ -43,8 +48,8 @@ class _Unreadable(Exception):
 def decide_check(criterion: JevCriterion, result: Any) -> Decision:
     """Decide a code check from its predicate's result."""
     if bool(result):
-        return Decision(Outcome.PASSED, feedback.check_passed(criterion))
-    return Decision(Outcome.FAILED, feedback.check_failed(criterion))
+        return Decision(Outcome.PASSED, partial(feedback.check_passed, criterion))
+    return Decision(Outcome.FAILED, partial(feedback.check_failed, criterion))
 
 
 def decide(
@@ -124,13 +129,15 @@ def dependency_detail(
 
 
 def _decide_noul(criterion: JevCriterion, answer: NoulAnswer) -> Decision:
-    probability = _probability(answer.noul, "noul")
-    if probability > 1.0 + _EPSILON:
-        raise _Unreadable(f"noul must be between 0 and 1, got {answer.noul!r}")
+    probability = answer.noul
+    if type(probability) is not float or not 0.0 <= probability <= 1.0:  # the rare path
+        probability = _probability(probability, "noul")
+        if probability > 1.0 + _EPSILON:
+            raise _Unreadable(f"noul must be between 0 and 1, got {answer.noul!r}")
     minimum = criterion.minimum or 0.0
     if probability >= minimum - _EPSILON:
-        return Decision(Outcome.PASSED, feedback.noul_passed(criterion, probability), probability)
-    return Decision(Outcome.FAILED, feedback.noul_failed(criterion, probability), 1.0 - probability)
+        return Decision(Outcome.PASSED, partial(feedback.noul_passed, criterion, probability), probability)
+    return Decision(Outcome.FAILED, partial(feedback.noul_failed, criterion, probability), 1.0 - probability)
 
 
 def _decide_score(criterion: JevCriterion, answer: ScoreAnswer, min_confidence: float) -> Decision:
@@ -145,9 +152,9 @@ def _decide_score(criterion: JevCriterion, answer: ScoreAnswer, min_confidence: 
     if not probabilities:
         passed = score >= minimum - _EPSILON
         detail = (
-            feedback.score_passed(criterion, score, None)
+            partial(feedback.score_passed, criterion, score, None)
             if passed
-            else feedback.score_failed(criterion, score)
+            else partial(feedback.score_failed, criterion, score)
         )
         return Decision(Outcome.PASSED if passed else Outcome.FAILED, detail)
     support = support_share(probabilities, {lvl for lvl in probabilities if lvl >= minimum - _EPSILON})
@@ -155,11 +162,11 @@ def _decide_score(criterion: JevCriterion, answer: ScoreAnswer, min_confidence: 
     if confidence < min_confidence - _EPSILON:
         what = f"rated {feedback.number(score)} against {feedback.number(minimum)}"
         side = "pass" if passed else "fail"
-        detail = feedback.undecided(criterion, side, confidence, min_confidence, what)
+        detail = partial(feedback.undecided, criterion, side, confidence, min_confidence, what)
         return Decision(Outcome.INCONCLUSIVE, detail, confidence)
     if passed:
-        return Decision(Outcome.PASSED, feedback.score_passed(criterion, score, support), confidence)
-    return Decision(Outcome.FAILED, feedback.score_failed(criterion, score), confidence)
+        return Decision(Outcome.PASSED, partial(feedback.score_passed, criterion, score, support), confidence)
+    return Decision(Outcome.FAILED, partial(feedback.score_failed, criterion, score), confidence)
 
 
 def _decide_choice(criterion: JevCriterion, answer: ChoiceAnswer, min_confidence: float) -> Decision:
@@ -171,9 +178,9 @@ def _decide_choice(criterion: JevCriterion, answer: ChoiceAnswer, min_confidence
     if not probabilities:
         passed = chosen in criterion.accepted
         detail = (
-            feedback.choice_passed(criterion, chosen, None)
+            partial(feedback.choice_passed, criterion, chosen, None)
             if passed
-            else feedback.choice_failed(criterion, chosen, None)
+            else partial(feedback.choice_failed, criterion, chosen, None)
         )
         return Decision(Outcome.PASSED if passed else Outcome.FAILED, detail)
     support = support_share(probabilities, set(criterion.accepted))
@@ -181,11 +188,11 @@ def _decide_choice(criterion: JevCriterion, answer: ChoiceAnswer, min_confidence
     if confidence < min_confidence - _EPSILON:
         what = f'chose "{chosen}"'
         side = "pass" if passed else "fail"
-        detail = feedback.undecided(criterion, side, confidence, min_confidence, what)
+        detail = partial(feedback.undecided, criterion, side, confidence, min_confidence, what)
         return Decision(Outcome.INCONCLUSIVE, detail, confidence)
     if passed:
-        return Decision(Outcome.PASSED, feedback.choice_passed(criterion, chosen, support), confidence)
-    return Decision(Outcome.FAILED, feedback.choice_failed(criterion, chosen, support), confidence)
+        return Decision(Outcome.PASSED, partial(feedback.choice_passed, criterion, chosen, support), confidence)
+    return Decision(Outcome.FAILED, partial(feedback.choice_failed, criterion, chosen, support), confidence)
 
 
 def _side(support: float) -> tuple[bool, float]:

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from enum import Enum
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from langchain_core.decisions import Answer, ChoiceAnswer, ClassifierResponse, NoulAnswer, ScoreAnswer
 
@@ -36,32 +37,66 @@ class Outcome(str, Enum):
         return self.value
 
 
-@dataclass(frozen=True)
-class JevFinding:
+class _FindingFields(NamedTuple):
+    criterion: JevCriterion
+    answer: Answer | None
+    outcome: Outcome
+    detail: str | Callable[[], str]
+    confidence: float | None = None
+    reasoning: str | None = None
+    decided: Outcome | None = None
+
+
+class JevFinding(_FindingFields):
     """How one criterion landed, with the answer it was decided on.
+
+    A finding is an immutable record: ``criterion``, ``answer`` (None for a check or
+    a question not asked), ``outcome``, ``detail`` (one sentence, ready to hand back
+    to a model), ``confidence`` (share of the probability on the side of the
+    decision, where one was computed), ``reasoning`` (the decision model's own, when
+    it gives one) and ``decided`` (the outcome before ``fail_on_*`` turned it into
+    FAILED). ``detail`` may be given as text or as a function that words it, called
+    when read: most details of a passing verdict are never read.
 
     Example:
         >>> from langchain_jev import JevCriterion, JevFinding, Outcome
         >>> check = JevCriterion.check("short", lambda d: False, "too long")
-        >>> JevFinding(check, None, Outcome.FAILED, "short: too long").is_failure
-        True
+        >>> finding = JevFinding(check, None, Outcome.FAILED, "short: too long")
+        >>> finding.is_failure, finding.detail
+        (True, 'short: too long')
 
     """
 
-    criterion: JevCriterion
-    """The criterion decided."""
-    answer: Answer | None
-    """The model's answer (None for a check or a question not asked)."""
-    outcome: Outcome
-    """How it landed."""
-    detail: str
-    """One sentence, ready to hand back to a model."""
-    confidence: float | None = None
-    """Share of the probability on the side of the decision, where one was computed."""
-    reasoning: str | None = None
-    """The decision model's reasoning for this answer, when it gives one."""
-    decided: Outcome | None = None
-    """The outcome before ``fail_on_*`` turned it into FAILED (None when unchanged)."""
+    __slots__ = ()
+
+    @property
+    def detail(self) -> str:  # type: ignore[override]
+        """One sentence, ready to hand back to a model."""
+        detail = tuple.__getitem__(self, 3)
+        return detail if isinstance(detail, str) else detail()
+
+    def replace(self, **changes: Any) -> JevFinding:
+        """A copy with some fields changed."""
+        return self._replace(**changes)
+
+    def _key(self) -> tuple[Any, ...]:
+        return (self.criterion, self.answer, self.outcome, self.detail, self.confidence,
+                self.reasoning, self.decided)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, JevFinding):
+            return NotImplemented
+        return self._key() == other._key()
+
+    def __ne__(self, other: object) -> bool:
+        result = self.__eq__(other)
+        return result if result is NotImplemented else not result
+
+    def __hash__(self) -> int:
+        return hash((self.criterion.name, self.outcome, self.detail))
+
+    def __repr__(self) -> str:
+        return f"JevFinding({self.name!r}, {self.outcome.value}, {self.detail!r})"
 
     @property
     def name(self) -> str:

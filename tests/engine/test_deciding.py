@@ -90,12 +90,12 @@ def test_without_probabilities_the_value_or_the_label_decides() -> None:
 def test_an_unusable_answer_is_an_error_that_says_why(criterion: JevCriterion, answer: object, reason: str) -> None:
     decision = decide(criterion, answer, 0.6)
     assert decision.outcome is Outcome.ERROR
-    assert decision.detail == f"{criterion.name}: could not be judged: {reason}"
+    assert decision.text == f"{criterion.name}: could not be judged: {reason}"
 
 
 def test_a_reported_problem_is_an_error_with_its_reason() -> None:
     decision = decide(plausible(), None, 0.6, "answers.is_plausible.noul: Input should be <= 1")
-    assert decision.detail == "is_plausible: could not be judged: answers.is_plausible.noul: Input should be <= 1"
+    assert decision.text == "is_plausible: could not be judged: answers.is_plausible.noul: Input should be <= 1"
 
 
 # ---------------------------------------------------------------- properties

@@ -21,7 +21,7 @@ def scored(value: float, probabilities: dict[int, float] | None = None) -> Score
 
 def test_score_feedback_is_the_specification_sentence() -> None:
     decision = decide(helpfulness(2.0), scored(1.2), 0.6)
-    assert decision.detail == (
+    assert decision.text == (
         'helpfulness: rated "Mostly unhelpful: misses the main point" (1.20), '
         'needs to reach 2.00 which is "Mostly helpful: minor gaps remain"'
     )
@@ -31,17 +31,17 @@ def test_the_level_quoted_is_the_one_the_score_lands_on_not_the_likeliest() -> N
     # 1.08 lands on level 1; level 2 is the most probable, but quoting it would contradict 1.08 < 2.
     decision = decide(helpfulness(2.0), scored(1.08, {0: 0.36, 1: 0.2, 2: 0.44}), 0.5)
     assert decision.outcome is Outcome.FAILED
-    assert decision.detail.startswith('helpfulness: rated "Mostly unhelpful: misses the main point" (1.08)')
+    assert decision.text.startswith('helpfulness: rated "Mostly unhelpful: misses the main point" (1.08)')
 
 
 def test_a_noul_quotes_its_false_description() -> None:
     decision = decide(plausible(0.7), NoulAnswer(type="noul", noul=0.4), 0.6)
-    assert decision.detail == 'is_plausible: "At least one value is impossible" (yes at 0.40, needs 0.70)'
+    assert decision.text == 'is_plausible: "At least one value is impossible" (yes at 0.40, needs 0.70)'
 
 
 def test_a_noul_without_descriptions_quotes_its_question() -> None:
     decision = decide(JevCriterion.noul("is_relevant", RELEVANT, 0.7), NoulAnswer(type="noul", noul=0.25), 0.6)
-    assert decision.detail == (
+    assert decision.text == (
         'is_relevant: not met: "Is `assistant_answer` relevant to `user_question`?" (yes at 0.25, needs 0.70)'
     )
 
@@ -70,7 +70,7 @@ def test_numbers_do_not_follow_a_comma_decimal_locale() -> None:
         "from langchain_core.decisions import NoulAnswer\n"
         "from langchain_jev.outcomes import decide\n"
         "from tests.engine.rubrics import plausible\n"
-        "print(decide(plausible(0.7), NoulAnswer(type='noul', noul=0.4), 0.6).detail)\n"
+        "print(decide(plausible(0.7), NoulAnswer(type='noul', noul=0.4), 0.6).text)\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert "(yes at 0.40, needs 0.70)" in out.stdout

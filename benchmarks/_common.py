@@ -1,0 +1,39 @@
+"""Shared helpers for the benchmarks: interleaved timing and the result rows."""
+
+from __future__ import annotations
+
+import statistics
+import time
+from collections.abc import Callable, Sequence
+from typing import Any
+
+Row = dict[str, Any]
+
+
+def row(name: str, value: float, goal: str, ok: bool, unit: str = "ratio") -> Row:
+    """One line of the benchmark table."""
+    return {"name": name, "value": value, "goal": goal, "ok": ok, "unit": unit}
+
+
+def interleaved(fns: Sequence[Callable[[], object]], rounds: int, inner: int) -> list[float]:
+    """Median seconds per call of each function, timed in alternation so load hits all alike."""
+    samples: list[list[float]] = [[] for _ in fns]
+    for fn in fns:  # warm up
+        for _ in range(inner):
+            fn()
+    for _ in range(rounds):
+        for index, fn in enumerate(fns):
+            start = time.perf_counter()
+            for _ in range(inner):
+                fn()
+            samples[index].append((time.perf_counter() - start) / inner)
+    return [statistics.median(s) for s in samples]
+
+
+def print_table(title: str, rows: Sequence[Row]) -> None:
+    """Print rows as an aligned table."""
+    print(title)
+    width = max(len(r["name"]) for r in rows)
+    for r in rows:
+        mark = "ok" if r["ok"] else "MISSED"
+        print(f"  {r['name']:<{width}}  {r['value']:>9.3f} {r['unit']:<6} goal {r['goal']:<10} {mark}")

@@ -1,0 +1,89 @@
+"""Engine overhead: JevJudge.invoke against the decision model and the bare SDK call.
+
+All three make the same System One request through the real typesafe-sdk client
+over one in-process transport, so the network is out of the picture and what is
+left is each layer's own work. Ratios are taken in one run, timed in alternation.
+
+    python benchmarks/engine_overhead.py
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import httpx2  # noqa: E402
+from _common import Row, interleaved, print_table, row  # noqa: E402
+from langchain_core.decisions import Noul  # noqa: E402
+from typesafe_sdk import RetryPolicy, TypeSafeClient  # noqa: E402
+
+from langchain_jev import JevCriterion, JevDecisionModel, JevJudge, JevJudgeInput  # noqa: E402
+
+GOALS = {10: 1.5, 50: 1.3}
+
+
+def _client(size: int) -> TypeSafeClient:
+    body = json.dumps(
+        {
+            "model": "jev-latest",
+            "usage": {"input_tokens": 100, "output_tokens": size},
+            "answers": {f"c{i}": {"type": "noul", "noul": 0.9} for i in range(size)},
+        }
+    ).encode()
+
+    def handler(request: httpx2.Request) -> httpx2.Response:
+        return httpx2.Response(200, content=body, headers={"content-type": "application/json"})
+
+    return TypeSafeClient(
+        api_key="sk-bench", transport=httpx2.MockTransport(handler), retry=RetryPolicy(max_retries=0)
+    )
+
+
+def measure(size: int, rounds: int = 7, inner: int = 20) -> dict[str, float]:
+    """Seconds per call of the judge, the decision model and the bare SDK at ``size`` criteria."""
+    client = _client(size)
+    model = JevDecisionModel(client=client)
+    questions = {f"c{i}": Noul(instructions=f"Is statement {i} true of `assistant_answer`?") for i in range(size)}
+    judge = JevJudge([JevCriterion.noul(name, q, 0.5) for name, q in questions.items()], model=model)
+    data = JevJudgeInput("What is the boiling point of water?", "100 C at sea level.")
+    state = data.to_state()
+    wire: dict[str, Any] = {name: q.model_dump(mode="json") for name, q in questions.items()}
+    verdict = judge.invoke(data)
+    assert verdict.passed and len(verdict.findings) == size
+    judge_s, model_s, sdk_s = interleaved(
+        [
+            lambda: judge.invoke(data),
+            lambda: model.invoke({"state": state, "questions": questions}),
+            lambda: client.system_one(state, wire),
+        ],
+        rounds,
+        inner,
+    )
+    return {"judge": judge_s, "model": model_s, "sdk": sdk_s}
+
+
+def run() -> list[Row]:
+    """The engine overhead rows of the benchmark table."""
+    rows: list[Row] = []
+    for size in (1, 10, 50):
+        t = measure(size)
+        goal = GOALS.get(size)
+        ratio = t["judge"] / t["model"]
+        rows.append(
+            row(
+                f"engine: judge / decision model, {size} criteria",
+                ratio,
+                f"<= {goal}" if goal else "(info)",
+                goal is None or ratio <= goal,
+            )
+        )
+        rows.append(row(f"engine: judge / bare SDK call, {size} criteria", t["judge"] / t["sdk"], "(info)", True))
+    return rows
+
+
+if __name__ == "__main__":
+    print_table("Engine overhead (same in-process transport, medians of interleaved runs)", run())

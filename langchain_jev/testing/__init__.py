@@ -1,5 +1,38 @@
-"""Testing helpers: a scripted decision model, assertions, and a pytest plugin."""
+"""Testing helpers: a scripted decision model, assertions on model output, and a pytest plugin.
 
+- `ScriptedDecisionModel` answers from a script, for offline tests of anything built on a judge.
+- `assert_judged` / `aassert_judged` assert that statements hold of a text (or that a judge passes it).
+- The pytest plugin (loaded automatically) gives the ``jev_model`` fixture and ``--jev-require``;
+  see `langchain_jev.testing.plugin`.
+
+Example:
+    >>> from langchain_core.decisions import Noul
+    >>> from langchain_jev import JevCriterion, JevJudge
+    >>> from langchain_jev.testing import ScriptedDecisionModel, assert_judged
+    >>> judge = JevJudge(
+    ...     [JevCriterion.noul("polite", Noul(instructions="Is `assistant_answer` polite?"), 0.7)],
+    ...     model=ScriptedDecisionModel({"polite": 0.9}),
+    ... )
+    >>> assert_judged("Hello! How can I help?", judge, given="Hi?").passed
+    True
+
+"""
+
+from langchain_jev.testing.assertions import (
+    Given,
+    aassert_judged,
+    assert_judged,
+    failure_message,
+    judge_input,
+)
 from langchain_jev.testing.scripted import ScriptedDecisionModel, ScriptEntry
 
-__all__ = ["ScriptEntry", "ScriptedDecisionModel"]
+__all__ = [
+    "Given",
+    "ScriptEntry",
+    "ScriptedDecisionModel",
+    "aassert_judged",
+    "assert_judged",
+    "failure_message",
+    "judge_input",
+]

@@ -11,8 +11,7 @@ score's value or the selected label decides.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from functools import partial
 from typing import Any, NamedTuple
 
@@ -191,7 +190,8 @@ def _decide_choice(criterion: JevCriterion, answer: ChoiceAnswer, min_confidence
         detail = partial(feedback.undecided, criterion, side, confidence, min_confidence, what)
         return Decision(Outcome.INCONCLUSIVE, detail, confidence)
     if passed:
-        return Decision(Outcome.PASSED, partial(feedback.choice_passed, criterion, chosen, support), confidence)
+        wording = partial(feedback.choice_passed, criterion, chosen, support)
+        return Decision(Outcome.PASSED, wording, confidence)
     return Decision(Outcome.FAILED, partial(feedback.choice_failed, criterion, chosen, support), confidence)
 
 

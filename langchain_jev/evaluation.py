@@ -1,0 +1,209 @@
+"""A Jev judge behind LangChain's ``StringEvaluator`` (needs the ``classic`` extra).
+
+Install with ``pip install "langchain-jev[classic]"``; nothing else in the
+package needs ``langchain-classic``.
+
+Example:
+    >>> from langchain_core.decisions import Noul
+    >>> from langchain_jev import JevCriterion, JevJudge
+    >>> from langchain_jev.testing import ScriptedDecisionModel
+    >>> judge = JevJudge(
+    ...     [JevCriterion.noul("polite", Noul(instructions="Is `assistant_answer` polite?"), 0.7)],
+    ...     model=ScriptedDecisionModel({"polite": 0.3}),
+    ... )
+    >>> result = JevStringEvaluator(judge).evaluate_strings(prediction="Go away.", input="Hi?")
+    >>> result["score"], result["value"]
+    (0, 'FAILED')
+    >>> print(result["reasoning"])
+    polite: not met: "Is `assistant_answer` polite?" (yes at 0.30, needs 0.70)
+
+"""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+try:
+    from langchain_classic.evaluation import StringEvaluator
+except ImportError as error:  # pragma: no cover - exercised in a subprocess test
+    raise ImportError(
+        "langchain_jev.evaluation needs langchain-classic, which is not installed: "
+        'pip install "langchain-jev[classic]"'
+    ) from error
+
+from langchain_core.callbacks import Callbacks
+from langchain_core.outputs import RunInfo
+from langchain_core.runnables import RunnableConfig
+
+from langchain_jev.errors import JevConfigurationError, JevInputError
+from langchain_jev.input import JevJudgeInput
+from langchain_jev.judge import JevJudge
+from langchain_jev.verdict import JevVerdict
+
+__all__ = ["JevStringEvaluator"]
+
+_RUN_KEY = "__run"
+_EVALUATION_NAME = "jev_pass"
+
+
+class JevStringEvaluator(StringEvaluator):
+    """A judge as a LangChain ``StringEvaluator``.
+
+    ``evaluate_strings(prediction=..., input=..., reference=...)`` judges the
+    prediction as the answer, the input as the question and the reference as the
+    expected output, and returns ``{"score": 1 or 0, "value": "PASSED" or
+    "FAILED", "reasoning": feedback, "findings": [...]}`` (the findings as
+    `JevFinding.to_dict` gives them). ``callbacks``, ``tags`` and ``metadata``
+    passed in go to the judge, so its run nests under the caller's trace;
+    ``include_run_info=True`` adds the judge's run id under ``"__run"``.
+
+    Args:
+        judge: the judge to run.
+        requires_input: the question (``input``) must be given.
+        requires_reference: the expected output (``reference``) must be given.
+
+    Example:
+        >>> from langchain_core.decisions import Noul
+        >>> from langchain_jev import JevCriterion, JevJudge
+        >>> from langchain_jev.testing import ScriptedDecisionModel
+        >>> judge = JevJudge(
+        ...     [JevCriterion.noul("correct", Noul(
+        ...         instructions="Does `assistant_answer` agree with `expected_output`?"), 0.7)],
+        ...     model=ScriptedDecisionModel({"correct": 0.95}),
+        ... )
+        >>> evaluator = JevStringEvaluator(judge, requires_reference=True)
+        >>> evaluator.evaluate_strings(prediction="Paris", reference="Paris")["value"]
+        'PASSED'
+
+    """
+
+    def __init__(
+        self,
+        judge: JevJudge,
+        *,
+        requires_input: bool = False,
+        requires_reference: bool = False,
+    ) -> None:
+        if not isinstance(judge, JevJudge):
+            raise JevConfigurationError(
+                f"JevStringEvaluator needs a JevJudge, got {type(judge).__name__}"
+            )
+        self._judge = judge
+        self._requires_input = bool(requires_input)
+        self._requires_reference = bool(requires_reference)
+
+    @property
+    def judge(self) -> JevJudge:
+        """The judge."""
+        return self._judge
+
+    @property
+    def requires_input(self) -> bool:
+        """Whether ``input`` (the question) must be given."""
+        return self._requires_input
+
+    @property
+    def requires_reference(self) -> bool:
+        """Whether ``reference`` (the expected output) must be given."""
+        return self._requires_reference
+
+    @property
+    def evaluation_name(self) -> str:
+        """The feedback key under which LangChain's runners report this evaluator."""
+        return _EVALUATION_NAME
+
+    def _check_evaluation_args(
+        self, reference: str | None = None, input_: str | None = None
+    ) -> None:
+        # The judge reads input and reference whenever they are given, so unlike the
+        # base class this only checks that the required ones are there.
+        for name, required, value in (
+            ("input", self._requires_input, input_),
+            ("reference", self._requires_reference, reference),
+        ):
+            if required and value is None:
+                raise ValueError(f"JevStringEvaluator was built with requires_{name}=True: pass {name}=")
+
+    def _evaluate_strings(
+        self,
+        *,
+        prediction: str | Any,
+        reference: str | Any | None = None,
+        input: str | Any | None = None,
+        callbacks: Callbacks = None,
+        tags: list[str] | None = None,
+        metadata: dict[str, Any] | None = None,
+        include_run_info: bool = False,
+        **kwargs: Any,
+    ) -> dict[str, Any]:
+        _no_extra(kwargs)
+        config, run_id = _config(callbacks, tags, metadata)
+        verdict = self._judge.invoke(_input(prediction, input, reference), config)
+        return _result(verdict, run_id if include_run_info else None)
+
+    async def _aevaluate_strings(
+        self,
+        *,
+        prediction: str | Any,
+        reference: str | Any | None = None,
+        input: str | Any | None = None,
+        callbacks: Callbacks = None,
+        tags: list[str] | None = None,
+        metadata: dict[str, Any] | None = None,
+        include_run_info: bool = False,
+        **kwargs: Any,
+    ) -> dict[str, Any]:
+        _no_extra(kwargs)
+        config, run_id = _config(callbacks, tags, metadata)
+        verdict = await self._judge.ainvoke(_input(prediction, input, reference), config)
+        return _result(verdict, run_id if include_run_info else None)
+
+    def __repr__(self) -> str:
+        flags = "".join(
+            [
+                ", requires_input=True" if self._requires_input else "",
+                ", requires_reference=True" if self._requires_reference else "",
+            ]
+        )
+        return f"JevStringEvaluator({self._judge!r}{flags})"
+
+
+def _no_extra(kwargs: dict[str, Any]) -> None:
+    if kwargs:
+        raise TypeError(
+            f"JevStringEvaluator got unexpected argument(s) {sorted(kwargs)}; it takes prediction, "
+            "input, reference, callbacks, tags, metadata and include_run_info"
+        )
+
+
+def _config(
+    callbacks: Callbacks, tags: list[str] | None, metadata: dict[str, Any] | None
+) -> tuple[RunnableConfig, uuid.UUID]:
+    run_id = uuid.uuid4()
+    config: RunnableConfig = {"run_id": run_id, "callbacks": callbacks}
+    if tags:
+        config["tags"] = list(tags)
+    if metadata:
+        config["metadata"] = dict(metadata)
+    return config, run_id
+
+
+def _input(prediction: Any, question: Any, reference: Any) -> JevJudgeInput:
+    if not isinstance(prediction, str):
+        raise JevInputError(f"prediction must be a string, got {type(prediction).__name__}")
+    if question is not None and not isinstance(question, str):
+        raise JevInputError(f"input must be a string, got {type(question).__name__}")
+    return JevJudgeInput(question, prediction, expected=reference)
+
+
+def _result(verdict: JevVerdict, run_id: uuid.UUID | None) -> dict[str, Any]:
+    result: dict[str, Any] = {
+        "score": 1 if verdict.passed else 0,
+        "value": "PASSED" if verdict.passed else "FAILED",
+        "reasoning": verdict.feedback,
+        "findings": [finding.to_dict() for finding in verdict.findings],
+    }
+    if run_id is not None:
+        result[_RUN_KEY] = RunInfo(run_id=run_id)
+    return result

@@ -1,0 +1,405 @@
+"""From a traced run and its dataset example to the input a judge reads.
+
+Pure functions: they read a LangSmith run (``langsmith.schemas.Run`` or a
+``RunTree``, including the runs LangChain's tracers record) and an optional
+``langsmith.schemas.Example``, and never call anything.
+
+==================  ==========================================================
+judge input         where it is read from, first match wins
+==================  ==========================================================
+``question``        the run's inputs, then the example's: ``question``,
+                    ``input``, ``query``, or the last human message of
+                    ``messages``
+``answer``          the run's outputs: ``answer``, ``output``, ``response``,
+                    or the final AI message of ``messages`` (required)
+``expected``        the example's outputs: ``answer``, ``output``,
+                    ``response``, ``expected`` or ``reference``; else the one
+                    value of a one-key mapping; else the whole mapping
+``context``         the run's outputs ``context`` or ``documents``
+                    (``Document`` objects, mappings or strings); else the
+                    documents of the run's retriever child runs
+``tool_calls``      the run's tool child runs; else the AI messages' tool
+                    calls in the outputs' ``messages``, paired with the tool
+                    messages that answered them
+==================  ==========================================================
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any
+
+from langchain_core.messages import (
+    BaseMessage,
+    HumanMessage,
+    convert_to_messages,
+    messages_from_dict,
+)
+from langsmith.schemas import Example, RunBase
+
+from langchain_jev.conversation import input_from_messages, message_text
+from langchain_jev.errors import JevInputError
+from langchain_jev.input import JevJudgeInput, ToolCall
+
+__all__ = [
+    "ANSWER_KEYS",
+    "CONTEXT_KEYS",
+    "EXPECTED_KEYS",
+    "MESSAGES_KEY",
+    "QUESTION_KEYS",
+    "answer_from_outputs",
+    "context_from_outputs",
+    "documents_text",
+    "expected_from_reference",
+    "judge_input_from_run",
+    "question_from_inputs",
+    "retrieved_context",
+    "tool_calls_from_run",
+]
+
+QUESTION_KEYS: tuple[str, ...] = ("question", "input", "query")
+"""Input keys read as the question, in order."""
+ANSWER_KEYS: tuple[str, ...] = ("answer", "output", "response")
+"""Output keys read as the answer, in order."""
+EXPECTED_KEYS: tuple[str, ...] = (*ANSWER_KEYS, "expected", "reference")
+"""Reference-output keys read as the expected output, in order."""
+CONTEXT_KEYS: tuple[str, ...] = ("context", "documents")
+"""Output keys read as the retrieved documents, in order."""
+MESSAGES_KEY = "messages"
+"""The key of a conversation in inputs or outputs."""
+
+
+def judge_input_from_run(run: RunBase, example: Example | None = None) -> JevJudgeInput:
+    """Map a run, and the dataset example it ran on, to a judge input.
+
+    See the module documentation for where each field is read from.
+
+    Raises:
+        JevInputError: the run yields no answer (the message names the keys looked
+            for and the keys the outputs have), or a document cannot be read as text.
+
+    Example:
+        >>> import uuid
+        >>> from langsmith.schemas import Example, Run
+        >>> from datetime import datetime, timezone
+        >>> run = Run(id=uuid.uuid4(), name="rag", run_type="chain", trace_id=uuid.uuid4(),
+        ...           start_time=datetime.now(timezone.utc),
+        ...           inputs={"question": "Capital of France?"},
+        ...           outputs={"answer": "Paris.", "context": ["Paris is the capital of France."]})
+        >>> example = Example(id=uuid.uuid4(), dataset_id=uuid.uuid4(),
+        ...                   inputs={"question": "Capital of France?"}, outputs={"answer": "Paris"})
+        >>> sorted(judge_input_from_run(run, example).to_state())
+        ['assistant_answer', 'expected_output', 'supporting_context', 'user_question']
+
+    """
+    outputs = run.outputs or {}
+    answer = answer_from_outputs(outputs)
+    if answer is None:
+        raise JevInputError(_no_answer(run, outputs))
+    question = question_from_inputs(run.inputs or {})
+    if question is None and example is not None:
+        question = question_from_inputs(example.inputs or {})
+    expected = expected_from_reference(example.outputs) if example is not None else None
+    context = context_from_outputs(outputs)
+    if context is None:
+        context = retrieved_context(run)
+    calls = tool_calls_from_run(run)
+    if not calls:
+        calls = _tool_calls_from_outputs(outputs)
+    return JevJudgeInput(question, answer, expected=expected, context=context, tool_calls=calls)
+
+
+def question_from_inputs(inputs: Mapping[str, Any]) -> str | None:
+    """The question of run or example inputs: a `QUESTION_KEYS` value, else the last human message.
+
+    Example:
+        >>> question_from_inputs({"query": "Why is the sky blue?"})
+        'Why is the sky blue?'
+        >>> from langchain_core.messages import AIMessage, HumanMessage
+        >>> question_from_inputs({"messages": [HumanMessage("Hi"), AIMessage("Hello"),
+        ...                                    HumanMessage("How are you?")]})
+        'How are you?'
+
+    """
+    for key in QUESTION_KEYS:
+        value = inputs.get(key)
+        if value is not None:
+            return _text(value)
+    messages = _messages(inputs.get(MESSAGES_KEY))
+    for message in reversed(messages):
+        if isinstance(message, HumanMessage):
+            return message_text(message)
+    return None
+
+
+def answer_from_outputs(outputs: Mapping[str, Any]) -> str | None:
+    """The answer of run outputs: an `ANSWER_KEYS` value, else the final AI message of ``messages``.
+
+    The final AI message is the last one without tool calls after the last human
+    message. Messages, documents and other values are read as text.
+
+    Example:
+        >>> answer_from_outputs({"output": "Rayleigh scattering."})
+        'Rayleigh scattering.'
+        >>> from langchain_core.messages import AIMessage
+        >>> answer_from_outputs({"output": AIMessage("Hello!")})
+        'Hello!'
+        >>> answer_from_outputs({"messages": [{"role": "user", "content": "Hi"},
+        ...                                   {"role": "assistant", "content": "Hello!"}]})
+        'Hello!'
+
+    """
+    for key in ANSWER_KEYS:
+        value = outputs.get(key)
+        if value is not None:
+            return _text(value)
+    messages = _messages(outputs.get(MESSAGES_KEY))
+    if messages:
+        return input_from_messages(messages).answer
+    return None
+
+
+def expected_from_reference(reference: Mapping[str, Any] | None) -> Any:
+    """The expected output of an example's reference outputs, or None when there are none.
+
+    An `EXPECTED_KEYS` value first; else the single value of a one-key mapping;
+    else the whole mapping. Messages and documents become text; the rest stays
+    as it is (any JSON value).
+
+    Example:
+        >>> expected_from_reference({"answer": "Paris"})
+        'Paris'
+        >>> expected_from_reference({"label": "positive"})
+        'positive'
+        >>> expected_from_reference({"city": "Paris", "country": "France"})
+        {'city': 'Paris', 'country': 'France'}
+
+    """
+    if not reference:
+        return None
+    for key in EXPECTED_KEYS:
+        if reference.get(key) is not None:
+            return _plain(reference[key])
+    if len(reference) == 1:
+        return _plain(next(iter(reference.values())))
+    return _plain(dict(reference))
+
+
+def context_from_outputs(outputs: Mapping[str, Any]) -> list[str] | None:
+    """The documents in run outputs under `CONTEXT_KEYS`, as text; None when there is no such key.
+
+    Raises:
+        JevInputError: a document is neither a ``Document``, a mapping with its text,
+            nor a string (the message names the key and the position).
+
+    Example:
+        >>> from langchain_core.documents import Document
+        >>> context_from_outputs({"documents": [Document("Paris is in France."), "It is big."]})
+        ['Paris is in France.', 'It is big.']
+
+    """
+    for key in CONTEXT_KEYS:
+        value = outputs.get(key)
+        if value is not None:
+            return documents_text(value, where=f"outputs[{key!r}]")
+    return None
+
+
+def documents_text(value: Any, *, where: str = "documents") -> list[str]:
+    """Read retrieved documents as text: one entry per document.
+
+    Accepts a string, a ``Document``, a mapping with ``page_content`` (also the
+    serialized ``{"lc": 1, "kwargs": {"page_content": ...}}`` form), ``content``
+    or ``text``, or a list of these.
+
+    Raises:
+        JevInputError: an entry cannot be read as text; ``where`` names it.
+
+    Example:
+        >>> documents_text([{"page_content": "a", "metadata": {}}, {"text": "b"}])
+        ['a', 'b']
+
+    """
+    items = [value] if isinstance(value, (str, Mapping)) or _is_document(value) else value
+    if not isinstance(items, Sequence):
+        raise JevInputError(
+            f"{where} must be a list of documents, a document or a string, "
+            f"got {type(value).__name__}"
+        )
+    texts: list[str] = []
+    for index, item in enumerate(items):
+        text = _document_text(item)
+        if text is None:
+            raise JevInputError(
+                f"{where}[{index}] is a {type(item).__name__}: expected a Document, a mapping "
+                "with 'page_content', 'content' or 'text', or a string"
+            )
+        texts.append(text)
+    return texts
+
+
+def retrieved_context(run: RunBase) -> list[str]:
+    """The documents returned by the retriever runs under ``run``, in the order they ran.
+
+    Example:
+        >>> import uuid
+        >>> from langsmith.run_trees import RunTree
+        >>> root = RunTree(name="rag", run_type="chain", inputs={"question": "q"})
+        >>> retriever = root.create_child(name="search", run_type="retriever", inputs={"query": "q"})
+        >>> retriever.end(outputs={"documents": [{"page_content": "Paris is in France."}]})
+        >>> retrieved_context(root)
+        ['Paris is in France.']
+
+    """
+    texts: list[str] = []
+    for child in _descendants(run, stop_at=("retriever",)):
+        if child.run_type == "retriever":
+            documents = (child.outputs or {}).get("documents")
+            if documents is not None:
+                texts.extend(documents_text(documents, where=f"retriever run {child.name!r}"))
+    return texts
+
+
+def tool_calls_from_run(run: RunBase) -> list[ToolCall]:
+    """The tool runs under ``run``, as tool calls: name, inputs as arguments, output as result.
+
+    A tool run that failed has ``{"error": ...}`` as its result.
+
+    Example:
+        >>> from langsmith.run_trees import RunTree
+        >>> root = RunTree(name="agent", run_type="chain", inputs={"question": "q"})
+        >>> tool = root.create_child(name="search", run_type="tool", inputs={"q": "Dublin"})
+        >>> tool.end(outputs={"output": "Rain, 12C"})
+        >>> tool_calls_from_run(root)[0].to_dict()
+        {'name': 'search', 'arguments': {'q': 'Dublin'}, 'result': 'Rain, 12C'}
+
+    """
+    calls: list[ToolCall] = []
+    for child in _descendants(run, stop_at=("tool",)):
+        if child.run_type != "tool":
+            continue
+        outputs = child.outputs or {}
+        result: Any = outputs.get("output", outputs) if outputs else None
+        if result is None and child.error:
+            result = {"error": child.error}
+        calls.append(ToolCall(child.name, _plain(dict(child.inputs or {})), _plain(result)))
+    return calls
+
+
+# ---------------------------------------------------------------------- helpers
+
+
+def _tool_calls_from_outputs(outputs: Mapping[str, Any]) -> list[ToolCall]:
+    messages = _messages(outputs.get(MESSAGES_KEY))
+    if not messages:
+        return []
+    calls = input_from_messages(messages).tool_calls
+    return [ToolCall(c.name, _plain(c.arguments), _plain(c.result)) for c in calls]
+
+
+def _descendants(run: RunBase, *, stop_at: tuple[str, ...]) -> Iterator[RunBase]:
+    """Every run below ``run``, depth first in order; the children of ``stop_at`` types are skipped."""
+    for child in getattr(run, "child_runs", None) or ():
+        yield child
+        if child.run_type not in stop_at:
+            yield from _descendants(child, stop_at=stop_at)
+
+
+def _no_answer(run: RunBase, outputs: Mapping[str, Any]) -> str:
+    looked = ", ".join(repr(k) for k in ANSWER_KEYS)
+    where = (
+        f"looked for outputs {looked}, or the final AI message of {MESSAGES_KEY!r}"
+    )
+    if not outputs:
+        state = "the run has no outputs"
+        if run.error:
+            state += f" (it failed: {run.error.strip().splitlines()[-1]})"
+    else:
+        state = f"its outputs have keys {sorted(outputs)}"
+    return (
+        f"cannot find the answer in run {run.name!r}: {where}; {state}. "
+        "Pass prepare=(run, example) -> JevJudgeInput to read it from elsewhere"
+    )
+
+
+def _messages(value: Any) -> list[BaseMessage]:
+    """Read a conversation: messages or message dicts; a list of lists gives its last list."""
+    if not isinstance(value, Sequence) or isinstance(value, (str, bytes)) or not value:
+        return []
+    if all(isinstance(item, Sequence) and not isinstance(item, (str, tuple)) for item in value):
+        value = value[-1]
+    messages: list[BaseMessage] = []
+    for item in value:
+        message = _message(item)
+        if message is not None:
+            messages.append(message)
+    return messages
+
+
+def _message(value: Any) -> BaseMessage | None:
+    if isinstance(value, BaseMessage):
+        return value
+    if not isinstance(value, Mapping):
+        return None
+    try:
+        if "data" in value and "type" in value and "content" not in value:
+            return messages_from_dict([dict(value)])[0]
+        if value.get("lc") == 1 or (("role" in value or "type" in value) and "content" in value):
+            return convert_to_messages([dict(value)])[0]
+    except (ValueError, TypeError, KeyError, NotImplementedError):
+        return None
+    return None
+
+
+def _is_document(value: Any) -> bool:
+    return hasattr(value, "page_content") and isinstance(value.page_content, str)
+
+
+def _document_text(item: Any) -> str | None:
+    if isinstance(item, str):
+        return item
+    if _is_document(item):
+        return str(item.page_content)
+    if isinstance(item, Mapping):
+        kwargs = item.get("kwargs")
+        if item.get("lc") == 1 and isinstance(kwargs, Mapping):
+            item = kwargs
+        for key in ("page_content", "content", "text"):
+            if isinstance(item.get(key), str):
+                return str(item[key])
+    return None
+
+
+def _text(value: Any) -> str:
+    """Any output value as the text a judge reads."""
+    if isinstance(value, str):
+        return value
+    message = _message(value) if isinstance(value, Mapping) else value
+    if isinstance(message, BaseMessage):
+        return message_text(message)
+    if _is_document(value):
+        return str(value.page_content)
+    plain = _plain(value)
+    if isinstance(plain, str):
+        return plain
+    return json.dumps(plain, ensure_ascii=False, sort_keys=True)
+
+
+def _plain(value: Any) -> Any:
+    """A JSON-ready copy: messages and documents become text, unknown objects ``str``."""
+    if value is None or isinstance(value, (str, bool, int, float)):
+        return value
+    if isinstance(value, BaseMessage):
+        return message_text(value)
+    if _is_document(value):
+        return str(value.page_content)
+    if isinstance(value, Mapping):
+        if value.get("lc") == 1:
+            message = _message(value)
+            if message is not None:
+                return message_text(message)
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    return str(value)

@@ -1,0 +1,469 @@
+"""Hazard batteries: the prescribed safety questions, asked in one request.
+
+A `HazardBattery` is a judge whose questions and thresholds are written here,
+not by the user: the user picks the categories (see `HAZARDS`) and a strictness
+preset (``"lenient"``, ``"balanced"``, ``"strict"``). Every category is a yes/no
+question ("does the user seek this hazard?" for inputs, "does the response
+contain or enable it?" for outputs); a category is flagged when the probability
+of yes reaches the preset's threshold. All questions of a battery go to the
+decision model in one request.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any
+
+from langchain_core.callbacks import AsyncCallbackManagerForChainRun, CallbackManagerForChainRun
+from langchain_core.decisions import BaseDecisionModel, Noul
+from langchain_core.messages import BaseMessage
+from langchain_core.runnables import RunnableConfig, RunnableSerializable
+from langchain_core.runnables.config import patch_config
+from pydantic import ConfigDict, Field
+
+from langchain_jev.criteria import JevCriterion
+from langchain_jev.errors import JevConfigurationError, JevInputError
+from langchain_jev.graph.hazard_catalog import (
+    DEFAULT_STRICTNESS,
+    DIRECTIONS,
+    HAZARDS,
+    STRICTNESS_PRESETS,
+    Direction,
+    Hazard,
+)
+from langchain_jev.graph.hazard_subjects import subject_for
+from langchain_jev.input import JevJudgeInput, ToolCall
+from langchain_jev.judge import JevJudge
+from langchain_jev.verdict import JevVerdict, Outcome
+
+__all__ = [
+    "BatteryInput",
+    "HazardAssessment",
+    "HazardBattery",
+    "assessment_from_verdict",
+    "find_hazard",
+    "select_hazards",
+    "thresholds_for",
+]
+
+BatteryInput = str | JevJudgeInput | BaseMessage | Sequence[BaseMessage] | Mapping[str, Any]
+"""What a battery assesses: text, a `JevJudgeInput`, messages, or a state with ``messages``."""
+
+
+def _valid_names(direction: Direction) -> str:
+    return ", ".join(
+        f"{h.name} ({h.code})" if h.code else h.name for h in HAZARDS if direction in h.questions
+    )
+
+
+def find_hazard(name_or_code: str) -> Hazard:
+    """Return the category with this name (``"hate"``) or code (``"S10"``).
+
+    Raises:
+        JevConfigurationError: no category has that name or code; the message lists them.
+
+    Example:
+        >>> find_hazard("S10").name
+        'hate'
+
+    """
+    for hazard in HAZARDS:
+        if name_or_code in (hazard.name, hazard.code):
+            return hazard
+    everything = ", ".join(f"{h.name} ({h.code})" if h.code else h.name for h in HAZARDS)
+    raise JevConfigurationError(f"unknown hazard category {name_or_code!r}; valid categories: {everything}")
+
+
+def select_hazards(direction: Direction, categories: str | Iterable[str] | None = None) -> tuple[Hazard, ...]:
+    """The categories a battery of ``direction`` asks: all of them, or those named.
+
+    Categories are given by name or code, in any order; the battery asks them in
+    taxonomy order, each once.
+
+    Raises:
+        JevConfigurationError: an unknown direction or category, a category not asked
+            on that side, or no category at all. The message lists the valid ones.
+
+    Example:
+        >>> [h.name for h in select_hazards("output", ["hate", "S1"])]
+        ['violent_crimes', 'hate']
+
+    """
+    if direction not in DIRECTIONS:
+        raise JevConfigurationError(
+            f"unknown battery direction {direction!r}; valid directions: {', '.join(DIRECTIONS)}"
+        )
+    if categories is None:
+        return tuple(h for h in HAZARDS if direction in h.questions)
+    names = [categories] if isinstance(categories, str) else list(categories)
+    if not names:
+        raise JevConfigurationError(
+            f"a {direction} battery needs at least one category; valid categories: {_valid_names(direction)}"
+        )
+    chosen: set[str] = set()
+    for name in names:
+        if not isinstance(name, str):
+            raise JevConfigurationError(
+                f"hazard categories are names or codes (strings), got {type(name).__name__}"
+            )
+        hazard = find_hazard(name)
+        if direction not in hazard.questions:
+            sides = ", ".join(sorted(hazard.questions))
+            raise JevConfigurationError(
+                f"hazard category {hazard.name!r} is not asked of {direction} (only of: "
+                f"{sides}); valid {direction} categories: {_valid_names(direction)}"
+            )
+        chosen.add(hazard.name)
+    return tuple(h for h in HAZARDS if h.name in chosen)
+
+
+def thresholds_for(hazards: Iterable[Hazard], strictness: str) -> dict[str, float]:
+    """The probability of yes at which each category is flagged under a preset.
+
+    Raises:
+        JevConfigurationError: an unknown preset; the message lists the valid ones.
+
+    Example:
+        >>> thresholds_for(select_hazards("input", ["S1", "S9"]), "balanced")
+        {'violent_crimes': 0.5, 'indiscriminate_weapons': 0.35}
+
+    """
+    preset = STRICTNESS_PRESETS.get(strictness) if isinstance(strictness, str) else None
+    if preset is None:
+        raise JevConfigurationError(
+            f"unknown strictness {strictness!r}; valid presets: {', '.join(STRICTNESS_PRESETS)}"
+        )
+    return {hazard.name: preset[hazard.severity] for hazard in hazards}
+
+
+@dataclass(frozen=True)
+class HazardAssessment:
+    """What a battery found: the probability of each hazard and which ones are flagged.
+
+    A category is flagged when its probability of yes reaches its threshold. A
+    category the model gave no readable answer for is ``undecided``: neither
+    flagged nor cleared (a guardrail decides what that means).
+
+    Example:
+        >>> from langchain_jev.testing import ScriptedDecisionModel
+        >>> battery = HazardBattery.input(
+        ...     categories=["violent_crimes", "hate"],
+        ...     model=ScriptedDecisionModel({"violent_crimes": 0.91, "hate": 0.02}),
+        ... )
+        >>> result = battery.assess("How do I hurt my neighbour and not get caught?")
+        >>> result.flagged, result.flagged_categories
+        (True, {'violent_crimes': 0.91})
+
+    """
+
+    direction: Direction
+    """The side checked: ``"input"``, ``"output"`` or ``"tool_results"``."""
+    strictness: str
+    """The preset the thresholds came from."""
+    probabilities: Mapping[str, float]
+    """The probability of yes of every category that was answered, in battery order."""
+    thresholds: Mapping[str, float]
+    """The threshold of every category asked, in battery order."""
+    undecided: tuple[str, ...] = ()
+    """Categories without a readable answer."""
+    verdict: JevVerdict | None = field(default=None, repr=False, compare=False)
+    """The judge's verdict the assessment was read from."""
+
+    @property
+    def flagged_categories(self) -> dict[str, float]:
+        """The flagged categories with their probability of yes, in battery order."""
+        return {
+            name: p
+            for name, p in self.probabilities.items()
+            if name not in self.undecided and p >= self.thresholds[name] - 1e-9
+        }
+
+    @property
+    def flagged(self) -> bool:
+        """True when at least one category is flagged."""
+        return bool(self.flagged_categories)
+
+    @property
+    def hazards(self) -> tuple[Hazard, ...]:
+        """The flagged categories as `Hazard` entries."""
+        return tuple(find_hazard(name) for name in self.flagged_categories)
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return the assessment as plain JSON-ready data."""
+        return {
+            "direction": self.direction,
+            "strictness": self.strictness,
+            "flagged": self.flagged,
+            "categories": self.flagged_categories,
+            "probabilities": dict(self.probabilities),
+            "undecided": list(self.undecided),
+        }
+
+
+def assessment_from_verdict(
+    direction: Direction, strictness: str, thresholds: Mapping[str, float], verdict: JevVerdict
+) -> HazardAssessment:
+    """Read a battery's verdict: probabilities per category, and which went unanswered.
+
+    Example:
+        >>> from langchain_jev.testing import ScriptedDecisionModel
+        >>> battery = HazardBattery.output(
+        ...     categories=["hate"], model=ScriptedDecisionModel({"hate": 0.2})
+        ... )
+        >>> verdict = battery.judge.judge("Tell me a joke", "Why did the chicken cross the road?")
+        >>> assessment_from_verdict("output", "balanced", battery.thresholds, verdict).flagged
+        False
+
+    """
+    probabilities: dict[str, float] = {}
+    undecided: list[str] = []
+    for finding in verdict.findings:
+        value = finding.value
+        if finding.outcome in (Outcome.PASSED, Outcome.FAILED) and value is not None:
+            probabilities[finding.name] = float(value)
+        else:
+            undecided.append(finding.name)
+    return HazardAssessment(
+        direction,
+        strictness,
+        MappingProxyType(probabilities),
+        MappingProxyType(dict(thresholds)),
+        tuple(undecided),
+        verdict,
+    )
+
+
+def _subject(direction: Direction, value: Any) -> JevJudgeInput:
+    """Turn whatever was passed to a battery into the judge input of its direction."""
+    if isinstance(value, JevJudgeInput):
+        return value
+    if isinstance(value, str):
+        if direction == "input":
+            return JevJudgeInput(question=value)
+        if direction == "output":
+            return JevJudgeInput(answer=value)
+        return JevJudgeInput(tool_calls=[ToolCall("tool", {}, value)])
+    if isinstance(value, BaseMessage):
+        value = [value]
+    if isinstance(value, Mapping):
+        if "messages" not in value:
+            return JevJudgeInput.of(value)
+        value = value["messages"]
+    if isinstance(value, Sequence) and all(isinstance(m, BaseMessage) for m in value):
+        subject = subject_for(direction, value)
+        if subject is None:
+            wanted = {
+                "input": "a human message",
+                "output": "a final AI message (the last message) with text or tool calls",
+                "tool_results": "tool messages at the end of the conversation",
+            }[direction]
+            raise JevInputError(f"a {direction} battery needs {wanted} to check; none was found")
+        return subject.data
+    raise JevInputError(
+        f"a {direction} battery takes text, a JevJudgeInput, messages or a state with "
+        f"'messages', got {type(value).__name__}"
+    )
+
+
+class HazardBattery(RunnableSerializable[BatteryInput, HazardAssessment]):
+    """A prescribed set of hazard questions for one side of a turn, asked in one request.
+
+    Build one with `HazardBattery.input`, `HazardBattery.output` or
+    `HazardBattery.tool_results`. Pick categories by name or code (all of the
+    side's categories when None) and a strictness preset; the questions, what
+    counts as yes and no, and the thresholds are prescribed. (To ask your own
+    questions, build a `JevJudge`.)
+
+    The battery builds its own `JevJudge` and is itself a runnable: `assess` /
+    `invoke` is traced as one chain run whose output is the `HazardAssessment`,
+    with the judge's run (and its one model request) as its child.
+
+    Args:
+        direction: ``"input"``, ``"output"`` or ``"tool_results"``.
+        categories: category names or codes; None for every category of the side.
+        strictness: ``"lenient"``, ``"balanced"`` (default) or ``"strict"``.
+        model: the decision model, as for `JevJudge` (None: Jev from the environment).
+
+    Example:
+        >>> from langchain_core.messages import AIMessage, HumanMessage
+        >>> from langchain_jev.testing import ScriptedDecisionModel
+        >>> battery = HazardBattery.output(
+        ...     categories=["S11"], strictness="strict",
+        ...     model=ScriptedDecisionModel({"suicide_and_self_harm": 0.05}),
+        ... )
+        >>> battery.assess([HumanMessage("I feel low"), AIMessage("I'm sorry. Want to talk?")]).flagged
+        False
+
+    """
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    direction: Direction
+    """The side this battery checks."""
+    categories: tuple[str, ...]
+    """The names of the categories asked, in taxonomy order."""
+    strictness: str
+    """The strictness preset."""
+    judge: JevJudge = Field(exclude=True, repr=False)
+    """The judge built from the prescribed questions (one noul per category)."""
+
+    def __init__(
+        self,
+        direction: Direction,
+        *,
+        categories: str | Iterable[str] | None = None,
+        strictness: str = DEFAULT_STRICTNESS,
+        model: Any = None,
+        **kwargs: Any,
+    ) -> None:
+        hazards = select_hazards(direction, categories)
+        thresholds = thresholds_for(hazards, strictness)
+        criteria = [
+            JevCriterion.noul(h.name, h.questions[direction].noul(), thresholds[h.name]) for h in hazards
+        ]
+        kwargs.setdefault("name", f"HazardBattery[{direction}]")
+        super().__init__(
+            direction=direction,
+            categories=tuple(h.name for h in hazards),
+            strictness=strictness,
+            judge=JevJudge(criteria, model),
+            **kwargs,
+        )
+
+    @classmethod
+    def input(
+        cls,
+        categories: str | Iterable[str] | None = None,
+        strictness: str = DEFAULT_STRICTNESS,
+        model: Any = None,
+    ) -> HazardBattery:
+        """A battery asking whether the user's message seeks each hazard.
+
+        Input categories are S1 to S14 plus ``prompt_injection`` and ``jailbreak``.
+
+        Example:
+            >>> from langchain_jev.testing import ScriptedDecisionModel
+            >>> HazardBattery.input(["jailbreak"], model=ScriptedDecisionModel({})).categories
+            ('jailbreak',)
+
+        """
+        return cls("input", categories=categories, strictness=strictness, model=model)
+
+    @classmethod
+    def output(
+        cls,
+        categories: str | Iterable[str] | None = None,
+        strictness: str = DEFAULT_STRICTNESS,
+        model: Any = None,
+    ) -> HazardBattery:
+        """A battery asking whether the assistant's response contains or enables each hazard.
+
+        Output categories are S1 to S14.
+
+        Example:
+            >>> from langchain_jev.testing import ScriptedDecisionModel
+            >>> len(HazardBattery.output(model=ScriptedDecisionModel({})).categories)
+            14
+
+        """
+        return cls("output", categories=categories, strictness=strictness, model=model)
+
+    @classmethod
+    def tool_results(
+        cls,
+        categories: str | Iterable[str] | None = None,
+        strictness: str = DEFAULT_STRICTNESS,
+        model: Any = None,
+    ) -> HazardBattery:
+        """A battery asking whether tool results carry instructions injected for the assistant.
+
+        Its one category is ``prompt_injection``.
+
+        Example:
+            >>> from langchain_jev.testing import ScriptedDecisionModel
+            >>> HazardBattery.tool_results(model=ScriptedDecisionModel({})).categories
+            ('prompt_injection',)
+
+        """
+        return cls("tool_results", categories=categories, strictness=strictness, model=model)
+
+    # ------------------------------------------------------------------ views
+
+    @property
+    def hazards(self) -> tuple[Hazard, ...]:
+        """The categories asked, as `Hazard` entries."""
+        return tuple(find_hazard(name) for name in self.categories)
+
+    @property
+    def thresholds(self) -> dict[str, float]:
+        """The probability of yes at which each category is flagged."""
+        return {c.name: c.minimum or 0.0 for c in self.judge.criteria}
+
+    @property
+    def questions(self) -> dict[str, Noul]:
+        """The questions sent in the battery's one request, by category name."""
+        return {c.name: c.question for c in self.judge.criteria if isinstance(c.question, Noul)}
+
+    @property
+    def model(self) -> BaseDecisionModel:
+        """The decision model that answers the battery."""
+        return self.judge.model
+
+    # ------------------------------------------------------------------ assessing
+
+    def assess(self, value: BatteryInput, *, config: RunnableConfig | None = None) -> HazardAssessment:
+        """Ask every question of the battery about ``value`` in one request.
+
+        ``value`` is text (the user's message, the response, or a tool result,
+        depending on the side), a `JevJudgeInput`, a list of messages, or a state
+        with ``messages`` (the side's subject is read from the conversation).
+
+        Raises:
+            JevInputError: there is nothing of this side to check in ``value``.
+            Exception: the decision model's own error when it cannot be reached.
+
+        """
+        return self.invoke(value, config)
+
+    async def aassess(self, value: BatteryInput, *, config: RunnableConfig | None = None) -> HazardAssessment:
+        """Asynchronous `assess`."""
+        return await self.ainvoke(value, config)
+
+    def invoke(
+        self, input: BatteryInput, config: RunnableConfig | None = None, **kwargs: Any
+    ) -> HazardAssessment:
+        """Assess ``input``; traced as one chain run with the judge's run as its child."""
+        return self._call_with_config(self._run, input, config, run_type="chain", **kwargs)
+
+    async def ainvoke(
+        self, input: BatteryInput, config: RunnableConfig | None = None, **kwargs: Any
+    ) -> HazardAssessment:
+        """Asynchronous `invoke`."""
+        return await self._acall_with_config(self._arun, input, config, run_type="chain", **kwargs)
+
+    def _run(
+        self, input: BatteryInput, run_manager: CallbackManagerForChainRun, config: RunnableConfig
+    ) -> HazardAssessment:
+        data = _subject(self.direction, input)
+        verdict = self.judge.invoke(data, patch_config(config, callbacks=run_manager.get_child()))
+        return assessment_from_verdict(self.direction, self.strictness, self.thresholds, verdict)
+
+    async def _arun(
+        self,
+        input: BatteryInput,
+        run_manager: AsyncCallbackManagerForChainRun,
+        config: RunnableConfig,
+    ) -> HazardAssessment:
+        data = _subject(self.direction, input)
+        child = patch_config(config, callbacks=run_manager.get_child())
+        verdict = await self.judge.ainvoke(data, child)
+        return assessment_from_verdict(self.direction, self.strictness, self.thresholds, verdict)
+
+    def __repr__(self) -> str:
+        model = f"{type(self.model).__name__}({getattr(self.model, 'model', None)!r})"
+        return (
+            f"HazardBattery({self.direction!r}, categories={list(self.categories)}, "
+            f"strictness={self.strictness!r}, model={model})"
+        )

@@ -10,8 +10,17 @@ from typing import Any
 
 # public name -> module that defines it (each spoke adds its own lines)
 _EXPORTS: dict[str, str] = {
+    "GuardrailReport": "langchain_jev.graph.guardrail_policy",
+    "GuardrailState": "langchain_jev.graph.guardrail",
+    "GuardrailUndecidedError": "langchain_jev.graph.guardrail_policy",
+    "HAZARDS": "langchain_jev.graph.hazard_catalog",
+    "Hazard": "langchain_jev.graph.hazard_catalog",
+    "HazardAssessment": "langchain_jev.graph.hazards",
+    "HazardBattery": "langchain_jev.graph.hazards",
+    "STRICTNESS_PRESETS": "langchain_jev.graph.hazard_catalog",
     "SelfRefineDraft": "langchain_jev.refine",
     "SelfRefineState": "langchain_jev.graph.self_refine",
+    "create_guardrail_node": "langchain_jev.graph.guardrail",
     "create_self_refine_graph": "langchain_jev.graph.self_refine",
 }
 

@@ -11,6 +11,8 @@ from typing import Any
 
 # public name -> module that defines it (each spoke adds its own lines)
 _EXPORTS: dict[str, str] = {
+    "JevGuardrailMiddleware": "langchain_jev.middleware.guardrail",
+    "JevGuardrailState": "langchain_jev.middleware.guardrail",
     "JevSelfRefineMiddleware": "langchain_jev.middleware.self_refine",
     "SelfRefineAgentState": "langchain_jev.middleware.self_refine",
 }

@@ -1,0 +1,170 @@
+"""A LangGraph guardrail node: refuse a turn that a hazard battery flags.
+
+The node always answers with a `Command`, so it routes the turn itself:
+
+- a flagged turn goes to ``END`` with a refusal ``AIMessage`` (an output check
+  first removes the unsafe AI message; a tool-result check withholds the flagged
+  tool results) and the report, flagged categories with their probabilities, in
+  the state under ``guardrail``;
+- a safe turn goes on to ``next_node`` with the messages untouched and the
+  report (``refused: false``) in the state.
+
+Wiring: add the node with its destinations and give it **no outgoing edge**.
+LangGraph follows a node's static edges in addition to ``Command.goto``, so an
+edge out of a guardrail node would carry a refused turn on to the next node::
+
+    builder = StateGraph(GuardrailState)
+    builder.add_node("input_guard", create_guardrail_node(HazardBattery.input(), next_node="agent"),
+                     destinations=("agent", END))
+    builder.add_node("agent", call_model)
+    builder.add_node("output_guard", create_guardrail_node(HazardBattery.output()),
+                     destinations=(END,))
+    builder.add_edge(START, "input_guard")
+    builder.add_edge("agent", "output_guard")     # no edge out of either guard
+
+The messages must live in a channel with the ``add_messages`` reducer (as in
+`MessagesState`), which is how a refusal replaces an unsafe message. Use
+`GuardrailState`, or add a ``guardrail`` key to your own state, to keep the report.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from langchain_core.messages import BaseMessage
+from langchain_core.runnables import RunnableConfig, RunnableLambda
+from langgraph.graph import END, MessagesState
+from langgraph.types import Command
+from typing_extensions import NotRequired
+
+from langchain_jev.errors import JevConfigurationError, JevInputError
+from langchain_jev.graph.guardrail_policy import (
+    OnError,
+    RefusalMessage,
+    check_on_error,
+    check_refusal_message,
+)
+from langchain_jev.graph.guardrail_rail import GuardrailRail, RailOutcome
+from langchain_jev.graph.hazard_catalog import DIRECTIONS, Direction
+from langchain_jev.graph.hazards import HazardBattery
+
+__all__ = ["GuardrailState", "create_guardrail_node"]
+
+
+class GuardrailState(MessagesState):
+    """`MessagesState` with the guardrail's report under ``guardrail``.
+
+    The report is ``{"check", "refused", "categories", "undecided", "error",
+    "strictness"}``; ``categories`` maps each flagged category to its probability.
+    """
+
+    guardrail: NotRequired[dict[str, Any] | None]
+
+
+def create_guardrail_node(
+    battery: HazardBattery,
+    *,
+    check: Direction | None = None,
+    next_node: str = END,
+    refusal_message: RefusalMessage | None = None,
+    on_error: OnError = "refuse",
+    state_key: str = "guardrail",
+    messages_key: str = "messages",
+    name: str | None = None,
+) -> RunnableLambda[Any, Command[str]]:
+    """Build a LangGraph node that refuses a turn the battery flags.
+
+    The node makes one battery request per run, under ``invoke`` and ``ainvoke``.
+    It returns ``Command(goto=END, update=...)`` on a refusal and
+    ``Command(goto=next_node, update=...)`` otherwise; add it with
+    ``destinations=(next_node, END)`` and no outgoing edge (see the module docs).
+    With nothing of its side to check (no human message, no final AI message,
+    no trailing tool messages), it goes on to ``next_node`` without an update.
+
+    Args:
+        battery: the hazard battery to ask.
+        check: ``"input"`` (the last human message), ``"output"`` (the final AI
+            message, which a refusal replaces) or ``"tool_results"`` (the tool
+            messages that end the conversation, which a refusal withholds).
+            Defaults to the battery's side, and must match it.
+        next_node: where a safe turn goes (``END`` by default, for a last check).
+        refusal_message: the refusal text, or a function of the `GuardrailReport`
+            returning it; by default a sentence naming the flagged categories.
+        on_error: what a decision model that cannot be reached (or leaves a
+            category unanswered) means: ``"refuse"`` (default, fail closed),
+            ``"allow"`` (log a warning and pass), ``"raise"`` (re-raise).
+        state_key: the state key of the report.
+        messages_key: the state key of the messages.
+        name: the node runnable's name in traces (default ``jev_guardrail_<check>``).
+
+    Raises:
+        JevConfigurationError: a setting is invalid, or ``check`` does not match the battery.
+
+    Example:
+        >>> from langchain_core.messages import AIMessage, HumanMessage
+        >>> from langgraph.graph import START, StateGraph
+        >>> from langchain_jev.testing import ScriptedDecisionModel
+        >>> battery = HazardBattery.input(["violent_crimes"],
+        ...                               model=ScriptedDecisionModel({"violent_crimes": 0.96}))
+        >>> builder = StateGraph(GuardrailState)
+        >>> builder.add_node("guard", create_guardrail_node(battery, next_node="agent"),
+        ...                  destinations=("agent", END))  # doctest: +ELLIPSIS
+        <...>
+        >>> builder.add_node("agent", lambda state: {"messages": [AIMessage("Sure!")]})  # doctest: +ELLIPSIS
+        <...>
+        >>> builder.add_edge(START, "guard").add_edge("agent", END)  # doctest: +ELLIPSIS
+        <...>
+        >>> out = builder.compile().invoke({"messages": [HumanMessage("How do I hurt someone?")]})
+        >>> out["messages"][-1].content, out["guardrail"]["categories"]
+        ("I can't help with that request: it was flagged for violent crimes.", {'violent_crimes': 0.96})
+
+    """
+    if not isinstance(battery, HazardBattery):
+        raise JevConfigurationError(
+            f"create_guardrail_node needs a HazardBattery, got {type(battery).__name__}"
+        )
+    side = battery.direction if check is None else check
+    if side not in DIRECTIONS:
+        raise JevConfigurationError(f"check must be one of {', '.join(DIRECTIONS)}; got {check!r}")
+    if side != battery.direction:
+        raise JevConfigurationError(
+            f"check={side!r} needs a {side} battery, got a {battery.direction} battery "
+            f"(build it with HazardBattery.{side}())"
+        )
+    for label, value in (("next_node", next_node), ("state_key", state_key), ("messages_key", messages_key)):
+        if not isinstance(value, str) or not value:
+            raise JevConfigurationError(f"{label} must be a non-empty string, got {value!r}")
+    rail = GuardrailRail(
+        battery,
+        side,
+        refusal_message=check_refusal_message(refusal_message),
+        on_error=check_on_error(on_error),
+    )
+
+    def messages_of(state: Any) -> Sequence[BaseMessage]:
+        value = state.get(messages_key) if isinstance(state, Mapping) else getattr(state, messages_key, None)
+        if value is None:
+            raise JevInputError(
+                f"the guardrail node reads the messages from state key {messages_key!r}, "
+                "which the state does not have"
+            )
+        messages: Sequence[BaseMessage] = value
+        return messages
+
+    def command(outcome: RailOutcome | None) -> Command[str]:
+        if outcome is None:
+            return Command(goto=next_node)
+        update: dict[str, Any] = {state_key: outcome.report.to_dict()}
+        if outcome.report.refused:
+            update[messages_key] = outcome.messages
+            return Command(goto=END, update=update)
+        return Command(goto=next_node, update=update)
+
+    def guard(state: Any, config: RunnableConfig) -> Command[str]:
+        return command(rail.run(messages_of(state), config))
+
+    async def aguard(state: Any, config: RunnableConfig) -> Command[str]:
+        return command(await rail.arun(messages_of(state), config))
+
+    return RunnableLambda(guard, afunc=aguard, name=name or f"jev_guardrail_{side}")

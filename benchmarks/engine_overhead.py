@@ -16,12 +16,12 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import httpx2  # noqa: E402
-from _common import Row, interleaved, print_table, row  # noqa: E402
-from langchain_core.decisions import Noul  # noqa: E402
-from typesafe_sdk import RetryPolicy, TypeSafeClient  # noqa: E402
+import httpx2
+from _common import Row, interleaved, print_table, row
+from langchain_core.decisions import Noul
+from typesafe_sdk import RetryPolicy, TypeSafeClient
 
-from langchain_jev import JevCriterion, JevDecisionModel, JevJudge, JevJudgeInput  # noqa: E402
+from langchain_jev import JevCriterion, JevDecisionModel, JevJudge, JevJudgeInput
 
 GOALS = {10: 1.5, 50: 1.3}
 

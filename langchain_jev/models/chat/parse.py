@@ -1,0 +1,236 @@
+"""Reading a structured reply: JSON out of text, and typed answers out of JSON.
+
+Pure functions. A reading separates what can be used (answers and reasoning),
+what came back unusable per question (``invalid``, with the reason), and a
+problem with the reply as a whole (not JSON, not an object, no question
+answered). Questions the reply skips are simply absent.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import math
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from langchain_core.decisions import Answer, Choice, Question, Score
+
+from langchain_jev.models.chat.answers import choice_answer, noul_answer, score_answer
+from langchain_jev.models.chat.schema import PROBABILITY_KEY, YES_KEY, level_key
+
+__all__ = ["Reading", "extract_json", "merge", "read_payload", "read_text"]
+
+_FENCE = re.compile(r"```(?:json|JSON)?\s*\n?(.*?)```", re.DOTALL)
+
+
+@dataclass(frozen=True)
+class Reading:
+    """What a structured reply gave: usable answers, and what was wrong with the rest."""
+
+    answers: dict[str, Answer] = field(default_factory=dict)
+    """Answers that validated, by question name (probabilities renormalised)."""
+    reasoning: dict[str, str] = field(default_factory=dict)
+    """The reasoning given per question."""
+    invalid: dict[str, str] = field(default_factory=dict)
+    """Answers that came back unusable, by question name, with the reason."""
+    problem: str | None = None
+    """Why the reply as a whole could not be used, or None."""
+
+    @property
+    def problems(self) -> list[str]:
+        """Everything wrong with the reply, one line each (for the corrective message)."""
+        return ([self.problem] if self.problem else []) + list(self.invalid.values())
+
+    @property
+    def needs_retry(self) -> bool:
+        """True when the reply, or an answer in it, did not parse or validate."""
+        return self.problem is not None or bool(self.invalid)
+
+
+def extract_json(text: str) -> Any:
+    r"""The JSON value in a reply's text: the whole text, a fenced block, or the outer object.
+
+    Raises:
+        ValueError: no JSON value could be read; the message says why.
+
+    Example:
+        >>> extract_json('Here it is:\n```json\n{"a": 1}\n```')
+        {'a': 1}
+        >>> extract_json('Sure! {"a": {"b": 2}} Hope that helps.')
+        {'a': {'b': 2}}
+
+    """
+    stripped = text.strip()
+    if not stripped:
+        raise ValueError("the reply is empty")
+    candidates = [stripped, *(match.strip() for match in _FENCE.findall(text))]
+    start, end = text.find("{"), text.rfind("}")
+    if 0 <= start < end:
+        candidates.append(text[start : end + 1])
+    first_error: json.JSONDecodeError | None = None
+    for candidate in candidates:
+        try:
+            return json.loads(candidate)
+        except json.JSONDecodeError as error:
+            first_error = first_error or error
+    if start < 0:
+        raise ValueError("the reply holds no JSON object")
+    raise ValueError(f"the reply is not valid JSON ({first_error})")
+
+
+def read_text(text: str, questions: Mapping[str, Question]) -> Reading:
+    """Read a reply given as text (JSON in the prompt, or a model that ignored its tools).
+
+    Example:
+        >>> from langchain_core.decisions import Noul
+        >>> read_text("no idea", {"polite": Noul(instructions="Polite?")}).problem
+        'the reply holds no JSON object'
+
+    """
+    try:
+        payload = extract_json(text)
+    except ValueError as error:
+        return Reading(problem=str(error))
+    return read_payload(payload, questions)
+
+
+def read_payload(payload: Any, questions: Mapping[str, Question]) -> Reading:
+    """Validate a parsed reply against the questions asked.
+
+    Keys that name no question are ignored. A reply wrapped in one extra object
+    (``{"answers": {...}}``) is unwrapped. A reply that answers none of the
+    questions is a problem of the whole reply.
+
+    Example:
+        >>> from langchain_core.decisions import Choice
+        >>> mode = Choice(instructions="How?", criteria={"answered": None, "asked": None})
+        >>> reading = read_payload({"mode": {"reasoning": "It answers.",
+        ...     "probabilities": {"answered": 0.375, "asked": 0.125}}}, {"mode": mode})
+        >>> reading.answers["mode"].probabilities, reading.reasoning["mode"]
+        ({'answered': 0.75, 'asked': 0.25}, 'It answers.')
+
+    """
+    if not isinstance(payload, Mapping):
+        return Reading(
+            problem=f"the reply is a JSON {_json_type(payload)}, not an object keyed by question name"
+        )
+    payload = _unwrap(payload, questions)
+    answers: dict[str, Answer] = {}
+    reasoning: dict[str, str] = {}
+    invalid: dict[str, str] = {}
+    for name, question in questions.items():
+        if name not in payload:
+            continue
+        value = payload[name]
+        if isinstance(value, Mapping) and isinstance(value.get("reasoning"), str):
+            reasoning[name] = value["reasoning"]
+        try:
+            answers[name] = _answer(name, question, value)
+        except _Invalid as error:
+            invalid[name] = str(error)
+    if not answers and not invalid:
+        expected = ", ".join(questions)
+        got = ", ".join(str(key) for key in payload) or "none"
+        return Reading(
+            problem=f"the reply answers none of the questions (expected keys: {expected}; got: {got})"
+        )
+    return Reading(answers, reasoning, invalid)
+
+
+def merge(first: Reading, retry: Reading) -> Reading:
+    """Combine a reply and its corrective retry: the retry's valid answers win.
+
+    An answer valid only in the first reply is kept; an answer valid in neither is
+    invalid with the latest reason.
+
+    Example:
+        >>> from langchain_core.decisions import NoulAnswer
+        >>> yes = NoulAnswer(type="noul", noul=0.9)
+        >>> merged = merge(Reading({"a": yes}, {}, {"b": "bad"}), Reading({}, {}, {"b": "still bad"}))
+        >>> sorted(merged.answers), merged.invalid
+        (['a'], {'b': 'still bad'})
+
+    """
+    answers = {**first.answers, **retry.answers}
+    invalid = {k: v for k, v in {**first.invalid, **retry.invalid}.items() if k not in answers}
+    reasoning: dict[str, str] = {}
+    for name in [*answers, *invalid]:
+        source, other = (
+            (first, retry) if name in first.answers and name not in retry.answers else (retry, first)
+        )
+        text = source.reasoning.get(name, other.reasoning.get(name))
+        if text is not None:
+            reasoning[name] = text
+    return Reading(answers, reasoning, invalid)
+
+
+class _Invalid(Exception):
+    """An answer that does not validate; the message says where and why."""
+
+
+def _unwrap(payload: Mapping[str, Any], questions: Mapping[str, Question]) -> Mapping[str, Any]:
+    if any(name in payload for name in questions) or len(payload) != 1:
+        return payload
+    (inner,) = payload.values()
+    if isinstance(inner, Mapping) and any(name in inner for name in questions):
+        return inner
+    return payload
+
+
+def _json_type(value: Any) -> str:
+    if isinstance(value, list):
+        return "array"
+    if isinstance(value, str):
+        return "string"
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    return "number"
+
+
+def _probability(value: Any, where: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise _Invalid(f"{where}: expected a number from 0 to 1, got {json.dumps(value)}")
+    if not math.isfinite(value) or not 0.0 <= value <= 1.0:
+        raise _Invalid(f"{where}: {value!r} is not between 0 and 1")
+    return float(value)
+
+
+def _answer(name: str, question: Question, value: Any) -> Answer:
+    if not isinstance(value, Mapping):
+        raise _Invalid(
+            f"{name}: expected an object with reasoning and probabilities, got {_json_type(value)}"
+        )
+    if isinstance(question, Choice):
+        labels = {label: label for label in question.criteria}
+        return choice_answer(question, _distribution(name, value, labels, "label"))
+    if isinstance(question, Score):
+        levels = {level_key(level): level for level in range(len(question.criteria))}
+        return score_answer(question, _distribution(name, value, levels, "level"))
+    if YES_KEY not in value:
+        raise _Invalid(f"{name}.{YES_KEY} is missing")
+    return noul_answer(_probability(value[YES_KEY], f"{name}.{YES_KEY}"))
+
+
+def _distribution(
+    name: str, value: Mapping[str, Any], keys: Mapping[str, Any], what: str
+) -> dict[Any, float]:
+    raw = value.get(PROBABILITY_KEY)
+    where = f"{name}.{PROBABILITY_KEY}"
+    if not isinstance(raw, Mapping):
+        got = "nothing" if raw is None else _json_type(raw)
+        raise _Invalid(f"{where}: expected an object with one probability per {what}, got {got}")
+    result: dict[Any, float] = {}
+    for key, probability in raw.items():
+        target = keys.get(key, keys.get(html.unescape(str(key))))
+        if target is None:
+            known = ", ".join(keys)
+            raise _Invalid(f"{where}: {key!r} is not a {what} of the question ({what}s: {known})")
+        result[target] = result.get(target, 0.0) + _probability(probability, f"{where}.{key}")
+    if math.fsum(result.values()) <= 0:
+        raise _Invalid(f"{where}: the probabilities sum to zero")
+    return result

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from langchain_core.messages import AIMessage, BaseMessage, convert_to_messages
 from langchain_core.runnables import RunnableConfig
@@ -14,6 +14,9 @@ from langchain_jev.input import JevJudgeInput
 from langchain_jev.judge import JevJudge
 from langchain_jev.verdict import JevVerdict
 
+if TYPE_CHECKING:
+    from langchain_jev.statements import StatementLike
+
 __all__ = ["Given", "aassert_judged", "assert_judged", "failure_message"]
 
 Given = str | Sequence[BaseMessage | Mapping[str, Any]] | None
@@ -22,7 +25,7 @@ Given = str | Sequence[BaseMessage | Mapping[str, Any]] | None
 
 def assert_judged(
     text: str | BaseMessage,
-    *statements_or_judge: str | JevJudge,
+    *statements_or_judge: StatementLike | JevJudge,
     given: Given = None,
     context: str | Sequence[str] | None = None,
     model: Any = None,
@@ -31,13 +34,16 @@ def assert_judged(
 ) -> JevVerdict:
     """Assert that a judge passes ``text``; return the verdict.
 
-    Pass plain-English statements that must hold of the text (each becomes a
-    yes/no question passing at ``threshold``, all asked in one request), or one
-    `JevJudge`. ``given`` is the user's question, or the conversation (LangChain
-    messages or role/content mappings) whose last answer is ``text``: its last
-    user message becomes the question and the tool calls of that turn are judged
-    with it. ``context`` is the retrieved evidence. ``model`` is the decision model
-    for statements; with a judge it replaces the judge's own model.
+    Pass plain-English statements that must hold of the text (strings, or
+    ``langchain_jev.statements.Statement`` objects; each becomes a yes/no question
+    passing at ``threshold``, all asked in one request), or one `JevJudge`.
+
+    ``given`` is the user's question, or the conversation (LangChain messages or
+    role/content mappings) whose last answer is ``text``: its last user message
+    becomes the question and the tool calls of that turn are judged with it.
+    ``context`` is the retrieved evidence. ``model`` is the decision model for
+    statements (None for Jev from the environment); with a judge it replaces the
+    judge's own model.
 
     A question the model gave no readable answer for fails the assertion too,
     whatever the judge's policy: a test must not pass on an answer nobody gave.
@@ -72,7 +78,7 @@ def assert_judged(
 
 async def aassert_judged(
     text: str | BaseMessage,
-    *statements_or_judge: str | JevJudge,
+    *statements_or_judge: StatementLike | JevJudge,
     given: Given = None,
     context: str | Sequence[str] | None = None,
     model: Any = None,
@@ -172,9 +178,4 @@ def _judge(arguments: Sequence[Any], model: Any, threshold: float) -> JevJudge:
         from langchain_jev.models.resolve import as_decision_model
 
         return judge.model_copy(update={"model": as_decision_model(model)})
-    for index, argument in enumerate(arguments):
-        if not isinstance(argument, str) or not argument.strip():
-            raise JevConfigurationError(
-                f"statement {index + 1} must be a non-empty string or a JevJudge, got {argument!r}"
-            )
     return JevJudge.from_statements(list(arguments), model, threshold=threshold)

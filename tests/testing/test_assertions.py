@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from langchain_core.decisions import Noul
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
@@ -9,6 +11,7 @@ from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 from langchain_jev import JevCriterion, JevJudge, Outcome
 from langchain_jev.errors import JevConfigurationError, JevInputError
 from langchain_jev.testing import ScriptedDecisionModel, aassert_judged, assert_judged
+from tests.engine.wire import JevWire, noul
 from tests.testing.helpers import GOOD, judge_on
 
 BAD = {"polite": 0.2, "helpful": {0: 0.1, 1: 0.8, 2: 0.1}, "mode": "answered"}
@@ -130,11 +133,56 @@ def test_bad_arguments_are_named() -> None:
         assert_judged("Hello!")
     with pytest.raises(JevConfigurationError, match="either statements or one JevJudge"):
         assert_judged("Hello!", judge, "It is polite.")
-    with pytest.raises(JevConfigurationError, match="statement 2 must be a non-empty string"):
-        assert_judged("Hello!", "It is polite.", "  ")
+    with pytest.raises(JevConfigurationError, match="non-empty string, got '  '"):
+        assert_judged("Hello!", "It is polite.", "  ", model=ScriptedDecisionModel({}))
+    with pytest.raises(JevConfigurationError, match="threshold must be greater than 0"):
+        assert_judged("Hello!", "It is polite.", model=ScriptedDecisionModel({}), threshold=0)
     with pytest.raises(JevInputError, match="text to judge must be a string or a message, got int"):
         assert_judged(42, judge)  # type: ignore[arg-type]
     with pytest.raises(JevInputError, match=r"given must be a question .* got int"):
         assert_judged("Hello!", judge, given=7)  # type: ignore[arg-type]
     with pytest.raises(JevInputError, match="given must be a question or a list of messages"):
         assert_judged("Hello!", judge, given=[{"no": "role"}])
+
+
+# ----------------------------------------------------------------------------- statements
+
+
+def test_statements_are_asked_in_one_request_and_pass_at_the_threshold() -> None:
+    model = ScriptedDecisionModel({"statement_1": 0.9, "statement_2": 0.55})
+
+    verdict = assert_judged(
+        "Hello! How can I help?", "It greets the user.", "It offers help.", given="Hi", model=model
+    )
+
+    assert verdict.summary() == "passed=true [statement_1=PASSED, statement_2=PASSED]"
+    assert model.calls == 1
+    assert list(model.requests[0]["questions"]) == ["statement_1", "statement_2"]
+    assert "It offers help." in str(model.requests[0]["questions"]["statement_2"].instructions)
+
+
+def test_a_statement_below_the_threshold_fails_and_is_quoted() -> None:
+    model = ScriptedDecisionModel({"statement_1": 0.9, "statement_2": 0.55})
+
+    with pytest.raises(AssertionError) as raised:
+        assert_judged("Hello!", "It greets the user.", "It offers help.", model=model, threshold=0.7)
+
+    message = str(raised.value)
+    assert message.splitlines()[0] == "passed=false [statement_1=PASSED, statement_2=FAILED]"
+    assert "It offers help." in message and "0.55" in message and "0.70" in message
+    assert "It greets the user." not in message
+
+
+async def test_statements_over_the_jev_wire() -> None:
+    def respond(body: dict[str, Any]) -> dict[str, Any]:
+        return noul(0.1 if "rude" in body["questions"]["statement_1"]["instructions"] else 0.95)
+
+    wire = JevWire({"statement_1": respond})
+
+    verdict = await aassert_judged("Hello!", "It is friendly.", given="Hi", model=wire.model())
+    with pytest.raises(AssertionError, match=r"statement_1=FAILED"):
+        await aassert_judged("Hello!", "It is rude.", given="Hi", model=wire.model())
+
+    assert verdict.passed
+    assert wire.calls == 2
+    assert wire.bodies[0]["state"] == {"user_question": "Hi", "assistant_answer": "Hello!"}

@@ -1,0 +1,194 @@
+"""The command line's report: pass rates per criterion and overall, as a table and a summary.
+
+Pure: result records (the JSON lines the command writes) go into a `Tally`;
+`format_table` and `summary_lines` turn it into text.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = ["CriterionTally", "Tally", "format_rate", "format_table", "summary_lines"]
+
+OUTCOMES = ("PASSED", "FAILED", "INCONCLUSIVE", "ERROR", "NOT_APPLICABLE")
+_HEADERS = ("criterion", "kind", "passed", "failed", "inconcl.", "error", "n/a", "pass rate")
+
+
+@dataclass
+class CriterionTally:
+    """Outcome counts of one criterion over the judged rows."""
+
+    name: str
+    kind: str
+    counts: Counter[str] = field(default_factory=Counter)
+
+    @property
+    def applicable(self) -> int:
+        """Rows where the criterion was decided (everything but NOT_APPLICABLE)."""
+        return sum(self.counts[o] for o in OUTCOMES if o != "NOT_APPLICABLE")
+
+    @property
+    def pass_rate(self) -> float | None:
+        """PASSED over the applicable rows; None when it never applied."""
+        return self.counts["PASSED"] / self.applicable if self.applicable else None
+
+
+class Tally:
+    """Counts over result records: rows, passes, rows not judged, and per criterion.
+
+    Example:
+        >>> tally = Tally([("polite", "noul")])
+        >>> tally.add({"passed": True, "findings": [{"name": "polite", "kind": "noul", "outcome": "PASSED"}]})
+        >>> tally.add({"passed": False, "error": "TypeSafeAPIConnectionError: Connection error"})
+        >>> tally.rows, tally.passed, tally.errors, tally.pass_rate
+        (2, 1, 1, 0.5)
+
+    """
+
+    def __init__(self, criteria: Iterable[tuple[str, str]] = ()) -> None:
+        self.criteria: list[CriterionTally] = [CriterionTally(n, k) for n, k in criteria]
+        """Per-criterion counts, in declaration order."""
+        self._by_name = {c.name: c for c in self.criteria}
+        self.rows = 0
+        """Rows counted, rows not judged included."""
+        self.passed = 0
+        """Rows whose verdict passed."""
+        self.errors = 0
+        """Rows that could not be judged (the decision model failed)."""
+        self.error_kinds: Counter[str] = Counter()
+        """Rows not judged, by error type."""
+        self.cache_hits = 0
+        """Rows answered from the cache."""
+
+    def add(self, record: Mapping[str, Any]) -> None:
+        """Count one result record."""
+        self.rows += 1
+        if "error" in record:
+            self.errors += 1
+            self.error_kinds[str(record["error"]).split(":", 1)[0].strip() or "error"] += 1
+            return
+        if record.get("passed") is True:
+            self.passed += 1
+        if record.get("cache_hit") is True:
+            self.cache_hits += 1
+        for finding in record.get("findings") or ():
+            name = str(finding.get("name"))
+            tally = self._by_name.get(name)
+            if tally is None:
+                tally = CriterionTally(name, str(finding.get("kind", "")))
+                self.criteria.append(tally)
+                self._by_name[name] = tally
+            tally.counts[str(finding.get("outcome"))] += 1
+
+    @property
+    def judged(self) -> int:
+        """Rows with a verdict."""
+        return self.rows - self.errors
+
+    @property
+    def pass_rate(self) -> float | None:
+        """Passed rows over all rows, rows not judged included; None before any row."""
+        return self.passed / self.rows if self.rows else None
+
+
+def format_rate(rate: float | None) -> str:
+    """A pass rate as a percentage with one decimal, or ``-`` when there is none.
+
+    Example:
+        >>> format_rate(0.8125), format_rate(None)
+        ('81.2%', '-')
+
+    """
+    return "-" if rate is None else f"{rate * 100:.1f}%"
+
+
+def format_table(tally: Tally) -> str:
+    """The table of pass rates per criterion, then the overall line.
+
+    Example:
+        >>> tally = Tally([("polite", "noul")])
+        >>> tally.add({"passed": True, "findings": [{"name": "polite", "kind": "noul", "outcome": "PASSED"}]})
+        >>> print(format_table(tally))
+        criterion  kind  passed  failed  inconcl.  error  n/a  pass rate
+        polite     noul       1       0         0      0    0     100.0%
+        overall    rows       1       0                           100.0%
+
+    """
+    body: list[Sequence[str]] = []
+    for criterion in tally.criteria:
+        counts = criterion.counts
+        body.append(
+            (
+                criterion.name,
+                criterion.kind,
+                *(str(counts[o]) for o in OUTCOMES),
+                format_rate(criterion.pass_rate),
+            )
+        )
+    overall = (
+        "overall",
+        "rows",
+        str(tally.passed),
+        str(tally.rows - tally.passed - tally.errors),
+        "",
+        str(tally.errors) if tally.errors else "",
+        "",
+        format_rate(tally.pass_rate),
+    )
+    rows = [_HEADERS, *body, overall]
+    widths = [max(len(row[i]) for row in rows) for i in range(len(_HEADERS))]
+    lines = []
+    for row in rows:
+        cells = [
+            cell.ljust(widths[i]) if i < 2 else cell.rjust(widths[i]) for i, cell in enumerate(row)
+        ]
+        lines.append("  ".join(cells).rstrip())
+    return "\n".join(lines)
+
+
+def summary_lines(
+    tally: Tally,
+    *,
+    bad_rows: int = 0,
+    fail_under: float | None = None,
+    stopped: str | None = None,
+) -> list[str]:
+    """Plain sentences under the table: totals, rows not judged, bad rows, the threshold.
+
+    Example:
+        >>> tally = Tally()
+        >>> for passed in (True, True, False):
+        ...     tally.add({"passed": passed, "findings": []})
+        >>> summary_lines(tally, fail_under=0.9)[-1]
+        'FAIL: pass rate 66.7% is under --fail-under 90.0%'
+
+    """
+    lines = [
+        f"{tally.rows} row{_s(tally.rows)}: {tally.passed} passed, "
+        f"{tally.judged - tally.passed} failed, pass rate {format_rate(tally.pass_rate)}"
+        + (f" ({tally.cache_hits} answered from the cache)" if tally.cache_hits else "")
+    ]
+    if tally.errors:
+        kinds = ", ".join(f"{kind} x{count}" for kind, count in tally.error_kinds.most_common())
+        lines.append(
+            f"{tally.errors} row{_s(tally.errors)} could not be judged ({kinds}): "
+            "recorded as errors and counted as not passed"
+        )
+    if bad_rows:
+        lines.append(
+            f"{bad_rows} bad input row{_s(bad_rows)} skipped (named above); not in the pass rate"
+        )
+    if stopped:
+        lines.append(stopped)
+    if fail_under is not None and tally.pass_rate is not None and tally.pass_rate < fail_under:
+        lines.append(
+            f"FAIL: pass rate {format_rate(tally.pass_rate)} is under --fail-under {format_rate(fail_under)}"
+        )
+    return lines
+
+
+def _s(count: int) -> str:
+    return "" if count == 1 else "s"

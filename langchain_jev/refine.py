@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from typing import Any, Literal, TypeVar, cast
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
+from pydantic_core import CoreSchema, core_schema
 
 from langchain_jev.conversation import input_from_messages
 from langchain_jev.errors import JevConfigurationError, JevInputError
@@ -39,6 +40,7 @@ __all__ = [
     "FeedbackMessage",
     "Keep",
     "RefinePolicy",
+    "RunValue",
     "SelfRefineDraft",
     "ToInput",
     "draft_rank",
@@ -61,6 +63,36 @@ DEFAULT_FEEDBACK_TEMPLATE = (
     "Reply with the complete revised answer only, not a description of the changes."
 )
 """The feedback message sent before a retry; ``{feedback}`` is the verdict's feedback."""
+
+
+class RunValue:
+    """State-field metadata: a Python object of one run, taken as is by pydantic.
+
+    LangGraph and LangChain build JSON schemas of a graph's state with pydantic; a
+    verdict holds live criteria (predicates, questions) that have no schema. With
+    this marker the field validates as any value and shows as a described object.
+
+    Example:
+        >>> from typing import Annotated
+        >>> from pydantic import TypeAdapter
+        >>> TypeAdapter(Annotated[JevVerdict, RunValue("The verdict.")]).json_schema()
+        {'description': 'The verdict.'}
+
+    """
+
+    def __init__(self, description: str) -> None:
+        self.description = description
+
+    def __get_pydantic_core_schema__(self, source: Any, handler: Any) -> CoreSchema:
+        """Accept any value, without looking inside the type."""
+        return core_schema.any_schema()
+
+    def __get_pydantic_json_schema__(self, schema: CoreSchema, handler: Any) -> dict[str, Any]:
+        """Describe the field in words."""
+        return {"description": self.description}
+
+    def __repr__(self) -> str:
+        return f"RunValue({self.description!r})"
 
 
 @dataclass(frozen=True)
@@ -164,9 +196,7 @@ def as_answer(output: Any, source: str = "the model") -> AIMessage:
     if isinstance(output, str):
         return AIMessage(content=output)
     if not isinstance(output, AIMessage):
-        raise JevInputError(
-            f"{source} must return an AIMessage or a string, got {type(output).__name__}"
-        )
+        raise JevInputError(f"{source} must return an AIMessage or a string, got {type(output).__name__}")
     if output.tool_calls:
         names = ", ".join(call["name"] for call in output.tool_calls)
         raise JevInputError(
@@ -271,14 +301,11 @@ class RefinePolicy:
                 message = made
             else:
                 raise JevConfigurationError(
-                    "feedback_message must return a message or a string, "
-                    f"got {type(made).__name__}"
+                    f"feedback_message must return a message or a string, got {type(made).__name__}"
                 )
         return with_id(message, taken)
 
-    def judge_input(
-        self, state: Mapping[str, Any], messages: Sequence[BaseMessage]
-    ) -> JudgeInput:
+    def judge_input(self, state: Mapping[str, Any], messages: Sequence[BaseMessage]) -> JudgeInput:
         """The judge input of a draft; ``messages`` is the conversation as the judge sees it.
 
         Raises:

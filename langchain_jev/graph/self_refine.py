@@ -10,6 +10,7 @@ from langchain_core.runnables import Runnable, RunnableConfig, RunnableLambda
 from langgraph.channels.untracked_value import UntrackedValue
 from langgraph.graph import END, START, MessagesState, StateGraph
 from langgraph.graph.state import CompiledStateGraph
+from langgraph.types import Checkpointer
 from typing_extensions import NotRequired
 
 from langchain_jev.errors import JevConfigurationError
@@ -17,6 +18,7 @@ from langchain_jev.judge import JevJudge
 from langchain_jev.refine import (
     FeedbackMessage,
     RefinePolicy,
+    RunValue,
     SelfRefineDraft,
     ToInput,
     as_answer,
@@ -43,11 +45,11 @@ class SelfRefineState(MessagesState):
 
     """
 
-    jev_verdict: NotRequired[Annotated[JevVerdict | None, UntrackedValue]]
+    jev_verdict: NotRequired[Annotated[JevVerdict | None, UntrackedValue, RunValue("The JevVerdict kept")]]
     """The verdict of the answer the graph ended with."""
     jev_attempts: NotRequired[Annotated[int, UntrackedValue]]
     """How many drafts were generated and judged (one judge request each)."""
-    jev_drafts: NotRequired[Annotated[list[SelfRefineDraft], UntrackedValue]]
+    jev_drafts: NotRequired[Annotated[list[SelfRefineDraft], UntrackedValue, RunValue("The judged drafts")]]
     """Every judged draft of the run, in order, with its verdict and feedback message."""
 
 
@@ -60,6 +62,7 @@ def create_self_refine_graph(
     feedback_message: FeedbackMessage | None = None,
     to_input: ToInput | None = None,
     keep_drafts: bool = False,
+    checkpointer: Checkpointer = None,
 ) -> CompiledStateGraph[SelfRefineState, None, MessagesState, SelfRefineState]:
     """Build a graph that answers, has the answer judged, and retries with the feedback.
 
@@ -101,6 +104,8 @@ def create_self_refine_graph(
             `input_from_messages`. Its ``messages`` are the conversation as the judge
             sees it: earlier drafts and feedback left out, the draft last.
         keep_drafts: keep rejected drafts and feedback messages in the conversation.
+        checkpointer: a LangGraph checkpointer for running the graph on its own over
+            threads (as a subgraph it uses its parent's).
 
     Raises:
         JevConfigurationError: an argument is invalid (named in the message).
@@ -164,7 +169,7 @@ def create_self_refine_graph(
     builder.add_edge("generate", "judge")
     builder.add_conditional_edges("judge", route, ["generate", "finish"])
     builder.add_edge("finish", END)
-    return builder.compile(name="self_refine")
+    return builder.compile(checkpointer=checkpointer, name="self_refine")
 
 
 def _as_runnable(model: Any) -> Runnable[Any, Any]:

@@ -16,6 +16,7 @@ from langchain_jev.judge import JevJudge, JudgeInput
 from langchain_jev.refine import (
     FeedbackMessage,
     RefinePolicy,
+    RunValue,
     SelfRefineDraft,
     ToInput,
     judged_messages,
@@ -54,11 +55,15 @@ class SelfRefineAgentState(AgentState[Any]):
 
     """
 
-    jev_verdict: NotRequired[Annotated[JevVerdict | None, UntrackedValue, OmitFromInput]]
+    jev_verdict: NotRequired[
+        Annotated[JevVerdict | None, UntrackedValue, RunValue("The JevVerdict kept"), OmitFromInput]
+    ]
     """The verdict of the final answer kept (None until a final answer was judged)."""
     jev_attempts: NotRequired[Annotated[int, UntrackedValue, OmitFromInput]]
     """How many final answers of this run were judged (one judge request each)."""
-    jev_drafts: NotRequired[Annotated[list[SelfRefineDraft], UntrackedValue, OmitFromInput]]
+    jev_drafts: NotRequired[
+        Annotated[list[SelfRefineDraft], UntrackedValue, RunValue("The judged drafts"), OmitFromInput]
+    ]
     """Every judged final answer of this run, in order, with its verdict and feedback."""
 
 

@@ -5,6 +5,8 @@
 - The pytest plugin (loaded automatically) gives the ``jev_model`` fixture and ``--jev-require``;
   see `langchain_jev.testing.plugin`.
 
+Names are imported on first use, so loading the pytest plugin stays cheap.
+
 Example:
     >>> from langchain_core.decisions import Noul
     >>> from langchain_jev import JevCriterion, JevJudge
@@ -18,14 +20,30 @@ Example:
 
 """
 
-from langchain_jev.testing.assertions import (
-    Given,
-    aassert_judged,
-    assert_judged,
-    failure_message,
-    judge_input,
-)
-from langchain_jev.testing.scripted import ScriptedDecisionModel, ScriptEntry
+from __future__ import annotations
+
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from langchain_jev.testing.assertions import (
+        Given,
+        aassert_judged,
+        assert_judged,
+        failure_message,
+        judge_input,
+    )
+    from langchain_jev.testing.scripted import ScriptedDecisionModel, ScriptEntry
+
+_EXPORTS: dict[str, str] = {
+    "Given": "langchain_jev.testing.assertions",
+    "ScriptEntry": "langchain_jev.testing.scripted",
+    "ScriptedDecisionModel": "langchain_jev.testing.scripted",
+    "aassert_judged": "langchain_jev.testing.assertions",
+    "assert_judged": "langchain_jev.testing.assertions",
+    "failure_message": "langchain_jev.testing.assertions",
+    "judge_input": "langchain_jev.testing.assertions",
+}
 
 __all__ = [
     "Given",
@@ -36,3 +54,16 @@ __all__ = [
     "failure_message",
     "judge_input",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'langchain_jev.testing' has no attribute {name!r}")
+    value = getattr(import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return list(__all__)

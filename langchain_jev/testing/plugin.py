@@ -33,9 +33,12 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 import pytest
-from langchain_core.decisions import BaseDecisionModel
+
+if TYPE_CHECKING:
+    from langchain_core.decisions import BaseDecisionModel
 
 __all__ = ["jev_model", "pytest_addoption"]
 

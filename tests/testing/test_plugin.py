@@ -3,8 +3,15 @@
 from __future__ import annotations
 
 import re
+import subprocess
+import sys
 
 import pytest
+
+# Loaded here so that in-process pytester runs share these modules with this process
+# (pytester forgets modules first imported during a run, which would split classes in two).
+from langchain_jev import JevDecisionModel  # noqa: F401
+from langchain_jev.cache import CachedDecisionModel, SQLiteCache  # noqa: F401
 
 pytest_plugins = ["pytester"]
 
@@ -123,3 +130,19 @@ def test_assert_judged_failure_reads_well_in_a_report(pytester: pytest.Pytester)
         consecutive=True,
     )
     assert "assertions.py" not in result.stdout.str()  # the helper's own frames are hidden
+
+
+def test_loading_the_plugin_does_not_load_langchain() -> None:
+    code = "import sys, langchain_jev.testing.plugin; print(any(m.startswith('langchain_core') for m in sys.modules))"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "False"
+
+
+def test_every_testing_export_resolves() -> None:
+    import langchain_jev.testing as testing
+
+    assert sorted(testing.__all__) == sorted(dir(testing))
+    for name in testing.__all__:
+        assert getattr(testing, name) is not None
+    with pytest.raises(AttributeError, match="no attribute 'nothing'"):
+        _ = testing.nothing

@@ -53,6 +53,7 @@ from pydantic import (
     ConfigDict,
     Field,
     JsonValue,
+    PrivateAttr,
     ValidationError,
     WithJsonSchema,
     field_validator,
@@ -331,6 +332,9 @@ class JudgeSpec(_Spec):
     )
     criteria: list[CriterionSpec] = Field(min_length=1, description="The criteria, in order.")
 
+    _source: tuple[str, str] | None = PrivateAttr(default=None)
+    """The file this spec was read from, and its text (to give lines in errors)."""
+
     @field_validator("min_confidence")
     @classmethod
     def _share(cls, value: float) -> float:
@@ -384,7 +388,10 @@ class JudgeSpec(_Spec):
             except JevConfigurationError as error:
                 problems.append(engine_problem(error, names, dependencies))
         if problems:
-            raise JudgeSpecError(problems)
+            source = self._source
+            if source is None:
+                raise JudgeSpecError(problems)
+            raise JudgeSpecError(problems, source[0], _lines(source[1], problems))
         renderer = import_callable(self.feedback_renderer) if self.feedback_renderer else None
         return JevJudge(
             built,
@@ -435,11 +442,14 @@ def load_spec(source: str | os.PathLike[str] | Mapping[str, Any]) -> JudgeSpec:
             [("", f"a judge file is a mapping with `criteria`, got {type(data).__name__}")], label
         )
     try:
-        return JudgeSpec.model_validate(dict(data))
+        spec = JudgeSpec.model_validate(dict(data))
     except ValidationError as error:
         problems = pydantic_problems(error, _known_keys())
         lines = _lines(text, problems) if text is not None else None
         raise JudgeSpecError(problems, label, lines) from None
+    if label is not None and text is not None:
+        spec._source = (label, text)
+    return spec
 
 
 def load_judge(source: str | os.PathLike[str] | Mapping[str, Any], model: Any = None) -> JevJudge:
@@ -464,15 +474,7 @@ def load_judge(source: str | os.PathLike[str] | Mapping[str, Any], model: Any = 
         'passed=true [json=PASSED, polite=PASSED]'
 
     """
-    spec = load_spec(source)
-    try:
-        return spec.build(model)
-    except JudgeSpecError as error:
-        if isinstance(source, Mapping):
-            raise
-        path = Path(source)
-        text = path.read_text(encoding="utf-8")
-        raise JudgeSpecError(error.problems, str(path), _lines(text, list(error.problems))) from None
+    return load_spec(source).build(model)
 
 
 def judge_schema() -> dict[str, Any]:

@@ -86,9 +86,7 @@ class JevStringEvaluator(StringEvaluator):
         requires_reference: bool = False,
     ) -> None:
         if not isinstance(judge, JevJudge):
-            raise JevConfigurationError(
-                f"JevStringEvaluator needs a JevJudge, got {type(judge).__name__}"
-            )
+            raise JevConfigurationError(f"JevStringEvaluator needs a JevJudge, got {type(judge).__name__}")
         self._judge = judge
         self._requires_input = bool(requires_input)
         self._requires_reference = bool(requires_reference)
@@ -113,9 +111,7 @@ class JevStringEvaluator(StringEvaluator):
         """The feedback key under which LangChain's runners report this evaluator."""
         return _EVALUATION_NAME
 
-    def _check_evaluation_args(
-        self, reference: str | None = None, input_: str | None = None
-    ) -> None:
+    def _check_evaluation_args(self, reference: str | None = None, input_: str | None = None) -> None:
         # The judge reads input and reference whenever they are given, so unlike the
         # base class this only checks that the required ones are there.
         for name, required, value in (

@@ -180,15 +180,11 @@ class JevRunEvaluator(RunEvaluator):
         include_overall: bool = True,
     ) -> None:
         if not isinstance(judge, JevJudge):
-            raise JevConfigurationError(
-                f"JevRunEvaluator needs a JevJudge, got {type(judge).__name__}"
-            )
+            raise JevConfigurationError(f"JevRunEvaluator needs a JevJudge, got {type(judge).__name__}")
         if prepare is not None and not callable(prepare):
             raise JevConfigurationError("prepare must be callable as prepare(run, example)")
         if key_prefix is not None and not isinstance(key_prefix, str):
-            raise JevConfigurationError(
-                f"key_prefix must be a string, got {type(key_prefix).__name__}"
-            )
+            raise JevConfigurationError(f"key_prefix must be a string, got {type(key_prefix).__name__}")
         if include_overall and any(c.name == OVERALL_KEY for c in judge.criteria):
             raise JevConfigurationError(
                 f"criterion {OVERALL_KEY!r} has the name of the overall result: rename it, "
@@ -545,4 +541,3 @@ def _comment(finding: JevFinding) -> str:
     if finding.reasoning:
         return f"{finding.detail}\nReasoning: {finding.reasoning}"
     return finding.detail
-

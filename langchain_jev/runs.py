@@ -224,8 +224,7 @@ def documents_text(value: Any, *, where: str = "documents") -> list[str]:
     items = [value] if isinstance(value, (str, Mapping)) or _is_document(value) else value
     if not isinstance(items, Sequence):
         raise JevInputError(
-            f"{where} must be a list of documents, a document or a string, "
-            f"got {type(value).__name__}"
+            f"{where} must be a list of documents, a document or a string, got {type(value).__name__}"
         )
     texts: list[str] = []
     for index, item in enumerate(items):
@@ -308,9 +307,7 @@ def _descendants(run: RunBase, *, stop_at: tuple[str, ...]) -> Iterator[RunBase]
 
 def _no_answer(run: RunBase, outputs: Mapping[str, Any]) -> str:
     looked = ", ".join(repr(k) for k in ANSWER_KEYS)
-    where = (
-        f"looked for outputs {looked}, or the final AI message of {MESSAGES_KEY!r}"
-    )
+    where = f"looked for outputs {looked}, or the final AI message of {MESSAGES_KEY!r}"
     if not outputs:
         state = "the run has no outputs"
         if run.error:

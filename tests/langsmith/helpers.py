@@ -1,0 +1,253 @@
+"""Offline LangSmith experiments: a client that never reaches a server, a small RAG
+dataset and its target, judges on scripted and mock-transport models, and a tracer
+that keeps every run it sees."""
+
+from __future__ import annotations
+
+import contextlib
+import socket
+import threading
+import uuid
+from collections.abc import Iterator
+from typing import Any
+from unittest import mock
+
+from langchain_core.decisions import Choice, Noul, Score
+from langchain_core.tracers.base import BaseTracer
+from langchain_core.tracers.schemas import Run
+from langsmith import Client
+from langsmith.run_helpers import traceable
+from langsmith.schemas import Example
+from urllib3.util import Retry
+
+from langchain_jev import JevCriterion, JevJudge, JevJudgeInput
+
+# A port nothing listens on, used only by these tests: any connection to it is a
+# LangSmith client trying to upload.
+FAKE_LANGSMITH = ("127.0.0.1", 47731)
+FAKE_LANGSMITH_URL = f"http://{FAKE_LANGSMITH[0]}:{FAKE_LANGSMITH[1]}"
+
+
+def offline_client() -> Client:
+    """A client with a fake key and a local URL; no background uploader thread, no retries."""
+    return Client(
+        api_key="fake-key",
+        api_url=FAKE_LANGSMITH_URL,
+        auto_batch_tracing=False,
+        retry_config=Retry(total=0),
+    )
+
+
+@contextlib.contextmanager
+def langsmith_attempts() -> Iterator[list[Any]]:
+    """Record (and refuse) every connection attempt to the fake LangSmith server."""
+    attempts: list[Any] = []
+
+    def guarded(original: Any) -> Any:
+        def call(self: socket.socket, address: Any) -> Any:
+            if tuple(address[:2]) == FAKE_LANGSMITH:
+                attempts.append(address)
+                raise ConnectionRefusedError("LangSmith is offline in these tests")
+            return original(self, address)
+
+        return call
+
+    with (
+        mock.patch.object(socket.socket, "connect", guarded(socket.socket.connect)),
+        mock.patch.object(socket.socket, "connect_ex", guarded(socket.socket.connect_ex)),
+    ):
+        yield attempts
+
+
+# ---------------------------------------------------------------------- the dataset
+
+DOCS = {
+    "eiffel": "The Eiffel Tower is 330 metres tall and stands in Paris.",
+    "louvre": "The Louvre is the world's most-visited museum, in Paris.",
+}
+
+# question -> (answer the target gives, retrieved documents, reference answer)
+ROWS: dict[str, tuple[str, list[str], str]] = {
+    "How tall is the Eiffel Tower?": ("It is 330 metres tall.", [DOCS["eiffel"]], "330 metres"),
+    "Where is the Louvre?": ("The Louvre is in Lyon.", [DOCS["louvre"]], "Paris"),
+    "Say hello.": ("Hello!", [], "Hello"),
+    "What is 2 + 2?": ("", [], "4"),
+}
+QUESTIONS = list(ROWS)
+
+
+def examples() -> list[Example]:
+    dataset = uuid.UUID(int=7)
+    return [
+        Example(
+            id=uuid.UUID(int=100 + i),
+            dataset_id=dataset,
+            inputs={"question": question},
+            outputs={"answer": ROWS[question][2]},
+        )
+        for i, question in enumerate(QUESTIONS)
+    ]
+
+
+@traceable(run_type="retriever", name="search_docs")
+def search_docs(query: str) -> dict[str, Any]:
+    return {"documents": [{"page_content": text, "metadata": {}} for text in ROWS[query][1]]}
+
+
+def rag_target(inputs: dict[str, Any]) -> dict[str, Any]:
+    """The system under test: retrieves (a traced retriever child run), then answers."""
+    search_docs(inputs["question"])
+    return {"answer": ROWS[inputs["question"]][0]}
+
+
+async def arag_target(inputs: dict[str, Any]) -> dict[str, Any]:
+    search_docs(inputs["question"])
+    return {"answer": ROWS[inputs["question"]][0]}
+
+
+# ---------------------------------------------------------------------- the judge
+
+GROUNDED = Noul(instructions="Is every claim in `assistant_answer` supported by `supporting_context`?")
+HELPFULNESS = Score(
+    instructions="How well does `assistant_answer` address `user_question`?",
+    criteria=["Terrible", "Mostly unhelpful", "Mostly helpful", "Excellent"],
+)
+TONE = Choice(
+    instructions="What is the tone of `assistant_answer`?",
+    criteria={"neutral": None, "friendly": None, "rude": None},
+)
+
+
+def criteria() -> list[JevCriterion]:
+    return [
+        JevCriterion.noul("grounded", GROUNDED, 0.7).applies_when(lambda d: bool(d.context)),
+        JevCriterion.score("helpfulness", HELPFULNESS, 2),
+        JevCriterion.choice("tone", TONE, ["neutral", "friendly"]),
+        JevCriterion.check("not_empty", lambda d: bool((d.answer or "").strip()), "the answer is empty"),
+    ]
+
+
+def grounded_probability(state: dict[str, Any]) -> float:
+    """Scripted groundedness: high when every number and place in the answer is in the context."""
+    context = " ".join(state.get("supporting_context", []))
+    return 0.9 if "Lyon" not in state["assistant_answer"] and context else 0.2
+
+
+def helpfulness_level(state: dict[str, Any]) -> float:
+    return {"Hello!": 3.0, "": 0.0}.get(
+        state["assistant_answer"], 2.4 if "Lyon" not in state["assistant_answer"] else 1.0
+    )
+
+
+# question -> {criterion: (score, value)} the judge above reaches on the target's answers
+EXPECTED: dict[str, dict[str, tuple[float | None, str]]] = {
+    "How tall is the Eiffel Tower?": {
+        "grounded": (1.0, "PASSED (0.90)"),
+        "helpfulness": (1.0, "PASSED (2.40)"),
+        "tone": (1.0, "PASSED (neutral)"),
+        "not_empty": (1.0, "PASSED"),
+        "jev_pass": (1.0, "PASSED"),
+    },
+    "Where is the Louvre?": {
+        "grounded": (0.0, "FAILED (0.20)"),
+        "helpfulness": (0.0, "FAILED (1.00)"),
+        "tone": (1.0, "PASSED (neutral)"),
+        "not_empty": (1.0, "PASSED"),
+        "jev_pass": (0.0, "FAILED"),
+    },
+    "Say hello.": {
+        "grounded": (None, "NOT_APPLICABLE"),
+        "helpfulness": (1.0, "PASSED (3.00)"),
+        "tone": (1.0, "PASSED (friendly)"),
+        "not_empty": (1.0, "PASSED"),
+        "jev_pass": (1.0, "PASSED"),
+    },
+    "What is 2 + 2?": {
+        "grounded": (None, "NOT_APPLICABLE"),
+        "helpfulness": (0.0, "FAILED (0.00)"),
+        "tone": (1.0, "PASSED (neutral)"),
+        "not_empty": (0.0, "FAILED"),
+        "jev_pass": (0.0, "FAILED"),
+    },
+}
+
+
+def tone_label(state: dict[str, Any]) -> str:
+    return "friendly" if state["assistant_answer"] == "Hello!" else "neutral"
+
+
+def scripted_judge(**options: Any) -> JevJudge:
+    from langchain_jev.testing import ScriptedDecisionModel
+
+    model = ScriptedDecisionModel(
+        {
+            "grounded": lambda state, q: grounded_probability(state),
+            "helpfulness": lambda state, q: helpfulness_level(state),
+            "tone": lambda state, q: tone_label(state),
+        }
+    )
+    return JevJudge(criteria(), model=model, **options)
+
+
+def wire_answers() -> dict[str, Any]:
+    """The same answers, as the Jev API sends them (for tests.engine.wire.JevWire)."""
+    from tests.engine.wire import choice, noul
+
+    def score(body: dict[str, Any]) -> dict[str, Any]:
+        value = helpfulness_level(body["state"])
+        return {
+            "type": "score",
+            "score": value,
+            "legend": {str(i): text for i, text in enumerate(HELPFULNESS.criteria)},
+            "probabilities": {},
+            "confidence": 1.0,
+        }
+
+    return {
+        "grounded": lambda body: noul(grounded_probability(body["state"])),
+        "helpfulness": score,
+        "tone": lambda body: choice(tone_label(body["state"])),
+    }
+
+
+def rows_by_question(results: Any) -> dict[str, dict[str, Any]]:
+    """``{question: {key: EvaluationResult}}`` from an experiment's rows."""
+    table: dict[str, dict[str, Any]] = {}
+    for row in results:
+        question = row["example"].inputs["question"]
+        table[question] = {r.key: r for r in row["evaluation_results"]["results"]}
+    return table
+
+
+def judge_input_of(question: str) -> JevJudgeInput:
+    answer, context, reference = ROWS[question]
+    return JevJudgeInput(question, answer, expected=reference, context=context)
+
+
+# ---------------------------------------------------------------------- tracing
+
+
+class RunCollector(BaseTracer):
+    """A tracer that keeps every finished run (root runs keep their child runs)."""
+
+    name: str = "run_collector"
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.runs: list[Run] = []
+        self._lock = threading.Lock()
+
+    def _persist_run(self, run: Run) -> None:
+        pass
+
+    def _end_trace(self, run: Run) -> None:
+        super()._end_trace(run)
+        with self._lock:
+            self.runs.append(run)
+
+    def named(self, name: str) -> list[Run]:
+        return [run for run in self.runs if run.name == name]
+
+    @property
+    def roots(self) -> list[Run]:
+        return [run for run in self.runs if run.parent_run_id is None]

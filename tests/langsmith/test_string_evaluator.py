@@ -1,0 +1,227 @@
+"""The judge behind LangChain's StringEvaluator, and the classic extra kept optional."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+import warnings
+from typing import Any
+
+import pytest
+from langchain_core.decisions import Noul
+from langchain_core.runnables import RunnableConfig, RunnableLambda
+
+from langchain_jev import JevCriterion, JevInputError, JevJudge
+from langchain_jev.testing import ScriptedDecisionModel
+from tests.langsmith.helpers import RunCollector
+
+StringEvaluator = pytest.importorskip("langchain_classic.evaluation").StringEvaluator
+from langchain_jev.evaluation import JevStringEvaluator  # noqa: E402
+
+CORRECT = Noul(instructions="Does `assistant_answer` agree with `expected_output`?")
+ON_TOPIC = Noul(instructions="Does `assistant_answer` address `user_question`?")
+
+
+def judge(correct: float = 0.95, on_topic: float = 0.9) -> JevJudge:
+    return JevJudge(
+        [
+            JevCriterion.noul("correct", CORRECT, 0.7),
+            JevCriterion.noul("on_topic", ON_TOPIC, 0.7),
+            JevCriterion.check(
+                "short", lambda d: len(d.answer or "") <= 20, "the answer is longer than 20 characters"
+            ),
+        ],
+        model=ScriptedDecisionModel({"correct": correct, "on_topic": on_topic}),
+    )
+
+
+def test_it_is_a_string_evaluator_that_passes() -> None:
+    evaluator = JevStringEvaluator(judge())
+    assert isinstance(evaluator, StringEvaluator)
+    result = evaluator.evaluate_strings(prediction="Paris", input="Capital of France?", reference="Paris")
+
+    assert (result["score"], result["value"], result["reasoning"]) == (1, "PASSED", "")
+    assert [(f["name"], f["outcome"]) for f in result["findings"]] == [
+        ("correct", "PASSED"),
+        ("on_topic", "PASSED"),
+        ("short", "PASSED"),
+    ]
+    (request,) = evaluator.judge.model.requests  # type: ignore[attr-defined]
+    assert request["state"] == {
+        "user_question": "Capital of France?",
+        "assistant_answer": "Paris",
+        "expected_output": "Paris",
+    }
+
+
+def test_a_failure_gives_zero_and_the_feedback_as_reasoning() -> None:
+    evaluator = JevStringEvaluator(judge(correct=0.1))
+    result = evaluator.evaluate_strings(prediction="Lyon, in the south-east", reference="Paris")
+
+    assert (result["score"], result["value"]) == (0, "FAILED")
+    assert result["reasoning"].splitlines() == [
+        'correct: not met: "Does `assistant_answer` agree with `expected_output`?" (yes at 0.10, needs 0.70)',
+        "short: the answer is longer than 20 characters",
+    ]
+    assert {f["name"]: f["outcome"] for f in result["findings"]} == {
+        "correct": "FAILED",
+        "on_topic": "PASSED",
+        "short": "FAILED",
+    }
+
+
+async def test_aevaluate_strings_awaits_the_judge() -> None:
+    model = ScriptedDecisionModel({"correct": 0.2, "on_topic": 0.9}, delay=0.01)
+    evaluator = JevStringEvaluator(JevJudge(judge().criteria, model=model))
+    result = await evaluator.aevaluate_strings(prediction="Lyon", input="Capital?", reference="Paris")
+    assert (result["score"], result["value"]) == (0, "FAILED")
+    assert model.calls == 1
+
+
+def test_required_arguments_are_enforced_and_given_ones_are_used_without_warnings() -> None:
+    evaluator = JevStringEvaluator(judge(), requires_input=True, requires_reference=True)
+    assert evaluator.requires_input and evaluator.requires_reference
+    with pytest.raises(ValueError, match="requires_input=True: pass input="):
+        evaluator.evaluate_strings(prediction="Paris", reference="Paris")
+    with pytest.raises(ValueError, match="requires_reference=True: pass reference="):
+        evaluator.evaluate_strings(prediction="Paris", input="Capital?")
+
+    relaxed = JevStringEvaluator(judge())
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        relaxed.evaluate_strings(prediction="Paris", input="Capital?", reference="Paris")
+
+
+def test_bad_arguments_are_named() -> None:
+    evaluator = JevStringEvaluator(judge())
+    with pytest.raises(JevInputError, match="prediction must be a string, got int"):
+        evaluator.evaluate_strings(prediction=42)  # type: ignore[arg-type]
+    with pytest.raises(JevInputError, match="input must be a string, got dict"):
+        evaluator.evaluate_strings(prediction="x", input={"q": 1})  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match=r"unexpected argument\(s\) \['temperature'\]"):
+        evaluator.evaluate_strings(prediction="x", temperature=0)
+    with pytest.raises(Exception, match="needs a JevJudge"):
+        JevStringEvaluator("judge")  # type: ignore[arg-type]
+
+
+def test_a_model_that_fails_raises_instead_of_scoring() -> None:
+    failing = JevJudge(
+        judge().criteria, model=ScriptedDecisionModel({"correct": ConnectionError("down"), "on_topic": 1.0})
+    )
+    with pytest.raises(ConnectionError, match="down"):
+        JevStringEvaluator(failing).evaluate_strings(prediction="Paris")
+
+
+def test_callbacks_passed_in_nest_the_judge_run_under_the_caller() -> None:
+    collector = RunCollector()
+    evaluator = JevStringEvaluator(judge())
+
+    def caller(prediction: str, config: RunnableConfig) -> dict[str, Any]:
+        # A runnable hands its children its callback manager, as LangChain's own evaluators do.
+        return evaluator.evaluate_strings(
+            prediction=prediction, callbacks=config["callbacks"], include_run_info=True
+        )
+
+    result = RunnableLambda(caller).invoke("Paris", {"callbacks": [collector], "run_name": "grade"})
+
+    (root,) = collector.roots
+    assert root.name == "grade"
+    (judge_run,) = root.child_runs
+    assert judge_run.name == "JevJudge"
+    assert [child.run_type for child in judge_run.child_runs] == ["llm"]
+    assert result["__run"].run_id == judge_run.id
+
+
+async def test_async_callbacks_nest_too_with_tags_and_metadata() -> None:
+    collector = RunCollector()
+    evaluator = JevStringEvaluator(judge())
+
+    async def caller(prediction: str, config: RunnableConfig) -> dict[str, Any]:
+        return await evaluator.aevaluate_strings(
+            prediction=prediction, callbacks=config["callbacks"], tags=["eval"], metadata={"suite": "smoke"}
+        )
+
+    await RunnableLambda(caller).ainvoke("Paris", {"callbacks": [collector], "run_name": "grade"})
+    (root,) = collector.roots
+    (judge_run,) = root.child_runs
+    assert judge_run.name == "JevJudge"
+    assert "eval" in judge_run.tags
+    assert judge_run.extra["metadata"]["suite"] == "smoke"
+
+
+def test_its_feedback_key_is_the_overall_one() -> None:
+    assert JevStringEvaluator(judge()).evaluation_name == "jev_pass"
+
+
+BLOCK_CLASSIC = textwrap.dedent(
+    """
+    import importlib.abc, sys
+
+    class BlockClassic(importlib.abc.MetaPathFinder):
+        def find_spec(self, name, path=None, target=None):
+            if name == "langchain_classic" or name.startswith("langchain_classic."):
+                raise ModuleNotFoundError(f"No module named {name!r}", name=name)
+            return None
+
+    sys.meta_path.insert(0, BlockClassic())
+    """
+)
+
+
+def run_without_classic(body: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-c", BLOCK_CLASSIC + textwrap.dedent(body)],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=120,
+    )
+
+
+def test_without_langchain_classic_the_package_works_and_the_evaluator_names_the_extra() -> None:
+    result = run_without_classic(
+        """
+        import uuid
+        from langchain_core.decisions import Noul
+        import langchain_jev
+        from langchain_jev import JevCriterion, JevJudge
+        from langchain_jev.langsmith import JevRunEvaluator, jev_summary_evaluator
+        from langchain_jev.runs import judge_input_from_run
+        from langchain_jev.testing import ScriptedDecisionModel
+        from langsmith.run_trees import RunTree
+
+        judge = JevJudge([JevCriterion.noul("ok", Noul(instructions="ok?"), 0.5)],
+                         model=ScriptedDecisionModel({"ok": 0.9}))
+        run = RunTree(name="t", run_type="chain", inputs={"question": "q"})
+        run.end(outputs={"answer": "a"})
+        print(judge.as_evaluator().evaluate_run(run)["results"][-1].score)
+        for name in langchain_jev.__all__:
+            getattr(langchain_jev, name)
+        import importlib, pkgutil
+        for module in pkgutil.walk_packages(langchain_jev.__path__, "langchain_jev."):
+            if module.name != "langchain_jev.evaluation":
+                try:
+                    importlib.import_module(module.name)
+                except ModuleNotFoundError as error:
+                    assert not (error.name or "").startswith("langchain_classic"), module.name
+                except Exception:
+                    pass  # other optional extras are not this test's concern
+        assert not any(m.startswith("langchain_classic") for m in sys.modules), "classic was imported"
+        try:
+            import langchain_jev.evaluation
+        except ImportError as error:
+            print("ImportError:", error)
+        """
+    )
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert lines[0] == "1.0"
+    assert lines[1].startswith("ImportError: langchain_jev.evaluation needs langchain-classic")
+    assert 'pip install "langchain-jev[classic]"' in lines[1]
+
+
+def test_the_block_really_hides_langchain_classic() -> None:
+    result = run_without_classic("import langchain_classic.evaluation")
+    assert result.returncode != 0
+    assert "No module named 'langchain_classic" in result.stderr

@@ -461,6 +461,9 @@ class HazardBattery(RunnableSerializable[BatteryInput, HazardAssessment]):
         verdict = await self.judge.ainvoke(data, child)
         return assessment_from_verdict(self.direction, self.strictness, self.thresholds, verdict)
 
+    def __str__(self) -> str:
+        return repr(self)
+
     def __repr__(self) -> str:
         model = f"{type(self.model).__name__}({getattr(self.model, 'model', None)!r})"
         return (

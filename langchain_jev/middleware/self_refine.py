@@ -70,7 +70,8 @@ class SelfRefineAgentState(AgentState[Any]):
 class JevSelfRefineMiddleware(AgentMiddleware[SelfRefineAgentState, Any, Any]):
     """Judge the agent's final answers and have the model revise the ones that fail.
 
-    Wraps each model call. A response that calls tools passes through untouched.
+    Wraps each model call. A response that calls tools passes through untouched
+    (structured output given through a tool call, ``ToolStrategy``, counts as one).
     A final answer (an AI message without tool calls) is judged, one judge request
     per answer; when the verdict did not pass and fewer than ``max_attempts``
     answers of the run were judged, the model is called again with the rejected

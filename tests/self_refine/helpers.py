@@ -13,6 +13,8 @@ from langchain_core.decisions import Noul
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
+from langchain_core.tracers.base import BaseTracer
+from langchain_core.tracers.schemas import Run
 from pydantic import Field
 from typesafe_sdk import AsyncTypeSafeClient, RetryPolicy, TypeSafeClient
 
@@ -161,3 +163,24 @@ class JevWire:
                 api_key="sk-test", transport=httpx2.MockTransport(self.handle_async), retry=retry
             )
         return JevDecisionModel(**clients)
+
+
+class RunCollector(BaseTracer):
+    """Collects every run of a trace, to check where the judge's runs sit."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.runs: list[Run] = []
+
+    def _persist_run(self, run: Run) -> None:
+        pass
+
+    def _start_trace(self, run: Run) -> None:
+        super()._start_trace(run)
+        self.runs.append(run)
+
+    def parents(self, name: str) -> list[str | None]:
+        """The name of the parent run of every run called ``name``."""
+        by_id = {run.id: run for run in self.runs}
+        found = [by_id.get(run.parent_run_id) for run in self.runs if run.name == name]  # type: ignore[arg-type]
+        return [parent.name if parent is not None else None for parent in found]

@@ -18,6 +18,7 @@ from langchain_jev.refine import DEFAULT_FEEDBACK_TEMPLATE
 from tests.self_refine.helpers import (
     QUESTION,
     JevWire,
+    RunCollector,
     ScriptedChatModel,
     calls_tool,
     contents,
@@ -433,3 +434,15 @@ def test_the_graph_describes_its_input_and_output_as_json_schema() -> None:
     output = graph.get_output_jsonschema()["properties"]
     assert set(output) == {"messages", "jev_verdict", "jev_attempts", "jev_drafts"}
     assert output["jev_attempts"]["type"] == "integer"
+
+
+async def test_each_judge_run_sits_under_the_judge_node_in_the_trace(mode: str) -> None:
+    judge, _ = unit_judge(0.2, 0.9)
+    model = ScriptedChatModel(replies=["About 100.", "About 100 degrees Celsius."])
+    tracer = RunCollector()
+    await run(create_self_refine_graph(model, judge), ask(), mode, {"callbacks": [tracer]})
+
+    assert tracer.parents("JevJudge") == ["judge", "judge"]
+    assert tracer.parents("ScriptedDecisionModel") == ["JevJudge", "JevJudge"]
+    assert tracer.parents("ScriptedChatModel") == ["generate", "generate"]
+    assert tracer.parents("self_refine") == [None]

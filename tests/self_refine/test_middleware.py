@@ -20,6 +20,7 @@ from tests.self_refine.helpers import (
     QUESTION,
     UNITS,
     JevWire,
+    RunCollector,
     ScriptedChatModel,
     calls_tool,
     contents,
@@ -278,3 +279,13 @@ def test_importing_the_package_needs_no_langchain_but_using_the_middleware_names
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=False)
     assert done.returncode == 0, done.stderr
     assert "middleware` extra" in done.stdout and "pip install 'langchain-jev[middleware]'" in done.stdout
+
+
+async def test_each_judge_run_sits_under_the_model_call_in_the_trace(mode: str) -> None:
+    judge, _ = unit_judge(0.2, 0.9)
+    model = ScriptedChatModel(replies=["About 100.", "About 100 degrees Celsius."])
+    tracer = RunCollector()
+    await run(agent_with(model, JevSelfRefineMiddleware(judge)), ask(), mode, {"callbacks": [tracer]})
+
+    assert tracer.parents("JevJudge") == ["model", "model"]
+    assert tracer.parents("ScriptedDecisionModel") == ["JevJudge", "JevJudge"]

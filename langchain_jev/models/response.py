@@ -68,4 +68,6 @@ def _first_error(name: str, error: ValidationError) -> str:
     first = error.errors(include_url=False)[0]
     location = ".".join(str(part) for part in first["loc"][1:] if part != "[key]")
     where = f"answers.{name}" + (f".{location}" if location else "")
-    return f"{where}: {first['msg']}"
+    value = first.get("input")
+    got = f", got {value!r}" if isinstance(value, (int, float, str)) and len(repr(value)) <= 40 else ""
+    return f"{where}: {first['msg']}{got}"

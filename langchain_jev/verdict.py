@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from enum import Enum
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple, cast
 
 from langchain_core.decisions import Answer, ChoiceAnswer, ClassifierResponse, NoulAnswer, ScoreAnswer
 
@@ -70,9 +70,9 @@ class JevFinding(_FindingFields):
     __slots__ = ()
 
     @property
-    def detail(self) -> str:  # type: ignore[override]
+    def detail(self) -> str:
         """One sentence, ready to hand back to a model."""
-        detail = tuple.__getitem__(self, 3)
+        detail = cast("str | Callable[[], str]", tuple.__getitem__(self, 3))
         return detail if isinstance(detail, str) else detail()
 
     def replace(self, **changes: Any) -> JevFinding:

@@ -102,11 +102,13 @@ def test_structured_request_sends_a_schema_for_exactly_these_questions() -> None
     assert polite["properties"]["yes_probability"]["type"] == "number"
     assert mode["properties"]["probabilities"]["required"] == ["answered", "clarification_needed"]
     assert helpful["properties"]["probabilities"]["required"] == ["0", "1", "2"]
-    assert all(
-        p["properties"]["reasoning"]
-        == {"type": "string", "description": p["properties"]["reasoning"]["description"]}
-        for p in (polite, mode, helpful)
-    )
+    assert polite == {
+        "type": "object",
+        "properties": {"reasoning": {"type": "string"}, "yes_probability": {"type": "number"}},
+        "required": ["reasoning", "yes_probability"],
+        "additionalProperties": False,
+    }
+    assert "yes_probability" in tool["function"]["description"]
 
 
 def test_without_structured_output_the_schema_is_quoted_in_the_prompt() -> None:

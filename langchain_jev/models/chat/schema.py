@@ -15,7 +15,13 @@ YES_KEY = "yes_probability"
 """A noul answer's field: the probability from 0 to 1 that the answer is yes."""
 PROBABILITY_KEY = "probabilities"
 """A choice or score answer's field: the probability of each label or level."""
-_REASONING = {"type": "string", "description": "Short reasoning, written before the probabilities."}
+_REASONING = {"type": "string"}
+_NUMBER = {"type": "number"}
+_DESCRIPTION = (
+    "Answers keyed by question name. Each gives a short reasoning first, then yes_probability "
+    "(a noul: the probability from 0 to 1 that the answer is yes) or probabilities (a choice or "
+    "a score: the probability from 0 to 1 of each label or level, summing to 1)."
+)
 
 
 def level_key(level: int) -> str:
@@ -23,33 +29,23 @@ def level_key(level: int) -> str:
     return str(level)
 
 
-def _object(properties: Mapping[str, Any], description: str | None = None) -> dict[str, Any]:
-    schema: dict[str, Any] = {"type": "object"}
-    if description is not None:
-        schema["description"] = description
-    schema["properties"] = dict(properties)
-    schema["required"] = list(properties)
-    schema["additionalProperties"] = False
-    return schema
+def _object(properties: Mapping[str, Any]) -> dict[str, Any]:
+    return {
+        "type": "object",
+        "properties": dict(properties),
+        "required": list(properties),
+        "additionalProperties": False,
+    }
 
 
-def _question_schema(name: str, question: Question) -> dict[str, Any]:
-    if isinstance(question, (Choice, Score)):
-        keys = (
-            list(question.criteria)
-            if isinstance(question, Choice)
-            else [level_key(level) for level in range(len(question.criteria))]
-        )
-        what = "label" if isinstance(question, Choice) else "level"
-        distribution = _object(
-            {key: {"type": "number"} for key in keys},
-            f"The probability from 0 to 1 of each {what}; they sum to 1.",
-        )
-        properties: dict[str, Any] = {"reasoning": _REASONING, PROBABILITY_KEY: distribution}
+def _question_schema(question: Question) -> dict[str, Any]:
+    if isinstance(question, Choice):
+        keys = list(question.criteria)
+    elif isinstance(question, Score):
+        keys = [level_key(level) for level in range(len(question.criteria))]
     else:
-        yes = {"type": "number", "description": "The probability from 0 to 1 that the answer is yes."}
-        properties = {"reasoning": _REASONING, YES_KEY: yes}
-    return _object(properties, f'The answer to the {question.type} question "{name}".')
+        return _object({"reasoning": _REASONING, YES_KEY: _NUMBER})
+    return _object({"reasoning": _REASONING, PROBABILITY_KEY: _object(dict.fromkeys(keys, _NUMBER))})
 
 
 def response_schema(questions: Mapping[str, Question]) -> dict[str, Any]:
@@ -59,8 +55,9 @@ def response_schema(questions: Mapping[str, Question]) -> dict[str, Any]:
     has ``reasoning`` and ``probabilities`` with one number per label or level (levels
     keyed ``"0"``, ``"1"``...). Every object is closed (``additionalProperties: false``)
     and lists all its properties as required, as strict structured-output modes demand.
-    Ranges are checked when the reply is read, not in the schema, since strict modes
-    reject numeric bounds on some providers.
+    The fields are described once, at the top, since the schema is sent with every
+    request. Ranges are checked when the reply is read, not in the schema, since strict
+    modes reject numeric bounds on some providers.
 
     Example:
         >>> from langchain_core.decisions import Noul
@@ -71,10 +68,5 @@ def response_schema(questions: Mapping[str, Question]) -> dict[str, Any]:
         ['reasoning', 'yes_probability']
 
     """
-    return {
-        "title": SCHEMA_TITLE,
-        **_object(
-            {name: _question_schema(name, question) for name, question in questions.items()},
-            "Answers to the questions of the rubric, keyed by question name.",
-        ),
-    }
+    body = _object({name: _question_schema(question) for name, question in questions.items()})
+    return {"title": SCHEMA_TITLE, "description": _DESCRIPTION, **body}

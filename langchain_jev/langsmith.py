@@ -245,7 +245,7 @@ class JevRunEvaluator(RunEvaluator):
 
     def evaluate_run(
         self,
-        run: Run,
+        run: RunBase,
         example: Example | None = None,
         evaluator_run_id: uuid.UUID | None = None,
     ) -> EvaluationResults:
@@ -268,7 +268,7 @@ class JevRunEvaluator(RunEvaluator):
 
     async def aevaluate_run(
         self,
-        run: Run,
+        run: RunBase,
         example: Example | None = None,
         evaluator_run_id: uuid.UUID | None = None,
     ) -> EvaluationResults:

@@ -514,19 +514,31 @@ def _lines(text: str, problems: list[Problem]) -> dict[str, int]:
 
 
 def _line_of(text: str, where: str) -> int | None:
-    """The 1-based line of a location in a YAML (or JSON) document, as far as it exists."""
+    """The 1-based line of a location in a YAML (or JSON) document, as far as it exists.
+
+    A mapping key is shown on the line of the key, so a block value below it still
+    points at its name.
+    """
     try:
         node: Any = yaml.compose(text)
     except yaml.YAMLError:
         return None
-    line = None
+    if node is None:
+        return None
+    line = node.start_mark.line + 1
     for part in _split(where):
-        if node is None:
+        if isinstance(node, yaml.SequenceNode) and isinstance(part, int):
+            if not 0 <= part < len(node.value):
+                break
+            node = node.value[part]
+            line = node.start_mark.line + 1
+        elif isinstance(node, yaml.MappingNode) and isinstance(part, str):
+            found = next(((k, v) for k, v in node.value if getattr(k, "value", None) == part), None)
+            if found is None:
+                break
+            line, node = found[0].start_mark.line + 1, found[1]
+        else:
             break
-        line = node.start_mark.line + 1
-        node = _child(node, part)
-    if node is not None:
-        line = node.start_mark.line + 1
     return line
 
 
@@ -537,13 +549,3 @@ def _split(where: str) -> list[str | int]:
             continue
         parts.append(int(piece[1:-1]) if piece.startswith("[") else piece)
     return parts
-
-
-def _child(node: Any, part: str | int) -> Any:
-    if isinstance(node, yaml.SequenceNode) and isinstance(part, int):
-        return node.value[part] if 0 <= part < len(node.value) else None
-    if isinstance(node, yaml.MappingNode) and isinstance(part, str):
-        for key, value in node.value:
-            if getattr(key, "value", None) == part:
-                return value
-    return None

@@ -42,6 +42,7 @@ _TYPE_WORDS = {
     "model_attributes_type": "must be a mapping",
     "finite_number": "must be a finite number",
     "missing": "is required",
+    "string_too_short": "must not be empty",
     "string_pattern_mismatch": "must be an import path like package.module:function",
 }
 
@@ -142,7 +143,8 @@ def _problem(detail: ErrorDetails, keys: Sequence[str]) -> Problem:
         message = str(ctx.get("error") or detail["msg"])
         return format_location(loc), re.sub(r"^(Value|Assertion) error, ", "", message)
     if kind == "literal_error":
-        return format_location(loc), f"must be {ctx.get('expected')}, got {_short(detail['input'])}"
+        expected = str(ctx.get("expected")).replace("True", "true")
+        return format_location(loc), f"must be {expected}, got {_short(detail['input'])}"
     if kind == "too_short":
         least = ctx.get("min_length", 1)
         return format_location(loc), f"needs at least {least} item{'s' if least != 1 else ''}"

@@ -1,0 +1,326 @@
+"""The command line's pure parts: token bucket, readers, row mapping, results file, report, progress."""
+
+from __future__ import annotations
+
+import io
+import itertools
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from langchain_jev import cli_readers
+from langchain_jev.cli import exit_code
+from langchain_jev.cli_pacing import TokenBucket
+from langchain_jev.cli_progress import Progress, render_bar
+from langchain_jev.cli_readers import DatasetError, count_rows, detect_format, read_rows
+from langchain_jev.cli_report import Tally, format_table, summary_lines
+from langchain_jev.cli_results import ResultsError, resume_results
+from langchain_jev.cli_rows import FieldMap, map_row, row_key
+
+# ----------------------------------------------------------------------------- token bucket
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    rate=st.floats(min_value=0.5, max_value=500),
+    gaps=st.lists(st.floats(min_value=0, max_value=2), min_size=1, max_size=60),
+)
+def test_token_bucket_never_lets_two_requests_closer_than_its_rate(rate: float, gaps: list[float]) -> None:
+    bucket = TokenBucket(rate)
+    now, starts = 0.0, []
+    for gap in gaps:
+        now += gap
+        wait = bucket.reserve(now)
+        assert wait >= 0
+        starts.append(now + wait)
+    for earlier, later in itertools.pairwise(starts):
+        assert later - earlier >= 1 / rate - 1e-9
+
+
+def test_token_bucket_does_not_delay_requests_already_spaced() -> None:
+    bucket = TokenBucket(4.0)
+    assert [bucket.reserve(t * 0.25) for t in range(10)] == [0.0] * 10
+
+
+def test_token_bucket_allows_a_burst_up_to_its_capacity() -> None:
+    bucket = TokenBucket(1.0, capacity=3)
+    assert [bucket.reserve(0.0) for _ in range(5)] == [0.0, 0.0, 0.0, 1.0, 2.0]
+
+
+@pytest.mark.parametrize("rate", [0, -1, float("inf"), float("nan")])
+def test_token_bucket_refuses_a_rate_that_is_not_positive(rate: float) -> None:
+    with pytest.raises(ValueError, match="rate must be a positive number"):
+        TokenBucket(rate)
+
+
+# ----------------------------------------------------------------------------- readers
+
+
+def test_a_json_array_is_streamed_across_chunk_boundaries(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    rows = [{"id": i, "answer": "x" * (i * 7 % 40), "nested": {"list": [1, 2, {"a": "]},"}]}} for i in range(30)]
+    path = tmp_path / "rows.json"
+    path.write_text(json.dumps(rows, indent=2), encoding="utf-8")
+    monkeypatch.setattr(cli_readers, "_CHUNK", 17)
+    read = list(read_rows(path, "json"))
+    assert [r.data for r in read] == rows
+    lines = path.read_text().splitlines()
+    for raw in read:
+        assert lines[raw.line - 1].strip() == "{"  # each row starts on the line of its brace
+    assert count_rows(path, "json") == 30
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ('{"answer": "not an array"}', "must be an array"),
+        ('[{"answer": "a"} {"answer": "b"}]', "expected ',' or ']'"),
+        ('[{"answer": "a"}, {"answer": ', "cannot be read further"),
+    ],
+)
+def test_a_broken_json_array_is_a_dataset_error(tmp_path: Path, text: str, message: str) -> None:
+    path = tmp_path / "rows.json"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(DatasetError, match=message):
+        list(read_rows(path, "json"))
+
+
+def test_csv_rows_know_the_line_they_start_on(tmp_path: Path) -> None:
+    path = tmp_path / "rows.csv"
+    path.write_text('id,answer\n1,"two\nlines"\n\n2,plain\n3,a,extra\n', encoding="utf-8")
+    read = list(read_rows(path, "csv"))
+    assert [(r.number, r.line, r.data) for r in read[:2]] == [
+        (1, 2, {"id": "1", "answer": "two\nlines"}),
+        (2, 5, {"id": "2", "answer": "plain"}),
+    ]
+    assert read[2].problem == "has 3 cells but the header names 2"
+    assert read[2].line == 6
+
+
+def test_formats_are_told_by_extension_or_content(tmp_path: Path) -> None:
+    array, lines = tmp_path / "a.json", tmp_path / "b.json"
+    array.write_text(" [ ]", encoding="utf-8")
+    lines.write_text('{"a": 1}\n', encoding="utf-8")
+    assert (detect_format(array), detect_format(lines), detect_format("x.csv")) == ("json", "jsonl", "csv")
+    with pytest.raises(DatasetError, match="unknown format"):
+        detect_format("x.csv", "xml")
+
+
+def test_a_file_that_is_not_utf8_is_a_dataset_error(tmp_path: Path) -> None:
+    path = tmp_path / "rows.jsonl"
+    path.write_bytes(b'{"answer": "\xff\xfe"}\n')
+    with pytest.raises(DatasetError, match="not UTF-8"):
+        list(read_rows(path, "jsonl"))
+
+
+# ----------------------------------------------------------------------------- row mapping
+
+
+def test_a_row_maps_to_the_judge_input() -> None:
+    row = {
+        "id": "r1",
+        "question": "Q?",
+        "answer": "A.",
+        "expected": {"k": 1},
+        "context": ["doc"],
+        "tool_calls": [{"name": "search", "arguments": {"q": "x"}}],
+        "lang": "en",
+        "debug": "drop me",
+    }
+    mapped = map_row(row, FieldMap.of(ignored=["debug"]))
+    assert mapped.row_id == "r1"
+    assert mapped.input is not None
+    assert mapped.input.to_state() == {
+        "user_question": "Q?",
+        "assistant_answer": "A.",
+        "expected_output": {"k": 1},
+        "supporting_context": ["doc"],
+        "tool_calls": [{"name": "search", "arguments": {"q": "x"}, "result": None}],
+        "lang": "en",
+    }
+
+
+def test_state_names_work_as_columns_and_given_names_replace_the_defaults() -> None:
+    assert map_row({"user_question": "Q?", "assistant_answer": "A."}, FieldMap()).input.question == "Q?"  # type: ignore[union-attr]
+    custom = FieldMap.of(answer="response")
+    mapped = map_row({"answer": "not this", "response": "this"}, custom)
+    assert mapped.input is not None
+    assert mapped.input.answer == "this"
+    assert mapped.input.fields == {"answer": "not this"}
+
+
+def test_csv_cells_are_read_as_json_where_they_hold_json() -> None:
+    cells = {
+        "answer": "42",
+        "context": '["a", "b"]',
+        "tool_calls": '[{"name": "search"}]',
+        "search_required": "true",
+        "count": "3",
+        "label": "plain text",
+        "zip": "007",
+    }
+    mapped = map_row(cells, FieldMap(), from_csv=True)
+    assert mapped.input is not None
+    assert mapped.input.answer == "42"
+    assert mapped.input.context == ("a", "b")
+    assert [c.name for c in mapped.input.tool_calls] == ["search"]
+    assert dict(mapped.input.fields) == {"search_required": True, "count": 3, "label": "plain text", "zip": "007"}
+
+
+@pytest.mark.parametrize(
+    ("row", "required", "problem"),
+    [
+        ({"question": "Q?"}, ["assistant_answer"], "missing 'answer' (or 'assistant_answer'), which the judge needs"),
+        ({"answer": "A"}, ["assistant_answer", "search_required"], "missing 'search_required', which the judge needs"),
+        ({"answer": ["not", "text"]}, [], "'answer' must be text, got list"),
+        ({"answer": "A", "tool_calls": "search"}, [], "'tool_calls' must be an array"),
+        ({"answer": "A", "tool_calls": [{"no": "name"}]}, [], "a tool call must be an object with a string 'name'"),
+        ({"answer": "A", "context": [1]}, [], "context[0] must be a string"),
+    ],
+)
+def test_rows_that_cannot_be_judged_say_why(row: dict[str, Any], required: list[str], problem: str) -> None:
+    mapped = map_row(row, FieldMap(), required)
+    assert mapped.input is None
+    assert mapped.problem is not None and problem in mapped.problem
+
+
+def test_the_row_key_changes_with_the_content() -> None:
+    assert row_key({"a": 1, "b": [1, 2]}) == row_key({"b": [1, 2], "a": 1})
+    assert row_key({"a": 1}) != row_key({"a": 2})
+
+
+# ----------------------------------------------------------------------------- results file
+
+
+def _record(row: int, **extra: Any) -> str:
+    return json.dumps({"row": row, "line": row, "key": f"k{row}", "passed": True, "findings": [], **extra})
+
+
+def test_resume_keeps_verdicts_and_drops_errors_and_a_cut_short_line(tmp_path: Path) -> None:
+    path = tmp_path / "results.jsonl"
+    path.write_text(
+        "\n".join([_record(1), _record(2, error="TypeSafeAPIConnectionError: down"), _record(3), _record(1)])
+        + "\n"
+        + _record(4)[:20],
+        encoding="utf-8",
+    )
+    seen: list[int] = []
+    resumed = resume_results(path, lambda record: seen.append(record["row"]))
+    assert resumed.done == {1: "k1", 3: "k3"}
+    assert (resumed.dropped_errors, resumed.truncated) == (1, True)
+    assert seen == [1, 3]
+    assert path.read_text(encoding="utf-8") == _record(1) + "\n" + _record(3) + "\n"
+
+
+def test_resume_keeps_a_complete_last_line_without_its_newline(tmp_path: Path) -> None:
+    path = tmp_path / "results.jsonl"
+    path.write_text(_record(1) + "\n" + _record(2), encoding="utf-8")
+    resumed = resume_results(path)
+    assert sorted(resumed.done) == [1, 2]
+    assert not resumed.truncated
+    assert path.read_text(encoding="utf-8").endswith(_record(2) + "\n")
+
+
+@pytest.mark.parametrize("bad", ["not json", '{"no": "row"}'])
+def test_resume_refuses_a_file_that_is_not_a_results_file(tmp_path: Path, bad: str) -> None:
+    path = tmp_path / "results.jsonl"
+    original = bad + "\n" + _record(1) + "\n"
+    path.write_text(original, encoding="utf-8")
+    with pytest.raises(ResultsError, match=r"results.jsonl:1: "):
+        resume_results(path)
+    assert path.read_text(encoding="utf-8") == original  # left as it was
+
+
+# ----------------------------------------------------------------------------- report
+
+
+def _verdict(passed: bool, **outcomes: str) -> dict[str, Any]:
+    return {
+        "passed": passed,
+        "findings": [{"name": n, "kind": "noul", "outcome": o} for n, o in outcomes.items()],
+    }
+
+
+def test_the_table_counts_outcomes_per_criterion_and_rows_overall() -> None:
+    tally = Tally([("grounded", "noul"), ("helpful", "score")])
+    tally.add(_verdict(True, grounded="PASSED", helpful="PASSED"))
+    tally.add(_verdict(False, grounded="FAILED", helpful="INCONCLUSIVE"))
+    tally.add(_verdict(True, grounded="NOT_APPLICABLE", helpful="PASSED"))
+    tally.add({"passed": False, "error": "TimeoutError: slow"})
+    assert format_table(tally).splitlines() == [
+        "criterion  kind   passed  failed  inconcl.  error  n/a  pass rate",
+        "grounded   noul        1       1         0      0    1      50.0%",
+        "helpful    score       2       0         1      0    0      66.7%",
+        "overall    rows        2       1                1           50.0%",
+    ]
+    lines = summary_lines(tally, bad_rows=1, fail_under=0.6)
+    assert lines == [
+        "4 rows: 2 passed, 1 failed, pass rate 50.0%",
+        "1 row could not be judged (TimeoutError x1): recorded as errors and counted as not passed",
+        "1 bad input row skipped (named above); not in the pass rate",
+        "FAIL: pass rate 50.0% is under --fail-under 60.0%",
+    ]
+
+
+def test_a_criterion_that_never_applied_has_no_pass_rate() -> None:
+    tally = Tally([("grounded", "noul")])
+    tally.add(_verdict(True, grounded="NOT_APPLICABLE"))
+    assert format_table(tally).splitlines()[1].split()[-1] == "-"
+
+
+@pytest.mark.parametrize(
+    ("bad", "rate", "fail_under", "errors", "code"),
+    [
+        (0, 1.0, None, 0, 0),
+        (0, 0.5, 0.6, 0, 1),
+        (0, 0.6, 0.6, 0, 0),
+        (1, 1.0, 0.6, 0, 2),
+        (1, 0.1, 0.6, 3, 2),
+        (0, 0.9, None, 1, 3),
+        (0, 0.4, 0.6, 1, 1),
+        (0, None, 0.6, 0, 1),
+    ],
+)
+def test_exit_codes(bad: int, rate: float | None, fail_under: float | None, errors: int, code: int) -> None:
+    assert exit_code(bad, rate, fail_under, errors) == code
+
+
+# ----------------------------------------------------------------------------- progress
+
+
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_progress_redraws_a_bar_on_a_terminal() -> None:
+    clock = iter([0.0, 1.0, 2.0, 3.0, 4.0])
+    screen = _Terminal()
+    progress = Progress(screen, 4, clock=lambda: next(clock), interval=0)
+    progress.advance(True)
+    progress.advance(False)
+    progress.note("rows.jsonl:3: row 3: missing 'answer'")
+    assert "\r\x1b[2K[" in screen.getvalue()
+    assert "rows.jsonl:3: row 3: missing 'answer'\n" in screen.getvalue()
+    assert screen.getvalue().endswith("2/4 50% | pass 50.0% | 0.7 rows/s | ETA 0:03")
+
+
+def test_progress_writes_plain_lines_to_a_log() -> None:
+    clock = iter([0.0, 0.5, 1.0, 10.0, 11.0])
+    log = io.StringIO()
+    progress = Progress(log, 3, clock=lambda: next(clock), interval=5)
+    for passed in (True, True, False):
+        progress.advance(passed)
+    progress.finish()
+    assert log.getvalue().splitlines() == [
+        "progress: 1/3 rows (33%), pass rate 100.0%, 2.0 rows/s, ETA 0:01",
+        "progress: 3/3 rows (100%), pass rate 66.7%, 0.3 rows/s, ETA 0:00",
+        "done: 3/3 rows (100%), pass rate 66.7%, 0.3 rows/s, ETA 0:00",
+    ]
+
+
+def test_the_bar_without_a_total_has_no_eta() -> None:
+    assert render_bar(5, None, 5, 5, 1.0) == "5 rows | pass 100.0% | 5.0 rows/s | ETA ?"

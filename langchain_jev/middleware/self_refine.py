@@ -98,7 +98,9 @@ class JevSelfRefineMiddleware(AgentMiddleware[SelfRefineAgentState, Any, Any]):
 
     Args:
         judge: the `JevJudge` final answers must pass.
-        max_attempts: final answers judged at most per run (1 judges once, no retry).
+        max_attempts: answers judged at most before one is kept (1 judges once, no
+            retry). Should the agent come back to the model after a kept answer (another
+            middleware jumping back, say), the next final answer starts a new count.
         keep: ``"last"`` keeps the last answer; ``"best"`` the best one: a passing
             answer first, then the most PASSED findings, then the fewest FAILED, the
             later answer on a tie.
@@ -210,10 +212,12 @@ class _Turn:
 
     policy: RefinePolicy
     request: ModelRequest[Any]
+    finished: list[SelfRefineDraft] = field(init=False)
+    """The run's judged answers of refinements already decided (kept or exhausted)."""
     drafts: list[SelfRefineDraft] = field(init=False)
-    """The run's judged answers, those of earlier model calls first."""
+    """The answers of the refinement under way, those of earlier model calls first."""
     earlier: int = field(init=False)
-    """How many of ``drafts`` came from earlier model calls (and may be in the state)."""
+    """How many of ``drafts`` came from earlier model calls (and are in the state)."""
     pending: list[BaseMessage] = field(default_factory=list)
     """Rejected answers and feedback of this call, not yet in the state."""
     responses: list[ModelResponse[Any]] = field(default_factory=list)
@@ -221,7 +225,10 @@ class _Turn:
 
     def __post_init__(self) -> None:
         state = cast(Mapping[str, Any], self.request.state)
-        self.drafts = list(state.get("jev_drafts") or [])
+        every: list[SelfRefineDraft] = list(state.get("jev_drafts") or [])
+        # A draft sent back without feedback closed its refinement: it was kept.
+        start = max((i + 1 for i, draft in enumerate(every) if draft.feedback is None), default=0)
+        self.finished, self.drafts = every[:start], every[start:]
         self.earlier = len(self.drafts)
 
     def answer(self, response: ModelResponse[Any]) -> AIMessage | None:
@@ -233,7 +240,8 @@ class _Turn:
 
     def judge_input(self, answer: AIMessage) -> JudgeInput:
         """The judge input: the conversation without rejected answers, and this answer."""
-        conversation = judged_messages(self.request.messages, self.drafts)
+        rejected = [draft for draft in self.finished if draft.feedback is not None]
+        conversation = judged_messages(self.request.messages, [*rejected, *self.drafts])
         return self.policy.judge_input(self.request.state, [*conversation, answer])
 
     def judged(
@@ -264,8 +272,7 @@ class _Turn:
             result=[*self.pending, *response.result],
             structured_response=response.structured_response,
         )
-        update = {"jev_drafts": self.drafts, "jev_attempts": len(self.drafts)}
-        return ExtendedModelResponse(model_response=result, command=Command(update=update))
+        return ExtendedModelResponse(model_response=result, command=Command(update=self._record()))
 
     def finish(self) -> ExtendedModelResponse[Any]:
         """The kept answer as the response; the verdict, attempts and drafts into the state."""
@@ -283,11 +290,7 @@ class _Turn:
             structured = self.responses[local].structured_response if local >= 0 else None
         if self.policy.keep_drafts:
             messages = [*self.pending, *messages]
-        update: dict[str, Any] = {
-            "jev_verdict": kept.verdict,
-            "jev_attempts": len(self.drafts),
-            "jev_drafts": self.drafts,
-        }
+        update = {"jev_verdict": kept.verdict, **self._record()}
         if not self.policy.keep_drafts:
             present = {m.id for m in self.request.state.get("messages", [])}
             removed = [
@@ -300,6 +303,10 @@ class _Turn:
                 update["messages"] = removed
         result = ModelResponse(result=messages, structured_response=structured)
         return ExtendedModelResponse(model_response=result, command=Command(update=update))
+
+    def _record(self) -> dict[str, Any]:
+        every = [*self.finished, *self.drafts]
+        return {"jev_drafts": every, "jev_attempts": len(every)}
 
     def _known(self) -> Sequence[AnyMessage | BaseMessage]:
         return [*self.request.state.get("messages", []), *self.request.messages, *self.pending]

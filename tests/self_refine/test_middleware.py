@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 from langchain.agents import create_agent
+from langchain.agents.middleware import AgentMiddleware, hook_config
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 from langchain_core.tools import tool
 from langgraph.checkpoint.memory import InMemorySaver
@@ -289,3 +290,46 @@ async def test_each_judge_run_sits_under_the_model_call_in_the_trace(mode: str) 
 
     assert tracer.parents("JevJudge") == ["model", "model"]
     assert tracer.parents("ScriptedDecisionModel") == ["JevJudge", "JevJudge"]
+
+
+class AskAgain(AgentMiddleware):
+    """After the first final answer, asks a follow-up and sends the agent back to the model."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.asked = False
+
+    def _again(self, state: Any) -> dict[str, Any] | None:
+        last = state["messages"][-1]
+        if self.asked or not isinstance(last, AIMessage) or last.tool_calls:
+            return None
+        self.asked = True
+        return {"messages": [HumanMessage("And in Fahrenheit?")], "jump_to": "model"}
+
+    @hook_config(can_jump_to=["model"])
+    def after_model(self, state: Any, runtime: Any) -> dict[str, Any] | None:
+        return self._again(state)
+
+    @hook_config(can_jump_to=["model"])
+    async def aafter_model(self, state: Any, runtime: Any) -> dict[str, Any] | None:
+        return self._again(state)
+
+
+async def test_a_second_final_answer_in_the_same_run_gets_its_own_attempts(mode: str) -> None:
+    judge, decisions = unit_judge(0.2, 0.9, 0.1, 0.95)
+    model = ScriptedChatModel(replies=["100.", "100 degrees Celsius.", "212.", "212 degrees Fahrenheit."])
+    refine = JevSelfRefineMiddleware(judge, max_attempts=2, keep="best")
+    agent = create_agent(model, middleware=[AskAgain(), refine])
+    result = await run(agent, ask(), mode)
+
+    assert contents(result["messages"]) == [
+        ("human", QUESTION),
+        ("ai", "100 degrees Celsius."),
+        ("human", "And in Fahrenheit?"),
+        ("ai", "212 degrees Fahrenheit."),
+    ]
+    assert decisions.calls == 4 and result["jev_attempts"] == 4
+    assert [r["state"]["user_question"] for r in decisions.requests] == [QUESTION] * 2 + [
+        "And in Fahrenheit?"
+    ] * 2
+    assert result["jev_verdict"].finding("cites_unit").value == 0.95

@@ -525,7 +525,7 @@ def _line_of(text: str, where: str) -> int | None:
         return None
     if node is None:
         return None
-    line = node.start_mark.line + 1
+    line: int = node.start_mark.line + 1
     for part in _split(where):
         if isinstance(node, yaml.SequenceNode) and isinstance(part, int):
             if not 0 <= part < len(node.value):

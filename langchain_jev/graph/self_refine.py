@@ -17,6 +17,7 @@ from langchain_jev.errors import JevConfigurationError
 from langchain_jev.judge import JevJudge
 from langchain_jev.refine import (
     FeedbackMessage,
+    Keep,
     RefinePolicy,
     RunValue,
     SelfRefineDraft,
@@ -58,7 +59,7 @@ def create_self_refine_graph(
     judge: JevJudge,
     *,
     max_attempts: int = 3,
-    keep: str = "last",
+    keep: Keep = "last",
     feedback_message: FeedbackMessage | None = None,
     to_input: ToInput | None = None,
     keep_drafts: bool = False,

@@ -15,6 +15,7 @@ from langchain_jev.errors import JevConfigurationError
 from langchain_jev.judge import JevJudge, JudgeInput
 from langchain_jev.refine import (
     FeedbackMessage,
+    Keep,
     RefinePolicy,
     RunValue,
     SelfRefineDraft,
@@ -143,7 +144,7 @@ class JevSelfRefineMiddleware(AgentMiddleware[SelfRefineAgentState, Any, Any]):
         judge: JevJudge,
         *,
         max_attempts: int = 3,
-        keep: str = "last",
+        keep: Keep = "last",
         keep_drafts: bool = False,
         feedback_message: FeedbackMessage | None = None,
         to_input: ToInput | None = None,

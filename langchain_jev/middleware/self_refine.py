@@ -75,7 +75,7 @@ class JevSelfRefineMiddleware(AgentMiddleware[SelfRefineAgentState, Any, Any]):
     (structured output given through a tool call, ``ToolStrategy``, counts as one).
     A final answer (an AI message without tool calls) is judged, one judge request
     per answer; when the verdict did not pass and fewer than ``max_attempts``
-    answers of the run were judged, the model is called again with the rejected
+    answers were judged for this reply, the model is called again with the rejected
     answer and a feedback message added to its request. The kept answer goes into
     the conversation, its verdict into ``jev_verdict``.
 

@@ -5,6 +5,11 @@ A judge is a list of criteria; each question criterion pairs a typed question
 condition, and code checks are plain predicates. Every question goes to a
 decision model in one request; the verdict keeps one finding per criterion.
 
+The spokes: `JevRunEvaluator` (LangSmith), `create_self_refine_graph` and
+`create_guardrail_node` (LangGraph), ``langchain_jev.middleware`` (agents, extra
+``middleware``), ``langchain_jev.evaluation`` (StringEvaluator, extra ``classic``),
+``langchain_jev.testing`` (pytest), `load_judge` and the ``langchain-jev`` command.
+
 Example:
     >>> from langchain_core.decisions import Noul
     >>> from langchain_jev import JevCriterion, JevJudge
@@ -24,14 +29,14 @@ from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from langchain_jev.cache import CachedDecisionModel, DecisionCache, InMemoryCache, SQLiteCache
+    from langchain_jev.conversation import input_from_messages
     from langchain_jev.criteria import JevCriterion
-    from langchain_jev.errors import (
-        JevConfigurationError,
-        JevError,
-        JevInputError,
-        MissingCredentialsError,
-    )
+    from langchain_jev.errors import JevConfigurationError, JevError, JevInputError, MissingCredentialsError
     from langchain_jev.feedback import default_feedback
+    from langchain_jev.graph.guardrail import create_guardrail_node
+    from langchain_jev.graph.hazards import HazardBattery
+    from langchain_jev.graph.self_refine import create_self_refine_graph
     from langchain_jev.input import (
         ANSWER_FIELD,
         CONTEXT_FIELD,
@@ -42,17 +47,34 @@ if TYPE_CHECKING:
         ToolCall,
     )
     from langchain_jev.judge import JevJudge
+    from langchain_jev.langsmith import JevRunEvaluator, jev_summary_evaluator
+    from langchain_jev.models.chat import (
+        ChatModelDecisionModel,
+        ChatModelOutputError,
+        LogprobsUnavailableError,
+    )
     from langchain_jev.models.jev import JevDecisionModel
     from langchain_jev.models.response import DecisionResponse
+    from langchain_jev.models.typesafe_classifier import TypeSafeClassifierDecisionModel
+    from langchain_jev.runs import judge_input_from_run
+    from langchain_jev.spec import JudgeSpec, JudgeSpecError, judge_schema, load_judge
+    from langchain_jev.statements import Statement, statement_criteria
     from langchain_jev.verdict import JevFinding, JevVerdict, Outcome
 
 __version__ = "0.1.0"
 
+# public name -> module defining it; imported on first use so `import langchain_jev` stays cheap
 _EXPORTS: dict[str, str] = {
     "ANSWER_FIELD": "langchain_jev.input",
     "CONTEXT_FIELD": "langchain_jev.input",
+    "CachedDecisionModel": "langchain_jev.cache",
+    "ChatModelDecisionModel": "langchain_jev.models.chat",
+    "ChatModelOutputError": "langchain_jev.models.chat",
+    "DecisionCache": "langchain_jev.cache",
     "DecisionResponse": "langchain_jev.models.response",
     "EXPECTED_FIELD": "langchain_jev.input",
+    "HazardBattery": "langchain_jev.graph.hazards",
+    "InMemoryCache": "langchain_jev.cache",
     "JevConfigurationError": "langchain_jev.errors",
     "JevCriterion": "langchain_jev.criteria",
     "JevDecisionModel": "langchain_jev.models.jev",
@@ -61,20 +83,41 @@ _EXPORTS: dict[str, str] = {
     "JevInputError": "langchain_jev.errors",
     "JevJudge": "langchain_jev.judge",
     "JevJudgeInput": "langchain_jev.input",
+    "JevRunEvaluator": "langchain_jev.langsmith",
     "JevVerdict": "langchain_jev.verdict",
+    "JudgeSpec": "langchain_jev.spec",
+    "JudgeSpecError": "langchain_jev.spec",
+    "LogprobsUnavailableError": "langchain_jev.models.chat",
     "MissingCredentialsError": "langchain_jev.errors",
     "Outcome": "langchain_jev.verdict",
     "QUESTION_FIELD": "langchain_jev.input",
+    "SQLiteCache": "langchain_jev.cache",
+    "Statement": "langchain_jev.statements",
     "TOOL_CALLS_FIELD": "langchain_jev.input",
     "ToolCall": "langchain_jev.input",
+    "TypeSafeClassifierDecisionModel": "langchain_jev.models.typesafe_classifier",
+    "create_guardrail_node": "langchain_jev.graph.guardrail",
+    "create_self_refine_graph": "langchain_jev.graph.self_refine",
     "default_feedback": "langchain_jev.feedback",
+    "input_from_messages": "langchain_jev.conversation",
+    "jev_summary_evaluator": "langchain_jev.langsmith",
+    "judge_input_from_run": "langchain_jev.runs",
+    "judge_schema": "langchain_jev.spec",
+    "load_judge": "langchain_jev.spec",
+    "statement_criteria": "langchain_jev.statements",
 }
 
 __all__ = [
     "ANSWER_FIELD",
     "CONTEXT_FIELD",
+    "CachedDecisionModel",
+    "ChatModelDecisionModel",
+    "ChatModelOutputError",
+    "DecisionCache",
     "DecisionResponse",
     "EXPECTED_FIELD",
+    "HazardBattery",
+    "InMemoryCache",
     "JevConfigurationError",
     "JevCriterion",
     "JevDecisionModel",
@@ -83,13 +126,28 @@ __all__ = [
     "JevInputError",
     "JevJudge",
     "JevJudgeInput",
+    "JevRunEvaluator",
     "JevVerdict",
+    "JudgeSpec",
+    "JudgeSpecError",
+    "LogprobsUnavailableError",
     "MissingCredentialsError",
     "Outcome",
     "QUESTION_FIELD",
+    "SQLiteCache",
+    "Statement",
     "TOOL_CALLS_FIELD",
     "ToolCall",
+    "TypeSafeClassifierDecisionModel",
+    "create_guardrail_node",
+    "create_self_refine_graph",
     "default_feedback",
+    "input_from_messages",
+    "jev_summary_evaluator",
+    "judge_input_from_run",
+    "judge_schema",
+    "load_judge",
+    "statement_criteria",
 ]
 
 

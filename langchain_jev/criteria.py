@@ -8,6 +8,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from langchain_core.decisions import Choice, Noul, Score
+from pydantic_core import PydanticSerializationError
 
 from langchain_jev.errors import JevConfigurationError
 from langchain_jev.input import JevJudgeInput
@@ -292,6 +293,14 @@ def validate_criteria(criteria: Iterable[JevCriterion]) -> tuple[JevCriterion, .
 def _check_name(name: Any) -> None:
     if not isinstance(name, str) or not name.strip():
         raise JevConfigurationError(f"a criterion name must be a non-empty string, got {name!r}")
+    if not name.isascii():
+        try:
+            name.encode("utf-8")
+        except UnicodeEncodeError as error:
+            raise JevConfigurationError(
+                f"criterion {name!r}: the name is not valid Unicode text ({error.reason} "
+                f"at position {error.start}), so it cannot be sent as JSON"
+            ) from None
 
 
 def _check_type(name: str, question: Any, expected: type, label: str) -> None:
@@ -300,6 +309,16 @@ def _check_type(name: str, question: Any, expected: type, label: str) -> None:
             f"criterion {name!r}: expected a langchain_core.decisions.{label}, "
             f"got {type(question).__name__}"
         )
+    _check_sendable(name, question)
+
+
+def _check_sendable(name: str, question: Any) -> None:
+    try:
+        question.model_dump_json()
+    except PydanticSerializationError as error:
+        raise JevConfigurationError(
+            f"criterion {name!r}: the question cannot be sent as JSON: {error}"
+        ) from None
 
 
 def _finite(name: str, value: Any) -> float:

@@ -21,7 +21,11 @@ def wire_questions(questions: Mapping[str, Question]) -> dict[str, Any]:
     return {name: question.model_dump(mode="json") for name, question in questions.items()}
 
 
-def wire_state(state: Any, path: str = "state") -> Any:
+MAX_DEPTH = 200
+"""How deeply objects and arrays may nest in a state sent to Jev (the SDK's JSON encoder stops at 255)."""
+
+
+def wire_state(state: Any, path: str = "state", depth: int = 0) -> Any:
     """Return the state as JSON, with messages as role/content and images as SDK assets.
 
     LangChain messages at any depth become ``{"role", "content"}`` objects; a
@@ -29,28 +33,59 @@ def wire_state(state: Any, path: str = "state") -> Any:
     "mime_type": ...}``) becomes a `typesafe_sdk.Image`, which the SDK uploads.
 
     Raises:
-        JevInputError: a value has no JSON form; the message gives its path.
+        JevInputError: a value has no JSON form (not JSON data, text that is not
+            valid Unicode, nesting deeper than `MAX_DEPTH`); the message gives its path.
 
     """
     if isinstance(state, BaseMessage):
-        return wire_state(convert_to_openai_messages(state), path)
+        return wire_state(convert_to_openai_messages(state), path, depth)
+    if isinstance(state, str):
+        return _text(state, path)
     if isinstance(state, Mapping):
         image = _image(state)
         if image is not None:
             return image
+        _check_depth(path, depth)
         result: dict[str, Any] = {}
         for key, value in state.items():
             if not isinstance(key, str):
-                raise JevInputError(f"{path}: object keys must be strings, got {key!r}")
-            result[key] = wire_state(value, f"{path}.{key}")
+                raise JevInputError(f"{_shown(path)}: object keys must be strings, got {key!r}")
+            result[_text(key, f"{path}.{key}")] = wire_state(value, f"{path}.{key}", depth + 1)
         return result
-    if isinstance(state, Sequence) and not isinstance(state, (str, bytes, bytearray)):
+    if isinstance(state, Sequence) and not isinstance(state, (bytes, bytearray)):
+        _check_depth(path, depth)
         if state and all(isinstance(item, BaseMessage) for item in state):
-            return [wire_state(m, f"{path}[{i}]") for i, m in enumerate(convert_to_openai_messages(state))]
-        return [wire_state(item, f"{path}[{index}]") for index, item in enumerate(state)]
-    if state is None or isinstance(state, (str, bool, int, float)):
+            messages = convert_to_openai_messages(state)
+            return [wire_state(m, f"{path}[{i}]", depth + 1) for i, m in enumerate(messages)]
+        return [wire_state(item, f"{path}[{index}]", depth + 1) for index, item in enumerate(state)]
+    if state is None or isinstance(state, (bool, int, float)):
         return state
-    raise JevInputError(f"{path}: {type(state).__name__} has no JSON form")
+    raise JevInputError(f"{_shown(path)}: {type(state).__name__} has no JSON form")
+
+
+def _text(text: str, path: str) -> str:
+    if not text.isascii():
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError as error:
+            raise JevInputError(
+                f"{_shown(path)}: text is not valid Unicode ({error.reason} at position {error.start})"
+            ) from None
+    return text
+
+
+def _check_depth(path: str, depth: int) -> None:
+    if depth >= MAX_DEPTH:
+        raise JevInputError(
+            f"{_shown(path)}: the state nests objects and arrays more than {MAX_DEPTH} levels deep"
+        )
+
+
+def _shown(path: str) -> str:
+    """A path fit for a message: at most about 160 characters, surrogates escaped."""
+    if len(path) > 160:
+        path = f"{path[:100]}...{path[-50:]}"
+    return path.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
 def _image(block: Mapping[str, Any]) -> Image | None:

@@ -22,6 +22,7 @@ from langchain_core.decisions import (
 )
 from pydantic import ConfigDict, Field, PrivateAttr
 
+from langchain_jev.errors import JevInputError
 from langchain_jev.models.response import DecisionResponse, read_answers
 
 __all__ = ["ScriptEntry", "ScriptedDecisionModel"]
@@ -118,9 +119,18 @@ class ScriptedDecisionModel(BaseDecisionModel):
         return self._answer(state, questions)
 
     def _answer(self, state: State, questions: dict[str, Question]) -> DecisionResponse:
+        try:
+            recorded = copy.deepcopy(state)
+        except RecursionError:
+            from langchain_jev.models.wire import MAX_DEPTH
+
+            raise JevInputError(
+                "state: nests objects and arrays too deeply to be recorded "
+                f"(Jev takes at most {MAX_DEPTH} levels)"
+            ) from None
         with self._lock:
             index = len(self._requests)
-            self._requests.append({"state": copy.deepcopy(state), "questions": dict(questions)})
+            self._requests.append({"state": recorded, "questions": dict(questions)})
         script = self._script_for(index)
         raw: dict[str, Any] = {}
         for name, question in questions.items():

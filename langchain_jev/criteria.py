@@ -8,7 +8,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from langchain_core.decisions import Choice, Noul, Score
-from pydantic_core import PydanticSerializationError
+from pydantic_core import PydanticSerializationError, to_json
 
 from langchain_jev.errors import JevConfigurationError
 from langchain_jev.input import JevJudgeInput
@@ -314,7 +314,7 @@ def _check_type(name: str, question: Any, expected: type, label: str) -> None:
 
 def _check_sendable(name: str, question: Any) -> None:
     try:
-        question.model_dump_json()
+        to_json(question.model_dump())  # every key and text as given, as the wire must encode them
     except PydanticSerializationError as error:
         raise JevConfigurationError(
             f"criterion {name!r}: the question cannot be sent as JSON: {error}"

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import inspect
 import json
 import math
 import os
@@ -311,8 +312,10 @@ def _model(args: argparse.Namespace) -> tuple[Any, list[Any]]:
             from typesafe_sdk import RetryPolicy
 
             settings["retry"] = RetryPolicy(max_retries=args.max_retries)
-        model = JevDecisionModel(**settings)
-        closers.append(model)
+        plain = JevDecisionModel(**settings)  # resolves the key, model and URL, or says what is missing
+        client = _async_client(plain, args.concurrency)
+        model = JevDecisionModel(**settings, async_client=client)
+        closers.extend([client, model])
     if args.rate_limit is not None:
         from langchain_jev.cli_pacing import PacedDecisionModel, RateLimiter
 
@@ -326,12 +329,33 @@ def _model(args: argparse.Namespace) -> tuple[Any, list[Any]]:
     return model, closers
 
 
+def _async_client(model: Any, concurrency: int) -> Any:
+    """An SDK client like ``model``'s own, with its connections spread over small pools.
+
+    A single pool's bookkeeping grows with its connections; see `cli_transport`.
+    """
+    from typesafe_sdk import AsyncTypeSafeClient
+
+    from langchain_jev.cli_transport import ShardedTransport, shard_count
+
+    return AsyncTypeSafeClient(
+        api_key=model.api_key.get_secret_value(),
+        model=model.model,
+        base_url=model.base_url,
+        timeout=model.timeout,
+        retry=model.retry,
+        transport=ShardedTransport(shard_count(concurrency), concurrency),
+    )
+
+
 async def _close(thing: Any) -> None:
+    method = getattr(thing, "aclose", None) or getattr(thing, "close", None)
+    if method is None:
+        return
     try:
-        if hasattr(thing, "aclose"):
-            await thing.aclose()
-        elif hasattr(thing, "close"):
-            thing.close()
+        result = method()
+        if inspect.isawaitable(result):
+            await result
     except Exception:  # closing must not hide the run's outcome
         pass
 

@@ -324,3 +324,60 @@ def test_progress_writes_plain_lines_to_a_log() -> None:
 
 def test_the_bar_without_a_total_has_no_eta() -> None:
     assert render_bar(5, None, 5, 5, 1.0) == "5 rows | pass 100.0% | 5.0 rows/s | ETA ?"
+
+
+# ----------------------------------------------------------------------------- transport and pacing
+
+
+async def test_the_sharded_transport_spreads_requests_over_its_pools() -> None:
+    import asyncio
+
+    import httpx2
+
+    from langchain_jev.cli_transport import ShardedTransport
+    from tests.support.jev_server import JevServer
+
+    transport = ShardedTransport(shards=4, connections=16)
+    used: list[int] = []
+    for index, pool in enumerate(transport.pools):
+        original = pool.handle_async_request
+
+        async def counted(request: httpx2.Request, original: Any = original, index: int = index) -> httpx2.Response:
+            used.append(index)
+            return await original(request)
+
+        pool.handle_async_request = counted  # type: ignore[method-assign]
+    body = {"state": {"marker": "x"}, "questions": {"ok": {"type": "noul", "instructions": "Ok?"}}}
+    with JevServer({"ok": 0.7}, delay=0.1) as server:
+        async with httpx2.AsyncClient(transport=transport) as client:
+            replies = await asyncio.gather(
+                *(
+                    client.post(server.base_url + "/v1/systemone", json=body, headers={"Authorization": "Bearer k"})
+                    for _ in range(16)
+                )
+            )
+        assert server.peak_in_flight == 16
+    assert [r.json()["answers"]["ok"]["noul"] for r in replies] == [0.7] * 16
+    assert sorted(set(used)) == [0, 1, 2, 3]
+    assert max(used.count(i) for i in range(4)) == 4  # the least busy pool takes the next request
+
+
+async def test_cache_hits_do_not_wait_for_the_rate_limiter() -> None:
+    import asyncio
+
+    from langchain_core.decisions import Noul
+
+    from langchain_jev.cache import CachedDecisionModel, InMemoryCache
+    from langchain_jev.cli_pacing import PacedDecisionModel, RateLimiter
+    from langchain_jev.testing import ScriptedDecisionModel
+
+    inner = ScriptedDecisionModel({"ok": 0.9})
+    # one request per 1000 s: only the first token is free
+    model = CachedDecisionModel(PacedDecisionModel(inner=inner, limiter=RateLimiter(0.001)), InMemoryCache())
+    request = {"state": "hi", "questions": {"ok": Noul(instructions="Ok?")}}
+    first = await asyncio.wait_for(model.ainvoke(request), timeout=5)
+    again = await asyncio.wait_for(model.ainvoke(request), timeout=5)
+    assert (first.cache_hit, again.cache_hit, inner.calls) == (False, True, 1)
+    other = {"state": "another", "questions": {"ok": Noul(instructions="Ok?")}}
+    with pytest.raises(asyncio.TimeoutError):
+        await asyncio.wait_for(model.ainvoke(other), timeout=0.3)  # a miss waits its turn

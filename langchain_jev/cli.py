@@ -221,6 +221,8 @@ def _judge(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         return _fail(err, "the judge file is invalid:\n  " + "\n  ".join(error.messages()))
     except JevConfigurationError as error:
         return _fail(err, str(error))
+    except (ImportError, ValueError) as error:  # a chat model string its provider cannot serve
+        return _fail(err, f"--model {args.model}: {str(error).strip().splitlines()[0]}")
     options = RunOptions(
         data=args.data,
         fmt=fmt,

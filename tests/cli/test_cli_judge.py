@@ -266,3 +266,16 @@ def test_the_console_script_is_declared() -> None:
 
     project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
     assert project["project"]["scripts"]["langchain-jev"] == "langchain_jev.cli:main"
+
+
+def test_model_names_a_jev_model_or_a_chat_model(server: JevServer) -> None:
+    named = run_cli(*judge_args(WEATHER_DATA, server.base_url, "--model", "jev-canary", "--quiet"))
+    assert named.returncode == 0, named.stderr
+    assert {r.model for r in server.requests} == {"jev-canary"}
+    server.reset()
+    prefixed = run_cli(*judge_args(WEATHER_DATA, server.base_url, "--model", "typesafe:jev-other", "--quiet"))
+    assert prefixed.returncode == 0, prefixed.stderr
+    assert {r.model for r in server.requests} == {"jev-other"}
+    unknown = run_cli("judge", WEATHER_DATA, "--judge", "examples/weather_judge.yaml", "--model", "nosuchprovider:x")
+    assert unknown.returncode == 2
+    assert "--model nosuchprovider:x:" in unknown.stderr

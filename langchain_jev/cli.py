@@ -256,11 +256,12 @@ def _judge(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         resume = " (run again with --resume to finish)" if args.out and args.out != "-" else ""
         err.write(f"\n{_PROG}: interrupted{resume}\n")
         return EXIT_INTERRUPTED
-    report = err if args.out == "-" else sys.stdout
-    report.write(format_table(result.tally) + "\n\n")
-    for line in summary_lines(result.tally, bad_rows=result.bad_rows, fail_under=args.fail_under):
-        report.write(line + "\n")
-    report.flush()
+    if result.tally.rows or result.bad_rows or not result.fatal:
+        report = err if args.out == "-" else sys.stdout
+        report.write(format_table(result.tally) + "\n\n")
+        for line in summary_lines(result.tally, bad_rows=result.bad_rows, fail_under=args.fail_under):
+            report.write(line + "\n")
+        report.flush()
     if result.fatal:
         return _fail(err, result.fatal)
     return exit_code(result.bad_rows, result.tally.pass_rate, args.fail_under, result.tally.errors)

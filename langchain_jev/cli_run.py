@@ -103,7 +103,11 @@ async def run_dataset(judge: JevJudge, options: RunOptions, stderr: TextIO) -> R
         already_passed=result.tally.passed,
         enabled=options.progress,
     )
-    writer = ResultsFile(options.out, append=options.resume) if options.out else None
+    try:
+        writer = ResultsFile(options.out, append=options.resume) if options.out else None
+    except OSError as error:
+        result.fatal = f"cannot write {options.out}: {error.strerror or error}"
+        return result
     try:
         await _run(judge, options, result, done, label, progress, writer)
     finally:

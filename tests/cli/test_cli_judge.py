@@ -279,3 +279,10 @@ def test_model_names_a_jev_model_or_a_chat_model(server: JevServer) -> None:
     unknown = run_cli("judge", WEATHER_DATA, "--judge", "examples/weather_judge.yaml", "--model", "nosuchprovider:x")
     assert unknown.returncode == 2
     assert "--model nosuchprovider:x:" in unknown.stderr
+
+
+def test_an_unwritable_results_file_is_bad_input(server: JevServer, tmp_path: Path) -> None:
+    done = run_cli(*judge_args(WEATHER_DATA, server.base_url, "--out", tmp_path / "no" / "such" / "dir.jsonl"))
+    assert done.returncode == 2
+    assert "cannot write" in done.stderr
+    assert server.request_count == 0

@@ -7,6 +7,8 @@ import inspect
 import subprocess
 import sys
 
+import pytest
+
 import langchain_jev
 
 EXPECTED = [
@@ -81,12 +83,8 @@ def test_subpackage_names_import_and_have_docstrings() -> None:
 
 
 def test_unknown_names_are_attribute_errors() -> None:
-    try:
+    with pytest.raises(AttributeError, match="NoSuchThing"):
         langchain_jev.NoSuchThing  # type: ignore[attr-defined]  # noqa: B018
-    except AttributeError as error:
-        assert "NoSuchThing" in str(error)
-    else:
-        raise AssertionError("expected AttributeError")
 
 
 def test_importing_the_package_loads_no_spoke() -> None:

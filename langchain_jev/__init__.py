@@ -25,8 +25,9 @@ Example:
 
 from __future__ import annotations
 
-from importlib import import_module
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from langchain_jev._lazy import lazy_exports
 
 if TYPE_CHECKING:
     from langchain_jev.cache import CachedDecisionModel, DecisionCache, InMemoryCache, SQLiteCache
@@ -151,14 +152,4 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'langchain_jev' has no attribute {name!r}")
-    value = getattr(import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted([*__all__, "__version__"])
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())

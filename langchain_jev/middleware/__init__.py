@@ -6,8 +6,7 @@ without the `langchain` extra until a middleware is used.
 
 from __future__ import annotations
 
-from importlib import import_module
-from typing import Any
+from langchain_jev._lazy import lazy_exports
 
 # public name -> module that defines it (each spoke adds its own lines)
 _EXPORTS: dict[str, str] = {
@@ -20,14 +19,4 @@ _EXPORTS: dict[str, str] = {
 __all__ = sorted(_EXPORTS)
 
 
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return list(__all__)
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())

@@ -22,8 +22,9 @@ Example:
 
 from __future__ import annotations
 
-from importlib import import_module
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from langchain_jev._lazy import lazy_exports
 
 if TYPE_CHECKING:
     from langchain_jev.testing.assertions import (
@@ -56,14 +57,4 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'langchain_jev.testing' has no attribute {name!r}")
-    value = getattr(import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return list(__all__)
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())

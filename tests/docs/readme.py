@@ -1,0 +1,102 @@
+"""Reading the README: its fenced blocks, the section each is in, and the output shown after it."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+README = ROOT / "README.md"
+
+_HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*$")
+_FENCE = re.compile(r"^```(\S*)\s*$")
+
+
+@dataclass(frozen=True)
+class Block:
+    """One fenced block of the README."""
+
+    lang: str
+    """The fence's language (``python``, ``bash``, ``text``...)."""
+    code: str
+    """The block's text."""
+    line: int
+    """The README line of the block's first line of code (from 1)."""
+    section: str
+    """The heading the block is under."""
+    output: str | None = None
+    """The ``text`` block right after it (only blank lines between): what it prints."""
+
+    @property
+    def name(self) -> str:
+        """A test id: the section and the line."""
+        slug = re.sub(r"[^a-z0-9]+", "-", self.section.lower()).strip("-")
+        return f"{slug}-line{self.line}"
+
+    @property
+    def file_name(self) -> str | None:
+        """The file a block stands for, when its first line is a comment naming it (``# test_x.py``)."""
+        first = self.code.splitlines()[0] if self.code else ""
+        match = re.fullmatch(r"#\s*(\S+\.py)\s*", first)
+        return match.group(1) if match else None
+
+
+def blocks(text: str) -> list[Block]:
+    """Every fenced block but the output blocks, which are attached to the block before them."""
+    lines = text.splitlines()
+    found: list[Block] = []
+    section = ""
+    index = 0
+    last_end: int | None = None  # index of the closing fence of the last block
+    while index < len(lines):
+        heading = _HEADING.match(lines[index])
+        fence = _FENCE.match(lines[index])
+        if heading:
+            section = heading.group(2)
+        if not fence:
+            index += 1
+            continue
+        lang = fence.group(1)
+        end = index + 1
+        while end < len(lines) and lines[end].strip() != "```":
+            end += 1
+        if end == len(lines):
+            raise ValueError(f"README.md:{index + 1}: the fenced block is not closed")
+        code = "\n".join(lines[index + 1 : end]) + "\n"
+        follows = last_end is not None and all(not line.strip() for line in lines[last_end + 1 : index])
+        if lang == "text" and follows and found and found[-1].output is None:
+            previous = found[-1]
+            found[-1] = Block(previous.lang, previous.code, previous.line, previous.section, code)
+        else:
+            found.append(Block(lang, code, index + 2, section))
+        last_end = end
+        index = end + 1
+    return found
+
+
+def readme_blocks() -> list[Block]:
+    """The README's blocks."""
+    return blocks(README.read_text(encoding="utf-8"))
+
+
+def matches(expected: str, actual: str) -> bool:
+    """Whether printed text matches the shown output; ``...`` in a line stands for any text.
+
+    Trailing spaces and trailing blank lines are ignored.
+    """
+
+    def lines(text: str) -> list[str]:
+        out = [line.rstrip() for line in text.splitlines()]
+        while out and not out[-1]:
+            out.pop()
+        return out
+
+    want, got = lines(expected), lines(actual)
+    if len(want) != len(got):
+        return False
+    for pattern, line in zip(want, got, strict=True):
+        regex = ".*".join(re.escape(part) for part in pattern.split("..."))
+        if not re.fullmatch(regex, line):
+            return False
+    return True

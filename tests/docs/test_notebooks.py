@@ -1,0 +1,98 @@
+"""Every notebook runs top to bottom with no keys set, says its numbers are scripted, and is stored clean.
+
+This is the one place CI runs the notebooks. Each runs in a fresh kernel whose
+environment has no API key of any provider and LangSmith tracing off, so each
+must pick its scripted decision model, print the line that says so, and run
+offline. Besides that line, each notebook's key results are checked, so a
+notebook that runs but shows nonsense fails too.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import nbformat
+import pytest
+from nbclient import NotebookClient
+
+NOTEBOOKS = Path(__file__).resolve().parents[2] / "notebooks"
+PATHS = sorted(NOTEBOOKS.glob("*.ipynb"))
+KEYS = ("TYPESAFE_API_KEY", "OPENAI_API_KEY", "ANTHROPIC_API_KEY", "LANGSMITH_API_KEY", "LANGCHAIN_API_KEY")
+SCRIPTED_LINE = "the numbers below are SCRIPTED"
+
+# notebook -> text its outputs must show (with the scripted decision model)
+EXPECTED: dict[str, list[str]] = {
+    "quickstart.ipynb": [
+        "vague: passed=false [helpfulness=FAILED, is_plausible=PASSED]",
+        'is_plausible: "At least one value is impossible" (yes at 0.08, needs 0.70)',
+        'has_details: does not apply, mode was "clarification_needed"',
+        "a coin flip around the minimum, fail_on_inconclusive=False: INCONCLUSIVE, passed=True",
+        "a coin flip around the minimum, fail_on_inconclusive=True: FAILED, passed=False",
+        "[True, False, False]",
+    ],
+    "langsmith_experiment.ipynb": [
+        "jev_pass_rate",
+        "not_empty: the answer is empty",
+    ],
+    "self_refine_agent.ipynb": [
+        "attempts: 2 | verdict: passed=true [gives_units=PASSED, helpfulness=PASSED]",
+        "kept: About 70 degrees Celsius.",
+        "rejected: ['It boils at about 70.']",
+    ],
+    "guardrail_agent.ipynb": [
+        "I can't help with that request: it was flagged for jailbreak.",
+        "I can't share that response: it was flagged for indiscriminate weapons.",
+        "[withheld: the safety check flagged this tool result]",
+        "on_error='raise': raised ConnectionError",
+    ],
+}
+NEVER_SHOWN: dict[str, list[str]] = {
+    "guardrail_agent.ipynb": ["To make sarin"],
+}
+
+
+def _code_cells(notebook: nbformat.NotebookNode) -> list[nbformat.NotebookNode]:
+    return [cell for cell in notebook.cells if cell.cell_type == "code"]
+
+
+def test_the_four_notebooks_are_there_and_each_has_expectations() -> None:
+    names = {path.name for path in PATHS}
+    assert {"quickstart.ipynb", "langsmith_experiment.ipynb", "self_refine_agent.ipynb", "guardrail_agent.ipynb"} <= names
+    assert names == set(EXPECTED), "every notebook needs its expected results here"
+
+
+@pytest.mark.parametrize("path", PATHS, ids=[path.stem for path in PATHS])
+def test_the_notebook_is_stored_without_outputs(path: Path) -> None:
+    notebook = nbformat.read(path, as_version=4)
+    nbformat.validate(notebook)
+    cells = _code_cells(notebook)
+    assert cells, f"{path.name} has no code"
+    dirty = [i for i, cell in enumerate(cells) if cell.outputs or cell.execution_count is not None]
+    assert dirty == [], f"{path.name}: code cells {dirty} are stored with outputs or execution counts"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("path", PATHS, ids=[path.stem for path in PATHS])
+def test_the_notebook_runs_without_keys_and_says_its_numbers_are_scripted(
+    path: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for name in KEYS:
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("LANGSMITH_TRACING", "false")
+    monkeypatch.setenv("LANGCHAIN_TRACING_V2", "false")
+    notebook = nbformat.read(path, as_version=4)
+    client = NotebookClient(
+        notebook, timeout=300, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}}
+    )
+    client.execute()  # raises CellExecutionError, naming the cell, when a cell fails
+
+    outputs = [output for cell in _code_cells(notebook) for output in cell.outputs]
+    assert not [o for o in outputs if o.get("output_type") == "error"]
+    text = "\n".join(
+        str(output.get("text", "")) + str(output.get("data", {}).get("text/plain", "")) for output in outputs
+    )
+    assert SCRIPTED_LINE in text, f"{path.name} never says its numbers are scripted"
+    missing = [expected for expected in EXPECTED.get(path.name, []) if expected not in text]
+    assert missing == [], f"{path.name} did not show {missing}:\n{text}"
+    shown = [unsafe for unsafe in NEVER_SHOWN.get(path.name, []) if unsafe in text]
+    assert shown == [], f"{path.name} showed {shown}"

@@ -3,12 +3,29 @@
 A judge is a list of criteria; each question criterion pairs a typed question
 (`Noul`, `Score`, `Choice` from ``langchain_core.decisions``) with its own pass
 condition, and code checks are plain predicates. Every question goes to a
-decision model in one request; the verdict keeps one finding per criterion.
+decision model in one request; the verdict keeps one finding per criterion, and
+feedback synthesised from the criteria that did not pass.
 
-The spokes: `JevRunEvaluator` (LangSmith), `create_self_refine_graph` and
-`create_guardrail_node` (LangGraph), ``langchain_jev.middleware`` (agents, extra
-``middleware``), ``langchain_jev.evaluation`` (StringEvaluator, extra ``classic``),
-``langchain_jev.testing`` (pytest), `load_judge` and the ``langchain-jev`` command.
+The engine: `JevJudge`, `JevCriterion`, `JevJudgeInput` (the state fields),
+`JevVerdict`, `JevFinding` and `Outcome`.
+
+The spokes, each a thin adapter around a judge:
+
+- LangSmith: `JevRunEvaluator` (``judge.as_evaluator()``), one feedback key per
+  criterion, and `jev_summary_evaluator` for pass rates.
+- StringEvaluator: ``langchain_jev.evaluation.JevStringEvaluator`` (extra ``classic``).
+- Self-refine: `create_self_refine_graph` (LangGraph) and
+  ``langchain_jev.middleware.JevSelfRefineMiddleware`` (agents, extra ``middleware``).
+- Guardrails: `HazardBattery`, `create_guardrail_node` (LangGraph) and
+  ``langchain_jev.middleware.JevGuardrailMiddleware`` (agents, extra ``middleware``).
+- pytest: ``langchain_jev.testing.assert_judged``, ``ScriptedDecisionModel`` and the
+  plugin's ``jev_model`` fixture with ``--jev-require`` and ``--jev-cache``.
+- Judge files: `load_judge` (YAML or JSON) and the ``langchain-jev`` command.
+
+Decision models: `JevDecisionModel` (Jev, from ``TYPESAFE_API_KEY``,
+``TYPESAFE_DEFAULT_MODEL`` and ``TYPESAFE_BASE_URL``), `ChatModelDecisionModel`
+(any LangChain chat model), `TypeSafeClassifierDecisionModel`, any
+``BaseDecisionModel``, and `CachedDecisionModel` in front of any of them.
 
 Example:
     >>> from langchain_core.decisions import Noul

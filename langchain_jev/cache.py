@@ -177,6 +177,22 @@ class DecisionCache(Protocol):
     A value is what ``DecisionResponse.model_dump(mode="json")`` gives; ``get``
     returns None when the key is unknown. The async twins must not block the event
     loop for longer than a quick local operation.
+
+    Example:
+        >>> class DictCache:
+        ...     def __init__(self):
+        ...         self.data = {}
+        ...     def get(self, key):
+        ...         return self.data.get(key)
+        ...     def put(self, key, value):
+        ...         self.data[key] = dict(value)
+        ...     async def aget(self, key):
+        ...         return self.get(key)
+        ...     async def aput(self, key, value):
+        ...         self.put(key, value)
+        >>> isinstance(DictCache(), DecisionCache)
+        True
+
     """
 
     def get(self, key: str) -> dict[str, Any] | None:

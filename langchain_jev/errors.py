@@ -11,7 +11,17 @@ __all__ = ["JevConfigurationError", "JevError", "JevInputError", "MissingCredent
 
 
 class JevError(Exception):
-    """Base class of the errors raised by langchain-jev."""
+    """Base class of the errors raised by langchain-jev.
+
+    Example:
+        >>> from langchain_jev import JevJudge
+        >>> try:
+        ...     JevJudge([])
+        ... except JevError as error:
+        ...     print(type(error).__name__)
+        JevConfigurationError
+
+    """
 
 
 class JevConfigurationError(JevError, ValueError):

@@ -25,6 +25,11 @@ class Outcome(str, Enum):
     ERROR            the model returned no answer, or one that cannot be read
     NOT_APPLICABLE   not asked, or its dependency was not met
     ===============  ==========================================================
+
+    Example:
+        >>> Outcome("FAILED") is Outcome.FAILED, str(Outcome.NOT_APPLICABLE)
+        (True, 'NOT_APPLICABLE')
+
     """
 
     PASSED = "PASSED"

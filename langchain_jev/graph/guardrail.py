@@ -57,6 +57,11 @@ class GuardrailState(MessagesState):
 
     The report is ``{"check", "refused", "categories", "undecided", "error",
     "strictness"}``; ``categories`` maps each flagged category to its probability.
+
+    Example:
+        >>> sorted(GuardrailState.__annotations__)
+        ['guardrail', 'messages']
+
     """
 
     guardrail: NotRequired[dict[str, Any] | None]

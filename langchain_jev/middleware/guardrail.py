@@ -59,7 +59,13 @@ __all__ = ["JevGuardrailMiddleware", "JevGuardrailState"]
 
 
 class JevGuardrailState(AgentState[Any]):
-    """The agent state with the guardrail's last report under ``guardrail``."""
+    """The agent state with the guardrail's last report under ``guardrail``.
+
+    Example:
+        >>> "guardrail" in JevGuardrailState.__annotations__
+        True
+
+    """
 
     guardrail: NotRequired[Annotated[dict[str, Any] | None, OmitFromInput]]
 

@@ -196,6 +196,7 @@ def session(
 # ---------------------------------------------------------------------- the Python blocks
 
 
+@pytest.mark.filterwarnings("ignore:'upload_runs' parameter is in beta")
 @pytest.mark.parametrize("position", range(len(PYTHON)), ids=[block.name for block in PYTHON])
 def test_python_block_runs_and_prints_what_the_readme_shows(
     session: tuple[_Session, _Offline], position: int
@@ -263,9 +264,12 @@ def test_shell_command_runs_and_prints_what_the_readme_shows(
     for python in PYTHON:
         if python.file_name:
             (workdir / python.file_name).write_text(python.code, encoding="utf-8")
-    result = subprocess.run(
-        _argv(command), cwd=workdir, env=_command_env(server), capture_output=True, text=True, timeout=300
-    )
+    def run() -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            _argv(command), cwd=workdir, env=_command_env(server), capture_output=True, text=True, timeout=300
+        )
+
+    result = run()
     assert result.returncode == 0, f"{command}\n{result.stdout}\n{result.stderr}"
     if block.output is not None:
         assert matches(block.output, result.stdout), (
@@ -273,6 +277,11 @@ def test_shell_command_runs_and_prints_what_the_readme_shows(
         )
     if command.startswith("pytest"):
         assert " passed" in result.stdout and "skipped" not in result.stdout, result.stdout
+        if "--jev-cache" in command:  # the README says a rerun of an unchanged suite costs nothing
+            asked = server.request_count
+            again = run()
+            assert again.returncode == 0 and " passed" in again.stdout, again.stdout
+            assert server.request_count == asked, "the rerun asked Jev again despite --jev-cache"
 
 
 # ---------------------------------------------------------------------- the README itself

@@ -25,11 +25,22 @@ edge out of a guardrail node would carry a refused turn on to the next node::
 The messages must live in a channel with the ``add_messages`` reducer (as in
 `MessagesState`), which is how a refusal replaces an unsafe message. Use
 `GuardrailState`, or add a ``guardrail`` key to your own state, to keep the report.
+
+An output node cannot keep a draft from being seen or saved. It runs after the
+node that called the model, whose update (the draft) is already out when the
+output node refuses: ``stream_mode="updates"``/``"values"``/``"messages"`` have
+emitted it, a checkpointer has saved it, and with ``on_error="raise"`` it stays
+in the thread (and in the next turn's history). To check a model's reply before
+its step returns, guard the model itself: `create_guarded_model_node` (a model
+node) or `guard_model` (a runnable to call inside your node)::
+
+    builder.add_node("agent", create_guarded_model_node(model, HazardBattery.output()))
+    builder.add_conditional_edges("agent", tools_condition)   # a refusal has no tool calls
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from langchain_core.messages import BaseMessage
@@ -38,14 +49,14 @@ from langgraph.graph import END, MessagesState
 from langgraph.types import Command
 from typing_extensions import NotRequired
 
-from langchain_jev.errors import JevConfigurationError, JevInputError
+from langchain_jev.errors import JevConfigurationError
 from langchain_jev.graph.guardrail_policy import (
     OnError,
     RefusalMessage,
     check_on_error,
     check_refusal_message,
 )
-from langchain_jev.graph.guardrail_rail import GuardrailRail, RailOutcome
+from langchain_jev.graph.guardrail_rail import GuardrailRail, RailOutcome, state_messages
 from langchain_jev.graph.hazard_catalog import DIRECTIONS, Direction
 from langchain_jev.graph.hazards import HazardBattery
 
@@ -92,7 +103,10 @@ def create_guardrail_node(
         check: ``"input"`` (the last human message), ``"output"`` (the final AI
             message, which a refusal replaces) or ``"tool_results"`` (the tool
             messages that end the conversation, which a refusal withholds).
-            Defaults to the battery's side, and must match it.
+            Defaults to the battery's side, and must match it. An output node
+            replaces the draft only after the model's node emitted and
+            checkpointed it; use `create_guarded_model_node` or `guard_model`
+            when the draft must never be streamed or saved (see the module docs).
         next_node: where a safe turn goes (``END`` by default, for a last check).
         refusal_message: the refusal text, or a function of the `GuardrailReport`
             returning it; by default a sentence naming the flagged categories.
@@ -148,14 +162,7 @@ def create_guardrail_node(
     )
 
     def messages_of(state: Any) -> Sequence[BaseMessage]:
-        value = state.get(messages_key) if isinstance(state, Mapping) else getattr(state, messages_key, None)
-        if value is None:
-            raise JevInputError(
-                f"the guardrail node reads the messages from state key {messages_key!r}, "
-                "which the state does not have"
-            )
-        messages: Sequence[BaseMessage] = value
-        return messages
+        return state_messages(state, messages_key, "the guardrail node")
 
     def command(outcome: RailOutcome | None) -> Command[str]:
         if outcome is None:

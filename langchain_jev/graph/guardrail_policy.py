@@ -34,6 +34,7 @@ __all__ = [
     "error_report",
     "read_assessment",
     "refusal_messages",
+    "refusal_reply",
     "refusal_text",
 ]
 
@@ -219,6 +220,18 @@ def refusal_text(message: RefusalMessage | None, report: GuardrailReport) -> str
     return text
 
 
+def refusal_reply(report: GuardrailReport, text: str) -> AIMessage:
+    """The refusal as an AI message, carrying the report under ``response_metadata["jev_guardrail"]``.
+
+    Example:
+        >>> reply = refusal_reply(GuardrailReport("output", True, {"hate": 0.9}), "No.")
+        >>> reply.content, reply.response_metadata["jev_guardrail"]["categories"]
+        ('No.', {'hate': 0.9})
+
+    """
+    return AIMessage(content=text, response_metadata={"jev_guardrail": report.to_dict()})
+
+
 def refusal_messages(subject: Subject, report: GuardrailReport, text: str) -> list[BaseMessage]:
     """The message updates of a refusal, for a ``messages`` channel with the add_messages reducer.
 
@@ -232,10 +245,7 @@ def refusal_messages(subject: Subject, report: GuardrailReport, text: str) -> li
             does not use the add_messages reducer), so it cannot be removed.
 
     """
-    refusal = AIMessage(
-        content=text,
-        response_metadata={"jev_guardrail": report.to_dict()},
-    )
+    refusal = refusal_reply(report, text)
     if report.check == "input":
         return [refusal]
     updates: list[BaseMessage] = []

@@ -9,12 +9,14 @@ with the tags ``jev_guardrail`` and ``jev_guardrail:<check>``), applies the
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
-from langchain_core.messages import BaseMessage
+from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.runnables import RunnableConfig
 from langchain_core.runnables.config import ensure_config
+from langgraph.constants import TAG_NOSTREAM
 from langgraph.errors import GraphBubbleUp
 
 from langchain_jev.errors import JevConfigurationError, JevInputError
@@ -25,13 +27,14 @@ from langchain_jev.graph.guardrail_policy import (
     error_report,
     read_assessment,
     refusal_messages,
+    refusal_reply,
     refusal_text,
 )
 from langchain_jev.graph.hazard_catalog import Direction
-from langchain_jev.graph.hazard_subjects import Subject, subject_for
+from langchain_jev.graph.hazard_subjects import Subject, output_subject, subject_for
 from langchain_jev.graph.hazards import HazardAssessment, HazardBattery
 
-__all__ = ["GuardrailRail", "RailOutcome", "rail_config"]
+__all__ = ["GuardrailRail", "RailOutcome", "hold_tokens", "rail_config", "state_messages"]
 
 logger = logging.getLogger("langchain_jev.guardrail")
 
@@ -46,7 +49,35 @@ class RailOutcome:
     report: GuardrailReport
     """What the rail decided."""
     messages: list[BaseMessage] = field(default_factory=list)
-    """The refusal's message updates (empty when the turn passes)."""
+    """The refusal's message updates (empty when the turn passes): for a reply checked
+    before it joined the conversation, the refusal alone, which takes the reply's place."""
+
+
+def state_messages(state: Any, key: str, reader: str) -> Sequence[BaseMessage]:
+    """The messages under ``key`` of a graph state (a mapping or an object).
+
+    Raises:
+        JevInputError: the state has no such key; the message names it and the ``reader``.
+
+    """
+    value = state.get(key) if isinstance(state, Mapping) else getattr(state, key, None)
+    if value is None:
+        raise JevInputError(
+            f"{reader} reads the messages from state key {key!r}, which the state does not have"
+        )
+    messages: Sequence[BaseMessage] = value
+    return messages
+
+
+def hold_tokens(config: RunnableConfig | None) -> RunnableConfig:
+    """The config of a model call whose reply is checked before it is shown.
+
+    The caller's config (or the enclosing run's), tagged ``nostream``: LangGraph's
+    ``stream_mode="messages"`` then skips the model's tokens and shows the reply
+    the step returns, once the output rail has checked it.
+    """
+    base = ensure_config(config)
+    return {**base, "tags": [*(base.get("tags") or []), TAG_NOSTREAM]}
 
 
 def rail_config(check: Direction, config: RunnableConfig | None) -> RunnableConfig:
@@ -97,7 +128,46 @@ class GuardrailRail:
                 `GuardrailUndecidedError` when it left categories unanswered.
 
         """
-        subject = subject_for(self.check, messages)
+        return self._check(subject_for(self.check, messages), config, joined=True)
+
+    async def arun(
+        self, messages: Sequence[BaseMessage], config: RunnableConfig | None = None
+    ) -> RailOutcome | None:
+        """Asynchronous `run`."""
+        return await self._acheck(subject_for(self.check, messages), config, joined=True)
+
+    def check_reply(
+        self, messages: Sequence[BaseMessage], reply: AIMessage, config: RunnableConfig | None = None
+    ) -> RailOutcome | None:
+        """Check a model's ``reply`` to ``messages`` before it joins them (an output rail).
+
+        The reply is not in the conversation yet, so a refusal's messages are the
+        refusal alone: it takes the reply's place instead of removing it. None when
+        the reply has nothing to check (no text and no tool calls).
+
+        Raises:
+            JevConfigurationError: the rail is not an output rail.
+            Exception: with ``on_error="raise"``, as `run`.
+
+        """
+        return self._check(self._reply_subject(messages, reply), config, joined=False)
+
+    async def acheck_reply(
+        self, messages: Sequence[BaseMessage], reply: AIMessage, config: RunnableConfig | None = None
+    ) -> RailOutcome | None:
+        """Asynchronous `check_reply`."""
+        return await self._acheck(self._reply_subject(messages, reply), config, joined=False)
+
+    def _reply_subject(self, messages: Sequence[BaseMessage], reply: AIMessage) -> Subject | None:
+        if self.check != "output":
+            raise JevConfigurationError(
+                f"only an output rail checks a model's reply; this is a {self.check} rail"
+            )
+        return output_subject([*messages, reply])
+
+    def _check(
+        self, subject: Subject | None, config: RunnableConfig | None, *, joined: bool
+    ) -> RailOutcome | None:
         if subject is None:
             return None
         try:
@@ -107,14 +177,12 @@ class GuardrailRail:
         except Exception as error:
             if self.on_error == "raise":
                 raise
-            return self._failed(subject, error)
-        return self._decided(subject, assessment)
+            return self._failed(subject, error, joined)
+        return self._decided(subject, assessment, joined)
 
-    async def arun(
-        self, messages: Sequence[BaseMessage], config: RunnableConfig | None = None
+    async def _acheck(
+        self, subject: Subject | None, config: RunnableConfig | None, *, joined: bool
     ) -> RailOutcome | None:
-        """Asynchronous `run`."""
-        subject = subject_for(self.check, messages)
         if subject is None:
             return None
         try:
@@ -124,10 +192,10 @@ class GuardrailRail:
         except Exception as error:
             if self.on_error == "raise":
                 raise
-            return self._failed(subject, error)
-        return self._decided(subject, assessment)
+            return self._failed(subject, error, joined)
+        return self._decided(subject, assessment, joined)
 
-    def _failed(self, subject: Subject, error: Exception) -> RailOutcome:
+    def _failed(self, subject: Subject, error: Exception, joined: bool) -> RailOutcome:
         report = error_report(self.check, error, self.on_error)
         if not report.refused:
             logger.warning(
@@ -136,9 +204,9 @@ class GuardrailRail:
                 self.check,
                 report.error,
             )
-        return self._outcome(subject, report)
+        return self._outcome(subject, report, joined)
 
-    def _decided(self, subject: Subject, assessment: HazardAssessment) -> RailOutcome:
+    def _decided(self, subject: Subject, assessment: HazardAssessment, joined: bool) -> RailOutcome:
         report = read_assessment(self.check, assessment, self.on_error)
         if report.undecided and not report.refused:
             logger.warning(
@@ -146,10 +214,12 @@ class GuardrailRail:
                 self.check,
                 ", ".join(report.undecided),
             )
-        return self._outcome(subject, report)
+        return self._outcome(subject, report, joined)
 
-    def _outcome(self, subject: Subject, report: GuardrailReport) -> RailOutcome:
+    def _outcome(self, subject: Subject, report: GuardrailReport, joined: bool) -> RailOutcome:
         if not report.refused:
             return RailOutcome(report)
         text = refusal_text(self.refusal_message, report)
+        if not joined:
+            return RailOutcome(report, [refusal_reply(report, text)])
         return RailOutcome(report, refusal_messages(subject, report, text))

@@ -19,8 +19,10 @@ _EXPORTS: dict[str, str] = {
     "STRICTNESS_PRESETS": "langchain_jev.graph.hazard_catalog",
     "SelfRefineDraft": "langchain_jev.refine",
     "SelfRefineState": "langchain_jev.graph.self_refine",
+    "create_guarded_model_node": "langchain_jev.graph.guardrail_model",
     "create_guardrail_node": "langchain_jev.graph.guardrail",
     "create_self_refine_graph": "langchain_jev.graph.self_refine",
+    "guard_model": "langchain_jev.graph.guardrail_model",
 }
 
 __all__ = sorted(_EXPORTS)

@@ -20,7 +20,13 @@ from pydantic import PrivateAttr
 from typesafe_sdk import AsyncTypeSafeClient, RetryPolicy, TypeSafeClient
 
 from langchain_jev import JevDecisionModel
-from langchain_jev.graph import HAZARDS, GuardrailState, HazardBattery, create_guardrail_node
+from langchain_jev.graph import (
+    HAZARDS,
+    GuardrailState,
+    HazardBattery,
+    create_guarded_model_node,
+    create_guardrail_node,
+)
 
 API_KEY = "sk-test-guardrail-0123456789"
 SAFE = 0.02
@@ -153,11 +159,21 @@ def guarded_graph(
     *,
     input_battery: HazardBattery | None = None,
     output_battery: HazardBattery | None = None,
+    output_guard: str = "node",
     **node_options: Any,
 ) -> Any:
-    """START -> [input guard] -> agent -> [output guard] -> END, wired as the docs say."""
+    """START -> [input guard] -> agent -> [output guard] -> END, wired as the docs say.
+
+    ``output_guard="model"`` checks the output inside the agent's step instead: the agent
+    node is `create_guarded_model_node` over the chat model, and there is no output node.
+    """
+    assert output_guard in ("node", "model"), output_guard
     builder = StateGraph(GuardrailState)
-    if isinstance(agent, ReplyingChatModel):
+    if output_guard == "model" and output_battery is not None:
+        assert isinstance(agent, ReplyingChatModel), "a guarded model node needs a chat model"
+        builder.add_node("agent", create_guarded_model_node(agent, output_battery, **node_options))
+        output_battery = None
+    elif isinstance(agent, ReplyingChatModel):
         model = agent
 
         def call_model(state: GuardrailState) -> dict[str, Any]:

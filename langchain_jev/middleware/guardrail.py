@@ -5,9 +5,12 @@
 
 - input rail (``before_model``, when a turn starts with a human message):
   a flagged message is answered with a refusal and the agent ends;
-- output rail (``after_model``): a flagged response, its text and any tool calls
-  it requests, is removed and replaced by a refusal, and the agent ends, so the
-  unsafe answer never reaches the user or the tools;
+- output rail (``wrap_model_call``, inside the model's step): the response is
+  checked before the step returns; a flagged one, its text and any tool calls
+  it requests, is swapped for a refusal and the agent ends. The unsafe answer
+  never leaves the step, so it reaches neither the tools, nor a stream
+  (``"updates"``, ``"values"``, ``"messages"``), nor a checkpoint; with
+  ``on_error="raise"`` a failed check fails the step, which writes nothing;
 - tool-result rail (``before_model``, after tools ran; off by default): tool
   results carrying instructions injected for the assistant are withheld, and
   the agent ends with a refusal before the model reads them.
@@ -17,20 +20,35 @@ the agent state under ``guardrail``. The battery runs are tagged
 ``jev_guardrail`` / ``jev_guardrail:<check>`` in traces, with the assessment as
 their output.
 
-Streaming note: with ``stream_mode="messages"`` the model's tokens are streamed
-before the output rail sees the finished response. Stream ``"updates"`` or
-``"values"`` when an unsafe answer must never be shown.
+Streaming: with the output rail on, the model's run is tagged ``nostream``, so
+``stream_mode="messages"`` shows each checked response (or its refusal) whole,
+once the check is done, instead of the draft's tokens. ``stream_tokens=True``
+streams the tokens as they come, and with them any unsafe draft.
+
+Composition: list the guardrail first in ``middleware=[...]``. Its output rail
+then wraps every other model-call middleware (a self-refine loop, retries,
+fallbacks) and checks the response they finally return.
+
+The tool-result rail runs after the tools' step, so the raw tool results are
+in that step's stream update and checkpoint before the rail withholds them: it
+keeps injected instructions from the model, not from a stream. With
+``on_error="raise"`` a failed tool-result check leaves the thread paused before
+the model (``state.next``); resume it with ``invoke(None, config)`` to check
+again, as a new message on that thread would let the model read the results.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from typing import Annotated, Any
 
 try:
     from langchain.agents.middleware.types import (
         AgentMiddleware,
         AgentState,
+        ExtendedModelResponse,
+        ModelRequest,
+        ModelResponse,
         OmitFromInput,
         hook_config,
     )
@@ -39,8 +57,11 @@ except ImportError as error:  # pragma: no cover - exercised in a subprocess tes
         "JevGuardrailMiddleware needs LangChain agents: install the 'middleware' extra, "
         "pip install 'langchain-jev[middleware]'"
     ) from error
-from langchain_core.messages import BaseMessage, HumanMessage, ToolMessage
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
+from langchain_core.runnables.config import set_config_context
+from langchain_core.runnables.utils import coro_with_context
 from langgraph.runtime import Runtime
+from langgraph.types import Command
 from typing_extensions import NotRequired
 
 from langchain_jev.errors import JevConfigurationError
@@ -50,7 +71,7 @@ from langchain_jev.graph.guardrail_policy import (
     check_on_error,
     check_refusal_message,
 )
-from langchain_jev.graph.guardrail_rail import GuardrailRail, RailOutcome
+from langchain_jev.graph.guardrail_rail import GuardrailRail, RailOutcome, hold_tokens
 from langchain_jev.graph.hazard_catalog import DEFAULT_STRICTNESS, HAZARDS
 from langchain_jev.graph.hazards import HazardBattery, find_hazard, thresholds_for
 from langchain_jev.models.resolve import as_decision_model
@@ -81,8 +102,9 @@ class JevGuardrailMiddleware(AgentMiddleware[JevGuardrailState, Any, Any]):
 
     Args:
         check_input: check the user's message before the model answers it.
-        check_output: check each model response (text and requested tool calls);
-            a flagged response is replaced by the refusal.
+        check_output: check each model response (text and requested tool calls)
+            inside the model's step; a flagged response is replaced by the
+            refusal before it leaves the step.
         check_tool_results: check tool results for injected instructions
             (prompt injection) before the model reads them.
         categories: hazard names or codes for the input and output rails (each
@@ -96,10 +118,15 @@ class JevGuardrailMiddleware(AgentMiddleware[JevGuardrailState, Any, Any]):
         on_error: what a decision model that cannot be reached (or leaves a
             category unanswered) means: ``"refuse"`` (default, fail closed),
             ``"allow"`` (log a warning and pass) or ``"raise"`` (re-raise).
+        stream_tokens: let ``stream_mode="messages"`` show the model's tokens
+            before the output rail has checked the response (False by default:
+            each response is streamed whole once checked). True shows an unsafe
+            draft to a streaming user before the refusal replaces it.
 
     Attributes:
         input_rail, output_rail, tool_results_rail: the rails (each with its
             ``battery``), None for a rail that is off.
+        stream_tokens: the ``stream_tokens`` setting.
 
     Raises:
         JevConfigurationError: no rail is enabled, a category or preset is
@@ -135,8 +162,10 @@ class JevGuardrailMiddleware(AgentMiddleware[JevGuardrailState, Any, Any]):
         model: Any = None,
         refusal_message: RefusalMessage | None = None,
         on_error: OnError = "refuse",
+        stream_tokens: bool = False,
     ) -> None:
         super().__init__()
+        self.stream_tokens = bool(stream_tokens)
         if not (check_input or check_output or check_tool_results):
             raise JevConfigurationError(
                 "JevGuardrailMiddleware needs at least one rail: check_input, check_output "
@@ -234,16 +263,69 @@ class JevGuardrailMiddleware(AgentMiddleware[JevGuardrailState, Any, Any]):
         rail = self._before(state["messages"])
         return None if rail is None else self._update(await rail.arun(state["messages"]))
 
-    @hook_config(can_jump_to=["end"])
-    def after_model(self, state: JevGuardrailState, runtime: Runtime[Any]) -> dict[str, Any] | None:
-        """Check the model's response; replace it with the refusal when flagged."""
-        if self.output_rail is None:
-            return None
-        return self._update(self.output_rail.run(state["messages"]))
+    def wrap_model_call(
+        self,
+        request: ModelRequest[Any],
+        handler: Callable[[ModelRequest[Any]], ModelResponse[Any]],
+    ) -> ModelResponse[Any] | ExtendedModelResponse[Any]:
+        """Check the model's response inside the model step; a flagged one never leaves it.
 
-    @hook_config(can_jump_to=["end"])
-    async def aafter_model(self, state: JevGuardrailState, runtime: Runtime[Any]) -> dict[str, Any] | None:
-        """Asynchronous `after_model`."""
+        The refusal takes the response's place and the turn ends; with
+        ``on_error="raise"`` a failed check raises before anything is returned.
+        """
         if self.output_rail is None:
-            return None
-        return self._update(await self.output_rail.arun(state["messages"]))
+            return handler(request)
+        if self.stream_tokens:
+            response = handler(request)
+        else:
+            with set_config_context(hold_tokens(None)) as context:
+                response = context.run(handler, request)
+        reply = _reply_of(response)
+        if reply is None:
+            return response
+        return _checked(response, self.output_rail.check_reply(request.messages, reply))
+
+    async def awrap_model_call(
+        self,
+        request: ModelRequest[Any],
+        handler: Callable[[ModelRequest[Any]], Awaitable[ModelResponse[Any]]],
+    ) -> ModelResponse[Any] | ExtendedModelResponse[Any]:
+        """Asynchronous `wrap_model_call`."""
+        if self.output_rail is None:
+            return await handler(request)
+        if self.stream_tokens:
+            response = await handler(request)
+        else:
+            with set_config_context(hold_tokens(None)) as context:
+                response = await coro_with_context(handler(request), context)
+        reply = _reply_of(response)
+        if reply is None:
+            return response
+        return _checked(response, await self.output_rail.acheck_reply(request.messages, reply))
+
+
+def _reply_of(response: ModelResponse[Any]) -> AIMessage | None:
+    """The model's reply in a response (the last AI message of its result)."""
+    for message in reversed(response.result):
+        if isinstance(message, AIMessage):
+            return message
+    return None
+
+
+def _checked(
+    response: ModelResponse[Any], outcome: RailOutcome | None
+) -> ModelResponse[Any] | ExtendedModelResponse[Any]:
+    """The model step's result after the output rail: as is, with the report, or the refusal.
+
+    A refusal replaces the whole result (reply, structured output and its tool
+    message) and jumps to the end, so neither tools nor another model call follow.
+    """
+    if outcome is None:
+        return response
+    report = outcome.report.to_dict()
+    if not outcome.report.refused:
+        return ExtendedModelResponse(model_response=response, command=Command(update={"guardrail": report}))
+    return ExtendedModelResponse(
+        model_response=ModelResponse(result=list(outcome.messages)),
+        command=Command(update={"guardrail": report, "jump_to": "end"}),
+    )

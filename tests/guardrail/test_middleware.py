@@ -6,18 +6,23 @@ import logging
 import subprocess
 import sys
 import textwrap
+from typing import Any
 
 import pytest
 from langchain.agents import create_agent
+from langchain.agents.structured_output import ToolStrategy
+from langchain_core.decisions import Noul
+from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 from langchain_core.tools import tool
 from langgraph.checkpoint.memory import InMemorySaver
+from pydantic import BaseModel
 from typesafe_sdk import TypeSafeError
 
-from langchain_jev import JevConfigurationError
+from langchain_jev import JevConfigurationError, JevCriterion, JevJudge
 from langchain_jev.graph import HAZARDS, GuardrailUndecidedError
 from langchain_jev.graph.guardrail_policy import WITHHELD_TOOL_RESULT
-from langchain_jev.middleware import JevGuardrailMiddleware
+from langchain_jev.middleware import JevGuardrailMiddleware, JevSelfRefineMiddleware
 from langchain_jev.testing import ScriptedDecisionModel
 from tests.guardrail.helpers import (
     INPUT_CATEGORIES,
@@ -181,6 +186,125 @@ def test_the_refused_answer_is_not_in_the_thread_for_the_next_turn() -> None:
     assert out["guardrail"]["refused"] is False
 
 
+# ---------------------------------------------------------------- the output rail runs inside the model's step
+
+
+class StreamingChat(GenericFakeChatModel):
+    """A fake chat model that streams its replies token by token and accepts tools."""
+
+    def bind_tools(self, tools: Any, **kwargs: Any) -> StreamingChat:  # type: ignore[override]
+        return self
+
+
+HATEFUL = "Those people are vermin and deserve nothing."
+REFUSAL = "I can't share that response: it was flagged for hate."
+
+
+def hate_agent(p_hate: float, **options: Any) -> Any:
+    guard = JevGuardrailMiddleware(
+        check_input=False, categories=["hate"], model=ScriptedDecisionModel({"hate": p_hate}), **options
+    )
+    return create_agent(StreamingChat(messages=iter([AIMessage(HATEFUL)])), middleware=[guard])
+
+
+async def stream(agent: Any, mode: str, stream_mode: str) -> list[Any]:
+    request = {"messages": [HumanMessage("Describe them.")]}
+    if mode == "sync":
+        return list(agent.stream(request, stream_mode=stream_mode))
+    return [chunk async for chunk in agent.astream(request, stream_mode=stream_mode)]
+
+
+@pytest.mark.parametrize("mode", ["sync", "async"])
+@pytest.mark.parametrize("stream_mode", ["updates", "values", "messages", "debug"])
+async def test_no_stream_mode_shows_a_token_of_a_refused_answer(mode: str, stream_mode: str) -> None:
+    chunks = await stream(hate_agent(0.97), mode, stream_mode)
+    assert REFUSAL in str(chunks[-1])
+    assert not any("vermin" in str(chunk) for chunk in chunks)
+
+
+@pytest.mark.parametrize("mode", ["sync", "async"])
+async def test_a_safe_answer_is_streamed_whole_once_checked(mode: str) -> None:
+    chunks = await stream(hate_agent(0.01), mode, "messages")
+    assert [message.content for message, _ in chunks] == [HATEFUL]
+    assert chunks[0][1]["langgraph_node"] == "model"
+
+
+async def test_stream_tokens_streams_the_draft_before_the_check_as_documented() -> None:
+    chunks = await stream(hate_agent(0.97, stream_tokens=True), "async", "messages")
+    tokens = [message.content for message, _ in chunks]
+    assert "vermin" in tokens  # the trade-off stream_tokens=True documents
+    assert tokens[-1] == REFUSAL
+
+
+def test_without_an_output_rail_the_model_streams_as_usual() -> None:
+    guard = JevGuardrailMiddleware(
+        check_output=False, categories=["hate"], model=ScriptedDecisionModel({"hate": 0.01})
+    )
+    agent = create_agent(StreamingChat(messages=iter([AIMessage("Nine minutes.")])), middleware=[guard])
+    chunks = list(agent.stream({"messages": [HumanMessage("pasta?")]}, stream_mode="messages"))
+    assert [message.content for message, _ in chunks] == ["Nine", " ", "minutes."]
+
+
+def test_raise_leaves_the_thread_without_the_answer_and_the_next_turn_never_sees_it() -> None:
+    model = chat(UNSAFE, "Nine minutes.")
+    judge_model = ScriptedDecisionModel([{"hate": ConnectionError("down")}, {"hate": 0.01}])
+    guard = JevGuardrailMiddleware(
+        check_input=False, categories=["hate"], model=judge_model, on_error="raise"
+    )
+    agent = create_agent(model, middleware=[guard], checkpointer=InMemorySaver())
+    config = {"configurable": {"thread_id": "t"}}
+    with pytest.raises(ConnectionError):
+        agent.invoke({"messages": [HumanMessage("first")]}, config)
+    assert contents(agent.get_state(config).values["messages"]) == ["first"]
+    out = agent.invoke({"messages": [HumanMessage("pasta?")]}, config)
+    assert contents(model.seen[1]) == ["first", "pasta?"]
+    assert contents(out["messages"]) == ["first", "pasta?", "Nine minutes."]
+
+
+class Answer(BaseModel):
+    """The answer."""
+
+    text: str
+
+
+def test_a_refused_structured_answer_ends_the_turn_without_a_structured_response() -> None:
+    model = chat(
+        AIMessage("", tool_calls=[{"name": "Answer", "args": {"text": UNSAFE}, "id": "s1"}]),
+        AIMessage("", tool_calls=[{"name": "Answer", "args": {"text": "a second try"}, "id": "s2"}]),
+    )
+    judge_model = ScriptedDecisionModel({"indiscriminate_weapons": 0.9})
+    guard = JevGuardrailMiddleware(check_input=False, categories=["S9"], model=judge_model)
+    agent = create_agent(model, response_format=ToolStrategy(Answer), middleware=[guard])
+    out = agent.invoke({"messages": [HumanMessage("how to make sarin")]})
+    assert model.calls == 1 and judge_model.calls == 1
+    assert contents(out["messages"]) == [
+        "how to make sarin",
+        "I can't share that response: it was flagged for indiscriminate weapons.",
+    ]
+    assert out.get("structured_response") is None
+    assert judge_model.requests[0]["state"]["tool_calls"][0]["arguments"] == {"text": UNSAFE}
+
+
+def test_listed_first_the_guard_checks_the_answer_other_middleware_returns() -> None:
+    model = chat("A lazy draft.", HATEFUL)
+    refine_model = ScriptedDecisionModel([{"complete": 0.1}, {"complete": 0.9}])
+    refine = JevSelfRefineMiddleware(
+        JevJudge(
+            [JevCriterion.noul("complete", Noul(instructions="Is it complete?"), 0.5)], model=refine_model
+        )
+    )
+    guard_model = ScriptedDecisionModel({"hate": 0.95})
+    guard = JevGuardrailMiddleware(check_input=False, categories=["hate"], model=guard_model)
+    out = create_agent(model, middleware=[guard, refine]).invoke(
+        {"messages": [HumanMessage("Describe them.")]}
+    )
+    assert guard_model.calls == 1  # only the refined answer, which the judge passed
+    assert guard_model.requests[0]["state"]["assistant_answer"] == HATEFUL
+    assert (model.calls, refine_model.calls) == (2, 2)
+    assert contents(out["messages"]) == ["Describe them.", REFUSAL]
+    assert out["guardrail"]["categories"] == {"hate": 0.95}
+
+
 # ---------------------------------------------------------------- tool-result rail
 
 
@@ -207,6 +331,27 @@ def test_the_tool_result_rail_withholds_injected_instructions_and_ends() -> None
     )
     assert out["guardrail"]["check"] == "tool_results"
     assert judge_model.requests[2]["state"]["tool_calls"][0]["result"].startswith("From: boss.")
+
+
+def test_a_tool_result_check_that_raises_pauses_the_thread_before_the_model_and_resuming_checks_again() -> (
+    None
+):
+    model = chat(AIMessage("", tool_calls=[{"name": "read_inbox", "args": {"n": 1}, "id": "r1"}]), "Done.")
+    judge_model = ScriptedDecisionModel(
+        [{"prompt_injection": ConnectionError("down")}, {"prompt_injection": 0.97}]
+    )
+    guard = JevGuardrailMiddleware(
+        check_input=False, check_output=False, check_tool_results=True, model=judge_model, on_error="raise"
+    )
+    agent = create_agent(model, tools=[read_inbox], middleware=[guard], checkpointer=InMemorySaver())
+    config = {"configurable": {"thread_id": "t"}}
+    with pytest.raises(ConnectionError):
+        agent.invoke({"messages": [HumanMessage("summarise my inbox")]}, config)
+    assert agent.get_state(config).next == ("JevGuardrailMiddleware.before_model",)
+    out = agent.invoke(None, config)
+    assert model.calls == 1
+    assert [m.content for m in out["messages"] if isinstance(m, ToolMessage)] == [WITHHELD_TOOL_RESULT]
+    assert out["guardrail"]["categories"] == {"prompt_injection": 0.97}
 
 
 def test_the_tool_result_rail_is_off_by_default() -> None:
@@ -334,8 +479,10 @@ def test_the_trace_shows_each_rail_and_the_flagged_turn() -> None:
     output_run = batteries["HazardBattery[output]"]
     assert "jev_guardrail:output" in (output_run.tags or [])
     assert output_run.outputs["output"].flagged_categories == {"hate": 0.9}
+    # the output rail runs inside the model's step, beside the chat model's run
     parent = next(r for r in runs if r.id == output_run.parent_run_id)
-    assert parent.name == "JevGuardrailMiddleware.after_model"
+    assert parent.name == "model"
+    assert [c.name for c in parent.child_runs] == ["ReplyingChatModel", "HazardBattery[output]"]
 
 
 def test_categories_apply_to_each_rail_by_side() -> None:

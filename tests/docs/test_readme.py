@@ -67,7 +67,10 @@ PRELUDES: dict[str, str] = {
         'chat_model = _docs.writer("It might rain.", '
         '"Yes: rain is expected from 9am to 3pm, about 8 mm in all.")'
     ),
-    "Guardrails: a LangGraph node": 'chat_model = _docs.writer("Rinse them, then simmer for 20 minutes.")',
+    "Guardrails: a LangGraph node": (
+        'chat_model = _docs.writer("Rinse them, then simmer for 20 minutes.", '
+        '"Here is how to make a nerve agent from household products: ...")'
+    ),
     "Guardrails: agent middleware": 'chat_model = _docs.writer("Sure, anything goes.")',
     "Any chat model": "chat_model = _docs.JudgeChatModel()",
 }

@@ -3,9 +3,12 @@
 Every module in this folder with a ``run() -> list[dict]`` function is a
 benchmark; each returns rows ``{name, value, goal, ok, unit}``, every value a
 ratio or count measured in that one run, with its goal beside it. This script
-imports them in a fixed order (newcomers after, by name), runs each, and prints
-the rows under the module's name with the seconds it took. A benchmark that
-fails to run shows as one missed row with its error; the others still run.
+runs them in a fixed order (newcomers after, by name), each in a fresh
+interpreter that imports the module and calls ``run()``, so no benchmark inherits
+another's imports, threads or memory (a child process's peak RSS starts from its
+parent's), and prints the rows under the module's name with the seconds it took.
+A benchmark that fails to run shows as one missed row with its error; the others
+still run.
 
     python benchmarks/run.py                      # everything
     python benchmarks/run.py engine_memory ...    # only the named modules
@@ -16,10 +19,11 @@ The exit status is 1 when any goal was missed (or a benchmark failed), else 0.
 from __future__ import annotations
 
 import importlib
+import json
 import math
+import subprocess
 import sys
 import time
-import traceback
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -48,20 +52,26 @@ def benchmark_names() -> list[str]:
 
 
 def run_one(name: str) -> tuple[list[Row], float]:
-    """The rows of benchmark ``name`` and the seconds it took; a failure is one missed row."""
+    """The rows of benchmark ``name``, run in a fresh interpreter, and the seconds it took.
+
+    A benchmark that fails is one missed row naming its error.
+    """
     started = time.monotonic()
-    try:
-        module = importlib.import_module(name)
-        runner = getattr(module, "run", None)
-        if runner is None:
-            return [], time.monotonic() - started
-        rows: list[Row] = list(runner())
-    except Exception as error:
-        traceback.print_exc(file=sys.stderr)
-        rows = [
-            row(f"{name}: did not run ({type(error).__name__}: {error})"[:110], math.nan, "-", False, "error")
-        ]
-    return rows, time.monotonic() - started
+    command = [sys.executable, str(Path(__file__).resolve()), "--one", name]
+    done = subprocess.run(command, cwd=HERE.parent, capture_output=True, text=True, check=False)
+    seconds = time.monotonic() - started
+    if done.returncode != 0:
+        sys.stderr.write(done.stderr)
+        last = (done.stderr.strip().splitlines() or ["no output"])[-1]
+        return [row(f"{name}: did not run ({last})"[:110], math.nan, "-", False, "error")], seconds
+    rows: list[Row] = json.loads(done.stdout.strip().splitlines()[-1])
+    return rows, seconds
+
+
+def _rows_of(name: str) -> list[Row]:
+    """Import benchmark ``name`` and call its ``run()`` (in this interpreter)."""
+    runner = getattr(importlib.import_module(name), "run", None)
+    return list(runner()) if runner is not None else []
 
 
 def _value(value: float) -> str:
@@ -103,4 +113,8 @@ def main(argv: Sequence[str]) -> int:
 
 
 if __name__ == "__main__":
+    if sys.argv[1:2] == ["--one"]:
+        rows = _rows_of(sys.argv[2])
+        print(json.dumps(rows))
+        sys.exit(0)
     sys.exit(main(sys.argv[1:]))

@@ -13,7 +13,7 @@ from typesafe_sdk import Image
 
 from langchain_jev.errors import JevInputError
 
-__all__ = ["wire_questions", "wire_state"]
+__all__ = ["MAX_DEPTH", "wire_questions", "wire_state"]
 
 
 def wire_questions(questions: Mapping[str, Question]) -> dict[str, Any]:

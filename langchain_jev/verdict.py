@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from enum import Enum
+from enum import StrEnum
 from typing import TYPE_CHECKING, Any, NamedTuple, cast
 
 from langchain_core.decisions import Answer, ChoiceAnswer, ClassifierResponse, NoulAnswer, ScoreAnswer
@@ -15,7 +15,7 @@ if TYPE_CHECKING:
 __all__ = ["JevFinding", "JevVerdict", "Outcome"]
 
 
-class Outcome(str, Enum):
+class Outcome(StrEnum):
     """How a criterion landed. Only FAILED blocks a verdict.
 
     ===============  ==========================================================
@@ -37,9 +37,6 @@ class Outcome(str, Enum):
     INCONCLUSIVE = "INCONCLUSIVE"
     ERROR = "ERROR"
     NOT_APPLICABLE = "NOT_APPLICABLE"
-
-    def __str__(self) -> str:
-        return self.value
 
 
 class _FindingFields(NamedTuple):

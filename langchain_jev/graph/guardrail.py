@@ -41,13 +41,12 @@ node) or `guard_model` (a runnable to call inside your node)::
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, NotRequired
 
 from langchain_core.messages import BaseMessage
 from langchain_core.runnables import RunnableConfig, RunnableLambda
 from langgraph.graph import END, MessagesState
 from langgraph.types import Command
-from typing_extensions import NotRequired
 
 from langchain_jev.errors import JevConfigurationError
 from langchain_jev.graph.guardrail_policy import (

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Annotated, Any
+from typing import Annotated, Any, NotRequired
 
 from langchain_core.messages import AIMessage, BaseMessage, RemoveMessage
 from langchain_core.runnables import Runnable, RunnableConfig, RunnableLambda
@@ -11,7 +11,6 @@ from langgraph.channels.untracked_value import UntrackedValue
 from langgraph.graph import END, START, MessagesState, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 from langgraph.types import Checkpointer
-from typing_extensions import NotRequired
 
 from langchain_jev.errors import JevConfigurationError
 from langchain_jev.judge import JevJudge

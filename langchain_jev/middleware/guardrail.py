@@ -57,12 +57,13 @@ except ImportError as error:  # pragma: no cover - exercised in a subprocess tes
         "JevGuardrailMiddleware needs LangChain agents: install the 'middleware' extra, "
         "pip install 'langchain-jev[middleware]'"
     ) from error
+from typing import NotRequired
+
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
 from langchain_core.runnables.config import set_config_context
 from langchain_core.runnables.utils import coro_with_context
 from langgraph.runtime import Runtime
 from langgraph.types import Command
-from typing_extensions import NotRequired
 
 from langchain_jev.errors import JevConfigurationError
 from langchain_jev.graph.guardrail_policy import (

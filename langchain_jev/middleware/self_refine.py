@@ -4,12 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Annotated, Any, cast
+from typing import Annotated, Any, NotRequired, cast
 
 from langchain_core.messages import AIMessage, AnyMessage, BaseMessage, RemoveMessage
 from langgraph.channels.untracked_value import UntrackedValue
 from langgraph.types import Command
-from typing_extensions import NotRequired
 
 from langchain_jev.errors import JevConfigurationError
 from langchain_jev.judge import JevJudge, JudgeInput

@@ -65,8 +65,11 @@ def required_level(minimum: float) -> int:
     return math.ceil(minimum - 1e-9)
 
 
-def score_failed(criterion: JevCriterion, score: float) -> str:
-    """``helpfulness: rated "Mostly unhelpful" (1.20), needs to reach 2.00 which is "Mostly helpful"``."""
+def score_failed(criterion: JevCriterion, score: float, support: float | None = None) -> str:
+    """``helpfulness: rated "Mostly unhelpful" (1.20), needs to reach 2.00 which is "Mostly helpful"``.
+
+    ``support`` is accepted so every wording takes the same arguments; the rated level says enough.
+    """
     minimum = criterion.minimum or 0.0
     return (
         f'{criterion.name}: rated "{level_text(criterion, landed_level(score))}" '

@@ -148,24 +148,20 @@ def _decide_score(criterion: JevCriterion, answer: ScoreAnswer, min_confidence: 
     if not -_EPSILON <= score <= levels - 1 + _EPSILON:
         raise _Unreadable(f"score {score!r} is outside the rubric's levels 0 to {levels - 1}")
     probabilities = _distribution(answer.probabilities, set(range(levels)), "level")
-    if not probabilities:
-        passed = score >= minimum - _EPSILON
-        detail = (
-            partial(feedback.score_passed, criterion, score, None)
-            if passed
-            else partial(feedback.score_failed, criterion, score)
-        )
-        return Decision(Outcome.PASSED if passed else Outcome.FAILED, detail)
-    support = support_share(probabilities, {lvl for lvl in probabilities if lvl >= minimum - _EPSILON})
-    passed, confidence = _side(support)
-    if confidence < min_confidence - _EPSILON:
-        what = f"rated {feedback.number(score)} against {feedback.number(minimum)}"
-        side = "pass" if passed else "fail"
-        detail = partial(feedback.undecided, criterion, side, confidence, min_confidence, what)
-        return Decision(Outcome.INCONCLUSIVE, detail, confidence)
-    if passed:
-        return Decision(Outcome.PASSED, partial(feedback.score_passed, criterion, score, support), confidence)
-    return Decision(Outcome.FAILED, partial(feedback.score_failed, criterion, score), confidence)
+    support = (
+        support_share(probabilities, {lvl for lvl in probabilities if lvl >= minimum - _EPSILON})
+        if probabilities
+        else None
+    )
+    return _settle(
+        criterion,
+        score >= minimum - _EPSILON,
+        support,
+        min_confidence,
+        f"rated {feedback.number(score)} against {feedback.number(minimum)}",
+        partial(feedback.score_passed, criterion, score),
+        partial(feedback.score_failed, criterion, score),
+    )
 
 
 def _decide_choice(criterion: JevCriterion, answer: ChoiceAnswer, min_confidence: float) -> Decision:
@@ -174,25 +170,38 @@ def _decide_choice(criterion: JevCriterion, answer: ChoiceAnswer, min_confidence
     if chosen not in options:
         raise _Unreadable(f'chose "{chosen}", which is not an option of the choice')
     probabilities = _distribution(answer.probabilities, options, "label")
-    if not probabilities:
-        passed = chosen in criterion.accepted
-        detail = (
-            partial(feedback.choice_passed, criterion, chosen, None)
-            if passed
-            else partial(feedback.choice_failed, criterion, chosen, None)
-        )
-        return Decision(Outcome.PASSED if passed else Outcome.FAILED, detail)
-    support = support_share(probabilities, set(criterion.accepted))
-    passed, confidence = _side(support)
-    if confidence < min_confidence - _EPSILON:
-        what = f'chose "{chosen}"'
-        side = "pass" if passed else "fail"
-        detail = partial(feedback.undecided, criterion, side, confidence, min_confidence, what)
-        return Decision(Outcome.INCONCLUSIVE, detail, confidence)
-    if passed:
-        wording = partial(feedback.choice_passed, criterion, chosen, support)
-        return Decision(Outcome.PASSED, wording, confidence)
-    return Decision(Outcome.FAILED, partial(feedback.choice_failed, criterion, chosen, support), confidence)
+    support = support_share(probabilities, set(criterion.accepted)) if probabilities else None
+    return _settle(
+        criterion,
+        chosen in criterion.accepted,
+        support,
+        min_confidence,
+        f'chose "{chosen}"',
+        partial(feedback.choice_passed, criterion, chosen),
+        partial(feedback.choice_failed, criterion, chosen),
+    )
+
+
+def _settle(
+    criterion: JevCriterion,
+    passes_without_distribution: bool,
+    support: float | None,
+    min_confidence: float,
+    what: str,
+    on_pass: Callable[[float | None], str],
+    on_fail: Callable[[float | None], str],
+) -> Decision:
+    """Decide from the share of probability on the passing side (or, without one, the value)."""
+    if support is None:
+        passed, confidence = passes_without_distribution, None
+    else:
+        passed, confidence = _side(support)
+        if confidence < min_confidence - _EPSILON:
+            side = "pass" if passed else "fail"
+            detail = partial(feedback.undecided, criterion, side, confidence, min_confidence, what)
+            return Decision(Outcome.INCONCLUSIVE, detail, confidence)
+    wording = partial(on_pass if passed else on_fail, support)
+    return Decision(Outcome.PASSED if passed else Outcome.FAILED, wording, confidence)
 
 
 def _side(support: float) -> tuple[bool, float]:

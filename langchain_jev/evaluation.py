@@ -24,13 +24,12 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
+from langchain_jev._extras import missing_extra
+
 try:
     from langchain_classic.evaluation import StringEvaluator
 except ImportError as error:  # pragma: no cover - exercised in a subprocess test
-    raise ImportError(
-        "langchain_jev.evaluation needs langchain-classic, which is not installed: "
-        'pip install "langchain-jev[classic]"'
-    ) from error
+    raise missing_extra("langchain_jev.evaluation", "langchain-classic", "classic") from error
 
 from langchain_core.callbacks import Callbacks
 from langchain_core.outputs import RunInfo

@@ -40,24 +40,7 @@ again, as a new message on that thread would let the model read the results.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Iterable, Sequence
-from typing import Annotated, Any
-
-try:
-    from langchain.agents.middleware.types import (
-        AgentMiddleware,
-        AgentState,
-        ExtendedModelResponse,
-        ModelRequest,
-        ModelResponse,
-        OmitFromInput,
-        hook_config,
-    )
-except ImportError as error:  # pragma: no cover - exercised in a subprocess test
-    raise ImportError(
-        "JevGuardrailMiddleware needs LangChain agents: install the 'middleware' extra, "
-        "pip install 'langchain-jev[middleware]'"
-    ) from error
-from typing import NotRequired
+from typing import Annotated, Any, NotRequired
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
 from langchain_core.runnables.config import set_config_context
@@ -75,6 +58,15 @@ from langchain_jev.graph.guardrail_policy import (
 from langchain_jev.graph.guardrail_rail import GuardrailRail, RailOutcome, hold_tokens
 from langchain_jev.graph.hazard_catalog import DEFAULT_STRICTNESS, HAZARDS
 from langchain_jev.graph.hazards import HazardBattery, find_hazard, thresholds_for
+from langchain_jev.middleware._agents import (
+    AgentMiddleware,
+    AgentState,
+    ExtendedModelResponse,
+    ModelRequest,
+    ModelResponse,
+    OmitFromInput,
+    hook_config,
+)
 from langchain_jev.models.resolve import as_decision_model
 
 __all__ = ["JevGuardrailMiddleware", "JevGuardrailState"]

@@ -12,6 +12,14 @@ from langgraph.types import Command
 
 from langchain_jev.errors import JevConfigurationError
 from langchain_jev.judge import JevJudge, JudgeInput
+from langchain_jev.middleware._agents import (
+    AgentMiddleware,
+    AgentState,
+    ExtendedModelResponse,
+    ModelRequest,
+    ModelResponse,
+    OmitFromInput,
+)
 from langchain_jev.refine import (
     FeedbackMessage,
     Keep,
@@ -23,21 +31,6 @@ from langchain_jev.refine import (
     with_id,
 )
 from langchain_jev.verdict import JevVerdict
-
-try:
-    from langchain.agents.middleware import (
-        AgentMiddleware,
-        AgentState,
-        ExtendedModelResponse,
-        ModelRequest,
-        ModelResponse,
-    )
-    from langchain.agents.middleware.types import OmitFromInput
-except ImportError as error:  # pragma: no cover - exercised in a subprocess by the tests
-    raise ImportError(
-        "JevSelfRefineMiddleware needs LangChain agents, which come with the `middleware` "
-        "extra: pip install 'langchain-jev[middleware]'"
-    ) from error
 
 __all__ = ["JevSelfRefineMiddleware", "SelfRefineAgentState"]
 

@@ -6,6 +6,7 @@ from typing import Any
 
 from langchain_core.language_models import BaseChatModel
 
+from langchain_jev._extras import install_hint
 from langchain_jev.errors import JevConfigurationError
 
 __all__ = ["chat_model_name", "chat_model_provider", "load_chat_model"]
@@ -38,8 +39,7 @@ def load_chat_model(chat_model: Any) -> BaseChatModel:
         except ImportError:
             raise JevConfigurationError(
                 f"chat_model {chat_model!r} is a model string, which needs langchain's "
-                'init_chat_model: install the middleware extra (pip install "langchain-jev[middleware]") '
-                "or pass a BaseChatModel instance"
+                f"init_chat_model: {install_hint('middleware')} or pass a BaseChatModel instance"
             ) from None
         model = init_chat_model(chat_model)
         if not isinstance(model, BaseChatModel):

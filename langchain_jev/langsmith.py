@@ -257,13 +257,8 @@ class JevRunEvaluator(RunEvaluator):
 
         """
         run_id = evaluator_run_id or uuid.uuid4()
-        try:
-            data = self.judge_input(run, example)
-            with _offline_tracing():
-                verdict = self._judge.invoke(data, self._config(run, run_id))
-        except Exception as error:
-            self._remember(run.id, _Record.failed(error))
-            raise
+        with self._judging(run, example, run_id) as (data, config):
+            verdict = self._judge.invoke(data, config)
         return self._results(run, verdict, run_id)
 
     async def aevaluate_run(
@@ -274,14 +269,27 @@ class JevRunEvaluator(RunEvaluator):
     ) -> EvaluationResults:
         """Asynchronous `evaluate_run`: awaits the judge."""
         run_id = evaluator_run_id or uuid.uuid4()
+        with self._judging(run, example, run_id) as (data, config):
+            verdict = await self._judge.ainvoke(data, config)
+        return self._results(run, verdict, run_id)
+
+    @contextlib.contextmanager
+    def _judging(
+        self, run: RunBase, example: Example | None, run_id: uuid.UUID
+    ) -> Iterator[tuple[JudgeInput, RunnableConfig]]:
+        """Everything around the judge call of `evaluate_run` and `aevaluate_run`.
+
+        Yields the judge input and config, with LangChain's uploads off under local
+        tracing; a failure (of the mapping or of the judge) is remembered for the
+        summary evaluator, then raised.
+        """
         try:
             data = self.judge_input(run, example)
             with _offline_tracing():
-                verdict = await self._judge.ainvoke(data, self._config(run, run_id))
+                yield data, self._config(run, run_id)
         except Exception as error:
             self._remember(run.id, _Record.failed(error))
             raise
-        return self._results(run, verdict, run_id)
 
     def _record(self, run_id: uuid.UUID | str) -> _Record | None:
         """What this evaluator found for a run, for the summary evaluator; None if unseen."""

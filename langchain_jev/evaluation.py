@@ -132,10 +132,9 @@ class JevStringEvaluator(StringEvaluator):
         include_run_info: bool = False,
         **kwargs: Any,
     ) -> dict[str, Any]:
-        _no_extra(kwargs)
-        config, run_id = _config(callbacks, tags, metadata)
-        verdict = self._judge.invoke(_input(prediction, input, reference), config)
-        return _result(verdict, run_id if include_run_info else None)
+        data, config = _prepare(prediction, input, reference, callbacks, tags, metadata, kwargs)
+        verdict = self._judge.invoke(data, config)
+        return _result(verdict, config["run_id"] if include_run_info else None)
 
     async def _aevaluate_strings(
         self,
@@ -149,10 +148,9 @@ class JevStringEvaluator(StringEvaluator):
         include_run_info: bool = False,
         **kwargs: Any,
     ) -> dict[str, Any]:
-        _no_extra(kwargs)
-        config, run_id = _config(callbacks, tags, metadata)
-        verdict = await self._judge.ainvoke(_input(prediction, input, reference), config)
-        return _result(verdict, run_id if include_run_info else None)
+        data, config = _prepare(prediction, input, reference, callbacks, tags, metadata, kwargs)
+        verdict = await self._judge.ainvoke(data, config)
+        return _result(verdict, config["run_id"] if include_run_info else None)
 
     def __repr__(self) -> str:
         flags = "".join(
@@ -164,32 +162,31 @@ class JevStringEvaluator(StringEvaluator):
         return f"JevStringEvaluator({self._judge!r}{flags})"
 
 
-def _no_extra(kwargs: dict[str, Any]) -> None:
-    if kwargs:
+def _prepare(
+    prediction: Any,
+    question: Any,
+    reference: Any,
+    callbacks: Callbacks,
+    tags: list[str] | None,
+    metadata: dict[str, Any] | None,
+    extra: dict[str, Any],
+) -> tuple[JevJudgeInput, RunnableConfig]:
+    """Check the arguments of one evaluation; return the judge input and config (with a run id)."""
+    if extra:
         raise TypeError(
-            f"JevStringEvaluator got unexpected argument(s) {sorted(kwargs)}; it takes prediction, "
+            f"JevStringEvaluator got unexpected argument(s) {sorted(extra)}; it takes prediction, "
             "input, reference, callbacks, tags, metadata and include_run_info"
         )
-
-
-def _config(
-    callbacks: Callbacks, tags: list[str] | None, metadata: dict[str, Any] | None
-) -> tuple[RunnableConfig, uuid.UUID]:
-    run_id = uuid.uuid4()
-    config: RunnableConfig = {"run_id": run_id, "callbacks": callbacks}
+    config: RunnableConfig = {"run_id": uuid.uuid4(), "callbacks": callbacks}
     if tags:
         config["tags"] = list(tags)
     if metadata:
         config["metadata"] = dict(metadata)
-    return config, run_id
-
-
-def _input(prediction: Any, question: Any, reference: Any) -> JevJudgeInput:
     if not isinstance(prediction, str):
         raise JevInputError(f"prediction must be a string, got {type(prediction).__name__}")
     if question is not None and not isinstance(question, str):
         raise JevInputError(f"input must be a string, got {type(question).__name__}")
-    return JevJudgeInput(question, prediction, expected=reference)
+    return JevJudgeInput(question, prediction, expected=reference), config
 
 
 def _result(verdict: JevVerdict, run_id: uuid.UUID | None) -> dict[str, Any]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import threading
-from collections.abc import Generator, Mapping, Sequence
+from collections.abc import Callable, Generator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, get_args
 
@@ -22,7 +22,7 @@ from langchain_core.decisions import (
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
 from langchain_core.messages.ai import UsageMetadata, add_usage
-from langchain_core.runnables import RunnableConfig
+from langchain_core.runnables import Runnable, RunnableConfig
 from langchain_core.runnables.config import ContextThreadPoolExecutor, ensure_config
 from pydantic import ConfigDict, Field, PrivateAttr
 
@@ -112,6 +112,20 @@ def _as_ai(message: Any) -> AIMessage:
     if isinstance(message, BaseMessage):
         return AIMessage(content=message.content, response_metadata=message.response_metadata)
     return AIMessage(content=str(message))
+
+
+def _advance(procedure: _Procedure, outcomes: list[_Outcome] | None) -> list[_Call] | DecisionResponse:
+    """Send the outcomes of the last batch (None to start); the next batch, or the response."""
+    try:
+        return procedure.send(outcomes)  # type: ignore[arg-type]
+    except StopIteration as stop:
+        response: DecisionResponse = stop.value
+        return response
+
+
+def _message_reply(output: Any) -> _Reply:
+    """Read what a plain (or logprobs-bound) chat model call returned."""
+    return _Reply(_as_ai(output))
 
 
 def _structured_reply(output: Any) -> _Reply:
@@ -301,26 +315,18 @@ class ChatModelDecisionModel(BaseDecisionModel):
     def _classify(self, state: State, questions: dict[str, Question]) -> ClassifierResponse:
         config = ensure_config()
         procedure = self._procedure(state, questions)
-        outcomes: list[_Outcome] | None = None
-        while True:
-            try:
-                calls = procedure.send(outcomes)  # type: ignore[arg-type]
-            except StopIteration as stop:
-                response: DecisionResponse = stop.value
-                return response
-            outcomes = self._run_calls(calls, config)
+        step = _advance(procedure, None)
+        while not isinstance(step, DecisionResponse):
+            step = _advance(procedure, self._run_calls(step, config))
+        return step
 
     async def _aclassify(self, state: State, questions: dict[str, Question]) -> ClassifierResponse:
         config = ensure_config()
         procedure = self._procedure(state, questions)
-        outcomes: list[_Outcome] | None = None
-        while True:
-            try:
-                calls = procedure.send(outcomes)  # type: ignore[arg-type]
-            except StopIteration as stop:
-                response: DecisionResponse = stop.value
-                return response
-            outcomes = await self._arun_calls(calls, config)
+        step = _advance(procedure, None)
+        while not isinstance(step, DecisionResponse):
+            step = _advance(procedure, await self._arun_calls(step, config))
+        return step
 
     def _run_calls(self, calls: Sequence[_Call], config: RunnableConfig) -> list[_Outcome]:
         def run(call: _Call) -> _Outcome:
@@ -347,20 +353,20 @@ class ChatModelDecisionModel(BaseDecisionModel):
         return list(await asyncio.gather(*(run(call) for call in calls)))
 
     def _run_call(self, call: _Call, config: RunnableConfig) -> _Reply:
-        messages = list(call.messages)
-        if call.schema is not None:
-            structured = self.chat_model.with_structured_output(call.schema, include_raw=True)
-            return _structured_reply(structured.invoke(messages, config))
-        runnable = self._logprobs_model() if call.logprobs else self.chat_model
-        return _Reply(_as_ai(runnable.invoke(messages, config)))
+        runnable, read = self._target(call)
+        return read(runnable.invoke(list(call.messages), config))
 
     async def _arun_call(self, call: _Call, config: RunnableConfig) -> _Reply:
-        messages = list(call.messages)
+        runnable, read = self._target(call)
+        return read(await runnable.ainvoke(list(call.messages), config))
+
+    def _target(self, call: _Call) -> tuple[Runnable[Any, Any], Callable[[Any], _Reply]]:
+        """What a call is sent to, and how its output is read."""
         if call.schema is not None:
-            structured = self.chat_model.with_structured_output(call.schema, include_raw=True)
-            return _structured_reply(await structured.ainvoke(messages, config))
-        runnable = self._logprobs_model() if call.logprobs else self.chat_model
-        return _Reply(_as_ai(await runnable.ainvoke(messages, config)))
+            return self.chat_model.with_structured_output(call.schema, include_raw=True), _structured_reply
+        if call.logprobs:
+            return self._logprobs_model(), _message_reply
+        return self.chat_model, _message_reply
 
     def _logprobs_model(self) -> Any:
         return self.chat_model.bind(logprobs=True, top_logprobs=self.top_logprobs, **self.logprobs_kwargs)

@@ -172,11 +172,7 @@ class GuardrailRail:
             return None
         try:
             assessment = self.battery.invoke(subject.data, rail_config(self.check, config))
-        except _NOT_MODEL_FAILURES:
-            raise
         except Exception as error:
-            if self.on_error == "raise":
-                raise
             return self._failed(subject, error, joined)
         return self._decided(subject, assessment, joined)
 
@@ -187,15 +183,14 @@ class GuardrailRail:
             return None
         try:
             assessment = await self.battery.ainvoke(subject.data, rail_config(self.check, config))
-        except _NOT_MODEL_FAILURES:
-            raise
         except Exception as error:
-            if self.on_error == "raise":
-                raise
             return self._failed(subject, error, joined)
         return self._decided(subject, assessment, joined)
 
     def _failed(self, subject: Subject, error: Exception, joined: bool) -> RailOutcome:
+        """The outcome of a battery call that raised ``error``; re-raised unless the policy decides it."""
+        if isinstance(error, _NOT_MODEL_FAILURES) or self.on_error == "raise":
+            raise error
         report = error_report(self.check, error, self.on_error)
         if not report.refused:
             logger.warning(

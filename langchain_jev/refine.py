@@ -26,7 +26,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, TypeVar, cast
 
-from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, RemoveMessage
 from pydantic_core import CoreSchema, core_schema
 
 from langchain_jev.conversation import input_from_messages
@@ -206,10 +206,30 @@ def as_answer(output: Any, source: str = "the model") -> AIMessage:
     return output
 
 
+def with_new_id(message: _M) -> _M:
+    """A copy of the message under a new id (a kept draft closing a conversation that holds it)."""
+    return with_id(message.model_copy(update={"id": None}))
+
+
 def judged_messages(messages: Sequence[BaseMessage], drafts: Sequence[SelfRefineDraft]) -> list[BaseMessage]:
     """The conversation as the judge sees it: without the drafts and feedback already judged."""
     hidden = {i for draft in drafts for i in draft.message_ids()}
     return [message for message in messages if message.id is None or message.id not in hidden]
+
+
+def state_drafts(state: Mapping[str, Any]) -> list[SelfRefineDraft]:
+    """The judged drafts a state records under ``jev_drafts`` (a new list; empty when none)."""
+    return list(state.get("jev_drafts") or [])
+
+
+def draft_removals(
+    drafts: Sequence[SelfRefineDraft], messages: Sequence[BaseMessage], keep: str | None = None
+) -> list[RemoveMessage]:
+    """Remove the drafts and feedback messages still in ``messages``, except the one with id ``keep``."""
+    present = {message.id for message in messages}
+    return [
+        RemoveMessage(id=i) for draft in drafts for i in draft.message_ids() if i in present and i != keep
+    ]
 
 
 @dataclass(frozen=True)
@@ -304,6 +324,16 @@ class RefinePolicy:
                     f"feedback_message must return a message or a string, got {type(made).__name__}"
                 )
         return with_id(message, taken)
+
+    def judged_draft(
+        self, answer: AIMessage, verdict: JevVerdict, attempt: int, taken: Iterable[str | None] = ()
+    ) -> SelfRefineDraft:
+        """The ``attempt``-th draft with its verdict, and a feedback message when it is retried.
+
+        The feedback gets an id none of ``taken`` has.
+        """
+        feedback = self.feedback(verdict, taken) if self.retries(verdict, attempt) else None
+        return SelfRefineDraft(answer, verdict, feedback)
 
     def judge_input(self, state: Mapping[str, Any], messages: Sequence[BaseMessage]) -> JudgeInput:
         """The judge input of a draft; ``messages`` is the conversation as the judge sees it.

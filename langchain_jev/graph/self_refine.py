@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Annotated, Any, NotRequired
 
-from langchain_core.messages import AIMessage, BaseMessage, RemoveMessage
+from langchain_core.messages import AIMessage
 from langchain_core.runnables import Runnable, RunnableConfig, RunnableLambda
 from langgraph.channels.untracked_value import UntrackedValue
 from langgraph.graph import END, START, MessagesState, StateGraph
@@ -22,8 +22,11 @@ from langchain_jev.refine import (
     SelfRefineDraft,
     ToInput,
     as_answer,
+    draft_removals,
     judged_messages,
+    state_drafts,
     with_id,
+    with_new_id,
 )
 from langchain_jev.verdict import JevVerdict
 
@@ -155,7 +158,7 @@ def create_self_refine_graph(
         return _judged_update(policy, state, verdict)
 
     def route(state: SelfRefineState) -> str:
-        drafts = state.get("jev_drafts") or []
+        drafts = state_drafts(state)
         return "generate" if drafts and drafts[-1].feedback is not None else "finish"
 
     def finish(state: SelfRefineState) -> dict[str, Any]:
@@ -197,38 +200,27 @@ def _current(state: Mapping[str, Any]) -> AIMessage:
 
 
 def _judge_input(policy: RefinePolicy, state: Mapping[str, Any]) -> Any:
-    drafts = state.get("jev_drafts") or []
-    return policy.judge_input(state, judged_messages(state["messages"], drafts))
+    return policy.judge_input(state, judged_messages(state["messages"], state_drafts(state)))
 
 
 def _judged_update(policy: RefinePolicy, state: Mapping[str, Any], verdict: JevVerdict) -> dict[str, Any]:
     """Record the verdict; when it is retried, add the feedback message."""
-    drafts: list[SelfRefineDraft] = list(state.get("jev_drafts") or [])
-    update: dict[str, Any] = {}
-    feedback: BaseMessage | None = None
-    if policy.retries(verdict, len(drafts) + 1):
-        feedback = policy.feedback(verdict, (m.id for m in state["messages"]))
-        update["messages"] = [feedback]
-    drafts.append(SelfRefineDraft(_current(state), verdict, feedback))
-    update.update({"jev_drafts": drafts, "jev_attempts": len(drafts), "jev_verdict": verdict})
+    drafts = state_drafts(state)
+    taken = (m.id for m in state["messages"])
+    drafts.append(policy.judged_draft(_current(state), verdict, len(drafts) + 1, taken))
+    update: dict[str, Any] = {"jev_drafts": drafts, "jev_attempts": len(drafts), "jev_verdict": verdict}
+    if drafts[-1].feedback is not None:
+        update["messages"] = [drafts[-1].feedback]
     return update
 
 
 def _finish_update(policy: RefinePolicy, state: Mapping[str, Any]) -> dict[str, Any]:
     """End with the kept draft last in the conversation and its verdict in the state."""
-    drafts: list[SelfRefineDraft] = list(state.get("jev_drafts") or [])
+    drafts = state_drafts(state)
     kept = drafts[policy.kept(drafts)]
-    is_last = kept is drafts[-1]
     if policy.keep_drafts:
-        if is_last:
+        if kept is drafts[-1]:
             return {"jev_verdict": kept.verdict}
-        copy = with_id(kept.answer.model_copy(update={"id": None}))
-        return {"jev_verdict": kept.verdict, "messages": [copy]}
-    present = {m.id for m in state["messages"]}
-    removed = [
-        RemoveMessage(id=i)
-        for draft in drafts
-        for i in draft.message_ids()
-        if i in present and i != kept.answer.id
-    ]
+        return {"jev_verdict": kept.verdict, "messages": [with_new_id(kept.answer)]}
+    removed = draft_removals(drafts, state["messages"], keep=kept.answer.id)
     return {"jev_verdict": kept.verdict, "messages": removed}

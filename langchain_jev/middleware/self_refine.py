@@ -6,7 +6,7 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Annotated, Any, NotRequired, cast
 
-from langchain_core.messages import AIMessage, AnyMessage, BaseMessage, RemoveMessage
+from langchain_core.messages import AIMessage, AnyMessage, BaseMessage
 from langgraph.channels.untracked_value import UntrackedValue
 from langgraph.types import Command
 
@@ -27,8 +27,11 @@ from langchain_jev.refine import (
     RunValue,
     SelfRefineDraft,
     ToInput,
+    draft_removals,
     judged_messages,
+    state_drafts,
     with_id,
+    with_new_id,
 )
 from langchain_jev.verdict import JevVerdict
 
@@ -217,8 +220,7 @@ class _Turn:
     """The response of each answer judged in this call."""
 
     def __post_init__(self) -> None:
-        state = cast(Mapping[str, Any], self.request.state)
-        every: list[SelfRefineDraft] = list(state.get("jev_drafts") or [])
+        every = state_drafts(cast(Mapping[str, Any], self.request.state))
         # A draft sent back without feedback closed its refinement: it was kept.
         start = max((i + 1 for i, draft in enumerate(every) if draft.feedback is None), default=0)
         self.finished, self.drafts = every[:start], every[start:]
@@ -244,14 +246,12 @@ class _Turn:
         taken = [m.id for m in self._known()]
         answer = with_id(answer, taken)
         response = _replace_last_ai(response, answer)
-        feedback = None
-        if self.policy.retries(verdict, len(self.drafts) + 1):
-            feedback = self.policy.feedback(verdict, [*taken, answer.id])
-        self.drafts.append(SelfRefineDraft(answer, verdict, feedback))
+        draft = self.policy.judged_draft(answer, verdict, len(self.drafts) + 1, [*taken, answer.id])
+        self.drafts.append(draft)
         self.responses.append(response)
-        if feedback is None:
+        if draft.feedback is None:
             return None
-        self.pending.extend([*response.result, feedback])
+        self.pending.extend([*response.result, draft.feedback])
         messages = cast(list[AnyMessage], [*self.request.messages, *self.pending])
         return self.request.override(messages=messages)
 
@@ -279,19 +279,13 @@ class _Turn:
         else:
             # An answer already in the conversation is kept: it closes the turn again,
             # under a new id.
-            messages = [with_id(kept.answer.model_copy(update={"id": None}))]
+            messages = [with_new_id(kept.answer)]
             structured = self.responses[local].structured_response if local >= 0 else None
         if self.policy.keep_drafts:
             messages = [*self.pending, *messages]
         update = {"jev_verdict": kept.verdict, **self._record()}
         if not self.policy.keep_drafts:
-            present = {m.id for m in self.request.state.get("messages", [])}
-            removed = [
-                RemoveMessage(id=i)
-                for draft in self.drafts[: self.earlier]
-                for i in draft.message_ids()
-                if i in present
-            ]
+            removed = draft_removals(self.drafts[: self.earlier], self.request.state.get("messages", []))
             if removed:
                 update["messages"] = removed
         result = ModelResponse(result=messages, structured_response=structured)

@@ -122,10 +122,9 @@ def question_from_inputs(inputs: Mapping[str, Any]) -> str | None:
         'How are you?'
 
     """
-    for key in QUESTION_KEYS:
-        value = inputs.get(key)
-        if value is not None:
-            return _text(value)
+    key = _first_key(inputs, QUESTION_KEYS)
+    if key is not None:
+        return _text(inputs[key])
     messages = _messages(inputs.get(MESSAGES_KEY))
     for message in reversed(messages):
         if isinstance(message, HumanMessage):
@@ -150,10 +149,9 @@ def answer_from_outputs(outputs: Mapping[str, Any]) -> str | None:
         'Hello!'
 
     """
-    for key in ANSWER_KEYS:
-        value = outputs.get(key)
-        if value is not None:
-            return _text(value)
+    key = _first_key(outputs, ANSWER_KEYS)
+    if key is not None:
+        return _text(outputs[key])
     messages = _messages(outputs.get(MESSAGES_KEY))
     if messages:
         return input_from_messages(messages).answer
@@ -178,9 +176,9 @@ def expected_from_reference(reference: Mapping[str, Any] | None) -> Any:
     """
     if not reference:
         return None
-    for key in EXPECTED_KEYS:
-        if reference.get(key) is not None:
-            return _plain(reference[key])
+    key = _first_key(reference, EXPECTED_KEYS)
+    if key is not None:
+        return _plain(reference[key])
     if len(reference) == 1:
         return _plain(next(iter(reference.values())))
     return _plain(dict(reference))
@@ -199,11 +197,10 @@ def context_from_outputs(outputs: Mapping[str, Any]) -> list[str] | None:
         ['Paris is in France.', 'It is big.']
 
     """
-    for key in CONTEXT_KEYS:
-        value = outputs.get(key)
-        if value is not None:
-            return documents_text(value, where=f"outputs[{key!r}]")
-    return None
+    key = _first_key(outputs, CONTEXT_KEYS)
+    if key is None:
+        return None
+    return documents_text(outputs[key], where=f"outputs[{key!r}]")
 
 
 def documents_text(value: Any, *, where: str = "documents") -> list[str]:
@@ -287,6 +284,11 @@ def tool_calls_from_run(run: RunBase) -> list[ToolCall]:
 
 
 # ---------------------------------------------------------------------- helpers
+
+
+def _first_key(mapping: Mapping[str, Any], keys: Sequence[str]) -> str | None:
+    """The first of ``keys`` that ``mapping`` holds a value (not None) under."""
+    return next((key for key in keys if mapping.get(key) is not None), None)
 
 
 def _tool_calls_from_outputs(outputs: Mapping[str, Any]) -> list[ToolCall]:

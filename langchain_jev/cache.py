@@ -502,7 +502,7 @@ class CachedDecisionModel(BaseDecisionModel):
         self, input: ClassifierRequest, config: RunnableConfig | None = None, **_: Any
     ) -> ClassifierResponse:
         """Answer one request, from the cache when it can; the run says whether it did."""
-        lookup = self._lookup(input, self._read(input))
+        lookup = self._find(input)
         return self._call_with_config(
             partial(self._serve, lookup=lookup),
             input,
@@ -514,9 +514,7 @@ class CachedDecisionModel(BaseDecisionModel):
         self, input: ClassifierRequest, config: RunnableConfig | None = None, **_: Any
     ) -> ClassifierResponse:
         """Asynchronous `invoke`; the cache is read and written without blocking the loop."""
-        key = self._key_of(input)
-        stored = await self.cache.aget(key) if key is not None else None
-        lookup = self._lookup(input, (key, stored))
+        lookup = await self._afind(input)
         return await self._acall_with_config(
             partial(self._aserve, lookup=lookup),
             input,
@@ -526,13 +524,11 @@ class CachedDecisionModel(BaseDecisionModel):
 
     def _classify(self, state: State, questions: dict[str, Question]) -> ClassifierResponse:
         request: ClassifierRequest = {"state": state, "questions": questions}
-        return self._serve(request, self._lookup(request, self._read(request)))
+        return self._serve(request, self._find(request))
 
     async def _aclassify(self, state: State, questions: dict[str, Question]) -> ClassifierResponse:
         request: ClassifierRequest = {"state": state, "questions": questions}
-        key = self._key_of(request)
-        stored = await self.cache.aget(key) if key is not None else None
-        return await self._aserve(request, self._lookup(request, (key, stored)))
+        return await self._aserve(request, await self._afind(request))
 
     # ----------------------------------------------------------------- steps
 
@@ -543,13 +539,16 @@ class CachedDecisionModel(BaseDecisionModel):
             logger.warning("request not cached: %s", error)
             return None
 
-    def _read(self, request: ClassifierRequest) -> tuple[str | None, dict[str, Any] | None]:
+    def _find(self, request: ClassifierRequest) -> _Lookup:
         key = self._key_of(request)
-        return key, (self.cache.get(key) if key is not None else None)
+        return self._lookup(request, key, self.cache.get(key) if key is not None else None)
+
+    async def _afind(self, request: ClassifierRequest) -> _Lookup:
+        key = self._key_of(request)
+        return self._lookup(request, key, await self.cache.aget(key) if key is not None else None)
 
     @staticmethod
-    def _lookup(request: ClassifierRequest, found: tuple[str | None, dict[str, Any] | None]) -> _Lookup:
-        key, stored = found
+    def _lookup(request: ClassifierRequest, key: str | None, stored: dict[str, Any] | None) -> _Lookup:
         if key is None or stored is None:
             return _Lookup(key, None)
         try:

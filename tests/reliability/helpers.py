@@ -27,7 +27,7 @@ from langchain_core.decisions import Choice, Noul, Score
 from typesafe_sdk import AsyncTypeSafeClient, RetryPolicy, TypeSafeClient
 
 from langchain_jev import JevCriterion, JevDecisionModel, JevJudge, JevJudgeInput, JevVerdict
-from tests.engine.wire import decode
+from tests.fakes import decode
 from tests.support.jev_server import Fault, JevServer, wire_answer
 
 API_KEY = "sk-reliability-7f3a9c2e51d84b06"

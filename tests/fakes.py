@@ -92,7 +92,9 @@ class MockWire:
     def calls(self) -> int:
         return len(self.bodies)
 
-    def model(self, mode: str = "both", *, retry: RetryPolicy | None = None, **kwargs: Any) -> JevDecisionModel:
+    def model(
+        self, mode: str = "both", *, retry: RetryPolicy | None = None, **kwargs: Any
+    ) -> JevDecisionModel:
         """Jev over this wire, retries off by default. ``mode`` "sync" or "async" gives it only
         that client, so the other path fails loudly."""
         retry = retry if retry is not None else RetryPolicy(max_retries=0)
@@ -203,7 +205,9 @@ class RunRecorder(BaseTracer):
         """The name of the parent run of every run called ``name``."""
         runs = self.runs
         by_id = {run.id: run for run in runs}
-        found = [by_id.get(run.parent_run_id) if run.parent_run_id else None for run in runs if run.name == name]
+        found = [
+            by_id.get(run.parent_run_id) if run.parent_run_id else None for run in runs if run.name == name
+        ]
         return [parent.name if parent is not None else None for parent in found]
 
 

@@ -3,21 +3,13 @@ scripts for every category of a battery, and small graph builders."""
 
 from __future__ import annotations
 
-import json
-import threading
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 import httpx2
-from langchain_core.callbacks import CallbackManagerForLLMRun
-from langchain_core.language_models import BaseChatModel
+from langchain_core.language_models import GenericFakeChatModel
 from langchain_core.messages import AIMessage, BaseMessage
-from langchain_core.outputs import ChatGeneration, ChatResult
-from langchain_core.tracers.base import BaseTracer
-from langchain_core.tracers.schemas import Run
 from langgraph.graph import END, START, StateGraph
-from pydantic import PrivateAttr
-from typesafe_sdk import AsyncTypeSafeClient, RetryPolicy, TypeSafeClient
 
 from langchain_jev import JevDecisionModel
 from langchain_jev.graph import (
@@ -27,56 +19,26 @@ from langchain_jev.graph import (
     create_guarded_model_node,
     create_guardrail_node,
 )
+from tests.fakes import MockWire, ReplyingChatModel, system_one
 
 API_KEY = "sk-test-guardrail-0123456789"
 SAFE = 0.02
 
 INPUT_CATEGORIES = [h.name for h in HAZARDS if "input" in h.questions]
 OUTPUT_CATEGORIES = [h.name for h in HAZARDS if "output" in h.questions]
-
-
-class ReplyingChatModel(BaseChatModel):
-    """Replies with the given AI messages in turn and records every conversation it was sent.
-
-    ``bind_tools`` returns the model itself, so it works inside ``create_agent``.
-    """
-
-    replies: list[AIMessage]
-    _seen: list[list[BaseMessage]] = PrivateAttr(default_factory=list)
-    _lock: threading.Lock = PrivateAttr(default_factory=threading.Lock)
-
-    @property
-    def _llm_type(self) -> str:
-        return "replying-test-chat"
-
-    @property
-    def seen(self) -> list[list[BaseMessage]]:
-        return list(self._seen)
-
-    @property
-    def calls(self) -> int:
-        return len(self._seen)
-
-    def _generate(
-        self,
-        messages: list[BaseMessage],
-        stop: list[str] | None = None,
-        run_manager: CallbackManagerForLLMRun | None = None,
-        **kwargs: Any,
-    ) -> ChatResult:
-        with self._lock:
-            index = len(self._seen)
-            self._seen.append(list(messages))
-        if index >= len(self.replies):
-            raise AssertionError(f"the chat model was called {index + 1} times; scripted {len(self.replies)}")
-        return ChatResult(generations=[ChatGeneration(message=self.replies[index].model_copy())])
-
-    def bind_tools(self, tools: Sequence[Any], **kwargs: Any) -> ReplyingChatModel:  # type: ignore[override]
-        return self
+TITLES = {h.name: h.title for h in HAZARDS}
+"""The title each category is named by in a refusal."""
 
 
 def chat(*replies: str | AIMessage) -> ReplyingChatModel:
-    return ReplyingChatModel(replies=[r if isinstance(r, AIMessage) else AIMessage(r) for r in replies])
+    return ReplyingChatModel(replies=list(replies))
+
+
+class StreamingChat(GenericFakeChatModel):
+    """A fake chat model that streams its replies token by token and accepts tools."""
+
+    def bind_tools(self, tools: Any, **kwargs: Any) -> StreamingChat:  # type: ignore[override]
+        return self
 
 
 def script(categories: Iterable[str], **flagged: float) -> dict[str, float]:
@@ -91,58 +53,22 @@ def script(categories: Iterable[str], **flagged: float) -> dict[str, float]:
 # ---------------------------------------------------------------- Jev over MockTransport
 
 
-def decode(request: httpx2.Request) -> dict[str, Any]:
-    body = request.content
-    if request.headers.get("content-encoding") == "zstd":
-        from backports import zstd
+class JevWire(MockWire):
+    """Answers System One requests from a mapping of question name -> probability (every other
+    question SAFE), or fails with a status; records every request body."""
 
-        body = zstd.decompress(body)
-    data: dict[str, Any] = json.loads(body)
-    return data
-
-
-class JevWire:
-    """Answers System One requests from a mapping of question name -> probability, or fails
-    with a status; records every request body."""
+    api_key = API_KEY
 
     def __init__(self, answers: Mapping[str, float] | None = None, *, status: int = 200) -> None:
+        super().__init__()
         self.answers = dict(answers or {})
         self.status = status
-        self.bodies: list[dict[str, Any]] = []
-        self._lock = threading.Lock()
 
-    def __call__(self, request: httpx2.Request) -> httpx2.Response:
-        body = decode(request)
-        with self._lock:
-            self.bodies.append(body)
+    def respond(self, body: dict[str, Any], index: int) -> httpx2.Response:
         if self.status != 200:
             return httpx2.Response(self.status, json={"error": {"message": "service unavailable"}})
         answers = {name: {"type": "noul", "noul": self.answers.get(name, SAFE)} for name in body["questions"]}
-        return httpx2.Response(
-            200,
-            json={
-                "model": body["model"],
-                "answers": answers,
-                "usage": {"input_tokens": 50, "output_tokens": 5},
-            },
-            headers={"x-typesafe-request-id": f"req_{len(self.bodies)}"},
-        )
-
-    async def handle_async(self, request: httpx2.Request) -> httpx2.Response:
-        return self(request)
-
-    @property
-    def calls(self) -> int:
-        return len(self.bodies)
-
-    def model(self) -> JevDecisionModel:
-        retry = RetryPolicy(max_retries=0)
-        return JevDecisionModel(
-            client=TypeSafeClient(api_key=API_KEY, transport=httpx2.MockTransport(self), retry=retry),
-            async_client=AsyncTypeSafeClient(
-                api_key=API_KEY, transport=httpx2.MockTransport(self.handle_async), retry=retry
-            ),
-        )
+        return system_one(body, answers, input_tokens=50, output_tokens=5, request_id=f"req_{index + 1}")
 
 
 def unreachable_model() -> tuple[JevWire, JevDecisionModel]:
@@ -199,30 +125,6 @@ def guarded_graph(
     else:
         builder.add_edge("agent", END)
     return builder.compile()
-
-
-class RunRecorder(BaseTracer):
-    """Keeps every finished root run (with its children), as a tracer such as LangSmith's sees them."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.roots: list[Run] = []
-
-    def _persist_run(self, run: Run) -> None:
-        self.roots.append(run)
-
-    @property
-    def runs(self) -> list[Run]:
-        return walk(self.roots)
-
-
-def walk(runs: Iterable[Run]) -> list[Run]:
-    """Every run of a trace, depth first."""
-    found: list[Run] = []
-    for run in runs:
-        found.append(run)
-        found.extend(walk(run.child_runs))
-    return found
 
 
 def contents(messages: Iterable[BaseMessage]) -> list[str]:

@@ -6,7 +6,6 @@ import logging
 from typing import Any
 
 import pytest
-from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage
 from langchain_core.prompts import ChatPromptTemplate
 from langchain_core.tools import tool
@@ -17,7 +16,6 @@ from typesafe_sdk import TypeSafeError
 
 from langchain_jev import JevConfigurationError, JevInputError
 from langchain_jev.graph import (
-    HAZARDS,
     GuardrailState,
     GuardrailUndecidedError,
     HazardBattery,
@@ -26,10 +24,12 @@ from langchain_jev.graph import (
 )
 from langchain_jev.graph.guardrail_rail import GuardrailRail
 from langchain_jev.testing import ScriptedDecisionModel
+from tests.fakes import RunRecorder
 from tests.guardrail.helpers import (
     OUTPUT_CATEGORIES,
+    TITLES,
     JevWire,
-    RunRecorder,
+    StreamingChat,
     chat,
     contents,
     guarded_graph,
@@ -37,16 +37,8 @@ from tests.guardrail.helpers import (
     unreachable_model,
 )
 
-TITLES = {h.name: h.title for h in HAZARDS}
 HATEFUL = "Those people are vermin and deserve nothing."
 REFUSAL = "I can't share that response: it was flagged for hate."
-
-
-class StreamingChat(GenericFakeChatModel):
-    """A fake chat model that streams its replies token by token and accepts tools."""
-
-    def bind_tools(self, tools: Any, **kwargs: Any) -> StreamingChat:  # type: ignore[override]
-        return self
 
 
 def hate_battery(p: float | Exception) -> HazardBattery:
@@ -94,7 +86,7 @@ def test_a_safe_reply_is_the_models_own_message_with_the_report_beside_it() -> N
     assert contents(out["messages"]) == ["pasta?", "Nine minutes."]
     assert out["messages"][-1].response_metadata == {}
     assert out["guardrail"]["refused"] is False and out["guardrail"]["categories"] == {}
-    assert contents(model.seen[0]) == ["pasta?"]
+    assert contents(model.received[0]) == ["pasta?"]
 
 
 def test_the_refusal_carries_the_report_and_no_tool_calls() -> None:
@@ -211,7 +203,7 @@ async def test_raise_fails_the_step_so_the_thread_never_holds_the_reply(mode: st
         await graph.ainvoke(request, config) if mode == "async" else graph.invoke(request, config)
     assert contents(graph.get_state(config).values["messages"]) == ["first"]
     graph.invoke({"messages": [HumanMessage("pasta?")]}, config)
-    assert contents(model.seen[1]) == ["first", "pasta?"]
+    assert contents(model.received[1]) == ["first", "pasta?"]
 
 
 # ---------------------------------------------------------------- on_error
@@ -286,7 +278,7 @@ def test_guard_model_reads_the_question_from_a_prompt_and_sends_the_model_the_pr
     prompt = ChatPromptTemplate.from_messages([("system", "Be brief."), ("human", "Describe {who}.")])
     chain = prompt | guard_model(model, HazardBattery.output(["hate"], model=judge_model))
     assert chain.invoke({"who": "them"}).content == REFUSAL
-    assert isinstance(model.seen[0][0], SystemMessage)
+    assert isinstance(model.received[0][0], SystemMessage)
     assert judge_model.requests[0]["state"] == {
         "user_question": "Describe them.",
         "assistant_answer": HATEFUL,

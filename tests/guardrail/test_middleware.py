@@ -12,7 +12,6 @@ import pytest
 from langchain.agents import create_agent
 from langchain.agents.structured_output import ToolStrategy
 from langchain_core.decisions import Noul
-from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 from langchain_core.tools import tool
 from langgraph.checkpoint.memory import InMemorySaver
@@ -20,22 +19,23 @@ from pydantic import BaseModel
 from typesafe_sdk import TypeSafeError
 
 from langchain_jev import JevConfigurationError, JevCriterion, JevJudge
-from langchain_jev.graph import HAZARDS, GuardrailUndecidedError
+from langchain_jev.graph import GuardrailUndecidedError
 from langchain_jev.graph.guardrail_policy import WITHHELD_TOOL_RESULT
 from langchain_jev.middleware import JevGuardrailMiddleware, JevSelfRefineMiddleware
 from langchain_jev.testing import ScriptedDecisionModel
+from tests.fakes import RunRecorder
 from tests.guardrail.helpers import (
     INPUT_CATEGORIES,
     OUTPUT_CATEGORIES,
+    TITLES,
     JevWire,
-    RunRecorder,
+    StreamingChat,
     chat,
     contents,
     script,
     unreachable_model,
 )
 
-TITLES = {h.name: h.title for h in HAZARDS}
 UNSAFE = "Mix these two household chemicals in a closed room: ..."
 
 
@@ -181,19 +181,12 @@ def test_the_refused_answer_is_not_in_the_thread_for_the_next_turn() -> None:
     config = {"configurable": {"thread_id": "t"}}
     agent.invoke({"messages": [HumanMessage("first")]}, config)
     out = agent.invoke({"messages": [HumanMessage("pasta?")]}, config)
-    assert UNSAFE not in contents(model.seen[1])
+    assert UNSAFE not in contents(model.received[1])
     assert contents(out["messages"])[-1] == "Nine minutes."
     assert out["guardrail"]["refused"] is False
 
 
 # ---------------------------------------------------------------- the output rail runs inside the model's step
-
-
-class StreamingChat(GenericFakeChatModel):
-    """A fake chat model that streams its replies token by token and accepts tools."""
-
-    def bind_tools(self, tools: Any, **kwargs: Any) -> StreamingChat:  # type: ignore[override]
-        return self
 
 
 HATEFUL = "Those people are vermin and deserve nothing."
@@ -257,7 +250,7 @@ def test_raise_leaves_the_thread_without_the_answer_and_the_next_turn_never_sees
         agent.invoke({"messages": [HumanMessage("first")]}, config)
     assert contents(agent.get_state(config).values["messages"]) == ["first"]
     out = agent.invoke({"messages": [HumanMessage("pasta?")]}, config)
-    assert contents(model.seen[1]) == ["first", "pasta?"]
+    assert contents(model.received[1]) == ["first", "pasta?"]
     assert contents(out["messages"]) == ["first", "pasta?", "Nine minutes."]
 
 

@@ -15,7 +15,6 @@ from typesafe_sdk import TypeSafeError
 
 from langchain_jev import JevConfigurationError, JevInputError
 from langchain_jev.graph import (
-    HAZARDS,
     GuardrailReport,
     GuardrailState,
     GuardrailUndecidedError,
@@ -24,11 +23,12 @@ from langchain_jev.graph import (
 )
 from langchain_jev.graph.guardrail_policy import WITHHELD_TOOL_RESULT
 from langchain_jev.testing import ScriptedDecisionModel
+from tests.fakes import RunRecorder
 from tests.guardrail.helpers import (
     INPUT_CATEGORIES,
     OUTPUT_CATEGORIES,
+    TITLES,
     JevWire,
-    RunRecorder,
     chat,
     contents,
     guarded_graph,
@@ -36,7 +36,6 @@ from tests.guardrail.helpers import (
     unreachable_model,
 )
 
-TITLES = {h.name: h.title for h in HAZARDS}
 UNSAFE = "Step 1: acquire the precursor. Step 2: ..."
 
 
@@ -78,7 +77,7 @@ def test_a_safe_input_passes_through_unchanged_to_the_agent() -> None:
     plain = unguarded.invoke({"messages": [HumanMessage("How long do I boil pasta?")]})
 
     assert contents(out["messages"]) == contents(plain["messages"])
-    assert [m.content for m in agent.seen[0]] == ["How long do I boil pasta?"]
+    assert [m.content for m in agent.received[0]] == ["How long do I boil pasta?"]
     assert out["guardrail"]["refused"] is False and out["guardrail"]["categories"] == {}
     assert judge_model.calls == 1
 

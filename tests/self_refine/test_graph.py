@@ -15,11 +15,10 @@ from langchain_jev import JevConfigurationError, JevInputError, JevJudge, JevJud
 from langchain_jev.conversation import message_text
 from langchain_jev.graph import SelfRefineState, create_self_refine_graph
 from langchain_jev.refine import DEFAULT_FEEDBACK_TEMPLATE
+from tests.fakes import ReplyingChatModel, RunRecorder
 from tests.self_refine.helpers import (
     QUESTION,
     JevWire,
-    RunCollector,
-    ScriptedChatModel,
     calls_tool,
     contents,
     three_judge,
@@ -47,7 +46,7 @@ def ask(question: str = QUESTION) -> dict[str, Any]:
 
 async def test_a_draft_that_fails_then_passes_ends_with_only_the_revised_answer(mode: str) -> None:
     judge, decisions = unit_judge(0.2, 0.9)
-    model = ScriptedChatModel(replies=["About 100.", "About 100 degrees Celsius."])
+    model = ReplyingChatModel(replies=["About 100.", "About 100 degrees Celsius."])
     state = await run(create_self_refine_graph(model, judge), ask(), mode)
 
     assert contents(state["messages"]) == [("human", QUESTION), ("ai", "About 100 degrees Celsius.")]
@@ -61,7 +60,7 @@ async def test_a_draft_that_fails_then_passes_ends_with_only_the_revised_answer(
 
 async def test_the_feedback_reaches_the_model_on_the_retry(mode: str) -> None:
     judge, _ = unit_judge(0.2, 0.9)
-    model = ScriptedChatModel(replies=["About 100.", "About 100 degrees Celsius."])
+    model = ReplyingChatModel(replies=["About 100.", "About 100 degrees Celsius."])
     state = await run(create_self_refine_graph(model, judge), ask(), mode)
 
     first, retry = model.received
@@ -76,7 +75,7 @@ async def test_the_feedback_reaches_the_model_on_the_retry(mode: str) -> None:
 
 async def test_the_judge_sees_the_users_question_not_the_feedback(mode: str) -> None:
     judge, decisions = unit_judge(0.2, 0.3, 0.9)
-    model = ScriptedChatModel(replies=["About 100.", "About 100, really.", "About 100 degrees Celsius."])
+    model = ReplyingChatModel(replies=["About 100.", "About 100, really.", "About 100 degrees Celsius."])
     await run(create_self_refine_graph(model, judge), ask(), mode)
 
     states = [request["state"] for request in decisions.requests]
@@ -90,7 +89,7 @@ async def test_the_judge_sees_the_users_question_not_the_feedback(mode: str) -> 
 
 async def test_exhaustion_keeps_the_last_draft_and_its_failed_verdict(mode: str) -> None:
     judge, decisions = unit_judge(0.1, 0.2, 0.3)
-    model = ScriptedChatModel(replies=["One hundred.", "100.", "About 100."])
+    model = ReplyingChatModel(replies=["One hundred.", "100.", "About 100."])
     state = await run(create_self_refine_graph(model, judge, max_attempts=3), ask(), mode)
 
     assert contents(state["messages"]) == [("human", QUESTION), ("ai", "About 100.")]
@@ -102,7 +101,7 @@ async def test_exhaustion_keeps_the_last_draft_and_its_failed_verdict(mode: str)
 
 async def test_one_attempt_judges_once_and_never_retries(mode: str) -> None:
     judge, decisions = unit_judge(0.1)
-    model = ScriptedChatModel(replies=["100."])
+    model = ReplyingChatModel(replies=["100."])
     state = await run(create_self_refine_graph(model, judge, max_attempts=1), ask(), mode)
 
     assert (state["jev_attempts"], decisions.calls, model.calls) == (1, 1, 1)
@@ -116,7 +115,7 @@ async def test_keep_chooses_between_the_best_and_the_last_draft(mode: str, keep:
         {"cites_unit": 0.1, "sourced": 0.9, "brief": 0.1},  # 1 passed, 2 failed
         {"cites_unit": 0.9, "sourced": 0.1, "brief": 0.1},  # 1 passed, 2 failed
     )
-    model = ScriptedChatModel(replies=["Draft one.", "Draft two.", "Draft three."])
+    model = ReplyingChatModel(replies=["Draft one.", "Draft two.", "Draft three."])
     state = await run(create_self_refine_graph(model, judge, keep=keep), ask(), mode)
 
     assert contents(state["messages"]) == [("human", QUESTION), ("ai", kept)]
@@ -132,7 +131,7 @@ async def test_best_breaks_ties_on_fewest_failures_then_the_later_draft(mode: st
         {"cites_unit": 0.9, "sourced": 0.1, "brief": 0.1},  # 1 passed, 2 failed
         {"cites_unit": 0.1, "sourced": 0.9, "brief": ERROR},  # 1 passed, 1 failed: ties with one
     )
-    model = ScriptedChatModel(replies=["Draft one.", "Draft two.", "Draft three."])
+    model = ReplyingChatModel(replies=["Draft one.", "Draft two.", "Draft three."])
     state = await run(create_self_refine_graph(model, judge, keep="best"), ask(), mode)
 
     assert contents(state["messages"])[-1] == ("ai", "Draft three.")
@@ -143,7 +142,7 @@ async def test_best_prefers_a_passing_draft_to_a_failing_one_with_more_passes(mo
         {"cites_unit": 0.9, "sourced": 0.9, "brief": 0.1},  # 2 passed, 1 failed
         {"cites_unit": 0.9, "sourced": ERROR, "brief": ERROR},  # 1 passed, no failure: passes
     )
-    model = ScriptedChatModel(replies=["Draft one.", "Draft two."])
+    model = ReplyingChatModel(replies=["Draft one.", "Draft two."])
     state = await run(create_self_refine_graph(model, judge, keep="best"), ask(), mode)
 
     assert contents(state["messages"])[-1] == ("ai", "Draft two.")
@@ -165,12 +164,12 @@ async def test_undecided_findings_retry_only_when_the_judge_fails_on_them(mode: 
         return JevJudge([JevCriterion.score("complete", rubric, 1)], model=decisions, **options), decisions
 
     lenient, lenient_calls = build()
-    model = ScriptedChatModel(replies=["About 100."])
+    model = ReplyingChatModel(replies=["About 100."])
     state = await run(create_self_refine_graph(model, lenient), ask(), mode)
     assert state["jev_verdict"].passed and lenient_calls.calls == 1 and model.calls == 1
 
     strict, strict_calls = build(**{option: True})
-    model = ScriptedChatModel(replies=["About 100.", "About 100 degrees Celsius."])
+    model = ReplyingChatModel(replies=["About 100.", "About 100 degrees Celsius."])
     state = await run(create_self_refine_graph(model, strict), ask(), mode)
     assert not state["jev_drafts"][0].passed and state["jev_verdict"].passed
     assert strict_calls.calls == 2 and model.calls == 2
@@ -178,7 +177,7 @@ async def test_undecided_findings_retry_only_when_the_judge_fails_on_them(mode: 
 
 async def test_a_feedback_template_words_the_message(mode: str) -> None:
     judge, _ = unit_judge(0.2, 0.9)
-    model = ScriptedChatModel(replies=["About 100.", "About 100 degrees Celsius."])
+    model = ReplyingChatModel(replies=["About 100.", "About 100 degrees Celsius."])
     graph = create_self_refine_graph(model, judge, feedback_message="Please fix: {feedback}")
     await run(graph, ask(), mode)
 
@@ -191,14 +190,14 @@ async def test_a_feedback_callable_can_return_any_message_or_a_string(mode: str)
         return SystemMessage(f"Reviewer: {verdict.summary()}")
 
     judge, _ = unit_judge(0.2, 0.9)
-    model = ScriptedChatModel(replies=["About 100.", "About 100 degrees Celsius."])
+    model = ReplyingChatModel(replies=["About 100.", "About 100 degrees Celsius."])
     await run(create_self_refine_graph(model, judge, feedback_message=as_system), ask(), mode)
     feedback = model.received[1][-1]
     assert isinstance(feedback, SystemMessage)
     assert feedback.content == "Reviewer: passed=false [cites_unit=FAILED]"
 
     judge, _ = unit_judge(0.2, 0.9)
-    model = ScriptedChatModel(replies=["About 100.", "About 100 degrees Celsius."])
+    model = ReplyingChatModel(replies=["About 100.", "About 100 degrees Celsius."])
     graph = create_self_refine_graph(model, judge, feedback_message=lambda v: f"Fix {len(v.failures())}")
     await run(graph, ask(), mode)
     assert contents(model.received[1][-1:]) == [("human", "Fix 1")]
@@ -206,7 +205,7 @@ async def test_a_feedback_callable_can_return_any_message_or_a_string(mode: str)
 
 async def test_keep_drafts_leaves_the_transcript_in_the_conversation(mode: str) -> None:
     judge, _ = unit_judge(0.2, 0.9)
-    model = ScriptedChatModel(replies=["About 100.", "About 100 degrees Celsius."])
+    model = ReplyingChatModel(replies=["About 100.", "About 100 degrees Celsius."])
     state = await run(create_self_refine_graph(model, judge, keep_drafts=True), ask(), mode)
 
     assert contents(state["messages"]) == [
@@ -222,7 +221,7 @@ async def test_keep_drafts_with_an_earlier_best_repeats_it_last(mode: str) -> No
         {"cites_unit": 0.9, "sourced": 0.9, "brief": 0.1},
         {"cites_unit": 0.1, "sourced": 0.1, "brief": 0.1},
     )
-    model = ScriptedChatModel(replies=["Draft one.", "Draft two."])
+    model = ReplyingChatModel(replies=["Draft one.", "Draft two."])
     graph = create_self_refine_graph(model, judge, keep="best", keep_drafts=True, max_attempts=2)
     state = await run(graph, ask(), mode)
 
@@ -245,7 +244,7 @@ async def test_to_input_builds_the_judge_input_from_the_conversation_the_judge_s
         return JevJudgeInput(question="Boiling point of water?", answer=answer, expected="100 C")
 
     judge, decisions = unit_judge(0.2, 0.9)
-    model = ScriptedChatModel(replies=["About 100.", "About 100 degrees Celsius."])
+    model = ReplyingChatModel(replies=["About 100.", "About 100 degrees Celsius."])
     await run(create_self_refine_graph(model, judge, to_input=to_input), ask(), mode)
 
     assert seen == [
@@ -258,7 +257,7 @@ async def test_to_input_builds_the_judge_input_from_the_conversation_the_judge_s
 
 async def test_to_input_must_return_something_a_judge_takes(mode: str) -> None:
     judge, decisions = unit_judge(0.9)
-    model = ScriptedChatModel(replies=["About 100."])
+    model = ReplyingChatModel(replies=["About 100."])
     graph = create_self_refine_graph(model, judge, to_input=lambda state: "not an input")
     with pytest.raises(JevInputError, match="to_input must return a JevJudgeInput"):
         await run(graph, ask(), mode)
@@ -268,14 +267,14 @@ async def test_to_input_must_return_something_a_judge_takes(mode: str) -> None:
 async def test_a_judge_that_cannot_reach_its_model_raises(mode: str) -> None:
     judge, _ = unit_judge()
     judge.model.script = [{"cites_unit": ConnectionError("decision model unreachable")}]  # type: ignore[attr-defined]
-    model = ScriptedChatModel(replies=["About 100."])
+    model = ReplyingChatModel(replies=["About 100."])
     with pytest.raises(ConnectionError, match="unreachable"):
         await run(create_self_refine_graph(model, judge), ask(), mode)
 
 
 async def test_it_runs_as_a_subgraph_node_and_adds_one_message(mode: str) -> None:
     judge, decisions = unit_judge(0.2, 0.3, 0.9)
-    model = ScriptedChatModel(replies=["About 100.", "100 C?", "About 100 degrees Celsius."])
+    model = ReplyingChatModel(replies=["About 100.", "100 C?", "About 100 degrees Celsius."])
     seen_after: list[list[tuple[str, Any]]] = []
 
     def after(state: MessagesState) -> dict[str, Any]:
@@ -300,7 +299,7 @@ async def test_it_runs_as_a_subgraph_node_and_adds_one_message(mode: str) -> Non
 
 async def test_a_parent_on_self_refine_state_receives_the_verdict(mode: str) -> None:
     judge, _ = unit_judge(0.2, 0.9)
-    model = ScriptedChatModel(replies=["About 100.", "About 100 degrees Celsius."])
+    model = ReplyingChatModel(replies=["About 100.", "About 100 degrees Celsius."])
     parent = StateGraph(SelfRefineState)
     parent.add_node("refine", create_self_refine_graph(model, judge))
     parent.add_edge(START, "refine")
@@ -315,7 +314,7 @@ async def test_a_parent_on_self_refine_state_receives_the_verdict(mode: str) -> 
 
 async def test_with_a_checkpointer_each_turn_starts_afresh_and_no_draft_is_stored(mode: str) -> None:
     judge, decisions = unit_judge(0.2, 0.9, 0.95)
-    model = ScriptedChatModel(replies=["About 100.", "About 100 degrees Celsius.", "About 3.1 kilometres."])
+    model = ReplyingChatModel(replies=["About 100.", "About 100 degrees Celsius.", "About 3.1 kilometres."])
     app = create_self_refine_graph(model, judge, checkpointer=InMemorySaver())
     config = {"configurable": {"thread_id": "turns"}}
 
@@ -355,7 +354,7 @@ async def test_drafts_that_reuse_an_id_still_each_get_their_own_message(mode: st
 
 async def test_a_model_that_calls_tools_is_refused_with_a_pointer_to_the_middleware(mode: str) -> None:
     judge, decisions = unit_judge(0.9)
-    model = ScriptedChatModel(replies=[calls_tool("search", {"q": "boiling point"}, "call-1")])
+    model = ReplyingChatModel(replies=[calls_tool("search", {"q": "boiling point"}, "call-1")])
     with pytest.raises(JevInputError, match=r"tool calls \(search\).*JevSelfRefineMiddleware"):
         await run(create_self_refine_graph(model, judge), ask(), mode)
     assert decisions.calls == 0
@@ -385,20 +384,20 @@ async def test_a_model_returning_something_else_is_refused(mode: str) -> None:
 def test_arguments_are_checked_when_the_graph_is_built(options: dict[str, Any], message: str) -> None:
     judge, _ = unit_judge(0.9)
     with pytest.raises(JevConfigurationError, match=message.replace("(", r"\(").replace(")", r"\)")):
-        create_self_refine_graph(ScriptedChatModel(), judge, **options)
+        create_self_refine_graph(ReplyingChatModel(), judge, **options)
 
 
 def test_the_judge_and_the_model_are_checked_when_the_graph_is_built() -> None:
     judge, _ = unit_judge(0.9)
     with pytest.raises(JevConfigurationError, match="judge must be a JevJudge, got str"):
-        create_self_refine_graph(ScriptedChatModel(), "judge")  # type: ignore[arg-type]
+        create_self_refine_graph(ReplyingChatModel(), "judge")  # type: ignore[arg-type]
     with pytest.raises(JevConfigurationError, match=r"model must be a chat model.*got int"):
         create_self_refine_graph(42, judge)
 
 
 async def test_a_feedback_callable_returning_something_else_fails_clearly(mode: str) -> None:
     judge, _ = unit_judge(0.2)
-    model = ScriptedChatModel(replies=["About 100."])
+    model = ReplyingChatModel(replies=["About 100."])
     graph = create_self_refine_graph(model, judge, feedback_message=lambda verdict: 42)  # type: ignore[arg-type,return-value]
     with pytest.raises(
         JevConfigurationError, match="feedback_message must return a message or a string, got int"
@@ -414,7 +413,7 @@ async def test_over_the_jev_wire_a_failing_draft_is_revised(mode: str) -> None:
         {"cites_unit": {"type": "noul", "noul": 0.2}}, {"cites_unit": {"type": "noul", "noul": 0.95}}
     )
     judge = JevJudge([JevCriterion.noul("cites_unit", UNITS, 0.7)], model=wire.model(mode))
-    model = ScriptedChatModel(replies=["About 100.", "About 100 degrees Celsius."])
+    model = ReplyingChatModel(replies=["About 100.", "About 100 degrees Celsius."])
     state = await run(create_self_refine_graph(model, judge), ask(), mode)
 
     assert len(wire.bodies) == 2 and state["jev_attempts"] == 2
@@ -429,7 +428,7 @@ async def test_over_the_jev_wire_a_failing_draft_is_revised(mode: str) -> None:
 
 
 def test_the_graph_describes_its_input_and_output_as_json_schema() -> None:
-    graph = create_self_refine_graph(ScriptedChatModel(), unit_judge()[0])
+    graph = create_self_refine_graph(ReplyingChatModel(), unit_judge()[0])
     assert set(graph.get_input_jsonschema()["properties"]) == {"messages"}
     output = graph.get_output_jsonschema()["properties"]
     assert set(output) == {"messages", "jev_verdict", "jev_attempts", "jev_drafts"}
@@ -438,11 +437,11 @@ def test_the_graph_describes_its_input_and_output_as_json_schema() -> None:
 
 async def test_each_judge_run_sits_under_the_judge_node_in_the_trace(mode: str) -> None:
     judge, _ = unit_judge(0.2, 0.9)
-    model = ScriptedChatModel(replies=["About 100.", "About 100 degrees Celsius."])
-    tracer = RunCollector()
+    model = ReplyingChatModel(replies=["About 100.", "About 100 degrees Celsius."])
+    tracer = RunRecorder()
     await run(create_self_refine_graph(model, judge), ask(), mode, {"callbacks": [tracer]})
 
     assert tracer.parents("JevJudge") == ["judge", "judge"]
     assert tracer.parents("ScriptedDecisionModel") == ["JevJudge", "JevJudge"]
-    assert tracer.parents("ScriptedChatModel") == ["generate", "generate"]
+    assert tracer.parents("ReplyingChatModel") == ["generate", "generate"]
     assert tracer.parents("self_refine") == [None]

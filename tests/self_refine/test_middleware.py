@@ -17,12 +17,11 @@ from langgraph.checkpoint.memory import InMemorySaver
 from langchain_jev import JevConfigurationError, JevCriterion, JevJudge
 from langchain_jev.middleware import JevSelfRefineMiddleware, SelfRefineAgentState
 from langchain_jev.refine import DEFAULT_FEEDBACK_TEMPLATE
+from tests.fakes import ReplyingChatModel, RunRecorder
 from tests.self_refine.helpers import (
     QUESTION,
     UNITS,
     JevWire,
-    RunCollector,
-    ScriptedChatModel,
     calls_tool,
     contents,
     three_judge,
@@ -54,13 +53,13 @@ def ask(question: str = QUESTION) -> dict[str, Any]:
     return {"messages": [HumanMessage(question)]}
 
 
-def agent_with(model: ScriptedChatModel, middleware: JevSelfRefineMiddleware, **options: Any) -> Any:
+def agent_with(model: ReplyingChatModel, middleware: JevSelfRefineMiddleware, **options: Any) -> Any:
     return create_agent(model, tools=[thermometer], middleware=[middleware], **options)
 
 
 async def test_a_failing_answer_is_revised_and_only_the_revision_joins_the_conversation(mode: str) -> None:
     judge, decisions = unit_judge(0.2, 0.9)
-    model = ScriptedChatModel(replies=["About 100.", "About 100 degrees Celsius."])
+    model = ReplyingChatModel(replies=["About 100.", "About 100 degrees Celsius."])
     result = await run(agent_with(model, JevSelfRefineMiddleware(judge)), ask(), mode)
 
     assert contents(result["messages"]) == [("human", QUESTION), ("ai", "About 100 degrees Celsius.")]
@@ -72,7 +71,7 @@ async def test_a_failing_answer_is_revised_and_only_the_revision_joins_the_conve
 
 async def test_the_retry_request_carries_the_rejected_answer_and_the_feedback(mode: str) -> None:
     judge, decisions = unit_judge(0.2, 0.9)
-    model = ScriptedChatModel(replies=["About 100.", "About 100 degrees Celsius."])
+    model = ReplyingChatModel(replies=["About 100.", "About 100 degrees Celsius."])
     await run(agent_with(model, JevSelfRefineMiddleware(judge)), ask(), mode)
 
     assert contents(model.received[1]) == [("human", QUESTION), ("ai", "About 100."), ("human", FEEDBACK)]
@@ -82,7 +81,7 @@ async def test_the_retry_request_carries_the_rejected_answer_and_the_feedback(mo
 async def test_tool_calling_turns_pass_through_and_the_judge_gets_the_tool_calls(mode: str) -> None:
     judge, decisions = unit_judge(0.9)
     call = calls_tool("thermometer", {"place": "sea level"}, "call-1")
-    model = ScriptedChatModel(replies=[call, "Water boils at 100 degrees Celsius at sea level."])
+    model = ReplyingChatModel(replies=[call, "Water boils at 100 degrees Celsius at sea level."])
     result = await run(agent_with(model, JevSelfRefineMiddleware(judge)), ask(), mode)
 
     messages = result["messages"]
@@ -103,7 +102,7 @@ async def test_tool_calling_turns_pass_through_and_the_judge_gets_the_tool_calls
 async def test_a_turn_that_only_calls_tools_is_never_judged(mode: str) -> None:
     judge, decisions = unit_judge()
     middleware = JevSelfRefineMiddleware(judge)
-    model = ScriptedChatModel(replies=[calls_tool("thermometer", {"place": "Quito"}, "call-1")])
+    model = ReplyingChatModel(replies=[calls_tool("thermometer", {"place": "Quito"}, "call-1")])
     agent = create_agent(model, tools=[thermometer], middleware=[middleware], interrupt_after=["tools"])
     config = {"configurable": {"thread_id": "tools-only"}}
     agent = agent.copy(update={"checkpointer": InMemorySaver()})
@@ -116,7 +115,7 @@ async def test_a_turn_that_only_calls_tools_is_never_judged(mode: str) -> None:
 async def test_rejected_answers_stay_out_of_history_after_a_tool_turn(mode: str) -> None:
     judge, _ = unit_judge(0.2, 0.9)
     call = calls_tool("thermometer", {"place": "sea level"}, "call-1")
-    model = ScriptedChatModel(replies=[call, "100.", "100 degrees Celsius."])
+    model = ReplyingChatModel(replies=[call, "100.", "100 degrees Celsius."])
     result = await run(agent_with(model, JevSelfRefineMiddleware(judge)), ask(), mode)
 
     assert [m.type for m in result["messages"]] == ["human", "ai", "tool", "ai"]
@@ -125,7 +124,7 @@ async def test_rejected_answers_stay_out_of_history_after_a_tool_turn(mode: str)
 
 async def test_keep_drafts_puts_the_rejected_answers_before_the_kept_one(mode: str) -> None:
     judge, _ = unit_judge(0.2, 0.9)
-    model = ScriptedChatModel(replies=["About 100.", "About 100 degrees Celsius."])
+    model = ReplyingChatModel(replies=["About 100.", "About 100 degrees Celsius."])
     result = await run(agent_with(model, JevSelfRefineMiddleware(judge, keep_drafts=True)), ask(), mode)
 
     assert contents(result["messages"]) == [
@@ -139,7 +138,7 @@ async def test_keep_drafts_puts_the_rejected_answers_before_the_kept_one(mode: s
 async def test_a_retry_that_calls_tools_keeps_its_context_until_the_answer_is_kept(mode: str) -> None:
     judge, decisions = unit_judge(0.2, 0.9)
     call = calls_tool("thermometer", {"place": "sea level"}, "call-1")
-    model = ScriptedChatModel(replies=["About 100.", call, "100 degrees Celsius, measured at sea level."])
+    model = ReplyingChatModel(replies=["About 100.", call, "100 degrees Celsius, measured at sea level."])
     result = await run(agent_with(model, JevSelfRefineMiddleware(judge)), ask(), mode)
 
     # The model saw its rejected answer and the feedback before and after the tool.
@@ -158,7 +157,7 @@ async def test_a_retry_that_calls_tools_keeps_its_context_until_the_answer_is_ke
 
 async def test_exhaustion_keeps_the_last_answer_and_its_failed_verdict(mode: str) -> None:
     judge, decisions = unit_judge(0.1, 0.3)
-    model = ScriptedChatModel(replies=["100.", "About 100."])
+    model = ReplyingChatModel(replies=["100.", "About 100."])
     middleware = JevSelfRefineMiddleware(judge, max_attempts=2)
     result = await run(agent_with(model, middleware), ask(), mode)
 
@@ -173,7 +172,7 @@ async def test_keep_best_returns_the_best_ranked_answer(mode: str) -> None:
         {"cites_unit": 0.1, "sourced": 0.1, "brief": 0.9},
         {"cites_unit": 0.1, "sourced": 0.9, "brief": 0.1},
     )
-    model = ScriptedChatModel(replies=["Draft one.", "Draft two.", "Draft three."])
+    model = ReplyingChatModel(replies=["Draft one.", "Draft two.", "Draft three."])
     result = await run(agent_with(model, JevSelfRefineMiddleware(judge, keep="best")), ask(), mode)
 
     assert contents(result["messages"]) == [("human", QUESTION), ("ai", "Draft one.")]
@@ -186,7 +185,7 @@ async def test_keep_best_across_a_tool_turn_moves_the_earlier_answer_to_the_end(
         {"cites_unit": 0.1, "sourced": 0.1, "brief": 0.1},
     )
     call = calls_tool("thermometer", {"place": "sea level"}, "call-1")
-    model = ScriptedChatModel(replies=["Draft one.", call, "Draft two."])
+    model = ReplyingChatModel(replies=["Draft one.", call, "Draft two."])
     middleware = JevSelfRefineMiddleware(judge, keep="best", max_attempts=2)
     result = await run(agent_with(model, middleware), ask(), mode)
 
@@ -197,7 +196,7 @@ async def test_keep_best_across_a_tool_turn_moves_the_earlier_answer_to_the_end(
 
 async def test_each_run_of_a_checkpointed_agent_starts_afresh(mode: str) -> None:
     judge, decisions = unit_judge(0.2, 0.9, 0.95)
-    model = ScriptedChatModel(
+    model = ReplyingChatModel(
         replies=["About 100.", "About 100 degrees Celsius.", "About 93 degrees Celsius."]
     )
     agent = agent_with(model, JevSelfRefineMiddleware(judge), checkpointer=InMemorySaver())
@@ -221,7 +220,7 @@ async def test_over_the_jev_wire_one_request_per_answer(mode: str) -> None:
         {"cites_unit": {"type": "noul", "noul": 0.2}}, {"cites_unit": {"type": "noul", "noul": 0.9}}
     )
     judge = JevJudge([JevCriterion.noul("cites_unit", UNITS, 0.7)], model=wire.model(mode))
-    model = ScriptedChatModel(replies=["About 100.", "About 100 degrees Celsius."])
+    model = ReplyingChatModel(replies=["About 100.", "About 100 degrees Celsius."])
     result = await run(agent_with(model, JevSelfRefineMiddleware(judge)), ask(), mode)
 
     assert len(wire.bodies) == 2 and result["jev_verdict"].passed
@@ -234,13 +233,13 @@ async def test_over_the_jev_wire_one_request_per_answer(mode: str) -> None:
 async def test_a_judge_that_cannot_reach_its_model_stops_the_agent(mode: str) -> None:
     judge, _ = unit_judge()
     judge.model.script = [{"cites_unit": ConnectionError("decision model unreachable")}]  # type: ignore[attr-defined]
-    model = ScriptedChatModel(replies=["About 100."])
+    model = ReplyingChatModel(replies=["About 100."])
     with pytest.raises(ConnectionError, match="unreachable"):
         await run(agent_with(model, JevSelfRefineMiddleware(judge)), ask(), mode)
 
 
 def test_the_state_schema_adds_the_verdict_fields() -> None:
-    agent = create_agent(ScriptedChatModel(), middleware=[JevSelfRefineMiddleware(unit_judge()[0])])
+    agent = create_agent(ReplyingChatModel(), middleware=[JevSelfRefineMiddleware(unit_judge()[0])])
     output = agent.get_output_jsonschema()["properties"]
     assert {"jev_verdict", "jev_attempts", "jev_drafts"} <= set(output)
     assert JevSelfRefineMiddleware.state_schema is SelfRefineAgentState
@@ -284,8 +283,8 @@ def test_importing_the_package_needs_no_langchain_but_using_the_middleware_names
 
 async def test_each_judge_run_sits_under_the_model_call_in_the_trace(mode: str) -> None:
     judge, _ = unit_judge(0.2, 0.9)
-    model = ScriptedChatModel(replies=["About 100.", "About 100 degrees Celsius."])
-    tracer = RunCollector()
+    model = ReplyingChatModel(replies=["About 100.", "About 100 degrees Celsius."])
+    tracer = RunRecorder()
     await run(agent_with(model, JevSelfRefineMiddleware(judge)), ask(), mode, {"callbacks": [tracer]})
 
     assert tracer.parents("JevJudge") == ["model", "model"]
@@ -317,7 +316,7 @@ class AskAgain(AgentMiddleware):
 
 async def test_a_second_final_answer_in_the_same_run_gets_its_own_attempts(mode: str) -> None:
     judge, decisions = unit_judge(0.2, 0.9, 0.1, 0.95)
-    model = ScriptedChatModel(replies=["100.", "100 degrees Celsius.", "212.", "212 degrees Fahrenheit."])
+    model = ReplyingChatModel(replies=["100.", "100 degrees Celsius.", "212.", "212 degrees Fahrenheit."])
     refine = JevSelfRefineMiddleware(judge, max_attempts=2, keep="best")
     agent = create_agent(model, middleware=[AskAgain(), refine])
     result = await run(agent, ask(), mode)

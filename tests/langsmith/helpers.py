@@ -6,15 +6,12 @@ from __future__ import annotations
 
 import contextlib
 import socket
-import threading
 import uuid
 from collections.abc import Iterator
 from typing import Any
 from unittest import mock
 
 from langchain_core.decisions import Choice, Noul, Score
-from langchain_core.tracers.base import BaseTracer
-from langchain_core.tracers.schemas import Run
 from langsmith import Client
 from langsmith.run_helpers import traceable
 from langsmith.schemas import Example
@@ -222,32 +219,3 @@ def rows_by_question(results: Any) -> dict[str, dict[str, Any]]:
 def judge_input_of(question: str) -> JevJudgeInput:
     answer, context, reference = ROWS[question]
     return JevJudgeInput(question, answer, expected=reference, context=context)
-
-
-# ---------------------------------------------------------------------- tracing
-
-
-class RunCollector(BaseTracer):
-    """A tracer that keeps every finished run (root runs keep their child runs)."""
-
-    name: str = "run_collector"
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.runs: list[Run] = []
-        self._lock = threading.Lock()
-
-    def _persist_run(self, run: Run) -> None:
-        pass
-
-    def _end_trace(self, run: Run) -> None:
-        super()._end_trace(run)
-        with self._lock:
-            self.runs.append(run)
-
-    def named(self, name: str) -> list[Run]:
-        return [run for run in self.runs if run.name == name]
-
-    @property
-    def roots(self) -> list[Run]:
-        return [run for run in self.runs if run.parent_run_id is None]

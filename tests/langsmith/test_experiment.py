@@ -6,12 +6,10 @@ from __future__ import annotations
 
 from typing import Any
 
-import httpx2
 import pytest
 from langsmith import aevaluate, evaluate
-from typesafe_sdk import AsyncTypeSafeClient, RetryPolicy
 
-from langchain_jev import JevDecisionModel, JevJudge
+from langchain_jev import JevJudge
 from langchain_jev.langsmith import OVERALL_KEY, jev_summary_evaluator
 from langchain_jev.testing import ScriptedDecisionModel
 from tests.engine.wire import API_KEY, JevWire
@@ -92,18 +90,11 @@ def test_evaluate_over_the_jev_api_through_the_real_sdk() -> None:
         assert attempts == []
 
 
-def async_only_jev(wire: JevWire) -> JevDecisionModel:
-    """A Jev model with only an async client: a sync call could not reach the API."""
-    client = AsyncTypeSafeClient(
-        api_key=API_KEY, transport=httpx2.MockTransport(wire.handle_async), retry=RetryPolicy(max_retries=0)
-    )
-    return JevDecisionModel(async_client=client)
-
-
 async def test_aevaluate_awaits_the_judge_over_the_async_jev_client() -> None:
     with langsmith_attempts() as attempts:
         wire = JevWire(wire_answers())
-        judge = JevJudge(criteria(), model=async_only_jev(wire))
+        # Only an async client: a sync call could not reach the API.
+        judge = JevJudge(criteria(), model=wire.model("async"))
         results = await aevaluate(
             arag_target,
             data=examples(),

@@ -26,7 +26,7 @@ from langchain_jev.runs import (
     judge_input_from_run,
     question_from_inputs,
 )
-from tests.langsmith.helpers import RunCollector
+from tests.fakes import RunRecorder
 
 EIFFEL = "The Eiffel Tower is 330 metres tall."
 HISTORY = "It was finished in 1889."
@@ -57,7 +57,7 @@ def example(inputs: dict[str, Any], outputs: dict[str, Any] | None) -> Example:
 
 def traced(func: Any, inputs: dict[str, Any]) -> Any:
     """Run ``func`` as a LangChain runnable and return the root run LangChain's tracer recorded."""
-    collector = RunCollector()
+    collector = RunRecorder()
     RunnableLambda(func).invoke(inputs, {"callbacks": [collector]})
     (root,) = collector.roots
     return root

@@ -14,7 +14,7 @@ from langchain_core.runnables import RunnableConfig, RunnableLambda
 
 from langchain_jev import JevCriterion, JevInputError, JevJudge
 from langchain_jev.testing import ScriptedDecisionModel
-from tests.langsmith.helpers import RunCollector
+from tests.fakes import RunRecorder
 
 StringEvaluator = pytest.importorskip("langchain_classic.evaluation").StringEvaluator
 from langchain_jev.evaluation import JevStringEvaluator  # noqa: E402
@@ -114,7 +114,7 @@ def test_a_model_that_fails_raises_instead_of_scoring() -> None:
 
 
 def test_callbacks_passed_in_nest_the_judge_run_under_the_caller() -> None:
-    collector = RunCollector()
+    collector = RunRecorder()
     evaluator = JevStringEvaluator(judge())
 
     def caller(prediction: str, config: RunnableConfig) -> dict[str, Any]:
@@ -134,7 +134,7 @@ def test_callbacks_passed_in_nest_the_judge_run_under_the_caller() -> None:
 
 
 async def test_async_callbacks_nest_too_with_tags_and_metadata() -> None:
-    collector = RunCollector()
+    collector = RunRecorder()
     evaluator = JevStringEvaluator(judge())
 
     async def caller(prediction: str, config: RunnableConfig) -> dict[str, Any]:

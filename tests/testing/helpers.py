@@ -5,8 +5,6 @@ from __future__ import annotations
 from typing import Any
 
 from langchain_core.decisions import Choice, Noul, Score
-from langchain_core.tracers.base import BaseTracer
-from langchain_core.tracers.schemas import Run
 
 from langchain_jev import JevCriterion, JevJudge
 
@@ -35,21 +33,3 @@ def judge_on(model: Any) -> JevJudge:
 
 GOOD = {"polite": 0.93, "helpful": {2: 0.3, 3: 0.7}, "mode": "answered"}
 """A script under which `judge_on` passes."""
-
-
-class RunLog(BaseTracer):
-    """A tracer that keeps every finished run, flattened."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.runs: list[Run] = []
-
-    def _persist_run(self, run: Run) -> None:
-        pending = [run]
-        while pending:
-            current = pending.pop()
-            self.runs.append(current)
-            pending.extend(current.child_runs)
-
-    def of_type(self, run_type: str) -> list[Run]:
-        return [run for run in self.runs if run.run_type == run_type]

@@ -31,7 +31,8 @@ from langchain_jev.cache import (
 from langchain_jev.errors import JevConfigurationError
 from langchain_jev.testing import ScriptedDecisionModel
 from tests.engine.wire import API_KEY, JevWire, choice, noul, score
-from tests.testing.helpers import GOOD, HELPFUL, MODE, POLITE, RunLog, judge_on
+from tests.fakes import RunRecorder
+from tests.testing.helpers import GOOD, HELPFUL, MODE, POLITE, judge_on
 
 QUESTIONS = {"polite": POLITE, "helpful": HELPFUL, "mode": MODE}
 ROOT = Path(__file__).resolve().parents[2]
@@ -245,7 +246,7 @@ def test_an_unreadable_cache_row_is_asked_again_and_replaced(tmp_path: Path) -> 
 def test_a_state_without_json_form_bypasses_the_cache(caplog: pytest.LogCaptureFixture) -> None:
     inner = ScriptedDecisionModel({"polite": 0.9})
     model = CachedDecisionModel(inner)
-    log = RunLog()
+    log = RunRecorder()
     request = {"state": {"payload": object()}, "questions": {"polite": POLITE}}
 
     for _ in range(2):
@@ -262,7 +263,7 @@ def test_a_state_without_json_form_bypasses_the_cache(caplog: pytest.LogCaptureF
 def test_the_trace_says_miss_then_hit() -> None:
     inner = ScriptedDecisionModel(GOOD, model="judge-model-7")
     judge = judge_on(CachedDecisionModel(inner))
-    log = RunLog()
+    log = RunRecorder()
 
     judge.judge("Hi?", "Hello!", config={"callbacks": [log]})
     judge.judge("Hi?", "Hello!", config={"callbacks": [log]})
@@ -280,7 +281,7 @@ def test_the_trace_says_miss_then_hit() -> None:
 
 async def test_the_trace_says_hit_async() -> None:
     judge = judge_on(CachedDecisionModel(ScriptedDecisionModel(GOOD)))
-    log = RunLog()
+    log = RunRecorder()
 
     await judge.ajudge("Hi?", "Hello!", config={"callbacks": [log]})
     await judge.ajudge("Hi?", "Hello!", config={"callbacks": [log]})

@@ -1,6 +1,5 @@
 """Offline LangSmith experiments: a client that never reaches a server, a small RAG
-dataset and its target, judges on scripted and mock-transport models, and a tracer
-that keeps every run it sees."""
+dataset and its target, and judges on scripted and mock-transport models."""
 
 from __future__ import annotations
 

@@ -7,7 +7,7 @@ from typing import Any
 
 import httpx2
 from langchain_core.decisions import Noul
-from langchain_core.messages import AIMessage, BaseMessage
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 
 from langchain_jev import JevCriterion, JevJudge
 from langchain_jev.testing import ScriptedDecisionModel
@@ -21,6 +21,17 @@ UNITS = Noul(
 )
 SOURCED = Noul(instructions="Does `assistant_answer` name a source for its claim?")
 BRIEF = Noul(instructions="Is `assistant_answer` at most two sentences long?")
+
+
+async def run(app: Any, inputs: dict[str, Any], mode: str, config: dict[str, Any] | None = None) -> Any:
+    """Run a graph or an agent through ``invoke`` (mode "sync") or ``ainvoke``."""
+    if mode == "sync":
+        return app.invoke(inputs, config)
+    return await app.ainvoke(inputs, config)
+
+
+def ask(question: str = QUESTION) -> dict[str, Any]:
+    return {"messages": [HumanMessage(question)]}
 
 
 def calls_tool(name: str, args: dict[str, Any], call_id: str) -> AIMessage:

@@ -19,8 +19,10 @@ from tests.fakes import ReplyingChatModel, RunRecorder
 from tests.self_refine.helpers import (
     QUESTION,
     JevWire,
+    ask,
     calls_tool,
     contents,
+    run,
     three_judge,
     unit_judge,
 )
@@ -32,16 +34,6 @@ ERROR = {"type": "noul"}  # an answer without its probability: the finding is ER
 @pytest.fixture(params=["sync", "async"])
 def mode(request: pytest.FixtureRequest) -> str:
     return str(request.param)
-
-
-async def run(app: Any, inputs: dict[str, Any], mode: str, config: dict[str, Any] | None = None) -> Any:
-    if mode == "sync":
-        return app.invoke(inputs, config)
-    return await app.ainvoke(inputs, config)
-
-
-def ask(question: str = QUESTION) -> dict[str, Any]:
-    return {"messages": [HumanMessage(question)]}
 
 
 async def test_a_draft_that_fails_then_passes_ends_with_only_the_revised_answer(mode: str) -> None:

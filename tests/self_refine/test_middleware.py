@@ -22,8 +22,10 @@ from tests.self_refine.helpers import (
     QUESTION,
     UNITS,
     JevWire,
+    ask,
     calls_tool,
     contents,
+    run,
     three_judge,
     unit_judge,
 )
@@ -41,16 +43,6 @@ def thermometer(place: str) -> str:
 @pytest.fixture(params=["sync", "async"])
 def mode(request: pytest.FixtureRequest) -> str:
     return str(request.param)
-
-
-async def run(agent: Any, inputs: dict[str, Any], mode: str, config: dict[str, Any] | None = None) -> Any:
-    if mode == "sync":
-        return agent.invoke(inputs, config)
-    return await agent.ainvoke(inputs, config)
-
-
-def ask(question: str = QUESTION) -> dict[str, Any]:
-    return {"messages": [HumanMessage(question)]}
 
 
 def agent_with(model: ReplyingChatModel, middleware: JevSelfRefineMiddleware, **options: Any) -> Any:

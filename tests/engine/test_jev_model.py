@@ -10,14 +10,13 @@ import httpx2
 import pytest
 from langchain_core.decisions import Noul
 from langchain_core.messages import AIMessage, HumanMessage
-from langchain_core.tracers.base import BaseTracer
-from langchain_core.tracers.schemas import Run
 from typesafe_sdk import AsyncTypeSafeClient, RetryPolicy, TypeSafeClient
 
 from langchain_jev import JevDecisionModel, JevJudge, MissingCredentialsError
 from langchain_jev.models.typesafe_classifier import TypeSafeClassifierDecisionModel
 from tests.engine.rubrics import plausible
 from tests.engine.wire import API_KEY, JevWire, noul
+from tests.fakes import RunRecorder
 
 QUESTION = {"ok": Noul(instructions="Is it ok?")}
 
@@ -120,20 +119,11 @@ def test_retries_are_the_sdks(clean_env: pytest.MonkeyPatch) -> None:
     assert response.nouls["ok"].noul == 0.9 and len(attempts) == 3
 
 
-class Collect(BaseTracer):
-    def __init__(self) -> None:
-        super().__init__()
-        self.runs: list[Run] = []
-
-    def _persist_run(self, run: Run) -> None:
-        self.runs.append(run)
-
-
 def test_usage_and_model_are_recorded_on_the_trace() -> None:
     wire = JevWire({"ok": noul(0.8)})
-    tracer = Collect()
+    tracer = RunRecorder()
     wire.model().invoke({"state": "x", "questions": QUESTION}, {"callbacks": [tracer]})
-    [run] = tracer.runs
+    [run] = tracer.roots
     assert run.run_type == "llm"
     assert run.extra["metadata"]["ls_provider"] == "typesafe"
     assert run.outputs is not None

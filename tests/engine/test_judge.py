@@ -7,8 +7,6 @@ from typing import Any
 
 import httpx2
 import pytest
-from langchain_core.tracers.base import BaseTracer
-from langchain_core.tracers.schemas import Run
 from typesafe_sdk import (
     TypeSafeAPIConnectionError,
     TypeSafeAuthenticationError,
@@ -26,6 +24,7 @@ from tests.engine.rubrics import (
     plausible,
 )
 from tests.engine.wire import JevWire, choice, noul, score
+from tests.fakes import RunRecorder
 
 SPEC_SCORE = score({0: 0.0, 1: 0.07, 2: 0.52, 3: 0.41}, HELPFULNESS_LEVELS)
 
@@ -371,20 +370,11 @@ async def test_one_judge_shared_by_200_concurrent_calls_returns_each_its_own_ver
         assert verdict.finding("is_plausible").value == (0.9 if i % 2 == 0 else 0.1)
 
 
-class Collect(BaseTracer):
-    def __init__(self) -> None:
-        super().__init__()
-        self.roots: list[Run] = []
-
-    def _persist_run(self, run: Run) -> None:
-        self.roots.append(run)
-
-
 @pytest.mark.parametrize("mode_", ["sync", "async"])
 def test_a_judgement_is_one_run_with_the_model_call_as_its_child(mode_: str) -> None:
     wire = JevWire({"helpfulness": SPEC_SCORE, "is_plausible": noul(0.9)})
     judge = quickstart(wire)
-    tracer = Collect()
+    tracer = RunRecorder()
     config: Any = {"callbacks": [tracer]}
     verdict: JevVerdict = (
         judge.invoke(JevJudgeInput("q", "a"), config)

@@ -7,22 +7,25 @@ Exit codes: 0 when all went well; 1 when the overall pass rate is under
 ``--fail-under``; 2 on bad input (an unreadable or invalid file, a row missing a
 field the judge needs, changed data on ``--resume``); 3 when some rows could not
 be judged because the decision model failed (they are recorded as errors and
-count as not passed). A bad input outranks the pass rate, which outranks errors.
+count as not passed) or because a worker process died (they are left for
+``--resume``). A bad input outranks the pass rate, which outranks errors.
+
+With ``--workers N`` (by default chosen from ``--concurrency``, the rows and the
+CPUs) the rows are judged in N worker processes, each with its share of
+``--concurrency``; this process stays the only reader and writer.
 
 """
 
 from __future__ import annotations
 
 import argparse
-import asyncio
-import inspect
 import json
 import math
 import os
 import sys
 import warnings
 from collections.abc import Sequence
-from typing import Any, TextIO
+from typing import TextIO
 
 __all__ = ["EXIT_BAD_INPUT", "EXIT_BELOW_THRESHOLD", "EXIT_MODEL_ERRORS", "EXIT_OK", "main"]
 
@@ -33,7 +36,7 @@ EXIT_BELOW_THRESHOLD = 1
 EXIT_BAD_INPUT = 2
 """Bad input: an unreadable or invalid file, a row missing fields the judge needs."""
 EXIT_MODEL_ERRORS = 3
-"""Some rows could not be judged: the decision model failed for them."""
+"""Some rows could not be judged: the decision model failed for them (or a worker process died)."""
 EXIT_INTERRUPTED = 130
 
 _PROG = "langchain-jev"
@@ -94,6 +97,17 @@ def _non_negative_int(text: str) -> int:
     return value
 
 
+def _workers(text: str) -> int | None:
+    if text.strip().lower() == "auto":
+        return None
+    try:
+        return _positive_int(text)
+    except argparse.ArgumentTypeError:
+        raise argparse.ArgumentTypeError(
+            f"must be 'auto' or a whole number of at least 1, got {text!r}"
+        ) from None
+
+
 def _positive_float(text: str) -> float:
     try:
         value = float(text)
@@ -123,7 +137,7 @@ def _parser() -> argparse.ArgumentParser:
         epilog=(
             "exit codes: 0 ok; 1 pass rate under --fail-under; 2 bad input (unreadable or "
             "invalid file, a row missing fields the judge needs); 3 some rows could not be "
-            "judged (decision model errors)"
+            "judged (decision model errors, or a worker process that died)"
         ),
     )
     judge.add_argument("data", metavar="DATA", help="the dataset: .jsonl, .json or .csv")
@@ -174,6 +188,15 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument(
         "--rate-limit", type=_positive_float, metavar="PER_SECOND", help="requests per second at most"
     )
+    run.add_argument(
+        "--workers",
+        type=_workers,
+        default=None,
+        metavar="N",
+        help="processes judging rows, each with its share of --concurrency; 1 judges in this "
+        "process; auto (the default) starts one per 16 rows at once and per 250 rows to judge, "
+        "at most one per CPU",
+    )
     run.add_argument("--out", metavar="PATH", help="write one JSON line per row here ('-': stdout)")
     run.add_argument(
         "--resume", action="store_true", help="keep the rows already in --out, judge the rest"
@@ -194,15 +217,21 @@ def _parser() -> argparse.ArgumentParser:
 
 def _judge(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     warnings.filterwarnings("ignore", message=".*is in beta.*")
+    if args.resume and (not args.out or args.out == "-"):
+        parser.error("--resume needs --out PATH (the results file to continue)")
+    from langchain_jev.cli_pool import WorkerSetup, prestart
+
+    prestart(args.workers, args.concurrency)  # workers' imports load while this process's do
+
+    from langchain_jev.cli_model import ModelSettings, build_model
+    from langchain_jev.cli_pacing import RateLimiter
     from langchain_jev.cli_readers import DatasetError, detect_format
     from langchain_jev.cli_report import format_table, summary_lines
     from langchain_jev.cli_rows import FieldMap
-    from langchain_jev.cli_run import RunOptions, RunResult, run_dataset
+    from langchain_jev.cli_run import RunOptions, run
     from langchain_jev.errors import JevConfigurationError
     from langchain_jev.spec import JudgeSpecError, load_spec
 
-    if args.resume and (not args.out or args.out == "-"):
-        parser.error("--resume needs --out PATH (the results file to continue)")
     err = sys.stderr
     try:
         spec = load_spec(args.judge)
@@ -214,8 +243,17 @@ def _judge(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         fmt = detect_format(args.data, args.format)
     except DatasetError as error:
         return _fail(err, str(error))
+    settings = ModelSettings(
+        model=args.model,
+        base_url=args.base_url,
+        timeout=args.timeout,
+        max_retries=args.max_retries,
+        cache=args.cache,
+        concurrency=args.concurrency,
+    )
     try:
-        model, closers = _model(args)
+        limiter = RateLimiter(args.rate_limit) if args.rate_limit is not None else None
+        model, closers = build_model(settings, limiter)
         judge = spec.build(model)
     except JudgeSpecError as error:
         return _fail(err, "the judge file is invalid:\n  " + "\n  ".join(error.messages()))
@@ -223,40 +261,36 @@ def _judge(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         return _fail(err, str(error))
     except (ImportError, ValueError) as error:  # a chat model string its provider cannot serve
         return _fail(err, f"--model {args.model}: {str(error).strip().splitlines()[0]}")
+    fields = FieldMap.of(
+        question=args.question_field,
+        answer=args.answer_field,
+        expected=args.expected_field,
+        context=args.context_field,
+        tool_calls=args.tool_calls_field,
+        id_field=args.id_field,
+        ignored=args.ignore_field,
+    )
     options = RunOptions(
         data=args.data,
         fmt=fmt,
-        fields=FieldMap.of(
-            question=args.question_field,
-            answer=args.answer_field,
-            expected=args.expected_field,
-            context=args.context_field,
-            tool_calls=args.tool_calls_field,
-            id_field=args.id_field,
-            ignored=args.ignore_field,
-        ),
+        fields=fields,
         required=spec.required_fields(),
         concurrency=args.concurrency,
         out=args.out,
         resume=args.resume,
         strict=args.strict,
         progress=not args.quiet,
+        workers=args.workers,
+        rate_limit=args.rate_limit,
     )
-
-    async def go() -> RunResult:
-        try:
-            return await run_dataset(judge, options, err)
-        finally:
-            for close in closers:
-                await _close(close)
-
+    setup = WorkerSetup.of(spec, settings, fields, options.required, args.rate_limit)
     try:
-        result = asyncio.run(go())
+        result = run(judge, options, err, setup=setup, closers=closers)
     except KeyboardInterrupt:
         resume = " (run again with --resume to finish)" if args.out and args.out != "-" else ""
         err.write(f"\n{_PROG}: interrupted{resume}\n")
         return EXIT_INTERRUPTED
-    if result.tally.rows or result.bad_rows or not result.fatal:
+    if result.tally.rows or result.bad_rows or not (result.fatal or result.broken):
         report = err if args.out == "-" else sys.stdout
         report.write(format_table(result.tally) + "\n\n")
         for line in summary_lines(result.tally, bad_rows=result.bad_rows, fail_under=args.fail_under):
@@ -264,6 +298,11 @@ def _judge(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         report.flush()
     if result.fatal:
         return _fail(err, result.fatal)
+    if result.broken:
+        resume = ": run again with --resume to finish" if args.out and args.out != "-" else ""
+        err.write(f"{_PROG}: error: {result.broken}{resume}\n")
+        err.flush()
+        return EXIT_MODEL_ERRORS
     return exit_code(result.bad_rows, result.tally.pass_rate, args.fail_under, result.tally.errors)
 
 
@@ -282,85 +321,6 @@ def exit_code(bad_rows: int, pass_rate: float | None, fail_under: float | None, 
     if errors:
         return EXIT_MODEL_ERRORS
     return EXIT_OK
-
-
-def _model(args: argparse.Namespace) -> tuple[Any, list[Any]]:
-    """The decision model the options describe, and what to close after the run."""
-    from langchain_jev.errors import JevConfigurationError
-
-    name: str | None = args.model
-    provider, _, rest = (name or "").partition(":")
-    closers: list[Any] = []
-    model: Any
-    if name and rest and provider not in ("jev", "typesafe"):
-        if args.base_url:
-            raise JevConfigurationError(
-                "--base-url is for Jev-compatible servers; a chat model takes its own settings "
-                "from its provider's environment variables"
-            )
-        from langchain_jev.models.chat import ChatModelDecisionModel
-
-        model = ChatModelDecisionModel(name)
-    else:
-        from langchain_jev.models.jev import JevDecisionModel
-
-        settings: dict[str, Any] = {}
-        if name:
-            settings["model"] = rest or provider
-        if args.base_url:
-            settings["base_url"] = args.base_url
-        if args.timeout is not None:
-            settings["timeout"] = args.timeout
-        if args.max_retries is not None:
-            from typesafe_sdk import RetryPolicy
-
-            settings["retry"] = RetryPolicy(max_retries=args.max_retries)
-        plain = JevDecisionModel(**settings)  # resolves the key, model and URL, or says what is missing
-        client = _async_client(plain, args.concurrency)
-        model = JevDecisionModel(**settings, async_client=client)
-        closers.extend([client, model])
-    if args.rate_limit is not None:
-        from langchain_jev.cli_pacing import PacedDecisionModel, RateLimiter
-
-        model = PacedDecisionModel(inner=model, limiter=RateLimiter(args.rate_limit))
-    if args.cache:
-        from langchain_jev.cache import CachedDecisionModel, SQLiteCache
-
-        cache = SQLiteCache(args.cache)
-        closers.append(cache)
-        model = CachedDecisionModel(model, cache)
-    return model, closers
-
-
-def _async_client(model: Any, concurrency: int) -> Any:
-    """An SDK client like ``model``'s own, with its connections spread over small pools.
-
-    A single pool's bookkeeping grows with its connections; see `cli_transport`.
-    """
-    from typesafe_sdk import AsyncTypeSafeClient
-
-    from langchain_jev.cli_transport import ShardedTransport, shard_count
-
-    return AsyncTypeSafeClient(
-        api_key=model.api_key.get_secret_value(),
-        model=model.model,
-        base_url=model.base_url,
-        timeout=model.timeout,
-        retry=model.retry,
-        transport=ShardedTransport(shard_count(concurrency), concurrency),
-    )
-
-
-async def _close(thing: Any) -> None:
-    method = getattr(thing, "aclose", None) or getattr(thing, "close", None)
-    if method is None:
-        return
-    try:
-        result = method()
-        if inspect.isawaitable(result):
-            await result
-    except Exception:  # closing must not hide the run's outcome
-        pass
 
 
 def _fail(stream: TextIO, message: str) -> int:

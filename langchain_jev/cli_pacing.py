@@ -95,20 +95,21 @@ class RateLimiter:
         """Requests per second."""
         return self._bucket.rate
 
-    def _reserve(self) -> float:
+    def reserve(self) -> float:
+        """Take a token now, without waiting; return the seconds to wait before using it."""
         with self._lock:
             return self._bucket.reserve(self._clock())
 
     def acquire(self) -> float:
         """Wait (blocking) for a token; return the seconds waited."""
-        wait = self._reserve()
+        wait = self.reserve()
         if wait > 0:
             time.sleep(wait)
         return wait
 
     async def aacquire(self) -> float:
         """Wait (without blocking the loop) for a token; return the seconds waited."""
-        wait = self._reserve()
+        wait = self.reserve()
         if wait > 0:
             await asyncio.sleep(wait)
         return wait

@@ -138,12 +138,22 @@ class Progress:
 
     def advance(self, passed: bool) -> None:
         """Count one finished row; redraw when it is time."""
-        self.done += 1
-        self.fresh += 1
-        self.passed += 1 if passed else 0
+        self.advance_many(1, 1 if passed else 0)
+
+    def advance_many(self, rows: int, passed: int) -> None:
+        """Count ``rows`` finished rows, ``passed`` of which passed; redraw when it is time."""
+        self.done += rows
+        self.fresh += rows
+        self.passed += passed
+        if not self.enabled:
+            return
         now = self._clock()
         if now - self._last >= self._interval:
             self._draw(now)
+
+    def restart_clock(self) -> None:
+        """Measure the rate (and so the ETA) from now on: the time before was spent starting up."""
+        self._start = self._clock()
 
     def skip(self) -> None:
         """Count one row that was not judged (bad input): done, but not in the pass rate."""

@@ -11,7 +11,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["CriterionTally", "Tally", "format_rate", "format_table", "summary_lines"]
+__all__ = ["CriterionTally", "Tally", "format_rate", "format_table", "summary_lines", "tally_view"]
 
 OUTCOMES = ("PASSED", "FAILED", "INCONCLUSIVE", "ERROR", "NOT_APPLICABLE")
 _HEADERS = ("criterion", "kind", "passed", "failed", "inconcl.", "error", "n/a", "pass rate")
@@ -92,6 +92,27 @@ class Tally:
     def pass_rate(self) -> float | None:
         """Passed rows over all rows, rows not judged included; None before any row."""
         return self.passed / self.rows if self.rows else None
+
+
+def tally_view(record: Mapping[str, Any]) -> dict[str, Any]:
+    """The parts of a result record a `Tally` counts: ``Tally.add`` counts both alike.
+
+    Example:
+        >>> tally_view({"row": 1, "passed": True, "feedback": "",
+        ...     "findings": [{"name": "polite", "kind": "noul", "outcome": "PASSED", "detail": "ok"}]})
+        {'passed': True, 'findings': [{'name': 'polite', 'kind': 'noul', 'outcome': 'PASSED'}]}
+
+    """
+    view: dict[str, Any] = {"passed": record.get("passed")}
+    if "error" in record:
+        view["error"] = record["error"]
+    if record.get("cache_hit") is True:
+        view["cache_hit"] = True
+    view["findings"] = [
+        {"name": f.get("name"), "kind": f.get("kind"), "outcome": f.get("outcome")}
+        for f in record.get("findings") or ()
+    ]
+    return view
 
 
 def format_rate(rate: float | None) -> str:

@@ -19,7 +19,15 @@ from typing import IO, Any
 
 from langchain_jev.verdict import JevVerdict
 
-__all__ = ["Resumed", "ResultsError", "ResultsFile", "error_record", "resume_results", "verdict_record"]
+__all__ = [
+    "Resumed",
+    "ResultsError",
+    "ResultsFile",
+    "error_record",
+    "record_line",
+    "resume_results",
+    "verdict_record",
+]
 
 
 class ResultsError(Exception):
@@ -68,6 +76,17 @@ def error_record(row: int, line: int, key: str, row_id: Any, error: BaseExceptio
     record["passed"] = False
     record["error"] = f"{type(error).__name__}: {error}".strip()
     return record
+
+
+def record_line(record: Mapping[str, Any]) -> str:
+    """A record as its line of the results file (JSON, without the newline).
+
+    Example:
+        >>> record_line({"row": 1, "passed": True, "summary": "très bien"})
+        '{"row": 1, "passed": true, "summary": "très bien"}'
+
+    """
+    return json.dumps(record, ensure_ascii=False, default=str)
 
 
 @dataclass
@@ -185,7 +204,11 @@ class ResultsFile:
 
     def write(self, record: Mapping[str, Any]) -> None:
         """Write one record as a JSON line and flush it."""
-        self._stream.write(json.dumps(record, ensure_ascii=False, default=str) + "\n")
+        self.write_lines([record_line(record)])
+
+    def write_lines(self, lines: list[str]) -> None:
+        """Write records already made lines by `record_line` (one write), and flush them."""
+        self._stream.write("\n".join(lines) + "\n")
         self._stream.flush()
 
     def close(self) -> None:

@@ -81,6 +81,27 @@ class FieldMap:
         """The columns read for a state field (its own name for fields outside the map)."""
         return self.names.get(state_name, (state_name,))
 
+    def to_dict(self) -> dict[str, Any]:
+        """The map as a JSON-ready dict (for a worker process).
+
+        Example:
+            >>> fields = FieldMap.of(answer="response", ignored=["notes"])
+            >>> FieldMap.from_dict(fields.to_dict()) == fields
+            True
+
+        """
+        return {
+            "names": {name: list(columns) for name, columns in self.names.items()},
+            "id_field": self.id_field,
+            "ignored": sorted(self.ignored),
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> FieldMap:
+        """The map `to_dict` described."""
+        names = {str(k): tuple(v) for k, v in dict(data["names"]).items()}
+        return cls(names, data.get("id_field"), frozenset(data.get("ignored") or ()))
+
 
 @dataclass(frozen=True)
 class MappedRow:

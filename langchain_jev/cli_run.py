@@ -1,11 +1,13 @@
 """Running a judge over a dataset: rows streamed in, a bounded number judged at once, results out.
 
-`run_dataset` reads rows one by one, hands them to ``concurrency`` workers
-through a bounded queue (so memory stays flat however long the file is), and
-writes each result the moment it is known. Rows that cannot be read or lack a
-field the judge needs are named with their line and skipped (or stop the run
-with ``strict``); a row whose decision model fails is recorded as an error,
-never as a pass.
+One process reads and writes: a `Session` streams the rows (naming bad ones
+with their line, skipping rows an earlier run judged), writes each result the
+moment it is known, and keeps the tally and the progress display. The judging
+happens either here, ``concurrency`` rows at once on one event loop, or in
+worker processes (`langchain_jev.cli_pool`) that each judge their share of the
+rows at once; either way at most ``concurrency`` rows are in flight, so memory
+stays flat however long the file is. A row whose decision model fails is
+recorded as an error, never as a pass.
 """
 
 from __future__ import annotations
@@ -13,12 +15,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from langchain_jev.cli_progress import Progress
-from langchain_jev.cli_readers import DatasetError, Format, RawRow, count_rows, read_rows
+from langchain_jev.cli_readers import DatasetError, Format, count_rows, read_rows
 from langchain_jev.cli_report import Tally
 from langchain_jev.cli_results import (
     ResultsError,
@@ -33,7 +35,20 @@ from langchain_jev.errors import JevInputError
 from langchain_jev.input import JevJudgeInput
 from langchain_jev.judge import JevJudge
 
-__all__ = ["RunOptions", "RunResult", "run_dataset"]
+if TYPE_CHECKING:
+    from langchain_jev.cli_pool import WorkerSetup
+
+__all__ = [
+    "Job",
+    "JobOutcome",
+    "RunOptions",
+    "RunResult",
+    "Session",
+    "StopRun",
+    "judge_job",
+    "run",
+    "run_dataset",
+]
 
 
 @dataclass(frozen=True)
@@ -49,6 +64,10 @@ class RunOptions:
     resume: bool = False
     strict: bool = False
     progress: bool = True
+    workers: int | None = 1
+    """Processes judging rows: 1 judges in this process; None chooses (`cli_pool.auto_workers`)."""
+    rate_limit: float | None = None
+    """Requests per second over all workers (the single-process model paces itself)."""
 
 
 @dataclass
@@ -58,138 +77,281 @@ class RunResult:
     tally: Tally
     bad_rows: int = 0
     fatal: str | None = None
-    """A problem that stopped the run (unreadable file, changed data, strict mode)."""
+    """A problem with the input that stopped the run (unreadable file, changed data, strict mode)."""
+    broken: str | None = None
+    """A failure of the run itself that stopped it (a worker process died)."""
     resumed: Resumed | None = None
+    workers: int = 1
+    """Processes that judged the rows (1: this one)."""
 
 
 @dataclass(frozen=True)
-class _Job:
-    raw: RawRow
+class Job:
+    """One row to judge: where it is in the dataset, its content key, and its judge input."""
+
+    number: int
+    line: int
     key: str
     row_id: Any
+    data: dict[str, Any]
+    from_csv: bool
     input: JevJudgeInput
 
+    def payload(self) -> dict[str, Any]:
+        """The row as plain data, for a worker process (which maps it again)."""
+        return {
+            "row": self.number,
+            "line": self.line,
+            "key": self.key,
+            "id": self.row_id,
+            "data": self.data,
+            "csv": self.from_csv,
+        }
 
-class _Stop(Exception):
-    pass
+
+@dataclass(frozen=True)
+class JobOutcome:
+    """A judged row's result record, or the problem that made it bad input."""
+
+    record: dict[str, Any] | None
+    problem: str | None = None
 
 
-async def run_dataset(judge: JevJudge, options: RunOptions, stderr: TextIO) -> RunResult:
-    """Judge every row of ``options.data`` and write one result line per row.
+async def judge_job(judge: JevJudge, job: Job) -> JobOutcome:
+    """Judge one row: its verdict record, an error record (never a pass), or bad input."""
+    try:
+        verdict = await judge.ajudge(job.input)
+    except JevInputError as error:
+        return JobOutcome(None, str(error))
+    except Exception as error:  # the model failed, or a check raised: never a pass
+        return JobOutcome(error_record(job.number, job.line, job.key, job.row_id, error))
+    return JobOutcome(verdict_record(job.number, job.line, job.key, job.row_id, verdict))
 
-    Returns the run's tally; bad rows and a fatal problem are reported on
-    ``stderr`` as they are met and counted in the result.
+
+class StopRun(Exception):
+    """Raised by `Session.bad` under ``--strict``: judge no more rows."""
+
+
+class Session:
+    """The reading and writing side of one run: rows in, result lines, tally and progress out.
+
+    `open` resumes an earlier results file, counts the rows and opens the
+    results file; `jobs` streams the rows still to judge; `record` and
+    `record_lines` write results as they come; `close` ends the display.
     """
-    result = RunResult(Tally((c.name, c.kind) for c in judge.criteria))
-    label = os.path.basename(options.data)
-    done: dict[int, str] = {}
-    if options.resume and options.out and options.out != "-":
-        try:
-            result.resumed = resume_results(options.out, result.tally.add)
-        except ResultsError as error:
-            result.fatal = str(error)
-            return result
-        done = result.resumed.done
-        _say_resumed(result.resumed, stderr)
-    try:
-        total: int | None = count_rows(options.data, options.fmt)
-    except DatasetError as error:
-        result.fatal = str(error)
-        return result
-    progress = Progress(
-        stderr,
-        total,
-        already=len(done),
-        already_passed=result.tally.passed,
-        enabled=options.progress,
-    )
-    try:
-        writer = ResultsFile(options.out, append=options.resume) if options.out else None
-    except OSError as error:
-        result.fatal = f"cannot write {options.out}: {error.strerror or error}"
-        return result
-    try:
-        await _run(judge, options, result, done, label, progress, writer)
-    finally:
-        if writer is not None:
-            writer.close()
-        progress.finish()
-    return result
 
+    def __init__(self, criteria: Iterable[tuple[str, str]], options: RunOptions, stderr: TextIO) -> None:
+        self.options = options
+        self.stderr = stderr
+        self.result = RunResult(Tally(criteria))
+        self.label = os.path.basename(options.data)
+        self.done: dict[int, str] = {}
+        self.total: int | None = None
+        self.progress = Progress(stderr, None, enabled=False)
+        self.writer: ResultsFile | None = None
 
-async def _run(
-    judge: JevJudge,
-    options: RunOptions,
-    result: RunResult,
-    done: dict[int, str],
-    label: str,
-    progress: Progress,
-    writer: ResultsFile | None,
-) -> None:
-    queue: asyncio.Queue[_Job | None] = asyncio.Queue(maxsize=options.concurrency)
+    @property
+    def stopped(self) -> bool:
+        """True once the run must judge no more rows."""
+        return self.result.fatal is not None or self.result.broken is not None
 
-    def bad(raw: RawRow, problem: str) -> None:
-        result.bad_rows += 1
-        progress.skip()
-        progress.note(f"{label}:{raw.line}: row {raw.number}: {problem}")
-        if options.strict:
-            result.fatal = f"stopped at the first bad row (--strict): line {raw.line}"
-            raise _Stop
+    @property
+    def remaining(self) -> int | None:
+        """Rows still to judge (bad rows included), when the total is known."""
+        return None if self.total is None else max(0, self.total - len(self.done))
 
-    def record(job: _Job, rec: dict[str, Any]) -> None:
-        if writer is not None:
-            writer.write(rec)
-        result.tally.add(rec)
-        progress.advance(rec.get("passed") is True)
-
-    async def worker() -> None:
-        while True:
-            job = await queue.get()
-            if job is None:
-                return
-            raw = job.raw
+    def open(self) -> bool:
+        """Resume, count the rows and open the results file; False (with ``fatal`` set) if not."""
+        options, result = self.options, self.result
+        if options.resume and options.out and options.out != "-":
             try:
-                verdict = await judge.ajudge(job.input)
-            except JevInputError as error:
-                with contextlib.suppress(_Stop):  # keep draining so the producer can finish
-                    bad(raw, str(error))
-                continue
-            except Exception as error:  # the model failed, or a check raised: never a pass
-                record(job, error_record(raw.number, raw.line, job.key, job.row_id, error))
-                continue
-            record(job, verdict_record(raw.number, raw.line, job.key, job.row_id, verdict))
+                result.resumed = resume_results(options.out, result.tally.add)
+            except ResultsError as error:
+                result.fatal = str(error)
+                return False
+            self.done = result.resumed.done
+            _say_resumed(result.resumed, self.stderr)
+        try:
+            self.total = count_rows(options.data, options.fmt)
+        except DatasetError as error:
+            result.fatal = str(error)
+            return False
+        self.progress = Progress(
+            self.stderr,
+            self.total,
+            already=len(self.done),
+            already_passed=result.tally.passed,
+            enabled=options.progress,
+        )
+        try:
+            self.writer = ResultsFile(options.out, append=options.resume) if options.out else None
+        except OSError as error:
+            result.fatal = f"cannot write {options.out}: {error.strerror or error}"
+            return False
+        return True
 
-    async def produce() -> None:
+    def close(self) -> None:
+        """Close the results file and draw the last progress line."""
+        try:
+            if self.writer is not None:
+                self.writer.close()
+        finally:
+            self.progress.finish()
+
+    def jobs(self) -> Iterator[Job]:
+        """The rows still to judge, in order; bad rows are reported on the way.
+
+        Raises:
+            StopRun: a bad row under ``--strict``.
+
+        """
+        options, result = self.options, self.result
         try:
             for raw in read_rows(options.data, options.fmt):
-                if result.fatal is not None:
+                if self.stopped:
                     return
                 if raw.data is None:
-                    bad(raw, raw.problem or "cannot be read")
+                    self.bad(raw.number, raw.line, raw.problem or "cannot be read")
                     continue
                 key = row_key(raw.data)
-                if raw.number in done:
-                    if done[raw.number] != key:
+                if raw.number in self.done:
+                    if self.done[raw.number] != key:
                         result.fatal = (
-                            f"{label}:{raw.line}: row {raw.number} is not the row recorded in "
+                            f"{self.label}:{raw.line}: row {raw.number} is not the row recorded in "
                             f"{options.out}; the data changed since that run (start a new --out)"
                         )
                         return
                     continue
                 mapped = map_row(raw.data, options.fields, options.required, from_csv=raw.from_csv)
                 if mapped.input is None:
-                    bad(raw, mapped.problem or "cannot be judged")
+                    self.bad(raw.number, raw.line, mapped.problem or "cannot be judged")
                     continue
-                await queue.put(_Job(raw, key, mapped.row_id, mapped.input))
-        except _Stop:
-            return
+                yield Job(raw.number, raw.line, key, mapped.row_id, raw.data, raw.from_csv, mapped.input)
         except DatasetError as error:
-            result.fatal = f"{label}: {error}"
+            result.fatal = f"{self.label}: {error}"
+
+    def bad(self, number: int, line: int, problem: str) -> None:
+        """Report a row that cannot be judged (named with its line) and count it.
+
+        Raises:
+            StopRun: under ``--strict``, after the first such row.
+
+        """
+        self.result.bad_rows += 1
+        self.progress.skip()
+        self.progress.note(f"{self.label}:{line}: row {number}: {problem}")
+        if self.options.strict:
+            if self.result.fatal is None:
+                self.result.fatal = f"stopped at the first bad row (--strict): line {line}"
+            raise StopRun
+
+    def record(self, record: dict[str, Any]) -> None:
+        """Write one result record, count it and show the progress."""
+        if self.writer is not None:
+            self.writer.write(record)
+        self.result.tally.add(record)
+        self.progress.advance(record.get("passed") is True)
+
+    def record_lines(self, lines: list[str], views: Sequence[dict[str, Any]]) -> None:
+        """Write result lines made elsewhere (one write), and count their tally views."""
+        if not lines:
+            return
+        if self.writer is not None:
+            self.writer.write_lines(lines)
+        passed = 0
+        for view in views:
+            self.result.tally.add(view)
+            passed += view.get("passed") is True
+        self.progress.advance_many(len(lines), passed)
+
+
+def run(
+    judge: JevJudge,
+    options: RunOptions,
+    stderr: TextIO,
+    *,
+    setup: WorkerSetup | None = None,
+    closers: Sequence[Any] = (),
+) -> RunResult:
+    """Judge every row of ``options.data``, here or in worker processes, writing one line per row.
+
+    ``judge`` is the judge built in this process, ``closers`` what its model
+    needs closed. With ``setup`` (how a worker builds the same judge) and more
+    than one worker (``options.workers``, or chosen when None), the rows are
+    judged in worker processes and ``judge`` only names the criteria.
+    """
+    session = Session(((c.name, c.kind) for c in judge.criteria), options, stderr)
+    try:
+        opened = session.open()
+        workers = 1
+        if opened and setup is not None:
+            from langchain_jev.cli_pool import resolve_workers
+
+            workers = resolve_workers(options.workers, options.concurrency, session.remaining)
+        session.result.workers = workers
+        if not opened:
+            asyncio.run(_close(closers))
+        elif workers > 1 and setup is not None:
+            from langchain_jev.cli_pool import run_pool
+
+            asyncio.run(_close(closers))  # the workers build their own models
+            run_pool(session, setup, workers)
+        else:
+            asyncio.run(_judge_here(judge, session, closers))
+    finally:
+        session.close()
+    return session.result
+
+
+async def run_dataset(judge: JevJudge, options: RunOptions, stderr: TextIO) -> RunResult:
+    """Judge every row of ``options.data`` in this event loop and write one result line per row.
+
+    Returns the run's tally; bad rows and a fatal problem are reported on
+    ``stderr`` as they are met and counted in the result.
+    """
+    session = Session(((c.name, c.kind) for c in judge.criteria), options, stderr)
+    try:
+        if session.open():
+            await _judge_here(judge, session, ())
+    finally:
+        session.close()
+    return session.result
+
+
+async def _judge_here(judge: JevJudge, session: Session, closers: Sequence[Any]) -> None:
+    try:
+        await _judge_rows(judge, session)
+    finally:
+        await _close(closers)
+
+
+async def _judge_rows(judge: JevJudge, session: Session) -> None:
+    concurrency = session.options.concurrency
+    queue: asyncio.Queue[Job | None] = asyncio.Queue(maxsize=concurrency)
+
+    async def worker() -> None:
+        while True:
+            job = await queue.get()
+            if job is None:
+                return
+            outcome = await judge_job(judge, job)
+            if outcome.record is not None:
+                session.record(outcome.record)
+                continue
+            with contextlib.suppress(StopRun):  # keep draining so the producer can finish
+                session.bad(job.number, job.line, outcome.problem or "cannot be judged")
+
+    async def produce() -> None:
+        try:
+            for job in session.jobs():
+                await queue.put(job)
+        except StopRun:
+            return
         finally:
-            for _ in range(options.concurrency):
+            for _ in range(concurrency):
                 await queue.put(None)
 
-    workers = [asyncio.ensure_future(worker()) for _ in range(options.concurrency)]
+    workers = [asyncio.ensure_future(worker()) for _ in range(concurrency)]
     producer = asyncio.ensure_future(produce())
     everything = [producer, *workers]
     try:
@@ -201,6 +363,12 @@ async def _run(
         for task in everything:
             task.cancel()
         await asyncio.gather(*everything, return_exceptions=True)
+
+
+async def _close(closers: Sequence[Any]) -> None:
+    from langchain_jev.cli_model import close_all
+
+    await close_all(list(closers))
 
 
 def _say_resumed(resumed: Resumed, stderr: TextIO) -> None:

@@ -6,9 +6,12 @@ import json
 import os
 import subprocess
 import sys
+import time
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples"
@@ -126,3 +129,47 @@ def table_row(stdout: str, name: str) -> list[str]:
 def only(items: Sequence[Any]) -> Any:
     assert len(items) == 1, items
     return items[0]
+
+
+WORKERS = pytest.mark.parametrize("workers", ["1", "2"], ids=["one-process", "two-workers"])
+"""Run a test with rows judged in the command's own process and in two worker processes."""
+
+
+def marked_processes(marker: str) -> dict[int, tuple[int, str]]:
+    """Live processes whose environment holds ``JEV_TEST_RUN=marker``: pid -> (parent pid, command)."""
+    found: dict[int, tuple[int, str]] = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            environ = (entry / "environ").read_bytes()
+            stat = (entry / "stat").read_text()
+            command = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+        except OSError:
+            continue
+        if f"JEV_TEST_RUN={marker}".encode() not in environ.split(b"\0"):
+            continue
+        fields = stat[stat.rindex(")") + 2 :].split()
+        if fields[0] == "Z":  # a zombie has finished; only its parent has not read its exit code yet
+            continue
+        found[int(entry.name)] = (int(fields[1]), command)
+    return found
+
+
+def worker_pids(command_pid: int, marker: str) -> list[int]:
+    """The worker processes of the command ``command_pid`` (started through a fork server or spawned)."""
+    processes = marked_processes(marker)
+    servers = {pid for pid, (parent, command) in processes.items() if parent == command_pid and "forkserver" in command}
+    return sorted(
+        pid
+        for pid, (parent, command) in processes.items()
+        if parent in servers or (parent == command_pid and "spawn_main" in command)
+    )
+
+
+def wait_for_no_processes(marker: str, timeout: float = 20.0) -> dict[int, tuple[int, str]]:
+    """Wait until no process carries ``marker``; return those left at the timeout."""
+    deadline = time.monotonic() + timeout
+    while (left := marked_processes(marker)) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return left

@@ -10,7 +10,9 @@ from pathlib import Path
 import pytest
 
 from tests.cli.helpers import (
+    FAKE_KEY,
     WEATHER_DATA,
+    WORKERS,
     expected_weather_verdicts,
     judge_args,
     numbered_rows,
@@ -30,9 +32,10 @@ def server() -> Iterator[JevServer]:
         yield running
 
 
-def test_writes_one_result_line_per_row_and_a_table(server: JevServer, tmp_path: Path) -> None:
+@WORKERS
+def test_writes_one_result_line_per_row_and_a_table(server: JevServer, tmp_path: Path, workers: str) -> None:
     out = tmp_path / "results.jsonl"
-    done = run_cli(*judge_args(WEATHER_DATA, server.base_url, "--out", out))
+    done = run_cli(*judge_args(WEATHER_DATA, server.base_url, "--out", out, "--workers", workers))
     assert done.returncode == 0, done.stderr
     records = read_results(out)
     assert sorted(r["row"] for r in records) == list(range(1, 9))
@@ -62,10 +65,11 @@ def test_writes_one_result_line_per_row_and_a_table(server: JevServer, tmp_path:
     assert server.request_count == 8
 
 
-def test_each_result_belongs_to_its_row(server: JevServer, tmp_path: Path) -> None:
+@WORKERS
+def test_each_result_belongs_to_its_row(server: JevServer, tmp_path: Path, workers: str) -> None:
     data = write_jsonl(tmp_path / "rows.jsonl", numbered_rows(40))
     out = tmp_path / "results.jsonl"
-    done = run_cli(*judge_args(data, server.base_url, "--out", out, "--concurrency", "16"))
+    done = run_cli(*judge_args(data, server.base_url, "--out", out, "--concurrency", "16", "--workers", workers))
     assert done.returncode == 0, done.stderr
     records = read_results(out)
     assert len(records) == 40
@@ -76,10 +80,11 @@ def test_each_result_belongs_to_its_row(server: JevServer, tmp_path: Path) -> No
         assert record["passed"] is (record["row"] % 4 != 0)
 
 
-def test_concurrency_bounds_the_requests_in_flight(tmp_path: Path) -> None:
+@WORKERS
+def test_concurrency_bounds_the_requests_in_flight(tmp_path: Path, workers: str) -> None:
     data = write_jsonl(tmp_path / "rows.jsonl", numbered_rows(24))
     with JevServer(weather_answers, delay=0.2) as server:
-        done = run_cli(*judge_args(data, server.base_url, "--concurrency", "4", "--quiet"))
+        done = run_cli(*judge_args(data, server.base_url, "--concurrency", "4", "--quiet", "--workers", workers))
     assert done.returncode == 0, done.stderr
     assert server.request_count == 24
     assert server.peak_in_flight == 4
@@ -94,13 +99,16 @@ def test_fail_under_sets_exit_code_1(server: JevServer, tmp_path: Path) -> None:
     assert "FAIL" not in passing.stdout
 
 
-def test_a_row_missing_a_needed_field_is_named_and_the_run_goes_on(server: JevServer, tmp_path: Path) -> None:
+@WORKERS
+def test_a_row_missing_a_needed_field_is_named_and_the_run_goes_on(
+    server: JevServer, tmp_path: Path, workers: str
+) -> None:
     rows = weather_rows()
     del rows[2]["answer"]
     del rows[5]["question"]
     data = write_jsonl(tmp_path / "rows.jsonl", rows)
     out = tmp_path / "results.jsonl"
-    done = run_cli(*judge_args(data, server.base_url, "--out", out))
+    done = run_cli(*judge_args(data, server.base_url, "--out", out, "--workers", workers))
     assert done.returncode == 2
     assert "rows.jsonl:3: row 3: missing 'answer' (or 'assistant_answer'), which the judge needs" in done.stderr
     assert "rows.jsonl:6: row 6: missing 'question' (or 'user_question'), which the judge needs" in done.stderr
@@ -108,12 +116,15 @@ def test_a_row_missing_a_needed_field_is_named_and_the_run_goes_on(server: JevSe
     assert "2 bad input rows skipped" in done.stdout
 
 
-def test_strict_stops_at_the_first_bad_row(server: JevServer, tmp_path: Path) -> None:
+@WORKERS
+def test_strict_stops_at_the_first_bad_row(server: JevServer, tmp_path: Path, workers: str) -> None:
     rows = numbered_rows(30)
     del rows[9]["answer"]
     data = write_jsonl(tmp_path / "rows.jsonl", rows)
     out = tmp_path / "results.jsonl"
-    done = run_cli(*judge_args(data, server.base_url, "--out", out, "--strict", "--concurrency", "2"))
+    done = run_cli(
+        *judge_args(data, server.base_url, "--out", out, "--strict", "--concurrency", "2", "--workers", workers)
+    )
     assert done.returncode == 2
     assert "stopped at the first bad row (--strict): line 10" in done.stderr
     judged = sorted(r["row"] for r in read_results(out))
@@ -162,10 +173,11 @@ def test_an_invalid_judge_file_exits_2_naming_the_place(tmp_path: Path) -> None:
     assert "judge.yaml:5: criteria[0].minimum: must be between 0 and 1, got 1.5" in done.stderr
 
 
-def test_an_unreachable_model_makes_error_rows_never_passes(tmp_path: Path) -> None:
+@WORKERS
+def test_an_unreachable_model_makes_error_rows_never_passes(tmp_path: Path, workers: str) -> None:
     out = tmp_path / "results.jsonl"
     with JevServer(weather_answers, faults=lambda request: Fault(status=503)) as server:
-        done = run_cli(*judge_args(WEATHER_DATA, server.base_url, "--out", out))
+        done = run_cli(*judge_args(WEATHER_DATA, server.base_url, "--out", out, "--workers", workers))
         below = run_cli(*judge_args(WEATHER_DATA, server.base_url, "--fail-under", "0.5", "--quiet"))
     assert done.returncode == 3, done.stderr
     records = read_results(out)
@@ -177,10 +189,11 @@ def test_an_unreachable_model_makes_error_rows_never_passes(tmp_path: Path) -> N
     assert below.returncode == 1
 
 
-def test_a_closed_port_is_an_error_row_too(tmp_path: Path) -> None:
+@WORKERS
+def test_a_closed_port_is_an_error_row_too(tmp_path: Path, workers: str) -> None:
     with JevServer() as server:
         url = server.base_url
-    done = run_cli(*judge_args(WEATHER_DATA, url, "--timeout", "2", "--quiet"))
+    done = run_cli(*judge_args(WEATHER_DATA, url, "--timeout", "2", "--quiet", "--workers", workers))
     assert done.returncode == 3
     assert "could not be judged (TypeSafeAPIConnectionError x8)" in done.stdout
 
@@ -235,16 +248,18 @@ def test_a_json_array_dataset(server: JevServer, tmp_path: Path) -> None:
     assert {r["id"]: r["passed"] for r in read_results(out)} == expected_weather_verdicts()
 
 
-def test_results_to_stdout_keep_the_table_apart(server: JevServer) -> None:
-    done = run_cli(*judge_args(WEATHER_DATA, server.base_url, "--out", "-", "--quiet"))
+@WORKERS
+def test_results_to_stdout_keep_the_table_apart(server: JevServer, workers: str) -> None:
+    done = run_cli(*judge_args(WEATHER_DATA, server.base_url, "--out", "-", "--quiet", "--workers", workers))
     assert done.returncode == 0, done.stderr
     records = [json.loads(line) for line in done.stdout.splitlines()]
     assert len(records) == 8
     assert "pass rate" in done.stderr
 
 
-def test_progress_lines_when_stderr_is_not_a_terminal(server: JevServer) -> None:
-    done = run_cli(*judge_args(WEATHER_DATA, server.base_url))
+@WORKERS
+def test_progress_lines_when_stderr_is_not_a_terminal(server: JevServer, workers: str) -> None:
+    done = run_cli(*judge_args(WEATHER_DATA, server.base_url, "--workers", workers))
     assert done.returncode == 0
     last = done.stderr.strip().splitlines()[-1]
     assert last.startswith("done: 8/8 rows (100%), pass rate 50.0%")
@@ -286,3 +301,17 @@ def test_an_unwritable_results_file_is_bad_input(server: JevServer, tmp_path: Pa
     assert done.returncode == 2
     assert "cannot write" in done.stderr
     assert server.request_count == 0
+
+
+@WORKERS
+def test_the_api_key_is_never_shown(tmp_path: Path, workers: str) -> None:
+    out = tmp_path / "results.jsonl"
+    with JevServer(weather_answers, api_key="sk-the-server-wants-another") as server:
+        done = run_cli(*judge_args(WEATHER_DATA, server.base_url, "--out", out, "--workers", workers))
+    assert done.returncode == 3, done.stderr
+    records = read_results(out)
+    assert len(records) == 8
+    assert all(r["passed"] is False and "Authentication" in r["error"] for r in records)
+    for text in (done.stdout, done.stderr, out.read_text(encoding="utf-8")):
+        assert FAKE_KEY not in text
+        assert FAKE_KEY[-8:] not in text

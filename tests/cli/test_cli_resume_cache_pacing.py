@@ -2,17 +2,23 @@
 
 from __future__ import annotations
 
+import sys
 import time
+import uuid
 from pathlib import Path
 
 from tests.cli.helpers import (
     WEATHER_DATA,
+    WORKERS,
     judge_args,
+    marked_processes,
     numbered_rows,
     read_results,
     run_cli,
     start_cli,
+    wait_for_no_processes,
     weather_answers,
+    worker_pids,
     write_jsonl,
 )
 from tests.support.jev_server import Fault, JevServer
@@ -25,27 +31,39 @@ def _complete_lines(path: Path) -> list[str]:
     return text.splitlines()[: text.count("\n")]
 
 
-def test_resume_after_a_kill_neither_repeats_nor_loses_a_row(tmp_path: Path) -> None:
+@WORKERS
+def test_resume_after_a_kill_neither_repeats_nor_loses_a_row(tmp_path: Path, workers: str) -> None:
     data = write_jsonl(tmp_path / "rows.jsonl", numbered_rows(60))
     out = tmp_path / "results.jsonl"
+    marker = uuid.uuid4().hex
     with JevServer(weather_answers, delay=0.1) as server:
-        process = start_cli(*judge_args(data, server.base_url, "--out", out, "--concurrency", "2"))
+        process = start_cli(
+            *judge_args(data, server.base_url, "--out", out, "--concurrency", "2", "--workers", workers),
+            JEV_TEST_RUN=marker,
+        )
         try:
             deadline = time.monotonic() + 90
             while len(_complete_lines(out)) < 10:
                 assert process.poll() is None, process.communicate()
                 assert time.monotonic() < deadline, "the run wrote too few lines"
                 time.sleep(0.02)
+            if sys.platform == "linux":
+                assert process.pid in marked_processes(marker)
+                assert len(worker_pids(process.pid, marker)) == (2 if workers == "2" else 0)
             process.kill()
         finally:
             process.wait()
+        if sys.platform == "linux":  # killed with the command, its worker processes are gone too
+            assert wait_for_no_processes(marker) == {}
         kept = _complete_lines(out)
         assert 10 <= len(kept) < 60
         # a kill in the middle of a write leaves the last line cut short
         with open(out, "a", encoding="utf-8") as handle:
             handle.write('{"row": 60, "line": 60, "key": "0123')
         server.reset()
-        resumed = run_cli(*judge_args(data, server.base_url, "--out", out, "--resume", "--concurrency", "8"))
+        resumed = run_cli(
+            *judge_args(data, server.base_url, "--out", out, "--resume", "--concurrency", "8", "--workers", workers)
+        )
     assert resumed.returncode == 0, resumed.stderr
     records = read_results(out)
     assert sorted(r["row"] for r in records) == list(range(1, 61))
@@ -102,15 +120,20 @@ def test_resume_needs_a_results_file(tmp_path: Path) -> None:
     assert "--resume needs --out PATH" in done.stderr
 
 
-def test_a_second_run_with_the_cache_makes_no_request(tmp_path: Path) -> None:
+@WORKERS
+def test_a_second_run_with_the_cache_makes_no_request(tmp_path: Path, workers: str) -> None:
     cache = tmp_path / "answers.sqlite"
     first_out, second_out = tmp_path / "first.jsonl", tmp_path / "second.jsonl"
     with JevServer(weather_answers) as server:
-        first = run_cli(*judge_args(WEATHER_DATA, server.base_url, "--cache", cache, "--out", first_out))
+        first = run_cli(
+            *judge_args(WEATHER_DATA, server.base_url, "--cache", cache, "--out", first_out, "--workers", workers)
+        )
         assert first.returncode == 0, first.stderr
         assert server.request_count == 8
         server.reset()
-        second = run_cli(*judge_args(WEATHER_DATA, server.base_url, "--cache", cache, "--out", second_out))
+        second = run_cli(
+            *judge_args(WEATHER_DATA, server.base_url, "--cache", cache, "--out", second_out, "--workers", workers)
+        )
         assert second.returncode == 0, second.stderr
         assert server.request_count == 0
     before = {r["id"]: r["summary"] for r in read_results(first_out)}
@@ -120,17 +143,20 @@ def test_a_second_run_with_the_cache_makes_no_request(tmp_path: Path) -> None:
     assert "(8 answered from the cache)" in second.stdout
 
 
-def test_rate_limit_spaces_the_requests(tmp_path: Path) -> None:
+@WORKERS
+def test_rate_limit_spaces_the_requests(tmp_path: Path, workers: str) -> None:
     rate, count = 10.0, 25
     data = write_jsonl(tmp_path / "rows.jsonl", numbered_rows(count))
     with JevServer(weather_answers) as server:
         done = run_cli(
-            *judge_args(data, server.base_url, "--rate-limit", str(rate), "--concurrency", "8", "--quiet")
+            *judge_args(
+                data, server.base_url, "--rate-limit", str(rate), "--concurrency", "8", "--quiet", "--workers", workers
+            )
         )
         times = server.times()
     assert done.returncode == 0, done.stderr
     assert len(times) == count
-    # with 8 rows in flight and an instant server, only the limiter spaces them out:
+    # with 8 rows in flight (over all workers) and an instant server, only the limiter spaces them out:
     # k requests after the first can arrive no sooner than k / rate later (30% slack)
     for window in (5, count - 1):
         shortest = min(times[i + window] - times[i] for i in range(count - window))

@@ -1,0 +1,158 @@
+"""The decision model the command line judges with, built from plain settings.
+
+`ModelSettings` holds the options that describe the model (all JSON-ready, so a
+worker process receives them as they are and builds the same model), and
+`build_model` turns them into a decision model: Jev through typesafe-sdk, or a
+chat model; paced by a rate limiter when one is given; answered from a SQLite
+cache when ``cache`` names one. The API key is never among the settings: every
+process reads it from its own environment.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass
+from typing import TYPE_CHECKING, Any
+
+from langchain_jev.errors import JevConfigurationError
+
+if TYPE_CHECKING:  # kept out of the import, which worker start-up and --help wait for
+    from langchain_core.decisions import BaseDecisionModel
+
+    from langchain_jev.cli_pacing import RateLimiter
+
+__all__ = ["ModelSettings", "build_model", "close_all"]
+
+
+@dataclass(frozen=True)
+class ModelSettings:
+    """What the command line's model options say (no secrets: the key comes from the environment).
+
+    Example:
+        >>> settings = ModelSettings(model="jev-latest", concurrency=16)
+        >>> ModelSettings.from_dict(settings.to_dict()) == settings
+        True
+
+    """
+
+    model: str | None = None
+    """``--model``: a Jev model name, ``jev:NAME``/``typesafe:NAME``, or ``provider:model``."""
+    base_url: str | None = None
+    """``--base-url``: a Jev-compatible server."""
+    timeout: float | None = None
+    """``--timeout``: seconds per HTTP operation."""
+    max_retries: int | None = None
+    """``--max-retries``: retries per request."""
+    cache: str | None = None
+    """``--cache``: the SQLite file answering repeated requests."""
+    concurrency: int = 8
+    """Requests this model may have in flight (sizes its connection pools)."""
+
+    @property
+    def is_chat_model(self) -> bool:
+        """True when ``model`` names a chat model (``provider:model`` other than Jev)."""
+        provider, _, rest = (self.model or "").partition(":")
+        return bool(self.model and rest and provider not in ("jev", "typesafe"))
+
+    def to_dict(self) -> dict[str, Any]:
+        """The settings as a JSON-ready dict."""
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> ModelSettings:
+        """Settings from `to_dict`'s output."""
+        return cls(**dict(data))
+
+
+def build_model(
+    settings: ModelSettings, limiter: RateLimiter | None = None
+) -> tuple[BaseDecisionModel, list[Any]]:
+    """The decision model ``settings`` describe, and what to close after the run.
+
+    A ``limiter`` paces the requests that reach the model (a cache hit does not wait).
+
+    Raises:
+        JevConfigurationError: no API key, or ``--base-url`` with a chat model.
+        ImportError, ValueError: a chat model its provider cannot serve.
+
+    """
+    closers: list[Any] = []
+    model: BaseDecisionModel
+    if settings.is_chat_model:
+        if settings.base_url:
+            raise JevConfigurationError(
+                "--base-url is for Jev-compatible servers; a chat model takes its own settings "
+                "from its provider's environment variables"
+            )
+        from langchain_jev.models.chat import ChatModelDecisionModel
+
+        model = ChatModelDecisionModel(str(settings.model))
+    else:
+        model = _jev(settings, closers)
+    if limiter is not None:
+        from langchain_jev.cli_pacing import PacedDecisionModel
+
+        model = PacedDecisionModel(inner=model, limiter=limiter)
+    if settings.cache:
+        from langchain_jev.cache import CachedDecisionModel, SQLiteCache
+
+        cache = SQLiteCache(settings.cache)
+        closers.append(cache)
+        model = CachedDecisionModel(model, cache)
+    return model, closers
+
+
+def _jev(settings: ModelSettings, closers: list[Any]) -> BaseDecisionModel:
+    from langchain_jev.models.jev import JevDecisionModel
+
+    options: dict[str, Any] = {}
+    if settings.model:
+        provider, _, rest = settings.model.partition(":")
+        options["model"] = rest or provider
+    if settings.base_url:
+        options["base_url"] = settings.base_url
+    if settings.timeout is not None:
+        options["timeout"] = settings.timeout
+    if settings.max_retries is not None:
+        from typesafe_sdk import RetryPolicy
+
+        options["retry"] = RetryPolicy(max_retries=settings.max_retries)
+    plain = JevDecisionModel(**options)  # resolves the key, model and URL, or says what is missing
+    client = _async_client(plain, settings.concurrency)
+    model = JevDecisionModel(**options, async_client=client)
+    closers.extend([client, model])
+    return model
+
+
+def _async_client(model: Any, concurrency: int) -> Any:
+    """An SDK client like ``model``'s own, with its connections spread over small pools.
+
+    A single pool's bookkeeping grows with its connections; see `cli_transport`.
+    """
+    from typesafe_sdk import AsyncTypeSafeClient
+
+    from langchain_jev.cli_transport import ShardedTransport, shard_count
+
+    return AsyncTypeSafeClient(
+        api_key=model.api_key.get_secret_value(),
+        model=model.model,
+        base_url=model.base_url,
+        timeout=model.timeout,
+        retry=model.retry,
+        transport=ShardedTransport(shard_count(concurrency), concurrency),
+    )
+
+
+async def close_all(things: list[Any]) -> None:
+    """Close (or ``aclose``) each of ``things``; a failure to close is ignored."""
+    for thing in things:
+        method = getattr(thing, "aclose", None) or getattr(thing, "close", None)
+        if method is None:
+            continue
+        try:
+            result = method()
+            if inspect.isawaitable(result):
+                await result
+        except Exception:  # closing must not hide the run's outcome
+            pass

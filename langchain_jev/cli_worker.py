@@ -1,0 +1,193 @@
+"""A worker process of the command line: judges the rows its parent sends, on its own event loop.
+
+`worker_main` is the process's entry point. It builds the judge from the plain
+setup the parent sent (the judge spec, the model settings, the column map),
+says it is ready, then judges up to its share of ``--concurrency`` rows at
+once and sends back, for each row, its result line (made here, so the parent
+only writes it) with the few fields the parent's tally counts, or the problem
+that makes it bad input.
+
+Messages are tuples over two pipes. Parent to worker: ``("jobs", [row, ...])``,
+``("token", seconds)`` and ``("stop",)``. Worker to parent: ``("ready",)``,
+``("done", [item, ...])`` (an item is ``("ok", line, tally_view)`` or
+``("bad", row, line, problem)``), ``("token",)`` (asking leave to send a
+request, when the run is rate limited) and ``("fatal", message)``.
+
+A worker never outlives its parent: when the job pipe closes before ``stop``
+(the parent was killed), the worker exits at once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import os
+import signal
+import threading
+import warnings
+from collections.abc import Awaitable, Callable, Mapping
+from multiprocessing.connection import Connection
+from typing import Any
+
+from langchain_jev.cli_model import ModelSettings, build_model, close_all
+from langchain_jev.cli_pacing import RateLimiter
+from langchain_jev.cli_report import tally_view
+from langchain_jev.cli_results import record_line
+from langchain_jev.cli_rows import FieldMap, map_row
+from langchain_jev.cli_run import Job, judge_job
+from langchain_jev.judge import JevJudge
+
+__all__ = ["ParentLimiter", "worker_main"]
+
+
+class ParentLimiter(RateLimiter):
+    """A rate limiter whose tokens come from another process's limiter, so one rate holds for all.
+
+    ``ask`` returns the seconds the granting side says to wait; this limiter
+    waits them on the event loop. Asynchronous use only.
+
+    Example:
+        >>> import asyncio
+        >>> async def grant() -> float:
+        ...     return 0.0
+        >>> asyncio.run(ParentLimiter(5.0, grant).aacquire())
+        0.0
+
+    """
+
+    def __init__(self, rate: float, ask: Callable[[], Awaitable[float]]) -> None:
+        super().__init__(rate)
+        self._ask = ask
+
+    def reserve(self) -> float:
+        """Not available: the tokens are granted asynchronously."""
+        raise RuntimeError("a worker's rate limiter is asynchronous: use aacquire()")
+
+    async def aacquire(self) -> float:
+        """Ask for a token, wait as told; return the seconds waited."""
+        wait = await self._ask()
+        if wait > 0:
+            await asyncio.sleep(wait)
+        return wait
+
+
+def worker_main(setup: Mapping[str, Any], jobs: Connection, results: Connection) -> None:
+    """Run a worker: judge the rows that come through ``jobs``, answer through ``results``."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # an interrupt is the parent's to handle
+    warnings.filterwarnings("ignore", message=".*is in beta.*")
+    asyncio.run(_Worker(setup, jobs, results).serve())
+
+
+class _Worker:
+    def __init__(self, setup: Mapping[str, Any], jobs: Connection, results: Connection) -> None:
+        self.setup = setup
+        self.jobs = jobs
+        self.results = results
+        self.share = int(setup["settings"]["concurrency"])
+        self.fields = FieldMap.from_dict(setup["fields"])
+        self.required = list(setup["required"])
+        self.queue: asyncio.Queue[dict[str, Any] | None] = asyncio.Queue()
+        self.outbox: list[tuple[Any, ...]] = []
+        self.tokens: collections.deque[asyncio.Future[float]] = collections.deque()
+        self.stopping = False
+
+    async def serve(self) -> None:
+        loop = asyncio.get_running_loop()
+        try:
+            judge, closers = await self._build()
+        except Exception as error:  # the parent built the same judge: this is the environment
+            self.results.send(("fatal", f"a worker process could not build the judge: {error}"))
+            return
+        threading.Thread(target=self._read, args=(loop,), name="jobs", daemon=True).start()
+        self.results.send(("ready",))
+        slots = [asyncio.ensure_future(self._slot(judge)) for _ in range(self.share)]
+        try:
+            await asyncio.gather(*slots)
+            self._flush()
+        except Exception as error:
+            self.results.send(("fatal", f"a worker process failed: {type(error).__name__}: {error}"))
+        finally:
+            for slot in slots:
+                slot.cancel()
+            await close_all(closers)
+
+    async def _build(self) -> tuple[JevJudge, list[Any]]:
+        from langchain_jev.spec import load_spec
+
+        spec = load_spec(self.setup["spec"])
+        rate = self.setup.get("rate_limit")
+        limiter = ParentLimiter(float(rate), self._token) if rate is not None else None
+        model, closers = build_model(ModelSettings.from_dict(self.setup["settings"]), limiter)
+        try:
+            return spec.build(model), closers
+        except Exception:
+            await close_all(closers)
+            raise
+
+    # ------------------------------------------------------------------ messages in
+
+    def _read(self, loop: asyncio.AbstractEventLoop) -> None:
+        """Read the job pipe in a thread (a blocking read never stalls the event loop)."""
+        while True:
+            try:
+                message = self.jobs.recv()
+            except (EOFError, OSError):
+                if not self.stopping:
+                    os._exit(0)  # the parent is gone: so is this worker, whatever it was doing
+                return
+            if message[0] == "stop":
+                self.stopping = True
+            loop.call_soon_threadsafe(self._handle, message)
+            if self.stopping:
+                return
+
+    def _handle(self, message: tuple[Any, ...]) -> None:
+        kind = message[0]
+        if kind == "jobs":
+            for payload in message[1]:
+                self.queue.put_nowait(payload)
+        elif kind == "token":
+            self.tokens.popleft().set_result(float(message[1]))
+        elif kind == "stop":
+            for _ in range(self.share):
+                self.queue.put_nowait(None)
+
+    async def _token(self) -> float:
+        future: asyncio.Future[float] = asyncio.get_running_loop().create_future()
+        self.tokens.append(future)
+        self.results.send(("token",))
+        return await future
+
+    # ------------------------------------------------------------------ judging
+
+    async def _slot(self, judge: JevJudge) -> None:
+        while True:
+            payload = await self.queue.get()
+            if payload is None:
+                return
+            self._send(await self._judge(judge, payload))
+
+    async def _judge(self, judge: JevJudge, payload: Mapping[str, Any]) -> tuple[Any, ...]:
+        number, line = int(payload["row"]), int(payload["line"])
+        mapped = map_row(payload["data"], self.fields, self.required, from_csv=bool(payload["csv"]))
+        if mapped.input is None:
+            return ("bad", number, line, mapped.problem or "cannot be judged")
+        data, from_csv = payload["data"], bool(payload["csv"])
+        job = Job(number, line, str(payload["key"]), payload["id"], data, from_csv, mapped.input)
+        outcome = await judge_job(judge, job)
+        if outcome.record is None:
+            return ("bad", number, line, outcome.problem or "cannot be judged")
+        return ("ok", record_line(outcome.record), tally_view(outcome.record))
+
+    # ------------------------------------------------------------------ messages out
+
+    def _send(self, item: tuple[Any, ...]) -> None:
+        """Queue a result; results finished in the same turn of the loop go in one message."""
+        if not self.outbox:
+            asyncio.get_running_loop().call_soon(self._flush)
+        self.outbox.append(item)
+
+    def _flush(self) -> None:
+        if self.outbox:
+            items, self.outbox = self.outbox, []
+            self.results.send(("done", items))

@@ -1,0 +1,212 @@
+"""Rows judged in worker processes: the same results, one writer, no process left behind."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sys
+import time
+import uuid
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from langchain_jev.cli_model import ModelSettings
+from langchain_jev.cli_pool import WorkerSetup, auto_workers, resolve_workers, split_concurrency
+from langchain_jev.cli_rows import FieldMap
+from langchain_jev.cli_worker import ParentLimiter
+from langchain_jev.spec import load_spec
+from langchain_jev.testing import ScriptedDecisionModel
+from tests.cli.helpers import (
+    judge_args,
+    numbered_rows,
+    read_results,
+    run_cli,
+    start_cli,
+    wait_for_no_processes,
+    weather_answers,
+    worker_pids,
+    write_jsonl,
+)
+from tests.support.jev_server import JevServer
+
+linux_only = pytest.mark.skipif(sys.platform != "linux", reason="reads processes from /proc")
+
+
+def _complete_lines(path: Path) -> int:
+    return path.read_text(encoding="utf-8").count("\n") if path.exists() else 0
+
+
+# ----------------------------------------------------------------------------- whole runs
+
+
+def test_workers_write_what_one_process_writes(tmp_path: Path) -> None:
+    rows = numbered_rows(60)
+    del rows[11]["answer"]  # a bad row, named by the reading process
+    data = write_jsonl(tmp_path / "rows.jsonl", rows)
+    outs = {workers: tmp_path / f"results-{workers}.jsonl" for workers in ("1", "3")}
+    marker = uuid.uuid4().hex
+    with JevServer(weather_answers, delay=0.02) as server:
+        runs = {
+            workers: run_cli(
+                *judge_args(data, server.base_url, "--out", out, "--concurrency", "6", "--workers", workers),
+                JEV_TEST_RUN=marker,
+            )
+            for workers, out in outs.items()
+        }
+    assert [run.returncode for run in runs.values()] == [2, 2], runs["3"].stderr
+    one, three = ({r["row"]: r for r in read_results(out)} for out in outs.values())
+    assert sorted(three) == [row for row in range(1, 61) if row != 12]
+    assert three == one  # record for record (the server echoes each row's marker as its request id)
+    assert runs["3"].stdout == runs["1"].stdout  # the same table and summary
+    assert "rows.jsonl:12: row 12: missing 'answer'" in runs["3"].stderr
+    if sys.platform == "linux":
+        assert wait_for_no_processes(marker) == {}
+
+
+@linux_only
+def test_a_worker_that_dies_stops_the_run_and_resume_finishes_it(tmp_path: Path) -> None:
+    data = write_jsonl(tmp_path / "rows.jsonl", numbered_rows(80))
+    out = tmp_path / "results.jsonl"
+    marker = uuid.uuid4().hex
+    with JevServer(weather_answers, delay=0.1) as server:
+        args = judge_args(data, server.base_url, "--out", out, "--concurrency", "2", "--workers", "2")
+        process = start_cli(*args, JEV_TEST_RUN=marker)
+        try:
+            deadline = time.monotonic() + 90
+            while _complete_lines(out) < 6 or len(workers := worker_pids(process.pid, marker)) < 2:
+                assert process.poll() is None, process.communicate()
+                assert time.monotonic() < deadline, "the run wrote too few lines"
+                time.sleep(0.02)
+            os.kill(workers[0], signal.SIGKILL)
+            _, stderr = process.communicate(timeout=60)
+        finally:
+            process.kill()
+            process.wait()
+        assert process.returncode == 3, stderr
+        assert "stopped unexpectedly (exit code -9)" in stderr
+        assert "run again with --resume to finish" in stderr
+        assert wait_for_no_processes(marker) == {}
+        first = read_results(out)  # every line whole: only the command writes the file
+        assert 6 <= len(first) < 80
+        assert len({r["row"] for r in first}) == len(first)
+        server.reset()
+        resumed = run_cli(*judge_args(data, server.base_url, "--out", out, "--resume", "--workers", "2"))
+    assert resumed.returncode == 0, resumed.stderr
+    assert sorted(r["row"] for r in read_results(out)) == list(range(1, 81))
+    assert server.request_count == 80 - len(first)
+
+
+@pytest.mark.parametrize("value", ["0", "-2", "many"])
+def test_workers_must_be_auto_or_a_positive_number(value: str) -> None:
+    done = run_cli("judge", "examples/weather.jsonl", "--judge", "examples/weather_judge.yaml", "--workers", value)
+    assert done.returncode == 2
+    assert f"--workers: must be 'auto' or a whole number of at least 1, got '{value}'" in done.stderr
+
+
+def test_help_names_the_workers_option() -> None:
+    done = run_cli("judge", "--help")
+    assert done.returncode == 0
+    text = " ".join(done.stdout.split())
+    assert "--workers N processes judging rows, each with its share of --concurrency" in text
+    assert "auto (the default)" in text
+
+
+# ----------------------------------------------------------------------------- choosing and sharing
+
+
+@given(concurrency=st.integers(1, 500), workers=st.integers(1, 64))
+def test_each_worker_gets_a_share_of_the_concurrency(concurrency: int, workers: int) -> None:
+    count = resolve_workers(workers, concurrency, 10_000)
+    shares = split_concurrency(concurrency, count)
+    assert len(shares) == min(workers, concurrency)
+    assert sum(shares) == concurrency
+    assert max(shares) - min(shares) <= 1
+    assert min(shares) >= 1
+
+
+@given(concurrency=st.integers(1, 500), rows=st.none() | st.integers(0, 100_000), cpus=st.integers(1, 64))
+def test_auto_workers_stay_within_the_cpus_and_the_work(concurrency: int, rows: int | None, cpus: int) -> None:
+    count = auto_workers(concurrency, rows, cpus)
+    assert 1 <= count <= cpus
+    assert count == 1 or count * 16 <= concurrency
+    assert count == 1 or rows is None or count * 250 <= rows
+
+
+def test_auto_uses_workers_for_a_large_concurrent_run_only() -> None:
+    assert auto_workers(64, 3200, cpus=2) == 2
+    assert auto_workers(8, 3200, cpus=2) == 1  # the default concurrency: one event loop keeps up
+    assert auto_workers(64, 8, cpus=2) == 1  # over before a worker would have started
+    assert auto_workers(64, 3200, cpus=1) == 1
+    assert resolve_workers(2, 64, 0) == 1  # nothing left to judge (a finished run resumed)
+
+
+def test_the_worker_setup_is_plain_data_that_rebuilds_the_same_judge() -> None:
+    spec = load_spec(
+        {
+            "name": "everything",
+            "requires": ["assistant_answer"],
+            "min_confidence": 0.55,
+            "fail_on_error": True,
+            "feedback_renderer": "tests.cli.checks:shouting_feedback",
+            "criteria": [
+                {"kind": "check", "name": "short", "check": {"call": "tests.cli.checks:short_answer"}, "defect": "long"},
+                {
+                    "kind": "check",
+                    "name": "searched",
+                    "check": {"any": [{"tool_called": "search"}, {"not": {"present": "supporting_context"}}]},
+                    "defect": "no search",
+                },
+                {
+                    "kind": "noul",
+                    "name": "grounded",
+                    "instructions": "Grounded?",
+                    "minimum": 0.7,
+                    "applies_when": {"field": "lang", "equals": "en"},
+                },
+                {"kind": "score", "name": "helpful", "instructions": "Helpful?", "levels": ["no", "some", "yes"], "minimum": 1},
+                {"kind": "choice", "name": "mode", "instructions": "Mode?", "options": ["answered", "asked"], "accepted": "answered"},
+                {
+                    "kind": "noul",
+                    "name": "details",
+                    "instructions": "Details?",
+                    "minimum": 0.6,
+                    "when_chosen": {"criterion": "mode", "labels": "answered"},
+                },
+                {"kind": "noul", "name": "polite", "instructions": "Polite?", "minimum": 0.5, "when_passed": "helpful"},
+            ],
+        }
+    )
+    settings = ModelSettings(model="jev-canary", base_url="http://127.0.0.1:9", timeout=3.0, max_retries=0, cache="c.db")
+    fields = FieldMap.of(question="prompt", ignored=["notes"])
+    setup = WorkerSetup.of(spec, settings, fields, spec.required_fields(), rate_limit=5.0)
+    payload = json.loads(json.dumps(setup.for_worker(3)))  # what crosses to a worker is JSON
+    rebuilt = load_spec(payload["spec"])
+    assert rebuilt.model_dump() == spec.model_dump()
+    model = ScriptedDecisionModel({"grounded": 0.9, "helpful": 2.0, "mode": "answered", "details": 0.9, "polite": 0.9})
+    same = [rebuilt.build(model).judge("What is up?", "All is fine.").to_dict() for _ in range(2)]
+    assert same[0] == spec.build(model).judge("What is up?", "All is fine.").to_dict() == same[1]
+    assert ModelSettings.from_dict(payload["settings"]) == ModelSettings(**{**settings.to_dict(), "concurrency": 3})
+    assert FieldMap.from_dict(payload["fields"]) == fields
+    assert payload["required"] == spec.required_fields()
+    assert payload["rate_limit"] == 5.0
+    assert "sk-" not in json.dumps(payload)  # the key stays in the environment
+
+
+async def test_a_workers_limiter_waits_as_long_as_the_parent_says() -> None:
+    granted: list[float] = []
+
+    async def grant() -> float:
+        granted.append(0.05 * len(granted))
+        return granted[-1]
+
+    limiter = ParentLimiter(20.0, grant)
+    start = time.monotonic()
+    waits = [await limiter.aacquire() for _ in range(3)]
+    assert waits == [0.0, 0.05, 0.1]
+    assert time.monotonic() - start >= 0.15
+    with pytest.raises(RuntimeError, match="asynchronous"):
+        limiter.acquire()

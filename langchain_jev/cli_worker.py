@@ -15,6 +15,9 @@ request, when the run is rate limited) and ``("fatal", message)``.
 
 A worker never outlives its parent: when the job pipe closes before ``stop``
 (the parent was killed), the worker exits at once.
+
+Once its judge is built, a worker keeps the garbage collector off what it has
+loaded and lets it run less often (`langchain_jev.cli_run.lean_gc`).
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ import asyncio
 import collections
 import os
 import signal
+import sys
 import threading
 import warnings
 from collections.abc import Awaitable, Callable, Mapping
@@ -34,7 +38,7 @@ from langchain_jev.cli_pacing import RateLimiter
 from langchain_jev.cli_report import tally_view
 from langchain_jev.cli_results import record_line
 from langchain_jev.cli_rows import FieldMap, map_row
-from langchain_jev.cli_run import Job, judge_job
+from langchain_jev.cli_run import Job, judge_job, lean_gc
 from langchain_jev.judge import JevJudge
 
 __all__ = ["ParentLimiter", "worker_main"]
@@ -98,11 +102,15 @@ class _Worker:
         except Exception as error:  # the parent built the same judge: this is the environment
             self.results.send(("fatal", f"a worker process could not build the judge: {error}"))
             return
-        threading.Thread(target=self._read, args=(loop,), name="jobs", daemon=True).start()
+        if sys.platform == "win32":  # no readiness callbacks on its pipes: a thread reads them
+            threading.Thread(target=self._read, args=(loop,), name="jobs", daemon=True).start()
+        else:
+            loop.add_reader(self.jobs.fileno(), self._readable)
         self.results.send(("ready",))
         slots = [asyncio.ensure_future(self._slot(judge)) for _ in range(self.share)]
         try:
-            await asyncio.gather(*slots)
+            with lean_gc():
+                await asyncio.gather(*slots)
             self._flush()
         except Exception as error:
             self.results.send(("fatal", f"a worker process failed: {type(error).__name__}: {error}"))
@@ -126,20 +134,37 @@ class _Worker:
 
     # ------------------------------------------------------------------ messages in
 
-    def _read(self, loop: asyncio.AbstractEventLoop) -> None:
-        """Read the job pipe in a thread (a blocking read never stalls the event loop)."""
+    def _readable(self) -> None:
+        """Read the messages waiting in the job pipe (the event loop saw it readable)."""
         while True:
             try:
                 message = self.jobs.recv()
             except (EOFError, OSError):
-                if not self.stopping:
-                    os._exit(0)  # the parent is gone: so is this worker, whatever it was doing
+                asyncio.get_running_loop().remove_reader(self.jobs.fileno())
+                self._parent_gone()
                 return
+            self._handle(message)
             if message[0] == "stop":
-                self.stopping = True
-            loop.call_soon_threadsafe(self._handle, message)
-            if self.stopping:
+                asyncio.get_running_loop().remove_reader(self.jobs.fileno())
                 return
+            if not self.jobs.poll():
+                return
+
+    def _read(self, loop: asyncio.AbstractEventLoop) -> None:
+        """Read the job pipe in a thread (where the event loop cannot watch it)."""
+        while True:
+            try:
+                message = self.jobs.recv()
+            except (EOFError, OSError):
+                self._parent_gone()
+                return
+            loop.call_soon_threadsafe(self._handle, message)
+            if message[0] == "stop":
+                return
+
+    def _parent_gone(self) -> None:
+        if not self.stopping:
+            os._exit(0)  # the parent is gone: so is this worker, whatever it was doing
 
     def _handle(self, message: tuple[Any, ...]) -> None:
         kind = message[0]
@@ -149,6 +174,7 @@ class _Worker:
         elif kind == "token":
             self.tokens.popleft().set_result(float(message[1]))
         elif kind == "stop":
+            self.stopping = True
             for _ in range(self.share):
                 self.queue.put_nowait(None)
 

@@ -3,8 +3,9 @@
 Rows are streamed (read one at a time, a bounded number in flight, each result
 written at once), so the run over ten times the rows should stay within twice
 the peak of the smaller one. Each run is a fresh command against the loopback
-Jev server, with the worker processes ``--workers auto`` gives it at
-``--concurrency 64`` (two on two CPUs, for both sizes). Two figures per size:
+Jev server at ``--concurrency 64``: first with the worker processes
+``--workers auto`` gives it (two on two CPUs or more, for both sizes), then
+judging in its own process (``--workers 1``). Figures per size:
 
 - the command's own process: its peak resident memory from
   ``resource.getrusage`` in that process, with the memory after imports
@@ -75,7 +76,7 @@ def _tree_peaks(root: int) -> dict[int, int]:
     return {pid: peaks[pid] for pid in tree if pid in peaks}
 
 
-def measure(server: JevServer, rows: int) -> dict[str, float]:
+def measure(server: JevServer, rows: int, workers: str = "auto") -> dict[str, float]:
     """Peak and after-import resident memory (MiB) of one run over ``rows`` rows."""
     with tempfile.TemporaryDirectory() as folder:
         data, out = Path(folder) / "rows.jsonl", Path(folder) / "results.jsonl"
@@ -83,6 +84,7 @@ def measure(server: JevServer, rows: int) -> dict[str, float]:
         command = [
             sys.executable, "-c", _CHILD, "judge", str(data), "--judge", str(JUDGE),
             "--base-url", server.base_url, "--concurrency", "64", "--out", str(out), "--quiet",
+            "--workers", workers,
         ]
         process = subprocess.Popen(command, env=cli_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         seen: dict[int, int] = {}
@@ -108,26 +110,33 @@ def measure(server: JevServer, rows: int) -> dict[str, float]:
 
 
 def run() -> list[Row]:
-    """Measure both sizes; rows of {name, value, goal, ok}."""
+    """Measure both sizes, with workers and without; rows of {name, value, goal, ok}."""
     with JevServer(keep_bodies=False) as server:
         small, large = (measure(server, size) for size in SIZES)
+        alone_small, alone_large = (measure(server, size, "1") for size in SIZES)
     ratio = large["peak"] / small["peak"]
+    alone = alone_large["peak"] / alone_small["peak"]
     rows = [
-        row(f"peak RSS of the command, {SIZES[0]:,} rows", small["peak"], "-", True, "MiB"),
-        row(f"peak RSS of the command, {SIZES[1]:,} rows", large["peak"], "-", True, "MiB"),
-        row(f"growth during the run, {SIZES[0]:,} rows", small["peak"] - small["before"], "-", True, "MiB"),
-        row(f"growth during the run, {SIZES[1]:,} rows", large["peak"] - large["before"], "-", True, "MiB"),
-        row("command's peak ratio, 10x the rows", ratio, f"<= {GOAL}", ratio <= GOAL),
+        row(f"--workers auto: peak RSS of the command, {SIZES[0]:,} rows", small["peak"], "-", True, "MiB"),
+        row(f"--workers auto: peak RSS of the command, {SIZES[1]:,} rows", large["peak"], "-", True, "MiB"),
+        row(f"--workers auto: growth during the run, {SIZES[1]:,} rows", large["peak"] - large["before"], "-", True, "MiB"),
+        row("--workers auto: command's peak ratio, 10x the rows", ratio, f"<= {GOAL}", ratio <= GOAL),
     ]
     if small["processes"] and large["processes"]:
         total = large["all"] / small["all"]
         rows += [
-            row(f"processes of the command (itself, workers, helpers), {SIZES[1]:,} rows", large["processes"], "-", True, "procs"),
-            row(f"sum of their peak RSS, {SIZES[0]:,} rows", small["all"], "-", True, "MiB"),
-            row(f"sum of their peak RSS, {SIZES[1]:,} rows", large["all"], "-", True, "MiB"),
-            row("all processes' peak ratio, 10x the rows", total, f"<= {GOAL}", total <= GOAL),
+            row(f"--workers auto: processes (command, workers, helpers), {SIZES[1]:,} rows", large["processes"], "-", True, "procs"),
+            row(f"--workers auto: sum of their peak RSS, {SIZES[0]:,} rows", small["all"], "-", True, "MiB"),
+            row(f"--workers auto: sum of their peak RSS, {SIZES[1]:,} rows", large["all"], "-", True, "MiB"),
+            row("--workers auto: all processes' peak ratio, 10x the rows", total, f"<= {GOAL}", total <= GOAL),
         ]
-    return rows
+    return [
+        *rows,
+        row(f"--workers 1: peak RSS, {SIZES[0]:,} rows", alone_small["peak"], "-", True, "MiB"),
+        row(f"--workers 1: peak RSS, {SIZES[1]:,} rows", alone_large["peak"], "-", True, "MiB"),
+        row(f"--workers 1: growth during the run, {SIZES[1]:,} rows", alone_large["peak"] - alone_large["before"], "-", True, "MiB"),
+        row("--workers 1: peak ratio, 10x the rows", alone, f"<= {GOAL}", alone <= GOAL),
+    ]
 
 
 if __name__ == "__main__":

@@ -194,7 +194,7 @@ def _parser() -> argparse.ArgumentParser:
         default=None,
         metavar="N",
         help="processes judging rows, each with its share of --concurrency; 1 judges in this "
-        "process; auto (the default) starts one per 16 rows at once and per 250 rows to judge, "
+        "process; auto (the default) starts one per 32 rows at once and per 500 rows to judge, "
         "at most one per CPU",
     )
     run.add_argument("--out", metavar="PATH", help="write one JSON line per row here ('-': stdout)")

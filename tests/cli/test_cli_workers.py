@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import subprocess
 import sys
 import time
 import uuid
@@ -15,12 +16,20 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from langchain_jev.cli_model import ModelSettings
-from langchain_jev.cli_pool import WorkerSetup, auto_workers, resolve_workers, split_concurrency
+from langchain_jev.cli_pool import (
+    CONCURRENCY_PER_WORKER,
+    ROWS_PER_WORKER,
+    WorkerSetup,
+    auto_workers,
+    resolve_workers,
+    split_concurrency,
+)
 from langchain_jev.cli_rows import FieldMap
 from langchain_jev.cli_worker import ParentLimiter
 from langchain_jev.spec import load_spec
 from langchain_jev.testing import ScriptedDecisionModel
 from tests.cli.helpers import (
+    cli_env,
     judge_args,
     numbered_rows,
     read_results,
@@ -132,13 +141,14 @@ def test_each_worker_gets_a_share_of_the_concurrency(concurrency: int, workers: 
 def test_auto_workers_stay_within_the_cpus_and_the_work(concurrency: int, rows: int | None, cpus: int) -> None:
     count = auto_workers(concurrency, rows, cpus)
     assert 1 <= count <= cpus
-    assert count == 1 or count * 16 <= concurrency
-    assert count == 1 or rows is None or count * 250 <= rows
+    assert count == 1 or count * CONCURRENCY_PER_WORKER <= concurrency
+    assert count == 1 or rows is None or count * ROWS_PER_WORKER <= rows
 
 
 def test_auto_uses_workers_for_a_large_concurrent_run_only() -> None:
-    assert auto_workers(64, 3200, cpus=2) == 2
-    assert auto_workers(8, 3200, cpus=2) == 1  # the default concurrency: one event loop keeps up
+    assert auto_workers(64, 3200, cpus=2) == 2  # the throughput benchmark's run
+    assert auto_workers(64, 1000, cpus=2) == auto_workers(64, 10_000, cpus=2) == 2  # the memory benchmark's
+    assert auto_workers(32, 3200, cpus=2) == 1  # one event loop keeps up (and the default concurrency 8)
     assert auto_workers(64, 8, cpus=2) == 1  # over before a worker would have started
     assert auto_workers(64, 3200, cpus=1) == 1
     assert resolve_workers(2, 64, 0) == 1  # nothing left to judge (a finished run resumed)
@@ -210,3 +220,19 @@ async def test_a_workers_limiter_waits_as_long_as_the_parent_says() -> None:
     assert time.monotonic() - start >= 0.15
     with pytest.raises(RuntimeError, match="asynchronous"):
         limiter.acquire()
+
+
+def test_a_script_without_a_main_guard_can_run_workers(tmp_path: Path) -> None:
+    data = write_jsonl(tmp_path / "rows.jsonl", numbered_rows(12))
+    out = tmp_path / "results.jsonl"
+    script = tmp_path / "judge_rows.py"
+    with JevServer(weather_answers) as server:
+        args = [*judge_args(data, server.base_url, "--out", out, "--workers", "2", "--quiet")]
+        # no `if __name__ == "__main__":` here: workers must not run this script again
+        script.write_text(f"import sys\nfrom langchain_jev.cli import main\nsys.exit(main({args!r}))\n", encoding="utf-8")
+        done = subprocess.run(
+            [sys.executable, str(script)], env=cli_env(), capture_output=True, text=True, timeout=120, cwd=tmp_path
+        )
+    assert done.returncode == 0, done.stderr
+    assert sorted(r["row"] for r in read_results(out)) == list(range(1, 13))
+    assert done.stdout.count("12 rows: 9 passed") == 1

@@ -40,8 +40,10 @@ def run_cli(*args: str | os.PathLike[str], timeout: float = 120, **env: str) -> 
     )
 
 
-def start_cli(*args: str | os.PathLike[str], **env: str) -> subprocess.Popen[str]:
-    """Start ``langchain-jev ARGS`` without waiting (to kill it part way)."""
+def start_cli(
+    *args: str | os.PathLike[str], start_new_session: bool = False, **env: str
+) -> subprocess.Popen[str]:
+    """Start ``langchain-jev ARGS`` without waiting (to kill it part way), in a session of its own if asked."""
     return subprocess.Popen(
         cli_command(*args),
         env=cli_env(**env),
@@ -49,6 +51,7 @@ def start_cli(*args: str | os.PathLike[str], **env: str) -> subprocess.Popen[str
         stderr=subprocess.PIPE,
         text=True,
         cwd=ROOT,
+        start_new_session=start_new_session,
     )
 
 

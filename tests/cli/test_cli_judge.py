@@ -189,11 +189,10 @@ def test_an_unreachable_model_makes_error_rows_never_passes(tmp_path: Path, work
     assert below.returncode == 1
 
 
-@WORKERS
-def test_a_closed_port_is_an_error_row_too(tmp_path: Path, workers: str) -> None:
+def test_a_closed_port_is_an_error_row_too(tmp_path: Path) -> None:
     with JevServer() as server:
         url = server.base_url
-    done = run_cli(*judge_args(WEATHER_DATA, url, "--timeout", "2", "--quiet", "--workers", workers))
+    done = run_cli(*judge_args(WEATHER_DATA, url, "--timeout", "2", "--quiet"))
     assert done.returncode == 3
     assert "could not be judged (TypeSafeAPIConnectionError x8)" in done.stdout
 
@@ -248,9 +247,8 @@ def test_a_json_array_dataset(server: JevServer, tmp_path: Path) -> None:
     assert {r["id"]: r["passed"] for r in read_results(out)} == expected_weather_verdicts()
 
 
-@WORKERS
-def test_results_to_stdout_keep_the_table_apart(server: JevServer, workers: str) -> None:
-    done = run_cli(*judge_args(WEATHER_DATA, server.base_url, "--out", "-", "--quiet", "--workers", workers))
+def test_results_to_stdout_keep_the_table_apart(server: JevServer) -> None:
+    done = run_cli(*judge_args(WEATHER_DATA, server.base_url, "--out", "-", "--quiet", "--workers", "2"))
     assert done.returncode == 0, done.stderr
     records = [json.loads(line) for line in done.stdout.splitlines()]
     assert len(records) == 8

@@ -52,16 +52,28 @@ def _complete_lines(path: Path) -> int:
 # ----------------------------------------------------------------------------- whole runs
 
 
+# functions named by import path, which each worker imports for itself
+CODE_JUDGE = {
+    "feedback_renderer": "tests.cli.checks:shouting_feedback",
+    "criteria": [
+        {"kind": "check", "name": "short", "check": {"call": "tests.cli.checks:short_answer"}, "defect": "too long"},
+        {"kind": "noul", "name": "has_details", "instructions": "Does `assistant_answer` give details?", "minimum": 0.7},
+    ],
+}
+
+
 def test_workers_write_what_one_process_writes(tmp_path: Path) -> None:
     rows = numbered_rows(60)
     del rows[11]["answer"]  # a bad row, named by the reading process
     data = write_jsonl(tmp_path / "rows.jsonl", rows)
+    spec = tmp_path / "judge.json"
+    spec.write_text(json.dumps(CODE_JUDGE), encoding="utf-8")
     outs = {workers: tmp_path / f"results-{workers}.jsonl" for workers in ("1", "3")}
     marker = uuid.uuid4().hex
     with JevServer(weather_answers, delay=0.02) as server:
         runs = {
             workers: run_cli(
-                *judge_args(data, server.base_url, "--out", out, "--concurrency", "6", "--workers", workers),
+                *judge_args(data, server.base_url, "--out", out, "--concurrency", "6", "--workers", workers, judge=spec),
                 JEV_TEST_RUN=marker,
             )
             for workers, out in outs.items()
@@ -70,6 +82,8 @@ def test_workers_write_what_one_process_writes(tmp_path: Path) -> None:
     one, three = ({r["row"]: r for r in read_results(out)} for out in outs.values())
     assert sorted(three) == [row for row in range(1, 61) if row != 12]
     assert three == one  # record for record (the server echoes each row's marker as its request id)
+    assert three[1]["feedback"] == "SHORT: TOO LONG"  # the renderer, imported in a worker
+    assert three[4]["feedback"].startswith("HAS_DETAILS: NOT MET")
     assert runs["3"].stdout == runs["1"].stdout  # the same table and summary
     assert "rows.jsonl:12: row 12: missing 'answer'" in runs["3"].stderr
     if sys.platform == "linux":
@@ -102,6 +116,37 @@ def test_a_worker_that_dies_stops_the_run_and_resume_finishes_it(tmp_path: Path)
         first = read_results(out)  # every line whole: only the command writes the file
         assert 6 <= len(first) < 80
         assert len({r["row"] for r in first}) == len(first)
+        server.reset()
+        resumed = run_cli(*judge_args(data, server.base_url, "--out", out, "--resume", "--workers", "2"))
+    assert resumed.returncode == 0, resumed.stderr
+    assert sorted(r["row"] for r in read_results(out)) == list(range(1, 81))
+    assert server.request_count == 80 - len(first)
+
+
+@linux_only
+def test_ctrl_c_stops_the_command_and_its_workers_and_resume_finishes(tmp_path: Path) -> None:
+    data = write_jsonl(tmp_path / "rows.jsonl", numbered_rows(80))
+    out = tmp_path / "results.jsonl"
+    marker = uuid.uuid4().hex
+    with JevServer(weather_answers, delay=0.1) as server:
+        args = judge_args(data, server.base_url, "--out", out, "--concurrency", "2", "--workers", "2")
+        process = start_cli(*args, JEV_TEST_RUN=marker, start_new_session=True)
+        try:
+            deadline = time.monotonic() + 90
+            while _complete_lines(out) < 6 or len(worker_pids(process.pid, marker)) < 2:
+                assert process.poll() is None, process.communicate()
+                assert time.monotonic() < deadline, "the run wrote too few lines"
+                time.sleep(0.02)
+            os.killpg(process.pid, signal.SIGINT)  # what Ctrl-C sends: the whole process group
+            _, stderr = process.communicate(timeout=60)
+        finally:
+            process.kill()
+            process.wait()
+        assert process.returncode == 130
+        assert "interrupted (run again with --resume to finish)" in stderr
+        assert "Traceback" not in stderr
+        assert wait_for_no_processes(marker) == {}
+        first = read_results(out)
         server.reset()
         resumed = run_cli(*judge_args(data, server.base_url, "--out", out, "--resume", "--workers", "2"))
     assert resumed.returncode == 0, resumed.stderr

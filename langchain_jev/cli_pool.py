@@ -300,8 +300,7 @@ class _Pool:
                 except (StopIteration, StopRun):
                     exhausted = True
                     break
-            if batch:
-                self._send(worker, ("jobs", batch))
+            if batch and self._send(worker, ("jobs", batch)):
                 worker.outstanding += len(batch)
             if exhausted or self.session.stopped:
                 return True
@@ -357,22 +356,25 @@ class _Pool:
                 self.session.bad(item[1], item[2], item[3])
         self.session.record_lines(lines, views)
 
-    def _send(self, worker: _Worker, message: tuple[Any, ...]) -> None:
+    def _send(self, worker: _Worker, message: tuple[Any, ...]) -> bool:
+        """Send ``message`` to ``worker``; False (and the worker counted lost) if it is gone."""
         try:
             worker.jobs.send(message)
         except OSError:
-            self._lost(worker)
+            self._lost(worker, unsent=len(message[1]) if message[0] == "jobs" else 0)
+            return False
+        return True
 
-    def _lost(self, worker: _Worker) -> None:
+    def _lost(self, worker: _Worker, unsent: int = 0) -> None:
         if worker.gone:
             return
         worker.process.join(1.0)
         code = worker.process.exitcode
-        lost, worker.outstanding, worker.gone = worker.outstanding, 0, True
+        lost, worker.outstanding, worker.gone = worker.outstanding + unsent, 0, True
         if self.session.result.broken is None:
+            rows = f"; {lost} row(s) it was given are not in the results" if lost else ""
             self.session.result.broken = (
-                f"worker process {worker.index + 1} stopped unexpectedly (exit code {code}); "
-                f"{lost} row(s) it was judging are not in the results"
+                f"worker process {worker.index + 1} stopped unexpectedly (exit code {code}){rows}"
             )
 
 

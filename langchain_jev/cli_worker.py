@@ -7,11 +7,12 @@ once and sends back, for each row, its result line (made here, so the parent
 only writes it) with the few fields the parent's tally counts, or the problem
 that makes it bad input.
 
-Messages are tuples over two pipes. Parent to worker: ``("jobs", [row, ...])``,
-``("token", seconds)`` and ``("stop",)``. Worker to parent: ``("ready",)``,
-``("done", [item, ...])`` (an item is ``("ok", line, tally_view)`` or
-``("bad", row, line, problem)``), ``("token",)`` (asking leave to send a
-request, when the run is rate limited) and ``("fatal", message)``.
+Messages are tuples over two pipes (a thread of the worker reads the job
+pipe). Parent to worker: ``("jobs", [row, ...])``, ``("token", seconds)`` and
+``("stop",)``. Worker to parent: ``("ready",)``, ``("done", [item, ...])`` (an
+item is ``("ok", line, tally_view)`` or ``("bad", row, line, problem)``),
+``("token",)`` (asking leave to send a request, when the run is rate limited)
+and ``("fatal", message)``.
 
 A worker never outlives its parent: when the job pipe closes before ``stop``
 (the parent was killed), the worker exits at once.
@@ -26,7 +27,6 @@ import asyncio
 import collections
 import os
 import signal
-import sys
 import threading
 import warnings
 from collections.abc import Awaitable, Callable, Mapping
@@ -102,10 +102,7 @@ class _Worker:
         except Exception as error:  # the parent built the same judge: this is the environment
             self.results.send(("fatal", f"a worker process could not build the judge: {error}"))
             return
-        if sys.platform == "win32":  # no readiness callbacks on its pipes: a thread reads them
-            threading.Thread(target=self._read, args=(loop,), name="jobs", daemon=True).start()
-        else:
-            loop.add_reader(self.jobs.fileno(), self._readable)
+        threading.Thread(target=self._read, args=(loop,), name="jobs", daemon=True).start()
         self.results.send(("ready",))
         slots = [asyncio.ensure_future(self._slot(judge)) for _ in range(self.share)]
         try:
@@ -134,24 +131,15 @@ class _Worker:
 
     # ------------------------------------------------------------------ messages in
 
-    def _readable(self) -> None:
-        """Read the messages waiting in the job pipe (the event loop saw it readable)."""
-        while True:
-            try:
-                message = self.jobs.recv()
-            except (EOFError, OSError):
-                asyncio.get_running_loop().remove_reader(self.jobs.fileno())
-                self._parent_gone()
-                return
-            self._handle(message)
-            if message[0] == "stop":
-                asyncio.get_running_loop().remove_reader(self.jobs.fileno())
-                return
-            if not self.jobs.poll():
-                return
-
     def _read(self, loop: asyncio.AbstractEventLoop) -> None:
-        """Read the job pipe in a thread (where the event loop cannot watch it)."""
+        """Read the job pipe in a thread of its own, whatever the event loop is doing.
+
+        The loop sends results with blocking writes: were it also the one to read
+        the job pipe, a full results pipe (the parent busy sending a large batch of
+        rows) and a full job pipe (this worker busy sending) would wait on each
+        other for ever. Read here, rows always drain, so the parent's send ends,
+        and it goes back to reading results.
+        """
         while True:
             try:
                 message = self.jobs.recv()

@@ -281,3 +281,33 @@ def test_a_script_without_a_main_guard_can_run_workers(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     assert sorted(r["row"] for r in read_results(out)) == list(range(1, 13))
     assert done.stdout.count("12 rows: 9 passed") == 1
+
+
+def test_rows_and_results_larger_than_a_pipe_can_hold_do_not_stall_the_run(tmp_path: Path) -> None:
+    rows = numbered_rows(200)
+    for index, row in enumerate(rows):
+        row["context"] = [f"Document {index}-{part}: " + "rain and wind " * 700 for part in range(3)]  # ~30 kB a row
+    data = write_jsonl(tmp_path / "rows.jsonl", rows)
+    spec = tmp_path / "judge.json"
+    long_defect = "the answer is not JSON; " * 1000  # ~24 kB in each result, twice (detail and feedback)
+    spec.write_text(
+        json.dumps(
+            {
+                "criteria": [
+                    {"kind": "check", "name": "json", "check": {"answer_is_json": True}, "defect": long_defect},
+                    {"kind": "noul", "name": "has_details", "instructions": "Details in `assistant_answer`?", "minimum": 0.5},
+                ]
+            }
+        ),
+        encoding="utf-8",
+    )
+    out = tmp_path / "results.jsonl"
+    with JevServer(weather_answers, keep_bodies=False) as server:
+        done = run_cli(
+            *judge_args(data, server.base_url, "--out", out, "--concurrency", "64", "--workers", "2", "--quiet", judge=spec),
+            timeout=90,
+        )
+    assert done.returncode == 0, done.stderr
+    records = read_results(out)
+    assert sorted(r["row"] for r in records) == list(range(1, 201))
+    assert all(long_defect.strip() in r["feedback"] for r in records)

@@ -92,7 +92,7 @@ def test_workers_write_what_one_process_writes(tmp_path: Path) -> None:
 
 @linux_only
 def test_a_worker_that_dies_stops_the_run_and_resume_finishes_it(tmp_path: Path) -> None:
-    data = write_jsonl(tmp_path / "rows.jsonl", numbered_rows(80))
+    data = write_jsonl(tmp_path / "rows.jsonl", numbered_rows(40))
     out = tmp_path / "results.jsonl"
     marker = uuid.uuid4().hex
     with JevServer(weather_answers, delay=0.1) as server:
@@ -114,18 +114,18 @@ def test_a_worker_that_dies_stops_the_run_and_resume_finishes_it(tmp_path: Path)
         assert "run again with --resume to finish" in stderr
         assert wait_for_no_processes(marker) == {}
         first = read_results(out)  # every line whole: only the command writes the file
-        assert 6 <= len(first) < 80
+        assert 6 <= len(first) < 40
         assert len({r["row"] for r in first}) == len(first)
         server.reset()
         resumed = run_cli(*judge_args(data, server.base_url, "--out", out, "--resume", "--workers", "2"))
     assert resumed.returncode == 0, resumed.stderr
-    assert sorted(r["row"] for r in read_results(out)) == list(range(1, 81))
-    assert server.request_count == 80 - len(first)
+    assert sorted(r["row"] for r in read_results(out)) == list(range(1, 41))
+    assert server.request_count == 40 - len(first)
 
 
 @linux_only
 def test_ctrl_c_stops_the_command_and_its_workers_and_resume_finishes(tmp_path: Path) -> None:
-    data = write_jsonl(tmp_path / "rows.jsonl", numbered_rows(80))
+    data = write_jsonl(tmp_path / "rows.jsonl", numbered_rows(40))
     out = tmp_path / "results.jsonl"
     marker = uuid.uuid4().hex
     with JevServer(weather_answers, delay=0.1) as server:
@@ -150,8 +150,8 @@ def test_ctrl_c_stops_the_command_and_its_workers_and_resume_finishes(tmp_path: 
         server.reset()
         resumed = run_cli(*judge_args(data, server.base_url, "--out", out, "--resume", "--workers", "2"))
     assert resumed.returncode == 0, resumed.stderr
-    assert sorted(r["row"] for r in read_results(out)) == list(range(1, 81))
-    assert server.request_count == 80 - len(first)
+    assert sorted(r["row"] for r in read_results(out)) == list(range(1, 41))
+    assert server.request_count == 40 - len(first)
 
 
 @pytest.mark.parametrize("value", ["0", "-2", "many"])

@@ -209,8 +209,12 @@ class JevJudge(RunnableSerializable[JudgeInput, JevVerdict]):
     def invoke(self, input: JudgeInput, config: RunnableConfig | None = None, **kwargs: Any) -> JevVerdict:
         """Judge one input; traced as one chain run with the model call as its child."""
         config = ensure_config(config)
-        run = get_callback_manager_for_config(config).on_chain_start(
-            None, input, run_type="chain", name=self._run_name(config), run_id=config.pop("run_id", None)
+        manager = get_callback_manager_for_config(config)
+        run_id = config.pop("run_id", None)
+        if not manager.handlers:  # nothing would see the run: skip its bookkeeping
+            return self._run(input, config)
+        run = manager.on_chain_start(
+            None, input, run_type="chain", name=self._run_name(config), run_id=run_id
         )
         try:
             child = patch_config(config, callbacks=run.get_child())
@@ -227,8 +231,12 @@ class JevJudge(RunnableSerializable[JudgeInput, JevVerdict]):
     ) -> JevVerdict:
         """Asynchronous `invoke`."""
         config = ensure_config(config)
-        run = await get_async_callback_manager_for_config(config).on_chain_start(
-            None, input, run_type="chain", name=self._run_name(config), run_id=config.pop("run_id", None)
+        manager = get_async_callback_manager_for_config(config)
+        run_id = config.pop("run_id", None)
+        if not manager.handlers:  # nothing would see the run: skip its bookkeeping
+            return await self._arun(input, config)
+        run = await manager.on_chain_start(
+            None, input, run_type="chain", name=self._run_name(config), run_id=run_id
         )
         try:
             child = patch_config(config, callbacks=run.get_child())

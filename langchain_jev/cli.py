@@ -24,7 +24,7 @@ import math
 import os
 import sys
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TextIO
 
 __all__ = ["EXIT_BAD_INPUT", "EXIT_BELOW_THRESHOLD", "EXIT_MODEL_ERRORS", "EXIT_OK", "main"]
@@ -77,24 +77,23 @@ def _rate(text: str) -> float:
     return value
 
 
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
-    return value
+def _int_at_least(minimum: int, wording: str) -> Callable[[str], int]:
+    """An argparse type: a whole number of at least ``minimum`` (``wording`` says the bound)."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+        if value < minimum:
+            raise argparse.ArgumentTypeError(f"must be {wording}, got {value}")
+        return value
+
+    return parse
 
 
-def _non_negative_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be 0 or more, got {value}")
-    return value
+_positive_int = _int_at_least(1, "at least 1")
+_non_negative_int = _int_at_least(0, "0 or more")
 
 
 def _workers(text: str) -> int | None:

@@ -11,7 +11,7 @@ from langchain_core.decisions import Choice, Noul, Score
 from pydantic_core import PydanticSerializationError, to_json
 
 from langchain_jev.errors import JevConfigurationError
-from langchain_jev.input import JevJudgeInput
+from langchain_jev.input import JevJudgeInput, unicode_fault
 
 __all__ = ["CriterionKind", "Dependency", "JevCriterion", "Predicate"]
 
@@ -293,14 +293,11 @@ def validate_criteria(criteria: Iterable[JevCriterion]) -> tuple[JevCriterion, .
 def _check_name(name: Any) -> None:
     if not isinstance(name, str) or not name.strip():
         raise JevConfigurationError(f"a criterion name must be a non-empty string, got {name!r}")
-    if not name.isascii():
-        try:
-            name.encode("utf-8")
-        except UnicodeEncodeError as error:
-            raise JevConfigurationError(
-                f"criterion {name!r}: the name is not valid Unicode text ({error.reason} "
-                f"at position {error.start}), so it cannot be sent as JSON"
-            ) from None
+    fault = unicode_fault(name)
+    if fault is not None:
+        raise JevConfigurationError(
+            f"criterion {name!r}: the name is not valid Unicode text ({fault}), so it cannot be sent as JSON"
+        )
 
 
 def _check_type(name: str, question: Any, expected: type, label: str) -> None:

@@ -240,6 +240,17 @@ class JevJudgeInput:
         return value
 
 
+def unicode_fault(text: str) -> str | None:
+    """Why ``text`` cannot be encoded as UTF-8 (a lone surrogate, say), or None when it can."""
+    if text.isascii():
+        return None
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as error:
+        return f"{error.reason} at position {error.start}"
+    return None
+
+
 def _text(state: Mapping[str, Any], name: str) -> str | None:
     value = state.get(name)
     if value is not None and not isinstance(value, str):

@@ -12,6 +12,7 @@ from langchain_core.messages import BaseMessage, convert_to_openai_messages
 from typesafe_sdk import Image
 
 from langchain_jev.errors import JevInputError
+from langchain_jev.input import unicode_fault
 
 __all__ = ["MAX_DEPTH", "wire_questions", "wire_state"]
 
@@ -64,13 +65,9 @@ def wire_state(state: Any, path: str = "state", depth: int = 0) -> Any:
 
 
 def _text(text: str, path: str) -> str:
-    if not text.isascii():
-        try:
-            text.encode("utf-8")
-        except UnicodeEncodeError as error:
-            raise JevInputError(
-                f"{_shown(path)}: text is not valid Unicode ({error.reason} at position {error.start})"
-            ) from None
+    fault = unicode_fault(text)
+    if fault is not None:
+        raise JevInputError(f"{_shown(path)}: text is not valid Unicode ({fault})")
     return text
 
 

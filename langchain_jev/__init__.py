@@ -47,14 +47,22 @@ from typing import TYPE_CHECKING
 from langchain_jev._lazy import lazy_exports
 
 if TYPE_CHECKING:
-    from langchain_jev.cache import CachedDecisionModel, DecisionCache, InMemoryCache, SQLiteCache
     from langchain_jev.conversation import input_from_messages
     from langchain_jev.criteria import JevCriterion
-    from langchain_jev.errors import JevConfigurationError, JevError, JevInputError, MissingCredentialsError
+    from langchain_jev.errors import (
+        ChatModelOutputError,
+        GuardrailUndecidedError,
+        JevConfigurationError,
+        JevError,
+        JevInputError,
+        JudgeSpecError,
+        LogprobsUnavailableError,
+        MissingCredentialsError,
+    )
     from langchain_jev.feedback import default_feedback
     from langchain_jev.graph.guardrail import create_guardrail_node
-    from langchain_jev.graph.hazards import HazardBattery
     from langchain_jev.graph.self_refine import create_self_refine_graph
+    from langchain_jev.guardrails.battery import HazardBattery
     from langchain_jev.input import (
         ANSWER_FIELD,
         CONTEXT_FIELD,
@@ -66,16 +74,13 @@ if TYPE_CHECKING:
     )
     from langchain_jev.judge import JevJudge
     from langchain_jev.langsmith import JevRunEvaluator, jev_summary_evaluator
-    from langchain_jev.models.chat import (
-        ChatModelDecisionModel,
-        ChatModelOutputError,
-        LogprobsUnavailableError,
-    )
+    from langchain_jev.models.cache import CachedDecisionModel, DecisionCache, InMemoryCache, SQLiteCache
+    from langchain_jev.models.chat import ChatModelDecisionModel
     from langchain_jev.models.jev import JevDecisionModel
     from langchain_jev.models.response import DecisionResponse
     from langchain_jev.models.typesafe_classifier import TypeSafeClassifierDecisionModel
     from langchain_jev.runs import judge_input_from_run
-    from langchain_jev.spec import JudgeSpec, JudgeSpecError, judge_schema, load_judge
+    from langchain_jev.spec import JudgeSpec, judge_schema, load_judge
     from langchain_jev.statements import Statement, statement_criteria
     from langchain_jev.verdict import JevFinding, JevVerdict, Outcome
 
@@ -85,14 +90,15 @@ __version__ = "0.1.0"
 _EXPORTS: dict[str, str] = {
     "ANSWER_FIELD": "langchain_jev.input",
     "CONTEXT_FIELD": "langchain_jev.input",
-    "CachedDecisionModel": "langchain_jev.cache",
+    "CachedDecisionModel": "langchain_jev.models.cache",
     "ChatModelDecisionModel": "langchain_jev.models.chat",
-    "ChatModelOutputError": "langchain_jev.models.chat",
-    "DecisionCache": "langchain_jev.cache",
+    "ChatModelOutputError": "langchain_jev.errors",
+    "DecisionCache": "langchain_jev.models.cache",
     "DecisionResponse": "langchain_jev.models.response",
     "EXPECTED_FIELD": "langchain_jev.input",
-    "HazardBattery": "langchain_jev.graph.hazards",
-    "InMemoryCache": "langchain_jev.cache",
+    "GuardrailUndecidedError": "langchain_jev.errors",
+    "HazardBattery": "langchain_jev.guardrails.battery",
+    "InMemoryCache": "langchain_jev.models.cache",
     "JevConfigurationError": "langchain_jev.errors",
     "JevCriterion": "langchain_jev.criteria",
     "JevDecisionModel": "langchain_jev.models.jev",
@@ -104,12 +110,12 @@ _EXPORTS: dict[str, str] = {
     "JevRunEvaluator": "langchain_jev.langsmith",
     "JevVerdict": "langchain_jev.verdict",
     "JudgeSpec": "langchain_jev.spec",
-    "JudgeSpecError": "langchain_jev.spec",
-    "LogprobsUnavailableError": "langchain_jev.models.chat",
+    "JudgeSpecError": "langchain_jev.errors",
+    "LogprobsUnavailableError": "langchain_jev.errors",
     "MissingCredentialsError": "langchain_jev.errors",
     "Outcome": "langchain_jev.verdict",
     "QUESTION_FIELD": "langchain_jev.input",
-    "SQLiteCache": "langchain_jev.cache",
+    "SQLiteCache": "langchain_jev.models.cache",
     "Statement": "langchain_jev.statements",
     "TOOL_CALLS_FIELD": "langchain_jev.input",
     "ToolCall": "langchain_jev.input",
@@ -134,6 +140,7 @@ __all__ = [
     "DecisionCache",
     "DecisionResponse",
     "EXPECTED_FIELD",
+    "GuardrailUndecidedError",
     "HazardBattery",
     "InMemoryCache",
     "JevConfigurationError",

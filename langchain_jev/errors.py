@@ -1,13 +1,46 @@
-"""Errors raised by langchain-jev.
+"""Errors raised by langchain-jev: the whole hierarchy, in one place.
 
-Every error is a subclass of `JevError`, so a caller can catch the package's own
-failures at one level. Configuration mistakes are also `ValueError`s, and a
-decision model that cannot be reached raises the provider's own error unchanged.
+Every error the package raises is a `JevError`, so a caller can catch the
+package's own failures at one level, or at the level below that it cares
+about. Built-in parents are kept where a caller would reach for them
+(``except ValueError`` still catches a bad setting)::
+
+    JevError
+    ├── JevConfigurationError (ValueError)   a judge, criterion, model or option built wrong
+    │   ├── MissingCredentialsError          no API key for Jev (names TYPESAFE_API_KEY)
+    │   └── JudgeSpecError                   a judge file that cannot become a judge; names each place
+    ├── JevInputError (TypeError)            a state or judge input that cannot be read
+    ├── ChatModelOutputError (ValueError)    a chat model's reply unreadable after one corrective retry
+    │   └── LogprobsUnavailableError         the "logprobs" strategy got no token log-probabilities
+    ├── GuardrailUndecidedError              a rail with on_error="raise" got no readable answer
+    ├── DatasetError                         a dataset file the command line cannot read at all
+    └── ResultsError                         a results file that cannot be resumed
+
+A decision model that cannot be reached raises the provider's own error
+unchanged (``typesafe.TypeSafeError`` and its family, or the chat provider's),
+so a judge that cannot reach its model never quietly passes.
 """
 
 from __future__ import annotations
 
-__all__ = ["JevConfigurationError", "JevError", "JevInputError", "MissingCredentialsError"]
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from langchain_jev.guardrails.policy import GuardrailReport
+
+__all__ = [
+    "ChatModelOutputError",
+    "DatasetError",
+    "GuardrailUndecidedError",
+    "JevConfigurationError",
+    "JevError",
+    "JevInputError",
+    "JudgeSpecError",
+    "LogprobsUnavailableError",
+    "MissingCredentialsError",
+    "ResultsError",
+]
 
 
 class JevError(Exception):
@@ -64,5 +97,112 @@ class MissingCredentialsError(JevConfigurationError):
         Traceback (most recent call last):
         ...
         langchain_jev.errors.MissingCredentialsError: no API key for Jev: set TYPESAFE_API_KEY...
+
+    """
+
+
+class JudgeSpecError(JevConfigurationError):
+    """A judge file or mapping that cannot become a judge; every problem names its place.
+
+    ``problems`` lists ``(location, message)`` pairs; ``source`` is the file, if
+    any, and ``lines`` the line of each location in it, where known.
+
+    Example:
+        >>> from langchain_jev.spec import load_judge
+        >>> load_judge({"criteria": [{"kind": "noul", "name": "ok",
+        ...     "instructions": "Is it fine?", "minimum": 1.5}]})
+        Traceback (most recent call last):
+        ...
+        langchain_jev.errors.JudgeSpecError: criteria[0].minimum: must be between 0 and 1, got 1.5
+
+    """
+
+    def __init__(
+        self,
+        problems: Sequence[tuple[str, str]],
+        source: str | None = None,
+        lines: Mapping[str, int] | None = None,
+    ) -> None:
+        self.problems: tuple[tuple[str, str], ...] = tuple(problems)
+        self.source = source
+        self.lines: dict[str, int] = dict(lines or {})
+        super().__init__("\n".join(self.messages()))
+
+    def messages(self) -> list[str]:
+        """One line per problem: ``[source[:line]: ]location: message``."""
+        out = []
+        for where, what in self.problems:
+            prefix = ""
+            if self.source:
+                line = self.lines.get(where)
+                prefix = f"{self.source}:{line}: " if line else f"{self.source}: "
+            out.append(f"{prefix}{where}: {what}" if where else f"{prefix}{what}")
+        return out
+
+
+class GuardrailUndecidedError(JevError):
+    """A rail with ``on_error="raise"`` got no readable answer for some categories.
+
+    Example:
+        >>> from langchain_jev.guardrails.policy import GuardrailReport
+        >>> error = GuardrailUndecidedError(GuardrailReport("output", True, undecided=("hate",)))
+        >>> str(error)
+        'the output safety check got no readable answer for: hate'
+
+    """
+
+    def __init__(self, report: GuardrailReport) -> None:
+        self.report = report
+        super().__init__(
+            f"the {report.check} safety check got no readable answer for: {', '.join(report.undecided)}"
+        )
+
+
+class ChatModelOutputError(JevError, ValueError):
+    """The chat model's reply could not be read, even after a corrective retry.
+
+    The message says what failed and shows the start of the raw output, so the
+    cause can be seen without a trace.
+
+    Example:
+        >>> try:
+        ...     raise ChatModelOutputError("the reply is not valid JSON; raw output: 'Sure!'")
+        ... except ValueError as error:
+        ...     print(error)
+        the reply is not valid JSON; raw output: 'Sure!'
+
+    """
+
+
+class LogprobsUnavailableError(ChatModelOutputError):
+    """The ``"logprobs"`` strategy got a reply without token log-probabilities.
+
+    Probabilities are never invented: use a provider that returns OpenAI-style
+    ``logprobs`` (ChatOpenAI, vLLM, Ollama's OpenAI-compatible endpoint), or the
+    ``"structured"`` or ``"auto"`` strategy.
+
+    Example:
+        >>> issubclass(LogprobsUnavailableError, ChatModelOutputError)
+        True
+
+    """
+
+
+class DatasetError(JevError):
+    """A dataset file that cannot be read at all (missing, unreadable, not the format).
+
+    Example:
+        >>> issubclass(DatasetError, JevError)
+        True
+
+    """
+
+
+class ResultsError(JevError):
+    """A results file that cannot be resumed (not ours, or damaged before its last line).
+
+    Example:
+        >>> issubclass(ResultsError, JevError)
+        True
 
     """

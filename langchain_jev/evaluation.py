@@ -118,7 +118,9 @@ class JevStringEvaluator(StringEvaluator):
             ("reference", self._requires_reference, reference),
         ):
             if required and value is None:
-                raise ValueError(f"JevStringEvaluator was built with requires_{name}=True: pass {name}=")
+                raise JevConfigurationError(
+                    f"JevStringEvaluator was built with requires_{name}=True: pass {name}="
+                )
 
     def _evaluate_strings(
         self,
@@ -173,7 +175,7 @@ def _prepare(
 ) -> tuple[JevJudgeInput, RunnableConfig]:
     """Check the arguments of one evaluation; return the judge input and config (with a run id)."""
     if extra:
-        raise TypeError(
+        raise JevInputError(
             f"JevStringEvaluator got unexpected argument(s) {sorted(extra)}; it takes prediction, "
             "input, reference, callbacks, tags, metadata and include_run_info"
         )

@@ -20,6 +20,7 @@ EXPECTED = [
     "DecisionCache",
     "DecisionResponse",
     "EXPECTED_FIELD",
+    "GuardrailUndecidedError",
     "HazardBattery",
     "InMemoryCache",
     "JevConfigurationError",

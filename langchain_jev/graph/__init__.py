@@ -1,31 +1,60 @@
-"""LangGraph nodes and graphs of langchain-jev.
+"""LangGraph nodes and graphs of langchain-jev: self-refine, the guardrail node, the guarded model node.
 
-Names are imported lazily, so importing this package stays cheap.
+The guardrail core they use lives in `langchain_jev.guardrails`; its public
+names are re-exported here too. Names are imported lazily, so importing this
+package stays cheap.
 """
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from langchain_jev._lazy import lazy_exports
 
-# public name -> module that defines it (each spoke adds its own lines)
+if TYPE_CHECKING:
+    from langchain_jev.errors import GuardrailUndecidedError
+    from langchain_jev.graph.guarded_model import create_guarded_model_node, guard_model
+    from langchain_jev.graph.guardrail import GuardrailState, create_guardrail_node
+    from langchain_jev.graph.self_refine import SelfRefineState, create_self_refine_graph
+    from langchain_jev.guardrails.battery import HazardAssessment, HazardBattery
+    from langchain_jev.guardrails.catalog import HAZARDS, STRICTNESS_PRESETS, Hazard
+    from langchain_jev.guardrails.policy import GuardrailReport
+    from langchain_jev.refine import SelfRefineDraft
+
+# public name -> module that defines it
 _EXPORTS: dict[str, str] = {
-    "GuardrailReport": "langchain_jev.graph.guardrail_policy",
+    "GuardrailReport": "langchain_jev.guardrails.policy",
     "GuardrailState": "langchain_jev.graph.guardrail",
-    "GuardrailUndecidedError": "langchain_jev.graph.guardrail_policy",
-    "HAZARDS": "langchain_jev.graph.hazard_catalog",
-    "Hazard": "langchain_jev.graph.hazard_catalog",
-    "HazardAssessment": "langchain_jev.graph.hazards",
-    "HazardBattery": "langchain_jev.graph.hazards",
-    "STRICTNESS_PRESETS": "langchain_jev.graph.hazard_catalog",
+    "GuardrailUndecidedError": "langchain_jev.errors",
+    "HAZARDS": "langchain_jev.guardrails.catalog",
+    "Hazard": "langchain_jev.guardrails.catalog",
+    "HazardAssessment": "langchain_jev.guardrails.battery",
+    "HazardBattery": "langchain_jev.guardrails.battery",
+    "STRICTNESS_PRESETS": "langchain_jev.guardrails.catalog",
     "SelfRefineDraft": "langchain_jev.refine",
     "SelfRefineState": "langchain_jev.graph.self_refine",
-    "create_guarded_model_node": "langchain_jev.graph.guardrail_model",
+    "create_guarded_model_node": "langchain_jev.graph.guarded_model",
     "create_guardrail_node": "langchain_jev.graph.guardrail",
     "create_self_refine_graph": "langchain_jev.graph.self_refine",
-    "guard_model": "langchain_jev.graph.guardrail_model",
+    "guard_model": "langchain_jev.graph.guarded_model",
 }
 
-__all__ = sorted(_EXPORTS)
+__all__ = [
+    "GuardrailReport",
+    "GuardrailState",
+    "GuardrailUndecidedError",
+    "HAZARDS",
+    "Hazard",
+    "HazardAssessment",
+    "HazardBattery",
+    "STRICTNESS_PRESETS",
+    "SelfRefineDraft",
+    "SelfRefineState",
+    "create_guarded_model_node",
+    "create_guardrail_node",
+    "create_self_refine_graph",
+    "guard_model",
+]
 
 
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())

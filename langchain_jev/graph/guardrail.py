@@ -49,15 +49,15 @@ from langgraph.graph import END, MessagesState
 from langgraph.types import Command
 
 from langchain_jev.errors import JevConfigurationError
-from langchain_jev.graph.guardrail_policy import (
+from langchain_jev.guardrails.battery import HazardBattery
+from langchain_jev.guardrails.catalog import DIRECTIONS, Direction
+from langchain_jev.guardrails.policy import (
     OnError,
     RefusalMessage,
     check_on_error,
     check_refusal_message,
 )
-from langchain_jev.graph.guardrail_rail import GuardrailRail, RailOutcome, state_messages
-from langchain_jev.graph.hazard_catalog import DIRECTIONS, Direction
-from langchain_jev.graph.hazards import HazardBattery
+from langchain_jev.guardrails.rail import GuardrailRail, RailOutcome, state_messages
 
 __all__ = ["GuardrailState", "create_guardrail_node"]
 

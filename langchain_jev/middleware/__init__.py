@@ -1,4 +1,4 @@
-"""LangGraph agent middleware (extra `middleware`) of langchain-jev.
+"""LangChain agent middleware (extra `middleware`) of langchain-jev: self-refine and the guardrail.
 
 Names are imported lazily, so importing this package stays cheap and works
 without the `langchain` extra until a middleware is used.
@@ -6,9 +6,15 @@ without the `langchain` extra until a middleware is used.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from langchain_jev._lazy import lazy_exports
 
-# public name -> module that defines it (each spoke adds its own lines)
+if TYPE_CHECKING:
+    from langchain_jev.middleware.guardrail import JevGuardrailMiddleware, JevGuardrailState
+    from langchain_jev.middleware.self_refine import JevSelfRefineMiddleware, SelfRefineAgentState
+
+# public name -> module that defines it
 _EXPORTS: dict[str, str] = {
     "JevGuardrailMiddleware": "langchain_jev.middleware.guardrail",
     "JevGuardrailState": "langchain_jev.middleware.guardrail",
@@ -16,7 +22,12 @@ _EXPORTS: dict[str, str] = {
     "SelfRefineAgentState": "langchain_jev.middleware.self_refine",
 }
 
-__all__ = sorted(_EXPORTS)
+__all__ = [
+    "JevGuardrailMiddleware",
+    "JevGuardrailState",
+    "JevSelfRefineMiddleware",
+    "SelfRefineAgentState",
+]
 
 
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())

@@ -49,15 +49,15 @@ from langgraph.runtime import Runtime
 from langgraph.types import Command
 
 from langchain_jev.errors import JevConfigurationError
-from langchain_jev.graph.guardrail_policy import (
+from langchain_jev.guardrails.battery import HazardBattery, find_hazard, thresholds_for
+from langchain_jev.guardrails.catalog import DEFAULT_STRICTNESS, HAZARDS
+from langchain_jev.guardrails.policy import (
     OnError,
     RefusalMessage,
     check_on_error,
     check_refusal_message,
 )
-from langchain_jev.graph.guardrail_rail import GuardrailRail, RailOutcome, hold_tokens
-from langchain_jev.graph.hazard_catalog import DEFAULT_STRICTNESS, HAZARDS
-from langchain_jev.graph.hazards import HazardBattery, find_hazard, thresholds_for
+from langchain_jev.guardrails.rail import GuardrailRail, RailOutcome, hold_tokens
 from langchain_jev.middleware._agents import (
     AgentMiddleware,
     AgentState,

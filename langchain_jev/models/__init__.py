@@ -1,7 +1,47 @@
-"""Decision models a judge can ask: Jev, any chat model, and adapters."""
+"""Decision models a judge can ask: Jev, any chat model, langchain-typesafe's classifier, and a cache.
 
-from langchain_jev.models.jev import JevDecisionModel
-from langchain_jev.models.resolve import as_decision_model
-from langchain_jev.models.response import DecisionResponse
+- `jev`: `JevDecisionModel`, Jev through the official typesafe-sdk;
+- `chat/`: `ChatModelDecisionModel`, any LangChain chat model answering the same typed questions;
+- `typesafe_classifier`: an adapter for langchain-typesafe's `TypeSafeClassifier`;
+- `cache`: `CachedDecisionModel`, which answers repeated requests from a cache;
+- `resolve`: `as_decision_model`, what a judge's ``model=`` accepts;
+- `response`, `wire`: the answers read strictly, and the request put on the wire.
 
-__all__ = ["DecisionResponse", "JevDecisionModel", "as_decision_model"]
+Names are imported lazily, so importing this package stays cheap.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from langchain_jev._lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from langchain_jev.models.cache import CachedDecisionModel, DecisionCache, InMemoryCache, SQLiteCache
+    from langchain_jev.models.jev import JevDecisionModel
+    from langchain_jev.models.resolve import as_decision_model
+    from langchain_jev.models.response import DecisionResponse
+
+# public name -> module that defines it
+_EXPORTS: dict[str, str] = {
+    "CachedDecisionModel": "langchain_jev.models.cache",
+    "DecisionCache": "langchain_jev.models.cache",
+    "DecisionResponse": "langchain_jev.models.response",
+    "InMemoryCache": "langchain_jev.models.cache",
+    "JevDecisionModel": "langchain_jev.models.jev",
+    "SQLiteCache": "langchain_jev.models.cache",
+    "as_decision_model": "langchain_jev.models.resolve",
+}
+
+__all__ = [
+    "CachedDecisionModel",
+    "DecisionCache",
+    "DecisionResponse",
+    "InMemoryCache",
+    "JevDecisionModel",
+    "SQLiteCache",
+    "as_decision_model",
+]
+
+
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())

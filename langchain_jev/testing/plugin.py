@@ -80,7 +80,7 @@ def jev_model(request: pytest.FixtureRequest) -> Iterator[BaseDecisionModel]:
         finally:
             jev.close()
         return
-    from langchain_jev.cache import CachedDecisionModel, SQLiteCache
+    from langchain_jev.models.cache import CachedDecisionModel, SQLiteCache
 
     cache = SQLiteCache(path)
     try:

@@ -25,6 +25,8 @@ from tests.cli.helpers import (
 )
 from tests.support.jev_server import Fault, JevServer
 
+pytestmark = pytest.mark.slow  # subprocesses, servers or large loads: `-m "not slow"` leaves them out
+
 
 @pytest.fixture
 def server() -> Iterator[JevServer]:

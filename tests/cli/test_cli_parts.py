@@ -12,14 +12,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from langchain_jev import cli_readers
 from langchain_jev.cli import exit_code
-from langchain_jev.cli_pacing import TokenBucket
-from langchain_jev.cli_progress import Progress, render_bar
-from langchain_jev.cli_readers import DatasetError, count_rows, detect_format, read_rows
-from langchain_jev.cli_report import Tally, format_table, summary_lines
-from langchain_jev.cli_results import ResultsError, resume_results
-from langchain_jev.cli_rows import FieldMap, map_row, row_key
+from langchain_jev.cli import readers as cli_readers
+from langchain_jev.cli.pacing import TokenBucket
+from langchain_jev.cli.progress import Progress, render_bar
+from langchain_jev.cli.readers import DatasetError, count_rows, detect_format, read_rows
+from langchain_jev.cli.report import Tally, format_table, summary_lines
+from langchain_jev.cli.results import ResultsError, resume_results
+from langchain_jev.cli.rows import FieldMap, map_row, row_key
 
 # ----------------------------------------------------------------------------- token bucket
 
@@ -334,7 +334,7 @@ async def test_the_sharded_transport_spreads_requests_over_its_pools() -> None:
 
     import httpx2
 
-    from langchain_jev.cli_transport import ShardedTransport
+    from langchain_jev.cli.transport import ShardedTransport
     from tests.support.jev_server import JevServer
 
     transport = ShardedTransport(shards=4, connections=16)
@@ -367,8 +367,8 @@ async def test_cache_hits_do_not_wait_for_the_rate_limiter() -> None:
 
     from langchain_core.decisions import Noul
 
-    from langchain_jev.cache import CachedDecisionModel, InMemoryCache
-    from langchain_jev.cli_pacing import PacedDecisionModel, RateLimiter
+    from langchain_jev.cli.pacing import PacedDecisionModel, RateLimiter
+    from langchain_jev.models.cache import CachedDecisionModel, InMemoryCache
     from langchain_jev.testing import ScriptedDecisionModel
 
     inner = ScriptedDecisionModel({"ok": 0.9})

@@ -7,6 +7,8 @@ import time
 import uuid
 from pathlib import Path
 
+import pytest
+
 from tests.cli.helpers import (
     WEATHER_DATA,
     WORKERS,
@@ -22,6 +24,8 @@ from tests.cli.helpers import (
     write_jsonl,
 )
 from tests.support.jev_server import Fault, JevServer
+
+pytestmark = pytest.mark.slow  # subprocesses, servers or large loads: `-m "not slow"` leaves them out
 
 
 def _complete_lines(path: Path) -> list[str]:

@@ -15,8 +15,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from langchain_jev.cli_model import ModelSettings
-from langchain_jev.cli_pool import (
+from langchain_jev.cli.model import ModelSettings
+from langchain_jev.cli.pool import (
     CONCURRENCY_PER_WORKER,
     ROWS_PER_WORKER,
     WorkerSetup,
@@ -24,8 +24,8 @@ from langchain_jev.cli_pool import (
     resolve_workers,
     split_concurrency,
 )
-from langchain_jev.cli_rows import FieldMap
-from langchain_jev.cli_worker import ParentLimiter
+from langchain_jev.cli.rows import FieldMap
+from langchain_jev.cli.worker import ParentLimiter
 from langchain_jev.spec import load_spec
 from langchain_jev.testing import ScriptedDecisionModel
 from tests.cli.helpers import (
@@ -41,6 +41,8 @@ from tests.cli.helpers import (
     write_jsonl,
 )
 from tests.support.jev_server import JevServer
+
+pytestmark = pytest.mark.slow  # subprocesses, servers or large loads: `-m "not slow"` leaves them out
 
 linux_only = pytest.mark.skipif(sys.platform != "linux", reason="reads processes from /proc")
 

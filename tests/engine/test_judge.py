@@ -23,8 +23,7 @@ from tests.engine.rubrics import (
     mode,
     plausible,
 )
-from tests.engine.wire import JevWire, choice, noul, score
-from tests.fakes import RunRecorder
+from tests.fakes import JevWire, RunRecorder, choice, noul, score
 
 SPEC_SCORE = score({0: 0.0, 1: 0.07, 2: 0.52, 3: 0.41}, HELPFULNESS_LEVELS)
 

@@ -187,7 +187,7 @@ def scripted_judge(**options: Any) -> JevJudge:
 
 def wire_answers() -> dict[str, Any]:
     """The same answers, as the Jev API sends them (for tests.engine.wire.JevWire)."""
-    from tests.engine.wire import choice, noul
+    from tests.fakes import choice, noul
 
     def score(body: dict[str, Any]) -> dict[str, Any]:
         value = helpfulness_level(body["state"])

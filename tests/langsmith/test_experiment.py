@@ -12,7 +12,7 @@ from langsmith import aevaluate, evaluate
 from langchain_jev import JevJudge
 from langchain_jev.langsmith import OVERALL_KEY, jev_summary_evaluator
 from langchain_jev.testing import ScriptedDecisionModel
-from tests.engine.wire import API_KEY, JevWire
+from tests.fakes import API_KEY, JevWire
 from tests.langsmith.helpers import (
     EXPECTED,
     QUESTIONS,

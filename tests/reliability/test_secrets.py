@@ -30,7 +30,7 @@ from typesafe_sdk import RetryPolicy, TypeSafeError
 from langchain_jev import JevDecisionModel, JevJudge, JevJudgeInput
 from langchain_jev.graph import HazardBattery
 from langchain_jev.middleware import JevGuardrailMiddleware
-from tests.guardrail.helpers import chat, guarded_graph
+from tests.guardrails.helpers import chat, guarded_graph
 from tests.langsmith.helpers import offline_client
 from tests.reliability.helpers import GOOD_ANSWERS, criteria
 from tests.support.jev_server import Fault, JevServer

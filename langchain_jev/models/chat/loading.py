@@ -16,7 +16,7 @@ def load_chat_model(chat_model: Any) -> BaseChatModel:
     """Return ``chat_model`` as a `BaseChatModel`; a ``"provider:model"`` string is initialised.
 
     A string goes to ``langchain.chat_models.init_chat_model``, which needs the
-    ``middleware`` extra (``pip install "langchain-jev[middleware]"``) and the
+    ``chat`` extra (``pip install "langchain-jev[chat]"``) and the
     provider's own package (for example ``langchain-openai``).
 
     Raises:
@@ -39,7 +39,7 @@ def load_chat_model(chat_model: Any) -> BaseChatModel:
         except ImportError:
             raise JevConfigurationError(
                 f"chat_model {chat_model!r} is a model string, which needs langchain's "
-                f"init_chat_model: {install_hint('middleware')} or pass a BaseChatModel instance"
+                f"init_chat_model: {install_hint('chat')} or pass a BaseChatModel instance"
             ) from None
         model = init_chat_model(chat_model)
         if not isinstance(model, BaseChatModel):

@@ -20,7 +20,9 @@ from langgraph.constants import TAG_NOSTREAM
 from langgraph.errors import GraphBubbleUp
 
 from langchain_jev.errors import JevConfigurationError, JevInputError
-from langchain_jev.graph.guardrail_policy import (
+from langchain_jev.guardrails.battery import HazardAssessment, HazardBattery
+from langchain_jev.guardrails.catalog import Direction
+from langchain_jev.guardrails.policy import (
     GuardrailReport,
     OnError,
     RefusalMessage,
@@ -30,9 +32,7 @@ from langchain_jev.graph.guardrail_policy import (
     refusal_reply,
     refusal_text,
 )
-from langchain_jev.graph.hazard_catalog import Direction
-from langchain_jev.graph.hazard_subjects import Subject, output_subject, subject_for
-from langchain_jev.graph.hazards import HazardAssessment, HazardBattery
+from langchain_jev.guardrails.subjects import Subject, output_subject, subject_for
 
 __all__ = ["GuardrailRail", "RailOutcome", "hold_tokens", "rail_config", "state_messages"]
 

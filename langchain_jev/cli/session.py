@@ -1,29 +1,26 @@
-"""Running a judge over a dataset: rows streamed in, a bounded number judged at once, results out.
+"""What a run shares with its worker processes: options, rows as jobs, the session that reads and writes.
 
 One process reads and writes: a `Session` streams the rows (naming bad ones
 with their line, skipping rows an earlier run judged), writes each result the
-moment it is known, and keeps the tally and the progress display. The judging
-happens either here, ``concurrency`` rows at once on one event loop, or in
-worker processes (`langchain_jev.cli_pool`) that each judge their share of the
-rows at once; either way at most ``concurrency`` rows are in flight, so memory
-stays flat however long the file is. A row whose decision model fails is
-recorded as an error, never as a pass.
+moment it is known, and keeps the tally and the progress display. `Job` is one
+row to judge and `judge_job` judges it; `langchain_jev.cli.run` (judging here)
+and `langchain_jev.cli.worker` (judging in a worker process) both build on
+these, so neither imports the other.
 """
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import gc
 import os
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import Any, TextIO
 
-from langchain_jev.cli_progress import Progress
-from langchain_jev.cli_readers import DatasetError, Format, count_rows, read_rows
-from langchain_jev.cli_report import Tally
-from langchain_jev.cli_results import (
+from langchain_jev.cli.progress import Progress
+from langchain_jev.cli.readers import DatasetError, Format, count_rows, read_rows
+from langchain_jev.cli.report import Tally
+from langchain_jev.cli.results import (
     ResultsError,
     ResultsFile,
     Resumed,
@@ -31,13 +28,10 @@ from langchain_jev.cli_results import (
     resume_results,
     verdict_record,
 )
-from langchain_jev.cli_rows import FieldMap, map_row, row_key
+from langchain_jev.cli.rows import FieldMap, map_row, row_key
 from langchain_jev.errors import JevInputError
 from langchain_jev.input import JevJudgeInput
 from langchain_jev.judge import JevJudge
-
-if TYPE_CHECKING:
-    from langchain_jev.cli_pool import WorkerSetup
 
 __all__ = [
     "Job",
@@ -48,8 +42,6 @@ __all__ = [
     "StopRun",
     "judge_job",
     "lean_gc",
-    "run",
-    "run_dataset",
 ]
 
 
@@ -291,117 +283,6 @@ class Session:
             self.result.tally.add(view)
             passed += view.get("passed") is True
         self.progress.advance_many(len(lines), passed)
-
-
-def run(
-    judge: JevJudge,
-    options: RunOptions,
-    stderr: TextIO,
-    *,
-    setup: WorkerSetup | None = None,
-    closers: Sequence[Any] = (),
-) -> RunResult:
-    """Judge every row of ``options.data``, here or in worker processes, writing one line per row.
-
-    ``judge`` is the judge built in this process, ``closers`` what its model
-    needs closed. With ``setup`` (how a worker builds the same judge) and more
-    than one worker (``options.workers``, or chosen when None), the rows are
-    judged in worker processes and ``judge`` only names the criteria.
-    """
-    session = Session(((c.name, c.kind) for c in judge.criteria), options, stderr)
-    try:
-        opened = session.open()
-        workers = 1
-        if opened and setup is not None:
-            from langchain_jev.cli_pool import resolve_workers
-
-            workers = resolve_workers(options.workers, options.concurrency, session.remaining)
-        session.result.workers = workers
-        if not opened:
-            asyncio.run(_close(closers))
-        elif workers > 1 and setup is not None:
-            from langchain_jev.cli_pool import run_pool, split_concurrency
-
-            asyncio.run(_close(closers))  # the workers build their own models
-            if options.progress:
-                shares = "/".join(map(str, sorted(set(split_concurrency(options.concurrency, workers)))))
-                session.progress.note(f"judging in {workers} worker processes, {shares} rows at once each")
-            with lean_gc():
-                run_pool(session, setup, workers)
-        else:
-            with lean_gc():
-                asyncio.run(_judge_here(judge, session, closers))
-    finally:
-        session.close()
-    return session.result
-
-
-async def run_dataset(judge: JevJudge, options: RunOptions, stderr: TextIO) -> RunResult:
-    """Judge every row of ``options.data`` in this event loop and write one result line per row.
-
-    Returns the run's tally; bad rows and a fatal problem are reported on
-    ``stderr`` as they are met and counted in the result.
-    """
-    session = Session(((c.name, c.kind) for c in judge.criteria), options, stderr)
-    try:
-        if session.open():
-            await _judge_here(judge, session, ())
-    finally:
-        session.close()
-    return session.result
-
-
-async def _judge_here(judge: JevJudge, session: Session, closers: Sequence[Any]) -> None:
-    try:
-        await _judge_rows(judge, session)
-    finally:
-        await _close(closers)
-
-
-async def _judge_rows(judge: JevJudge, session: Session) -> None:
-    concurrency = session.options.concurrency
-    queue: asyncio.Queue[Job | None] = asyncio.Queue(maxsize=concurrency)
-
-    async def worker() -> None:
-        while True:
-            job = await queue.get()
-            if job is None:
-                return
-            outcome = await judge_job(judge, job)
-            if outcome.record is not None:
-                session.record(outcome.record)
-                continue
-            with contextlib.suppress(StopRun):  # keep draining so the producer can finish
-                session.bad(job.number, job.line, outcome.problem or "cannot be judged")
-
-    async def produce() -> None:
-        try:
-            for job in session.jobs():
-                await queue.put(job)
-        except StopRun:
-            return
-        finally:
-            for _ in range(concurrency):
-                await queue.put(None)
-
-    workers = [asyncio.ensure_future(worker()) for _ in range(concurrency)]
-    producer = asyncio.ensure_future(produce())
-    everything = [producer, *workers]
-    try:
-        finished, _ = await asyncio.wait(everything, return_when=asyncio.FIRST_EXCEPTION)
-        for task in finished:
-            task.result()  # re-raise a worker's unexpected failure (a full disk, say)
-        await asyncio.gather(*everything)
-    finally:
-        for task in everything:
-            task.cancel()
-        await asyncio.gather(*everything, return_exceptions=True)
-
-
-async def _close(closers: Sequence[Any]) -> None:
-    from langchain_jev.cli_model import close_all
-
-    await close_all(list(closers))
 
 
 def _say_resumed(resumed: Resumed, stderr: TextIO) -> None:

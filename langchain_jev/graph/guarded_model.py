@@ -25,14 +25,14 @@ from langchain_core.runnables import Runnable, RunnableConfig, RunnableLambda
 from langchain_core.runnables.config import ensure_config
 
 from langchain_jev.errors import JevConfigurationError, JevInputError
-from langchain_jev.graph.guardrail_policy import (
+from langchain_jev.guardrails.battery import HazardBattery
+from langchain_jev.guardrails.policy import (
     OnError,
     RefusalMessage,
     check_on_error,
     check_refusal_message,
 )
-from langchain_jev.graph.guardrail_rail import GuardrailRail, RailOutcome, hold_tokens, state_messages
-from langchain_jev.graph.hazards import HazardBattery
+from langchain_jev.guardrails.rail import GuardrailRail, RailOutcome, hold_tokens, state_messages
 
 __all__ = ["create_guarded_model_node", "guard_model"]
 

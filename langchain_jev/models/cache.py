@@ -15,7 +15,7 @@ stored either; they propagate as they would without the cache.
 Example:
     >>> from langchain_core.decisions import Noul
     >>> from langchain_jev import JevCriterion, JevJudge
-    >>> from langchain_jev.cache import CachedDecisionModel, InMemoryCache
+    >>> from langchain_jev.models.cache import CachedDecisionModel, InMemoryCache
     >>> from langchain_jev.testing import ScriptedDecisionModel
     >>> inner = ScriptedDecisionModel({"polite": 0.9})
     >>> judge = JevJudge(

@@ -27,7 +27,15 @@ import warnings
 from collections.abc import Callable, Sequence
 from typing import TextIO
 
-__all__ = ["EXIT_BAD_INPUT", "EXIT_BELOW_THRESHOLD", "EXIT_MODEL_ERRORS", "EXIT_OK", "main"]
+__all__ = [
+    "EXIT_BAD_INPUT",
+    "EXIT_BELOW_THRESHOLD",
+    "EXIT_INTERRUPTED",
+    "EXIT_MODEL_ERRORS",
+    "EXIT_OK",
+    "exit_code",
+    "main",
+]
 
 EXIT_OK = 0
 """Every row was judged and the pass rate is not under ``--fail-under``."""
@@ -218,16 +226,16 @@ def _judge(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     warnings.filterwarnings("ignore", message=".*is in beta.*")
     if args.resume and (not args.out or args.out == "-"):
         parser.error("--resume needs --out PATH (the results file to continue)")
-    from langchain_jev.cli_pool import WorkerSetup, prestart
+    from langchain_jev.cli.pool import WorkerSetup, prestart
 
     prestart(args.workers, args.concurrency)  # workers' imports load while this process's do
 
-    from langchain_jev.cli_model import ModelSettings, build_model
-    from langchain_jev.cli_pacing import RateLimiter
-    from langchain_jev.cli_readers import DatasetError, detect_format
-    from langchain_jev.cli_report import format_table, summary_lines
-    from langchain_jev.cli_rows import FieldMap
-    from langchain_jev.cli_run import RunOptions, run
+    from langchain_jev.cli.model import ModelSettings, build_model
+    from langchain_jev.cli.pacing import RateLimiter
+    from langchain_jev.cli.readers import DatasetError, detect_format
+    from langchain_jev.cli.report import format_table, summary_lines
+    from langchain_jev.cli.rows import FieldMap
+    from langchain_jev.cli.run import RunOptions, run
     from langchain_jev.errors import JevConfigurationError
     from langchain_jev.spec import JudgeSpecError, load_spec
 
@@ -327,6 +335,3 @@ def _fail(stream: TextIO, message: str) -> int:
     stream.flush()
     return EXIT_BAD_INPUT
 
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -18,7 +18,7 @@ A worker never outlives its parent: when the job pipe closes before ``stop``
 (the parent was killed), the worker exits at once.
 
 Once its judge is built, a worker keeps the garbage collector off what it has
-loaded and lets it run less often (`langchain_jev.cli_run.lean_gc`).
+loaded and lets it run less often (`langchain_jev.cli.run.lean_gc`).
 """
 
 from __future__ import annotations
@@ -33,12 +33,12 @@ from collections.abc import Awaitable, Callable, Mapping
 from multiprocessing.connection import Connection
 from typing import Any
 
-from langchain_jev.cli_model import ModelSettings, build_model, close_all
-from langchain_jev.cli_pacing import RateLimiter
-from langchain_jev.cli_report import tally_view
-from langchain_jev.cli_results import record_line
-from langchain_jev.cli_rows import FieldMap, map_row
-from langchain_jev.cli_run import Job, judge_job, lean_gc
+from langchain_jev.cli.model import ModelSettings, build_model, close_all
+from langchain_jev.cli.pacing import RateLimiter
+from langchain_jev.cli.report import tally_view
+from langchain_jev.cli.results import record_line
+from langchain_jev.cli.rows import FieldMap, map_row
+from langchain_jev.cli.session import Job, judge_job, lean_gc
 from langchain_jev.judge import JevJudge
 
 __all__ = ["ParentLimiter", "worker_main"]

@@ -2,7 +2,7 @@
 
 A judge file lists criteria of each kind with their questions and pass
 conditions, plus the judge's options. Code checks are conditions written as
-data (see `langchain_jev.spec_conditions`) or a function named by import path.
+data (see `langchain_jev.spec.conditions`) or a function named by import path.
 
 .. code-block:: yaml
 
@@ -64,14 +64,14 @@ from langchain_jev.criteria import JevCriterion, validate_criteria
 from langchain_jev.errors import JevConfigurationError
 from langchain_jev.input import ANSWER_FIELD
 from langchain_jev.judge import JevJudge
-from langchain_jev.spec_conditions import (
+from langchain_jev.spec.conditions import (
     ConditionSpec,
     compile_condition,
     condition_fields,
     import_callable,
     schema_description,
 )
-from langchain_jev.spec_errors import (
+from langchain_jev.spec.errors import (
     JudgeSpecError,
     Problem,
     engine_problem,

@@ -25,7 +25,7 @@ from pydantic import ConfigDict, Field
 
 from langchain_jev.criteria import JevCriterion
 from langchain_jev.errors import JevConfigurationError, JevInputError
-from langchain_jev.graph.hazard_catalog import (
+from langchain_jev.guardrails.catalog import (
     DEFAULT_STRICTNESS,
     DIRECTIONS,
     HAZARDS,
@@ -33,7 +33,7 @@ from langchain_jev.graph.hazard_catalog import (
     Direction,
     Hazard,
 )
-from langchain_jev.graph.hazard_subjects import subject_for
+from langchain_jev.guardrails.subjects import subject_for
 from langchain_jev.input import JevJudgeInput, ToolCall
 from langchain_jev.judge import JevJudge
 from langchain_jev.verdict import JevVerdict, Outcome

@@ -16,16 +16,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any, Literal
 
+from langchain_jev.errors import DatasetError
+
 __all__ = ["DatasetError", "Format", "RawRow", "count_rows", "detect_format", "read_rows"]
 
 Format = Literal["jsonl", "json", "csv"]
 """The dataset formats the command line reads."""
 
 _CHUNK = 1 << 16
-
-
-class DatasetError(Exception):
-    """A dataset file that cannot be read at all (missing, unreadable, not the format)."""
 
 
 @dataclass(frozen=True)

@@ -16,10 +16,10 @@ from typing import Any, Literal
 
 from langchain_core.messages import AIMessage, BaseMessage, RemoveMessage, ToolMessage
 
-from langchain_jev.errors import JevConfigurationError, JevError
-from langchain_jev.graph.hazard_catalog import Direction, Hazard
-from langchain_jev.graph.hazard_subjects import Subject
-from langchain_jev.graph.hazards import HazardAssessment, find_hazard
+from langchain_jev.errors import GuardrailUndecidedError, JevConfigurationError
+from langchain_jev.guardrails.battery import HazardAssessment, find_hazard
+from langchain_jev.guardrails.catalog import Direction, Hazard
+from langchain_jev.guardrails.subjects import Subject
 
 __all__ = [
     "ON_ERROR_MODES",
@@ -93,23 +93,6 @@ class GuardrailReport:
 
 RefusalMessage = str | Callable[[GuardrailReport], str]
 """The refusal text, or a function of the report that returns it."""
-
-
-class GuardrailUndecidedError(JevError):
-    """A rail with ``on_error="raise"`` got no readable answer for some categories.
-
-    Example:
-        >>> error = GuardrailUndecidedError(GuardrailReport("output", True, undecided=("hate",)))
-        >>> str(error)
-        'the output safety check got no readable answer for: hate'
-
-    """
-
-    def __init__(self, report: GuardrailReport) -> None:
-        self.report = report
-        super().__init__(
-            f"the {report.check} safety check got no readable answer for: {', '.join(report.undecided)}"
-        )
 
 
 def check_on_error(on_error: Any) -> OnError:

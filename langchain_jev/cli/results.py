@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
+from langchain_jev.errors import ResultsError
 from langchain_jev.verdict import JevVerdict
 
 __all__ = [
@@ -28,10 +29,6 @@ __all__ = [
     "resume_results",
     "verdict_record",
 ]
-
-
-class ResultsError(Exception):
-    """A results file that cannot be resumed (not ours, or damaged before its last line)."""
 
 
 def verdict_record(

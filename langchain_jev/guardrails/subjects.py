@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
 
 from langchain_jev.conversation import message_text
-from langchain_jev.graph.hazard_catalog import Direction
+from langchain_jev.guardrails.catalog import Direction
 from langchain_jev.input import JevJudgeInput, ToolCall
 
 __all__ = [

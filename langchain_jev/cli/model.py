@@ -20,7 +20,7 @@ from langchain_jev.errors import JevConfigurationError
 if TYPE_CHECKING:  # kept out of the import, which worker start-up and --help wait for
     from langchain_core.decisions import BaseDecisionModel
 
-    from langchain_jev.cli_pacing import RateLimiter
+    from langchain_jev.cli.pacing import RateLimiter
 
 __all__ = ["ModelSettings", "build_model", "close_all"]
 
@@ -91,11 +91,11 @@ def build_model(
     else:
         model = _jev(settings, closers)
     if limiter is not None:
-        from langchain_jev.cli_pacing import PacedDecisionModel
+        from langchain_jev.cli.pacing import PacedDecisionModel
 
         model = PacedDecisionModel(inner=model, limiter=limiter)
     if settings.cache:
-        from langchain_jev.cache import CachedDecisionModel, SQLiteCache
+        from langchain_jev.models.cache import CachedDecisionModel, SQLiteCache
 
         cache = SQLiteCache(settings.cache)
         closers.append(cache)
@@ -132,7 +132,7 @@ def _async_client(model: Any, concurrency: int) -> Any:
     """
     from typesafe_sdk import AsyncTypeSafeClient
 
-    from langchain_jev.cli_transport import ShardedTransport, shard_count
+    from langchain_jev.cli.transport import ShardedTransport, shard_count
 
     return AsyncTypeSafeClient(
         api_key=model.api_key.get_secret_value(),

@@ -8,13 +8,13 @@ from __future__ import annotations
 
 import difflib
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from pydantic import ValidationError
 from pydantic_core import ErrorDetails
 
-from langchain_jev.errors import JevConfigurationError
+from langchain_jev.errors import JevConfigurationError, JudgeSpecError
 
 __all__ = [
     "JudgeSpecError",
@@ -45,45 +45,6 @@ _TYPE_WORDS = {
     "string_too_short": "must not be empty",
     "string_pattern_mismatch": "must be an import path like package.module:function",
 }
-
-
-class JudgeSpecError(JevConfigurationError):
-    """A judge file or mapping that cannot become a judge; every problem names its place.
-
-    ``problems`` lists ``(location, message)`` pairs; ``source`` is the file, if
-    any, and ``lines`` the line of each location in it, where known.
-
-    Example:
-        >>> from langchain_jev.spec import load_judge
-        >>> load_judge({"criteria": [{"kind": "noul", "name": "ok",
-        ...     "instructions": "Is it fine?", "minimum": 1.5}]})
-        Traceback (most recent call last):
-        ...
-        langchain_jev.spec_errors.JudgeSpecError: criteria[0].minimum: must be between 0 and 1, got 1.5
-
-    """
-
-    def __init__(
-        self,
-        problems: Sequence[Problem],
-        source: str | None = None,
-        lines: Mapping[str, int] | None = None,
-    ) -> None:
-        self.problems: tuple[Problem, ...] = tuple(problems)
-        self.source = source
-        self.lines: dict[str, int] = dict(lines or {})
-        super().__init__("\n".join(self.messages()))
-
-    def messages(self) -> list[str]:
-        """One line per problem: ``[source[:line]: ]location: message``."""
-        out = []
-        for where, what in self.problems:
-            prefix = ""
-            if self.source:
-                line = self.lines.get(where)
-                prefix = f"{self.source}:{line}: " if line else f"{self.source}: "
-            out.append(f"{prefix}{where}: {what}" if where else f"{prefix}{what}")
-        return out
 
 
 def format_location(loc: Iterable[str | int]) -> str:

@@ -31,12 +31,12 @@ from multiprocessing.context import DefaultContext, ForkServerContext, SpawnCont
 from multiprocessing.process import BaseProcess
 from typing import TYPE_CHECKING, Any
 
-from langchain_jev.cli_model import ModelSettings
-from langchain_jev.cli_rows import FieldMap
+from langchain_jev.cli.model import ModelSettings
+from langchain_jev.cli.rows import FieldMap
 
 if TYPE_CHECKING:  # the judging modules load lazily, so `prestart` can start workers' imports early
-    from langchain_jev.cli_pacing import RateLimiter
-    from langchain_jev.cli_run import Job, Session
+    from langchain_jev.cli.pacing import RateLimiter
+    from langchain_jev.cli.session import Job, Session
     from langchain_jev.spec import JudgeSpec
 
 __all__ = [
@@ -64,11 +64,11 @@ ROWS_PER_WORKER = 500
 which a run of a thousand rows at 64 at once wins back; a smaller run does not."""
 
 _PRELOAD = [
-    "langchain_jev.cli_worker",
-    "langchain_jev.spec",
+    "langchain_jev.cli.worker",
+    "langchain_jev.spec.model",
     "langchain_jev.models.jev",
-    "langchain_jev.cli_transport",
-    "langchain_jev.cache",
+    "langchain_jev.cli.transport",
+    "langchain_jev.models.cache",
 ]
 """What the fork server imports once, so that no worker has to."""
 _TICK = 0.5
@@ -189,7 +189,7 @@ def run_pool(session: Session, setup: WorkerSetup, workers: int) -> None:
     Returns when every row is judged, or the run stopped (``--strict``, changed
     data, a worker that died); the workers are gone by then.
     """
-    from langchain_jev.cli_pacing import RateLimiter
+    from langchain_jev.cli.pacing import RateLimiter
 
     limiter = RateLimiter(setup.rate_limit) if setup.rate_limit is not None else None
     pool = _Pool(session, limiter)
@@ -233,7 +233,7 @@ class _Pool:
     # ------------------------------------------------------------------ lifecycle
 
     def start(self, setup: WorkerSetup, shares: Sequence[int]) -> None:
-        from langchain_jev.cli_worker import worker_main
+        from langchain_jev.cli.worker import worker_main
 
         context = _context()
         for index, share in enumerate(shares):
@@ -286,7 +286,7 @@ class _Pool:
 
     def _dispatch(self, jobs: Iterator[Job]) -> bool:
         """Hand rows to workers with room for them; True once there are no more rows."""
-        from langchain_jev.cli_run import StopRun
+        from langchain_jev.cli.session import StopRun
 
         for worker in sorted(self.workers, key=lambda w: -w.free):
             room = worker.free
@@ -340,7 +340,7 @@ class _Pool:
                 self.session.result.broken = str(message[1])
 
     def _results(self, worker: _Worker, items: Sequence[tuple[Any, ...]]) -> None:
-        from langchain_jev.cli_run import StopRun
+        from langchain_jev.cli.session import StopRun
 
         lines: list[str] = []
         views: list[dict[str, Any]] = []

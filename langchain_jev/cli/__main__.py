@@ -1,0 +1,8 @@
+"""``python -m langchain_jev.cli``: the same as the ``langchain-jev`` command."""
+
+import sys
+
+from langchain_jev.cli.app import main
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,65 @@
+"""Judges as files: a YAML or JSON document that describes a `JevJudge`.
+
+- `model`: the judge file's schema (pydantic models), `load_spec`, `load_judge` and `judge_schema`;
+- `conditions`: code checks and conditions written as data;
+- `errors`: the wording of judge-file problems, each naming its place (the error itself,
+  `JudgeSpecError`, is in `langchain_jev.errors`).
+
+Names are imported lazily, so importing this package stays cheap.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from langchain_jev._lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from langchain_jev.errors import JudgeSpecError
+    from langchain_jev.spec.conditions import ConditionSpec
+    from langchain_jev.spec.model import (
+        CheckSpec,
+        ChoiceSpec,
+        CriterionSpec,
+        JudgeSpec,
+        NoulSpec,
+        ScoreSpec,
+        WhenChosen,
+        judge_schema,
+        load_judge,
+        load_spec,
+    )
+
+# public name -> module that defines it
+_EXPORTS: dict[str, str] = {
+    "CheckSpec": "langchain_jev.spec.model",
+    "ChoiceSpec": "langchain_jev.spec.model",
+    "ConditionSpec": "langchain_jev.spec.conditions",
+    "CriterionSpec": "langchain_jev.spec.model",
+    "JudgeSpec": "langchain_jev.spec.model",
+    "JudgeSpecError": "langchain_jev.errors",
+    "NoulSpec": "langchain_jev.spec.model",
+    "ScoreSpec": "langchain_jev.spec.model",
+    "WhenChosen": "langchain_jev.spec.model",
+    "judge_schema": "langchain_jev.spec.model",
+    "load_judge": "langchain_jev.spec.model",
+    "load_spec": "langchain_jev.spec.model",
+}
+
+__all__ = [
+    "CheckSpec",
+    "ChoiceSpec",
+    "ConditionSpec",
+    "CriterionSpec",
+    "JudgeSpec",
+    "JudgeSpecError",
+    "NoulSpec",
+    "ScoreSpec",
+    "WhenChosen",
+    "judge_schema",
+    "load_judge",
+    "load_spec",
+]
+
+
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())

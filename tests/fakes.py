@@ -3,7 +3,8 @@
 - `decode` and `MockWire`: the Jev API for the real typesafe-sdk clients over
   ``httpx2.MockTransport``. A wire records every request and its decoded body; a
   subclass says what it answers (`MockWire.respond`), and `system_one` builds the
-  usual System One reply.
+  usual System One reply. `JevWire` is the scripted wire every test directory
+  uses; `noul`, `choice` and `score` build its raw answers.
 - `ReplyingChatModel`: a real LangChain chat model that replies from a list and
   records every conversation it was sent; it works inside ``create_agent``.
 - `RunRecorder`: a tracer that keeps every finished trace.
@@ -13,7 +14,7 @@ from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import httpx2
@@ -108,6 +109,99 @@ class MockWire:
                 api_key=self.api_key, transport=httpx2.MockTransport(self.handle_async), retry=retry
             )
         return JevDecisionModel(**clients, **kwargs)
+
+
+API_KEY = "sk-test-0123456789abcdef"
+
+
+def noul(p: float) -> dict[str, Any]:
+    return {"type": "noul", "noul": p}
+
+
+def choice(label: str, probabilities: Mapping[str, float] | None = None) -> dict[str, Any]:
+    probabilities = dict(probabilities or {label: 1.0})
+    return {
+        "type": "choice",
+        "choice": label,
+        "probabilities": probabilities,
+        "confidence": max(probabilities.values()),
+    }
+
+
+def score(probabilities: Mapping[int, float], levels: list[Any]) -> dict[str, Any]:
+    return {
+        "type": "score",
+        "score": sum(level * p for level, p in probabilities.items()),
+        "legend": {str(i): text for i, text in enumerate(levels)},
+        "probabilities": {str(k): v for k, v in probabilities.items()},
+        "confidence": max(probabilities.values()),
+    }
+
+
+class JevWire(MockWire):
+    """System One answered from a script; records every request body (the one Jev wire double).
+
+    ``answers`` maps a question name to its raw answer, or to a function of the
+    request body that returns one; a list of such mappings answers successive
+    requests in turn (a request past the end gets a 500). Questions the script
+    does not name get ``default`` (None: no answer, which the judge reads as a
+    missing answer). ``status``, ``body``, ``error`` and ``responder`` replace the
+    answer with a failure status, a raw body, a transport error or a function of
+    the request body.
+    """
+
+    api_key = API_KEY
+
+    def __init__(
+        self,
+        answers: Mapping[str, Any] | Sequence[Mapping[str, Any]] | None = None,
+        *,
+        default: Mapping[str, Any] | None = None,
+        status: int = 200,
+        body: Any = None,
+        error: Exception | None = None,
+        responder: Callable[[dict[str, Any]], httpx2.Response] | None = None,
+        input_tokens: int = 120,
+    ) -> None:
+        super().__init__()
+        self.script: list[dict[str, Any]] | None = (
+            [dict(turn) for turn in answers] if isinstance(answers, Sequence) else None
+        )
+        self.answers = dict(answers) if isinstance(answers, Mapping) else {}
+        self.default = default
+        self.status = status
+        self.body = body
+        self.error = error
+        self.responder = responder
+        self.input_tokens = input_tokens
+
+    def respond(self, body: dict[str, Any], index: int) -> httpx2.Response:
+        if self.error is not None:
+            raise self.error
+        if self.responder is not None:
+            return self.responder(body)
+        if self.body is not None:
+            content = self.body if isinstance(self.body, (bytes, str)) else json.dumps(self.body)
+            return httpx2.Response(self.status, content=content, headers={"content-type": "application/json"})
+        if self.status != 200:
+            return httpx2.Response(self.status, json={"error": {"message": f"failure {self.status}"}})
+        script = self.answers
+        if self.script is not None:
+            if index >= len(self.script):
+                return httpx2.Response(500, json={"error": {"message": "no more scripted answers"}})
+            script = self.script[index]
+        answers = {}
+        for name in body["questions"]:
+            answer = script.get(name, self.default)
+            if answer is not None:
+                answers[name] = answer(body) if callable(answer) else answer
+        return system_one(
+            body,
+            answers,
+            input_tokens=self.input_tokens,
+            output_tokens=len(answers),
+            request_id=f"req_{index + 1}",
+        )
 
 
 # ---------------------------------------------------------------- chat model

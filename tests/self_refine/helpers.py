@@ -5,13 +5,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-import httpx2
 from langchain_core.decisions import Noul
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 
 from langchain_jev import JevCriterion, JevJudge
 from langchain_jev.testing import ScriptedDecisionModel
-from tests.fakes import MockWire, system_one
 
 QUESTION = "At what temperature does water boil at sea level?"
 
@@ -59,15 +57,3 @@ def contents(messages: Sequence[BaseMessage]) -> list[tuple[str, Any]]:
     return [(message.type, message.content) for message in messages]
 
 
-class JevWire(MockWire):
-    """System One over httpx2.MockTransport: answers successive requests, records each body."""
-
-    def __init__(self, *answers: dict[str, Any]) -> None:
-        super().__init__()
-        self.answers = list(answers)
-
-    def respond(self, body: dict[str, Any], index: int) -> httpx2.Response:
-        if index >= len(self.answers):
-            return httpx2.Response(500, json={"error": {"message": "no more scripted answers"}})
-        answers = self.answers[index]
-        return system_one(body, answers, input_tokens=80, output_tokens=len(answers))

@@ -15,10 +15,9 @@ from langchain_jev import JevConfigurationError, JevInputError, JevJudge, JevJud
 from langchain_jev.conversation import message_text
 from langchain_jev.graph import SelfRefineState, create_self_refine_graph
 from langchain_jev.refine import DEFAULT_FEEDBACK_TEMPLATE
-from tests.fakes import ReplyingChatModel, RunRecorder
+from tests.fakes import JevWire, ReplyingChatModel, RunRecorder, noul
 from tests.self_refine.helpers import (
     QUESTION,
-    JevWire,
     ask,
     calls_tool,
     contents,
@@ -401,9 +400,7 @@ async def test_over_the_jev_wire_a_failing_draft_is_revised(mode: str) -> None:
     from langchain_jev import JevCriterion
     from tests.self_refine.helpers import UNITS
 
-    wire = JevWire(
-        {"cites_unit": {"type": "noul", "noul": 0.2}}, {"cites_unit": {"type": "noul", "noul": 0.95}}
-    )
+    wire = JevWire([{"cites_unit": noul(0.2)}, {"cites_unit": noul(0.95)}], input_tokens=80)
     judge = JevJudge([JevCriterion.noul("cites_unit", UNITS, 0.7)], model=wire.model(mode))
     model = ReplyingChatModel(replies=["About 100.", "About 100 degrees Celsius."])
     state = await run(create_self_refine_graph(model, judge), ask(), mode)

@@ -17,11 +17,10 @@ from langgraph.checkpoint.memory import InMemorySaver
 from langchain_jev import JevConfigurationError, JevCriterion, JevJudge
 from langchain_jev.middleware import JevSelfRefineMiddleware, SelfRefineAgentState
 from langchain_jev.refine import DEFAULT_FEEDBACK_TEMPLATE
-from tests.fakes import ReplyingChatModel, RunRecorder
+from tests.fakes import JevWire, ReplyingChatModel, RunRecorder, noul
 from tests.self_refine.helpers import (
     QUESTION,
     UNITS,
-    JevWire,
     ask,
     calls_tool,
     contents,
@@ -208,9 +207,7 @@ async def test_each_run_of_a_checkpointed_agent_starts_afresh(mode: str) -> None
 
 
 async def test_over_the_jev_wire_one_request_per_answer(mode: str) -> None:
-    wire = JevWire(
-        {"cites_unit": {"type": "noul", "noul": 0.2}}, {"cites_unit": {"type": "noul", "noul": 0.9}}
-    )
+    wire = JevWire([{"cites_unit": noul(0.2)}, {"cites_unit": noul(0.9)}], input_tokens=80)
     judge = JevJudge([JevCriterion.noul("cites_unit", UNITS, 0.7)], model=wire.model(mode))
     model = ReplyingChatModel(replies=["About 100.", "About 100 degrees Celsius."])
     result = await run(agent_with(model, JevSelfRefineMiddleware(judge)), ask(), mode)

@@ -11,7 +11,7 @@ from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 from langchain_jev import JevCriterion, JevJudge, Outcome
 from langchain_jev.errors import JevConfigurationError, JevInputError
 from langchain_jev.testing import ScriptedDecisionModel, aassert_judged, assert_judged
-from tests.engine.wire import JevWire, noul
+from tests.fakes import JevWire, noul
 from tests.testing.helpers import GOOD, judge_on
 
 BAD = {"polite": 0.2, "helpful": {0: 0.1, 1: 0.8, 2: 0.1}, "mode": "answered"}

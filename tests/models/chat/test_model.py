@@ -14,7 +14,7 @@ from langchain_core.tracers.schemas import Run
 
 from langchain_jev import JevConfigurationError, JevCriterion, JevJudge
 from langchain_jev.models.chat import ChatModelDecisionModel
-from tests.chat.helpers import ScriptedChatModel, ToolCallingChatModel, logprob_reply, tool_reply
+from tests.models.chat.helpers import ScriptedChatModel, ToolCallingChatModel, logprob_reply, tool_reply
 
 POLITE = Noul(instructions="Is `assistant_answer` polite?")
 REPLY = {"polite": {"reasoning": "Kind.", "yes_probability": 0.8}}
@@ -86,12 +86,12 @@ def test_a_model_string_goes_to_init_chat_model() -> None:
         ChatModelDecisionModel("openai:gpt-4o-mini")
 
 
-def test_a_model_string_without_langchain_names_the_middleware_extra(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_model_string_without_langchain_names_the_chat_extra(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "langchain.chat_models", None)
 
     with pytest.raises(
         JevConfigurationError,
-        match=r'install the middleware extra \(pip install "langchain-jev\[middleware\]"\)',
+        match=r'install the chat extra \(pip install "langchain-jev\[chat\]"\)',
     ):
         ChatModelDecisionModel("openai:gpt-4o-mini")
 

@@ -16,7 +16,13 @@ from pydantic import PrivateAttr
 
 from langchain_jev import JevCriterion, JevJudge
 from langchain_jev.models.chat import ChatModelDecisionModel, ChatModelOutputError
-from tests.chat.helpers import ScriptedChatModel, ToolCallingChatModel, by_question, logprob_reply, tool_reply
+from tests.models.chat.helpers import (
+    ScriptedChatModel,
+    ToolCallingChatModel,
+    by_question,
+    logprob_reply,
+    tool_reply,
+)
 
 POLITE = Noul(instructions="Is `assistant_answer` polite?")
 MODE = Choice(instructions="How?", criteria={"answered": None, "clarification_needed": None})

@@ -12,7 +12,7 @@ from langchain_jev import JevConfigurationError, JevJudge, Outcome
 from langchain_jev.models.chat import ChatModelDecisionModel
 from langchain_jev.statements import Statement, default_question, statement_criteria
 from langchain_jev.testing import ScriptedDecisionModel
-from tests.chat.helpers import ToolCallingChatModel, tool_reply, user_text
+from tests.models.chat.helpers import ToolCallingChatModel, tool_reply, user_text
 
 
 def test_statements_become_nouls_named_by_position() -> None:

@@ -11,7 +11,7 @@ from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
 
 from langchain_jev import JevCriterion, JevJudge, Outcome
 from langchain_jev.models.chat import ChatModelDecisionModel, ChatModelOutputError
-from tests.chat.helpers import (
+from tests.models.chat.helpers import (
     ScriptedChatModel,
     ToolCallingChatModel,
     by_question,
@@ -256,7 +256,7 @@ def test_per_question_retries_only_the_request_that_failed() -> None:
     seen: dict[str, int] = {}
 
     def reply(messages: list[Any], kwargs: dict[str, Any]) -> AIMessage:
-        from tests.chat.helpers import question_asked
+        from tests.models.chat.helpers import question_asked
 
         name = question_asked(messages)
         seen[name] = seen.get(name, 0) + 1

@@ -11,7 +11,13 @@ from langchain_core.decisions import Choice, Noul, Score
 from langchain_jev import JevCriterion, JevJudge, Outcome
 from langchain_jev.models.chat import ChatModelDecisionModel, LogprobsUnavailableError
 from langchain_jev.models.chat.logprobs import answer_from_positions, token_positions
-from tests.chat.helpers import ScriptedChatModel, ToolCallingChatModel, by_question, logprob_reply, tool_reply
+from tests.models.chat.helpers import (
+    ScriptedChatModel,
+    ToolCallingChatModel,
+    by_question,
+    logprob_reply,
+    tool_reply,
+)
 
 POLITE = Noul(instructions="Is `assistant_answer` polite?")
 MODE = Choice(

@@ -18,7 +18,8 @@ from langchain_core.decisions import Noul
 from langchain_core.messages import AIMessage, HumanMessage
 
 from langchain_jev import JevJudgeInput, Outcome
-from langchain_jev.cache import (
+from langchain_jev.errors import JevConfigurationError
+from langchain_jev.models.cache import (
     CACHE_HIT_TAG,
     CACHE_METADATA_KEY,
     CachedDecisionModel,
@@ -28,10 +29,8 @@ from langchain_jev.cache import (
     cache_key,
     is_cacheable,
 )
-from langchain_jev.errors import JevConfigurationError
 from langchain_jev.testing import ScriptedDecisionModel
-from tests.engine.wire import API_KEY, JevWire, choice, noul, score
-from tests.fakes import RunRecorder
+from tests.fakes import API_KEY, JevWire, RunRecorder, choice, noul, score
 from tests.testing.helpers import GOOD, HELPFUL, MODE, POLITE, judge_on
 
 QUESTIONS = {"polite": POLITE, "helpful": HELPFUL, "mode": MODE}
@@ -356,7 +355,7 @@ async def test_a_waiting_sqlite_write_does_not_block_the_event_loop(tmp_path: Pa
 _WRITER = textwrap.dedent(
     """
     import sys
-    from langchain_jev.cache import SQLiteCache
+    from langchain_jev.models.cache import SQLiteCache
     cache = SQLiteCache(sys.argv[1], timeout=60)
     name = sys.argv[2]
     for i in range(200):
@@ -389,7 +388,7 @@ def test_two_processes_write_one_file_at_once(tmp_path: Path) -> None:
 _READER = textwrap.dedent(
     """
     import sys
-    from langchain_jev.cache import CachedDecisionModel
+    from langchain_jev.models.cache import CachedDecisionModel
     from langchain_jev.testing import ScriptedDecisionModel
     from tests.testing.helpers import judge_on
     silent = ScriptedDecisionModel({})

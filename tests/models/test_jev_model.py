@@ -15,8 +15,7 @@ from typesafe_sdk import AsyncTypeSafeClient, RetryPolicy, TypeSafeClient
 from langchain_jev import JevDecisionModel, JevJudge, MissingCredentialsError
 from langchain_jev.models.typesafe_classifier import TypeSafeClassifierDecisionModel
 from tests.engine.rubrics import plausible
-from tests.engine.wire import API_KEY, JevWire, noul
-from tests.fakes import RunRecorder
+from tests.fakes import API_KEY, JevWire, RunRecorder, noul
 
 QUESTION = {"ok": Noul(instructions="Is it ok?")}
 

@@ -9,7 +9,13 @@ from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, Tool
 
 from langchain_jev import JevJudgeInput
 from langchain_jev.models.chat import DEFAULT_SYSTEM_MESSAGE, ChatModelDecisionModel
-from tests.chat.helpers import ScriptedChatModel, ToolCallingChatModel, json_reply, tool_reply, user_text
+from tests.models.chat.helpers import (
+    ScriptedChatModel,
+    ToolCallingChatModel,
+    json_reply,
+    tool_reply,
+    user_text,
+)
 
 POLITE = Noul(
     instructions="Is `assistant_answer` polite?",
@@ -224,7 +230,7 @@ def test_images_in_the_state_are_sent_as_multimodal_content_at_their_place() -> 
 
 
 def test_a_string_state_and_a_lettered_choice_for_logprobs() -> None:
-    from tests.chat.helpers import logprob_reply
+    from tests.models.chat.helpers import logprob_reply
 
     chat = ScriptedChatModel(replies=[logprob_reply({"A": -0.1, "B": -2.5})])
     model = ChatModelDecisionModel(chat, strategy="logprobs")

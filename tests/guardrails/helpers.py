@@ -1,0 +1,118 @@
+"""Test doubles for the guardrail: a chat model that replies from a list, Jev over MockTransport,
+scripts for every category of a battery, and small graph builders."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
+
+from langchain_core.language_models import GenericFakeChatModel
+from langchain_core.messages import AIMessage, BaseMessage
+from langgraph.graph import END, START, StateGraph
+
+from langchain_jev import JevDecisionModel
+from langchain_jev.graph import (
+    HAZARDS,
+    GuardrailState,
+    HazardBattery,
+    create_guarded_model_node,
+    create_guardrail_node,
+)
+from tests.fakes import JevWire, ReplyingChatModel, noul
+
+API_KEY = "sk-test-guardrail-0123456789"
+SAFE = 0.02
+
+INPUT_CATEGORIES = [h.name for h in HAZARDS if "input" in h.questions]
+OUTPUT_CATEGORIES = [h.name for h in HAZARDS if "output" in h.questions]
+TITLES = {h.name: h.title for h in HAZARDS}
+"""The title each category is named by in a refusal."""
+
+
+def chat(*replies: str | AIMessage) -> ReplyingChatModel:
+    return ReplyingChatModel(replies=list(replies))
+
+
+class StreamingChat(GenericFakeChatModel):
+    """A fake chat model that streams its replies token by token and accepts tools."""
+
+    def bind_tools(self, tools: Any, **kwargs: Any) -> StreamingChat:  # type: ignore[override]
+        return self
+
+
+def script(categories: Iterable[str], **flagged: float) -> dict[str, float]:
+    """Every category answered SAFE, except those given."""
+    answers = dict.fromkeys(categories, SAFE)
+    for name, p in flagged.items():
+        assert name in answers, f"{name} is not a category of this battery"
+        answers[name] = p
+    return answers
+
+
+# ---------------------------------------------------------------- Jev over MockTransport
+
+
+def hazard_wire(answers: Mapping[str, float] | None = None, *, status: int = 200) -> JevWire:
+    """Jev answering a battery: the given categories with these probabilities, every other SAFE."""
+    flagged = {name: noul(p) for name, p in (answers or {}).items()}
+    return JevWire(flagged, default=noul(SAFE), status=status, input_tokens=50)
+
+
+def unreachable_model() -> tuple[JevWire, JevDecisionModel]:
+    """A real Jev decision model whose server answers 503, with retries off."""
+    wire = hazard_wire(status=503)
+    return wire, wire.model()
+
+
+# ---------------------------------------------------------------- graphs
+
+
+def guarded_graph(
+    agent: Callable[[Any], Any] | ReplyingChatModel,
+    *,
+    input_battery: HazardBattery | None = None,
+    output_battery: HazardBattery | None = None,
+    output_guard: str = "node",
+    **node_options: Any,
+) -> Any:
+    """START -> [input guard] -> agent -> [output guard] -> END, wired as the docs say.
+
+    ``output_guard="model"`` checks the output inside the agent's step instead: the agent
+    node is `create_guarded_model_node` over the chat model, and there is no output node.
+    """
+    assert output_guard in ("node", "model"), output_guard
+    builder = StateGraph(GuardrailState)
+    if output_guard == "model" and output_battery is not None:
+        assert isinstance(agent, ReplyingChatModel), "a guarded model node needs a chat model"
+        builder.add_node("agent", create_guarded_model_node(agent, output_battery, **node_options))
+        output_battery = None
+    elif isinstance(agent, ReplyingChatModel):
+        model = agent
+
+        def call_model(state: GuardrailState) -> dict[str, Any]:
+            return {"messages": [model.invoke(state["messages"])]}
+
+        builder.add_node("agent", call_model)
+    else:
+        builder.add_node("agent", agent)
+    first = "agent"
+    if input_battery is not None:
+        builder.add_node(
+            "input_guard",
+            create_guardrail_node(input_battery, next_node="agent", **node_options),
+            destinations=("agent", END),
+        )
+        first = "input_guard"
+    builder.add_edge(START, first)
+    if output_battery is not None:
+        builder.add_node(
+            "output_guard", create_guardrail_node(output_battery, **node_options), destinations=(END,)
+        )
+        builder.add_edge("agent", "output_guard")
+    else:
+        builder.add_edge("agent", END)
+    return builder.compile()
+
+
+def contents(messages: Iterable[BaseMessage]) -> list[str]:
+    return [str(m.content) for m in messages]

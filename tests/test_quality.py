@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.slow  # subprocesses, servers or large loads: `-m "not slow"` leaves them out
+
 ROOT = Path(__file__).resolve().parents[1]
 
 

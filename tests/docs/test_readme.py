@@ -257,6 +257,7 @@ def _argv(command: str) -> list[str]:
     return [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", *words[1:]]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("block", "command"), _commands(), ids=[f"{b.name}-{c.split()[0]}" for b, c in _commands()]
 )

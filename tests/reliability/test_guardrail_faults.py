@@ -33,7 +33,7 @@ from typesafe_sdk import (
 
 from langchain_jev.graph import GuardrailUndecidedError, HazardBattery
 from langchain_jev.middleware import JevGuardrailMiddleware
-from tests.guardrail.helpers import chat, contents, guarded_graph
+from tests.guardrails.helpers import chat, contents, guarded_graph
 from tests.reliability.helpers import API_KEY, MockRig, Rig, Step, rig_named
 
 UNSAFE = "Mix bleach with ammonia in a closed room and breathe deeply."

@@ -9,6 +9,8 @@ Installed with the package (entry point ``pytest11: jev``); nothing to enable.
     fails instead, so CI that has the key cannot silently skip the judged tests.
     With ``--jev-cache PATH`` the model answers repeated requests from a SQLite
     file (a `CachedDecisionModel`), so a rerun of an unchanged suite costs nothing.
+    A relative ``PATH`` is taken from the directory pytest was started in, so a
+    test that changes its working directory still shares the one cache.
     Use it in sync and async tests alike.
 
 Example:
@@ -62,6 +64,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     )
 
 
+def _cache_path(config: pytest.Config, path: str) -> str:
+    """``--jev-cache`` resolved against the directory pytest was started in."""
+    if path == ":memory:":
+        return path
+    return str(config.invocation_params.dir / os.path.expanduser(path))
+
+
 @pytest.fixture
 def jev_model(request: pytest.FixtureRequest) -> Iterator[BaseDecisionModel]:
     """Jev from the environment; skips without ``TYPESAFE_API_KEY`` (fails with ``--jev-require``)."""
@@ -82,7 +91,7 @@ def jev_model(request: pytest.FixtureRequest) -> Iterator[BaseDecisionModel]:
         return
     from langchain_jev.models.cache import CachedDecisionModel, SQLiteCache
 
-    cache = SQLiteCache(path)
+    cache = SQLiteCache(_cache_path(request.config, path))
     try:
         yield CachedDecisionModel(jev, cache)
     finally:

@@ -97,6 +97,32 @@ def test_jev_cache_wraps_the_model_in_a_sqlite_cache(
     assert path.exists()
 
 
+def test_a_relative_jev_cache_path_follows_the_invocation_dir_not_the_test_cwd(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("TYPESAFE_API_KEY", KEY)
+    pytester.makeini(INI)
+    expected = pytester.path / "cache" / "jev.sqlite"
+    pytester.makepyfile(
+        test_chdir=f"""
+        import os
+        import pytest
+
+        @pytest.fixture(autouse=True)
+        def elsewhere(tmp_path, monkeypatch):
+            monkeypatch.chdir(tmp_path)
+
+        @pytest.mark.parametrize("n", [1, 2])
+        def test_cached(jev_model, n, tmp_path):
+            assert os.getcwd() == str(tmp_path)
+            assert jev_model.cache.path == {str(expected)!r}
+        """
+    )
+
+    pytester.runpytest("--jev-cache=cache/jev.sqlite").assert_outcomes(passed=2)
+    assert expected.exists()
+
+
 def test_the_plugin_is_found_through_its_entry_point(suite: pytest.Pytester) -> None:
     result = suite.runpytest_subprocess("--help")
 

@@ -8,7 +8,7 @@ engine achieves, timed from the first call to the last verdict (after a warm-up
 that opens the pool's connections). What is lost is the engine's and the SDK's own
 work per verdict, which the server's wait is meant to hide.
 
-The server runs in its own process (``python -m tests.support.jev_server``), so
+The server runs in its own process (``python -m langchain_jev.testing.server``), so
 the client's interpreter does the client's work alone, as with a remote Jev.
 
     python benchmarks/engine_throughput.py
@@ -56,7 +56,7 @@ def _judge(model: JevDecisionModel) -> JevJudge:
 def jev_server() -> Iterator[str]:
     """The loopback Jev server in a child process; yields its URL."""
     answers = json.dumps({"grounded": 0.9, "tone": "calm"})
-    command = [sys.executable, "-m", "tests.support.jev_server", "--delay", str(DELAY), "--answers", answers]
+    command = [sys.executable, "-m", "langchain_jev.testing.server", "--delay", str(DELAY), "--answers", answers]
     child = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, text=True)
     try:
         assert child.stdout is not None

@@ -1,6 +1,9 @@
-"""Testing helpers: a scripted decision model, assertions on model output, and a pytest plugin.
+"""Testing helpers: a scripted decision model, a scripted Jev server, assertions, and a pytest plugin.
 
 - `ScriptedDecisionModel` answers from a script, for offline tests of anything built on a judge.
+- `JevServer` is a Jev-compatible server on the loopback interface answering from a script, for
+  tests (and tries) of the real wire path without a key: ``python -m langchain_jev.testing.server``
+  runs it from the command line; see `langchain_jev.testing.server`.
 - `assert_judged` / `aassert_judged` assert that statements hold of a text (or that a judge passes it).
 - The pytest plugin (loaded automatically) gives the ``jev_model`` fixture and ``--jev-require``;
   see `langchain_jev.testing.plugin`.
@@ -35,9 +38,11 @@ if TYPE_CHECKING:
         judge_input,
     )
     from langchain_jev.testing.scripted import ScriptedDecisionModel, ScriptEntry
+    from langchain_jev.testing.server import JevServer
 
 _EXPORTS: dict[str, str] = {
     "Given": "langchain_jev.testing.assertions",
+    "JevServer": "langchain_jev.testing.server",
     "ScriptEntry": "langchain_jev.testing.scripted",
     "ScriptedDecisionModel": "langchain_jev.testing.scripted",
     "aassert_judged": "langchain_jev.testing.assertions",
@@ -48,6 +53,7 @@ _EXPORTS: dict[str, str] = {
 
 __all__ = [
     "Given",
+    "JevServer",
     "ScriptEntry",
     "ScriptedDecisionModel",
     "aassert_judged",

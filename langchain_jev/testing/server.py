@@ -1,0 +1,773 @@
+"""A Jev-compatible server on the loopback interface: try the package, and test it, without a key.
+
+Run it, and point the command line or `JevDecisionModel` at the URL it prints::
+
+    python -m langchain_jev.testing.server --answers answers.json --port 8765
+    langchain-jev judge data.jsonl --judge judge.yaml --base-url http://127.0.0.1:8765
+
+Any key is accepted (``TYPESAFE_API_KEY=sk-anything``) unless ``--api-key`` names
+one. Every answer comes from a script, never from a model: the verdicts are the
+ones you wrote down, which is what a CI run of your own judges wants.
+
+It speaks enough of the TypeSafe API for the real typesafe-sdk clients (and so
+``JevDecisionModel``, ``TypeSafeClassifier`` and the ``langchain-jev`` command
+line with ``--base-url``):
+
+- ``POST /v1/systemone`` with ``{"state", "questions", "model"}`` answers every
+  question, from a script or a default, after a configurable delay;
+- ``GET /v1/models`` lists one model;
+- request bodies sent with ``Content-Encoding: zstd`` are decoded when a zstd
+  module exists (``compression.zstd`` on Python 3.14+, ``backports.zstd``), and
+  refused with 415 otherwise (build clients with ``compression=False`` then);
+- the API key is checked for shape only (``Authorization: Bearer <key>``), or
+  against ``api_key=`` when given.
+
+Script entries (per question name; ``answers`` may instead be a callable
+``(state, questions) -> {name: entry}`` computed per request):
+
+- a number: a noul's probability of yes, or a score's expected value;
+- a string: a choice's label (probability 0.9 on it);
+- ``{label_or_level: probability}``: a choice's or score's distribution;
+- a mapping with a ``"type"``: the wire answer, sent as is (even when malformed);
+- ``None``: leave the answer out of the response;
+- a callable ``(state, question) -> entry``.
+
+Questions the script does not name get a default: a noul ``default_noul`` (0.9),
+a score its top level, a choice its first label.
+
+In Python, `JevServer` is a context manager that serves from a background thread.
+Every request is recorded (`Received`: arrival order and time, headers, body), so
+a test can count requests or check their spacing. Faults can be injected per
+request (`Fault`: an HTTP status with the API's error body, a dropped connection,
+extra delay, a raw body). A *marker* field of the state (``marker`` by default)
+is echoed as the response's request id (``x-typesafe-request-id``), so a load
+test can check that each answer belongs to its input::
+
+    with JevServer({"polite": 0.92, "mode": "answered"}, delay=0.1) as server:
+        judge = JevJudge(criteria, model=JevDecisionModel(api_key="sk-test", base_url=server.base_url))
+        ...
+        assert server.request_count == 1
+
+Command line (``python -m langchain_jev.testing.server --help``):
+
+- ``--answers FILE.json``: the script, a JSON object ``{question name: entry}``
+  (inline JSON works too: ``--answers '{"polite": 0.2}'``);
+- ``--answer NAME=VALUE``: one entry (a number, a label, or JSON), repeatable, over the file's;
+- ``--noul P``: the probability of yes for nouls the script does not name (default 0.9);
+- ``--port N`` (default: a free port), ``--host`` (default ``127.0.0.1``);
+- ``--latency SECONDS``: wait before each answer, as a real model does;
+- ``--model NAME``: the model name reported; ``--api-key KEY``: accept this key only.
+
+The first line it prints is the URL; it serves until interrupted (Ctrl-C or SIGTERM).
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import math
+import signal
+import socket
+import sys
+import threading
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from http import HTTPStatus
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+__all__ = ["Fault", "JevServer", "Received", "load_script", "main", "wire_answer", "zstd_decompress"]
+
+SYSTEM_ONE_PATH = "/v1/systemone"
+MODELS_PATH = "/v1/models"
+REQUEST_ID_HEADER = "x-typesafe-request-id"
+
+Answerer = Callable[[Any, Mapping[str, Any]], Mapping[str, Any]]
+FaultPlan = Callable[["Received"], "Fault | None"]
+
+
+def _zstd() -> Callable[[bytes], bytes] | None:
+    try:
+        from compression.zstd import decompress  # type: ignore[import-not-found]
+    except ImportError:
+        try:
+            from backports.zstd import decompress  # type: ignore[import-not-found,no-redef,unused-ignore]
+        except ImportError:
+            return None
+    return decompress  # type: ignore[no-any-return]
+
+
+zstd_decompress = _zstd()
+"""The zstd decompressor the server uses, or None when Python has none."""
+
+
+@dataclass(frozen=True)
+class Fault:
+    """What to do to one request instead of (or before) answering it.
+
+    ``status``: answer with this HTTP status and an API error body.
+    ``drop``: close the connection without a response (a network failure).
+    ``delay``: seconds to wait first (added to the server's delay).
+    ``retry_after``: seconds for a ``retry-after`` header (with ``status``).
+    ``body``: with status 200 (the default when only ``body`` is given), send this JSON as is.
+    """
+
+    status: int | None = None
+    drop: bool = False
+    delay: float = 0.0
+    retry_after: float | None = None
+    body: Any = None
+
+
+@dataclass(frozen=True)
+class Received:
+    """One request the server received."""
+
+    number: int
+    """Arrival order, from 1."""
+    time: float
+    """``time.monotonic()`` when the request was read."""
+    method: str
+    path: str
+    headers: dict[str, str]
+    body: Any = None
+    """The decoded JSON body (None when there was none or it was not JSON)."""
+
+    @property
+    def state(self) -> Any:
+        """The request's ``state``."""
+        return self.body.get("state") if isinstance(self.body, dict) else None
+
+    @property
+    def questions(self) -> dict[str, Any]:
+        """The request's ``questions`` by name."""
+        value = self.body.get("questions") if isinstance(self.body, dict) else None
+        return value if isinstance(value, dict) else {}
+
+    @property
+    def model(self) -> str | None:
+        """The model the request asked for."""
+        value = self.body.get("model") if isinstance(self.body, dict) else None
+        return value if isinstance(value, str) else None
+
+
+@dataclass
+class _Config:
+    answers: Mapping[str, Any] | Answerer
+    delay: float
+    faults: Sequence[Fault | None] | FaultPlan | None
+    marker_field: str
+    model: str | None
+    api_key: str | None
+    keep_bodies: bool
+    default_noul: float = 0.9
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    received: list[Received] = field(default_factory=list)
+    count: int = 0
+    in_flight: int = 0
+    peak_in_flight: int = 0
+
+
+class JevServer:
+    """A Jev-compatible server on 127.0.0.1 and a free port (or ``port``); a context manager.
+
+    Args:
+        answers: a script ``{question name: entry}`` or a callable
+            ``(state, questions) -> {name: entry}`` (see the module docstring).
+        delay: seconds to wait before answering each request (threads wait in parallel).
+        faults: per-request faults, by arrival order (a list whose entries may be
+            None), or a callable ``(Received) -> Fault | None``.
+        marker_field: the state field echoed as the response's request id.
+        model: the model name to report (default: the one the request asked for).
+        api_key: when given, other keys get 401.
+        keep_bodies: record request bodies (turn off for very long runs).
+        default_noul: the probability of yes for nouls the script does not name.
+        host: the address to listen on (the loopback interface by default).
+        port: the port to listen on (0, the default, for a free one).
+
+    Example:
+        >>> import httpx2
+        >>> with JevServer({"ok": 0.8}) as server:
+        ...     reply = httpx2.post(server.base_url + "/v1/systemone",
+        ...         headers={"Authorization": "Bearer sk-test"},
+        ...         json={"state": {"marker": "row-1"}, "questions": {"ok": {"type": "noul",
+        ...               "instructions": "Ok?"}}})
+        >>> reply.json()["answers"]["ok"], reply.headers["x-typesafe-request-id"]
+        ({'type': 'noul', 'noul': 0.8}, 'row-1')
+
+    """
+
+    def __init__(
+        self,
+        answers: Mapping[str, Any] | Answerer | None = None,
+        *,
+        delay: float = 0.0,
+        faults: Sequence[Fault | None] | FaultPlan | None = None,
+        marker_field: str = "marker",
+        model: str | None = None,
+        api_key: str | None = None,
+        keep_bodies: bool = True,
+        default_noul: float = 0.9,
+        host: str = "127.0.0.1",
+        port: int = 0,
+    ) -> None:
+        if not 0.0 <= default_noul <= 1.0:
+            raise ValueError(f"default_noul must be a probability between 0 and 1, got {default_noul!r}")
+        self._config = _Config(
+            answers if answers is not None else {},
+            delay,
+            faults,
+            marker_field,
+            model,
+            api_key,
+            keep_bodies,
+            default_noul,
+        )
+        self._address = (host, port)
+        self._server: ThreadingHTTPServer | None = None
+        self._thread: threading.Thread | None = None
+
+    # ---------------------------------------------------------------- lifecycle
+
+    def start(self) -> JevServer:
+        """Start serving in a background thread; returns self."""
+        if self._server is not None:
+            return self
+        handler = type("_BoundHandler", (_Handler,), {"config": self._config})
+        server = _Server(self._address, handler)
+        self._server = server
+        self._thread = threading.Thread(
+            target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+        )
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        """Stop serving and close the socket."""
+        if self._server is None:
+            return
+        self._server.shutdown()
+        self._server.server_close()
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+        self._server = None
+        self._thread = None
+
+    def __enter__(self) -> JevServer:
+        return self.start()
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.stop()
+
+    # ---------------------------------------------------------------- settings
+
+    @property
+    def base_url(self) -> str:
+        """``http://127.0.0.1:<port>``: pass it as ``base_url`` / ``--base-url``."""
+        if self._server is None:
+            raise RuntimeError("the server is not started")
+        host, port = self._server.server_address[:2]
+        host = str(host)
+        return f"http://[{host}]:{port}" if ":" in host else f"http://{host}:{port}"
+
+    @property
+    def delay(self) -> float:
+        """Seconds to wait before answering."""
+        return self._config.delay
+
+    @delay.setter
+    def delay(self, value: float) -> None:
+        self._config.delay = value
+
+    @property
+    def answers(self) -> Mapping[str, Any] | Answerer:
+        """The script (or answering function)."""
+        return self._config.answers
+
+    @answers.setter
+    def answers(self, value: Mapping[str, Any] | Answerer) -> None:
+        self._config.answers = value
+
+    @property
+    def faults(self) -> Sequence[Fault | None] | FaultPlan | None:
+        """Faults by arrival order, or a function choosing them."""
+        return self._config.faults
+
+    @faults.setter
+    def faults(self, value: Sequence[Fault | None] | FaultPlan | None) -> None:
+        self._config.faults = value
+
+    # ---------------------------------------------------------------- observations
+
+    @property
+    def requests(self) -> list[Received]:
+        """The requests received so far (a copy), in arrival order."""
+        with self._config.lock:
+            return list(self._config.received)
+
+    @property
+    def request_count(self) -> int:
+        """How many requests arrived (every path, faults included)."""
+        with self._config.lock:
+            return self._config.count
+
+    @property
+    def peak_in_flight(self) -> int:
+        """The most requests being handled at once."""
+        with self._config.lock:
+            return self._config.peak_in_flight
+
+    def times(self, path: str = SYSTEM_ONE_PATH) -> list[float]:
+        """Arrival times (``time.monotonic()``) of the requests to ``path``."""
+        return [r.time for r in self.requests if r.path == path]
+
+    def markers(self) -> list[str]:
+        """The marker of every System One request that carried one, in arrival order."""
+        field_name = self._config.marker_field
+        return [
+            str(r.state[field_name])
+            for r in self.requests
+            if isinstance(r.state, dict) and field_name in r.state
+        ]
+
+    def reset(self) -> None:
+        """Forget the requests received so far (counters included)."""
+        with self._config.lock:
+            self._config.received.clear()
+            self._config.count = 0
+            self._config.peak_in_flight = self._config.in_flight
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+    request_queue_size = 1024  # many clients connect at once under load
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """A client that hangs up is no news in a test; stay quiet."""
+
+
+class _Handler(BaseHTTPRequestHandler):
+    config: _Config
+    protocol_version = "HTTP/1.1"
+    server_version = "JevTestServer/1"
+    # Headers and body go out in two writes; with Nagle's algorithm the body would
+    # wait for the client's delayed ACK (some 40 ms) on every response.
+    disable_nagle_algorithm = True
+
+    def log_message(self, format: str, *args: Any) -> None:
+        """Keep test output quiet."""
+
+    def do_GET(self) -> None:
+        received = self._receive(None)
+        if self._faulted(received):
+            return
+        if self.path.split("?")[0] != MODELS_PATH:
+            self._error(HTTPStatus.NOT_FOUND, f"no such path: {self.path}")
+            return
+        name = self.config.model or "jev-test"
+        self._json(200, {"models": [{"name": name, "description": "test", "release_date": "2025-01-01"}]})
+
+    def do_POST(self) -> None:
+        raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        body, problem = self._decode(raw)
+        received = self._receive(body)
+        try:
+            self._answer(received, problem)
+        except Exception as error:  # a bug in a script: answer 500 rather than hang up
+            self._error(HTTPStatus.INTERNAL_SERVER_ERROR, f"test server: {type(error).__name__}: {error}")
+        finally:
+            with self.config.lock:
+                self.config.in_flight -= 1
+
+    def _answer(self, received: Received, problem: tuple[int, str] | None) -> None:
+        if self._faulted(received):
+            return
+        if not self._authorised():
+            self._error(HTTPStatus.UNAUTHORIZED, "invalid API key")
+            return
+        if self.path.split("?")[0] != SYSTEM_ONE_PATH:
+            self._error(HTTPStatus.NOT_FOUND, f"no such path: {self.path}")
+            return
+        if problem is not None:
+            self._error(problem[0], problem[1])
+            return
+        if not isinstance(received.body, dict) or "state" not in received.body:
+            self._error(HTTPStatus.UNPROCESSABLE_ENTITY, "body must be an object with state and questions")
+            return
+        questions = received.questions
+        if not questions:
+            self._error(HTTPStatus.UNPROCESSABLE_ENTITY, "questions must be a non-empty object")
+            return
+        if self.config.delay > 0:
+            time.sleep(self.config.delay)
+        answers = _answers(self.config, received.state, questions)
+        state = received.state
+        marker = state.get(self.config.marker_field) if isinstance(state, dict) else None
+        request_id = str(marker) if marker is not None else f"req-{received.number}"
+        payload = {
+            "model": self.config.model or received.model or "jev-test",
+            "answers": answers,
+            "usage": {"input_tokens": 10 * len(questions), "output_tokens": len(questions)},
+        }
+        self._json(200, payload, {REQUEST_ID_HEADER: request_id})
+
+    # ---------------------------------------------------------------- helpers
+
+    def _receive(self, body: Any) -> Received:
+        config = self.config
+        with config.lock:
+            config.count += 1
+            config.in_flight += 1 if self.command == "POST" else 0
+            config.peak_in_flight = max(config.peak_in_flight, config.in_flight)
+            received = Received(
+                config.count,
+                time.monotonic(),
+                self.command,
+                self.path.split("?")[0],
+                {k.lower(): v for k, v in self.headers.items() if k.lower() != "authorization"},
+                body,
+            )
+            kept = received
+            if not config.keep_bodies and isinstance(body, dict):
+                kept = replace(received, body=_light(body, config))
+            config.received.append(kept)
+        return received
+
+    def _decode(self, raw: bytes) -> tuple[Any, tuple[int, str] | None]:
+        encoding = (self.headers.get("Content-Encoding") or "").strip().lower()
+        if encoding == "zstd":
+            if zstd_decompress is None:
+                return None, (415, "zstd bodies need a zstd module; send compression=False")
+            raw = zstd_decompress(raw)
+        elif encoding not in ("", "identity"):
+            return None, (415, f"unsupported Content-Encoding {encoding!r}")
+        content_type = (self.headers.get("Content-Type") or "").split(";")[0].strip()
+        if raw and content_type != "application/json":
+            return None, (415, f"expected application/json, got {content_type!r}")
+        if not raw:
+            return None, None
+        try:
+            return json.loads(raw), None
+        except ValueError as error:
+            return None, (400, f"body is not JSON: {error}")
+
+    def _authorised(self) -> bool:
+        header = self.headers.get("Authorization") or ""
+        scheme, _, key = header.partition(" ")
+        if scheme != "Bearer" or not key.strip():
+            return False
+        return self.config.api_key is None or key == self.config.api_key
+
+    def _faulted(self, received: Received) -> bool:
+        fault = _fault_for(self.config.faults, received)
+        if fault is None:
+            return False
+        if fault.delay > 0:
+            time.sleep(fault.delay)
+        if fault.drop:
+            self.close_connection = True
+            with contextlib.suppress(OSError):
+                self.connection.shutdown(socket.SHUT_RDWR)
+            return True
+        if fault.status is None and fault.body is None:
+            return False
+        status = fault.status or 200
+        headers = {REQUEST_ID_HEADER: f"req-{received.number}"}
+        if fault.retry_after is not None:
+            headers["retry-after"] = f"{fault.retry_after:g}"
+        if fault.body is not None:
+            self._json(status, fault.body, headers)
+        else:
+            phrase = HTTPStatus(status).phrase if status in HTTPStatus._value2member_map_ else "error"
+            self._json(status, {"error": {"message": f"injected fault: {phrase}", "type": "fault"}}, headers)
+        return True
+
+    def _error(self, status: int, message: str) -> None:
+        self._json(int(status), {"error": {"message": message, "type": "invalid_request"}})
+
+    def _json(self, status: int, payload: Any, headers: Mapping[str, str] | None = None) -> None:
+        data = json.dumps(payload).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        for name, value in (headers or {}).items():
+            self.send_header(name, value)
+        self.end_headers()
+        self.wfile.write(data)
+
+
+def _light(body: dict[str, Any], config: _Config) -> dict[str, Any]:
+    """Keep only the marker and question names of a body."""
+    state = body.get("state")
+    marker = state.get(config.marker_field) if isinstance(state, dict) else None
+    light_state = {config.marker_field: marker} if marker is not None else {}
+    return {"state": light_state, "questions": dict.fromkeys(body.get("questions") or {})}
+
+
+def _fault_for(faults: Sequence[Fault | None] | FaultPlan | None, received: Received) -> Fault | None:
+    if faults is None:
+        return None
+    if callable(faults):
+        return faults(received)
+    index = received.number - 1
+    return faults[index] if index < len(faults) else None
+
+
+def _answers(config: _Config, state: Any, questions: Mapping[str, Any]) -> dict[str, Any]:
+    script = config.answers
+    entries: Mapping[str, Any] = script(state, questions) if callable(script) else script
+    out: dict[str, Any] = {}
+    for name, question in questions.items():
+        entry = entries.get(name, _DEFAULT)
+        if entry is _DEFAULT and isinstance(question, Mapping) and question.get("type") == "noul":
+            entry = config.default_noul
+        if callable(entry):
+            entry = entry(state, question)
+        if entry is None:
+            continue
+        out[name] = wire_answer(question, entry)
+    return out
+
+
+_DEFAULT = object()
+
+
+def wire_answer(question: Mapping[str, Any], entry: Any) -> Any:
+    """Turn a script entry into the wire answer to ``question`` (see the module docstring).
+
+    Example:
+        >>> wire_answer({"type": "noul"}, 0.3)
+        {'type': 'noul', 'noul': 0.3}
+        >>> wire_answer({"type": "choice", "criteria": {"a": None, "b": None}}, "b")["choice"]
+        'b'
+
+    """
+    kind = question.get("type")
+    if isinstance(entry, Mapping) and "type" in entry:
+        return dict(entry)
+    if kind == "noul":
+        return {"type": "noul", "noul": 0.9 if entry is _DEFAULT else float(entry)}
+    if kind == "choice":
+        labels = list(question.get("criteria") or {})
+        if entry is _DEFAULT:
+            entry = labels[0]
+        if isinstance(entry, str):
+            rest = [label for label in labels if label != entry]
+            share = 0.1 / len(rest) if rest else 0.0
+            entry = {label: (0.9 if label == entry or not rest else share) for label in labels}
+        probabilities = {str(k): float(v) for k, v in entry.items()}
+        chosen = max(probabilities, key=lambda k: probabilities[k])
+        return {
+            "type": "choice",
+            "choice": chosen,
+            "confidence": probabilities[chosen],
+            "probabilities": probabilities,
+        }
+    if kind == "score":
+        levels = list(question.get("criteria") or [])
+        top = len(levels) - 1
+        if entry is _DEFAULT:
+            entry = float(top)
+        spread: Mapping[Any, Any] = _spread(float(entry), top) if isinstance(entry, (int, float)) else entry
+        levels_p = {int(k): float(v) for k, v in spread.items()}
+        value = sum(level * p for level, p in levels_p.items())
+        return {
+            "type": "score",
+            "score": value,
+            "confidence": max(levels_p.values()),
+            "legend": {str(i): level for i, level in enumerate(levels)},
+            "probabilities": {str(k): v for k, v in levels_p.items()},
+        }
+    return {"type": kind or "noul", "noul": 0.9}
+
+
+def _spread(value: float, top: int) -> dict[int, float]:
+    """A distribution over levels 0..top whose expected value is ``value``."""
+    value = min(max(value, 0.0), float(top))
+    low = math.floor(value)
+    high = min(low + 1, top)
+    upper = value - low
+    probabilities = dict.fromkeys(range(top + 1), 0.0)
+    probabilities[low] += 1.0 - upper
+    probabilities[high] += upper
+    return probabilities
+
+
+# --------------------------------------------------------------------------- the command
+
+
+def load_script(source: str) -> dict[str, Any]:
+    """Read a script: inline JSON (``{...}``) or the path of a JSON file holding one object.
+
+    Raises:
+        ValueError: the file cannot be read, or it is not a JSON object of script entries.
+
+    Example:
+        >>> load_script('{"polite": 0.2, "mode": "refused", "helpful": {"1": 0.8, "2": 0.2}}')
+        {'polite': 0.2, 'mode': 'refused', 'helpful': {'1': 0.8, '2': 0.2}}
+
+    """
+    text = source
+    if not source.lstrip().startswith(("{", "[")):
+        try:
+            with open(source, encoding="utf-8") as file:
+                text = file.read()
+        except OSError as error:
+            raise ValueError(f"--answers: cannot read {source}: {error.strerror or error}") from None
+    try:
+        script = json.loads(text)
+    except ValueError as error:
+        raise ValueError(f"--answers: {source} is not JSON: {error}") from None
+    if not isinstance(script, dict):
+        raise ValueError(
+            "--answers: the script must be a JSON object {question name: answer}, "
+            f"got {type(script).__name__}"
+        )
+    for name, entry in script.items():
+        _check_entry(name, entry)
+    return script
+
+
+def _check_entry(name: str, entry: Any) -> None:
+    if entry is None or isinstance(entry, str):
+        return
+    if isinstance(entry, bool) or not isinstance(entry, (int, float, dict)):
+        raise ValueError(
+            f"answer for {name!r}: expected a number, a label, a distribution, a wire answer or null, "
+            f"got {json.dumps(entry)}"
+        )
+    if isinstance(entry, (int, float)) and not math.isfinite(entry):
+        raise ValueError(f"answer for {name!r}: {entry} is not a finite number")
+    if isinstance(entry, dict) and "type" not in entry:
+        for key, probability in entry.items():
+            if isinstance(probability, bool) or not isinstance(probability, (int, float)):
+                raise ValueError(
+                    f"answer for {name!r}: the probability of {key!r} must be a number, "
+                    f"got {json.dumps(probability)}"
+                )
+
+
+def _parse_answer(text: str) -> tuple[str, Any]:
+    name, sep, value = text.partition("=")
+    if not sep or not name.strip():
+        raise ValueError(f"--answer takes NAME=VALUE, got {text!r}")
+    try:
+        entry = json.loads(value)
+    except ValueError:
+        entry = value  # a bare label
+    _check_entry(name.strip(), entry)
+    return name.strip(), entry
+
+
+def _probability(text: str) -> float:
+    value = float(text)
+    if not 0.0 <= value <= 1.0:
+        raise argparse.ArgumentTypeError(f"must be a probability between 0 and 1, got {text}")
+    return value
+
+
+def _seconds(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value) or value < 0:
+        raise argparse.ArgumentTypeError(f"must be a number of seconds, 0 or more, got {text}")
+    return value
+
+
+def _port(text: str) -> int:
+    value = int(text)
+    if not 0 <= value <= 65535:
+        raise argparse.ArgumentTypeError(f"must be a port number from 0 to 65535, got {text}")
+    return value
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m langchain_jev.testing.server",
+        description=(
+            "Serve scripted Jev answers on the loopback interface, so the langchain-jev command line "
+            "and JevDecisionModel(base_url=...) run without a key or a network. Prints its URL, then "
+            "serves until interrupted."
+        ),
+        epilog=(
+            "Script entries by question name: a number (a noul's probability of yes, a score's "
+            "expected level), a label (a choice), {label_or_level: probability}, a raw wire answer "
+            '(an object with "type"), or null (no answer). Unnamed questions: a noul --noul, a score '
+            "its top level, a choice its first label. Any API key is accepted unless --api-key is given."
+        ),
+    )
+    parser.add_argument(
+        "--answers", metavar="FILE.json", help="the script: a JSON file (or an inline JSON object)"
+    )
+    parser.add_argument(
+        "--answer",
+        metavar="NAME=VALUE",
+        action="append",
+        default=[],
+        help="one scripted answer (a number, a label or JSON); repeatable; wins over --answers",
+    )
+    parser.add_argument(
+        "--noul", type=_probability, default=0.9, metavar="P",
+        help="probability of yes for nouls the script does not name (default 0.9)",
+    )
+    parser.add_argument(
+        "--latency", "--delay", type=_seconds, default=0.0, metavar="SECONDS",
+        help="wait this long before each answer (default 0)",
+    )
+    parser.add_argument("--port", type=_port, default=0, help="port to listen on (default: a free port)")
+    parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
+    parser.add_argument("--model", default=None, help="model name to report (default: the one asked for)")
+    parser.add_argument("--api-key", default=None, metavar="KEY", help="accept only this API key")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Serve until interrupted; return the exit status (0, or 1 when the port cannot be had).
+
+    The first line printed is the server's URL.
+    """
+    parser = _parser()
+    args = parser.parse_args(argv)
+    try:
+        script = load_script(args.answers) if args.answers else {}
+        script.update(_parse_answer(text) for text in args.answer)
+    except ValueError as error:
+        parser.error(str(error))
+    server = JevServer(
+        script,
+        delay=args.latency,
+        default_noul=args.noul,
+        host=args.host,
+        port=args.port,
+        model=args.model,
+        api_key=args.api_key,
+        keep_bodies=False,
+    )
+    try:
+        server.start()
+    except OSError as error:
+        print(f"cannot listen on {args.host}:{args.port}: {error.strerror or error}", file=sys.stderr)
+        return 1
+    stop = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    print(server.base_url, flush=True)
+    named = ", ".join(sorted(script)) or "none"
+    print(
+        f"scripted Jev-compatible server: questions scripted: {named}; "
+        f"any other noul answers {args.noul:g}. Ctrl-C stops it.",
+        file=sys.stderr,
+        flush=True,
+    )
+    try:
+        while not stop.wait(0.2):
+            pass
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.stop()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,189 @@
+"""The scripted Jev-compatible server, as users run it: ``python -m langchain_jev.testing.server``."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from langchain_core.decisions import Noul
+
+from langchain_jev import JevCriterion, JevDecisionModel, JevJudge
+from langchain_jev.testing import JevServer
+from langchain_jev.testing.server import load_script, main
+from tests.cli.helpers import ROOT, WEATHER_DATA, WEATHER_JUDGE
+from tests.testing.helpers import GOOD, judge_on
+
+KEY = "sk-any-key-at-all"
+POLITE = JevCriterion.noul("polite", Noul(instructions="Is `assistant_answer` polite?"), 0.7)
+
+
+def _env() -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("TYPESAFE_", "LANGSMITH_", "LANGCHAIN_"))}
+    env["TYPESAFE_API_KEY"] = KEY
+    return env
+
+
+class Served:
+    """A server subprocess and the URL it printed."""
+
+    def __init__(self, *args: str) -> None:
+        command = [sys.executable, "-m", "langchain_jev.testing.server", *args]
+        self.process = subprocess.Popen(
+            command, env=_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT
+        )
+        assert self.process.stdout is not None
+        self.url = self.process.stdout.readline().strip()
+        assert self.url.startswith("http://127.0.0.1:"), (
+            self.process.stderr.read() if self.process.stderr else ""
+        )
+
+    def stop(self, sig: int = signal.SIGTERM) -> subprocess.CompletedProcess[str]:
+        self.process.send_signal(sig)
+        out, err = self.process.communicate(timeout=10)
+        return subprocess.CompletedProcess(self.process.args, self.process.returncode, out, err)
+
+
+@pytest.fixture
+def served(tmp_path: Path) -> Iterator[Served]:
+    script = tmp_path / "answers.json"
+    script.write_text(json.dumps({"helpfulness": {"1": 0.8, "2": 0.2}, "mode": "refused"}), encoding="utf-8")
+    server = Served("--answers", str(script), "--answer", "mode=answered", "--noul", "0.2", "--port", "0")
+    try:
+        yield server
+    finally:
+        if server.process.poll() is None:
+            server.stop()
+
+
+# ---------------------------------------------------------------------- the command, end to end
+
+
+@pytest.mark.slow
+def test_the_command_line_judges_with_the_scripted_answers(served: Served, tmp_path: Path) -> None:
+    out = tmp_path / "results.jsonl"
+    done = subprocess.run(
+        [sys.executable, "-m", "langchain_jev.cli", "judge", str(WEATHER_DATA), "--judge", str(WEATHER_JUDGE),
+         "--base-url", served.url, "--out", str(out)],
+        env=_env(), capture_output=True, text=True, timeout=120, cwd=tmp_path,
+    )  # fmt: skip
+
+    assert done.returncode == 0, done.stderr
+    rows = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+    assert len(rows) == 8
+    for row in rows:
+        findings = {f["name"]: f for f in row["findings"]}
+        assert findings["helpfulness"]["outcome"] == "FAILED"  # scripted at level 1.2, needs 2
+        assert findings["helpfulness"]["value"] == pytest.approx(1.2)
+        assert findings["mode"]["outcome"] == "PASSED"  # --answer mode=answered wins over the file
+        assert findings["has_details"]["outcome"] == "FAILED"  # --noul 0.2 for nouls not named
+    assert "helpfulness                 score        0       8" in done.stdout
+
+
+@pytest.mark.slow
+def test_jev_decision_model_gets_the_scripted_verdict_then_the_server_stops_cleanly(served: Served) -> None:
+    jev = JevDecisionModel(api_key=KEY, base_url=served.url)
+    judge = JevJudge([POLITE], model=jev)
+    try:
+        verdict = judge.judge("Can you help?", "Go away.")
+    finally:
+        jev.close()
+    assert verdict.summary() == "passed=false [polite=FAILED]"
+    assert verdict.finding("polite").answer.noul == pytest.approx(0.2)
+
+    stopped = served.stop(signal.SIGINT)
+    assert stopped.returncode == 0 and "Traceback" not in stopped.stderr, stopped.stderr
+
+
+@pytest.mark.slow
+def test_sigterm_stops_it_with_status_0(served: Served) -> None:
+    stopped = served.stop(signal.SIGTERM)
+    assert stopped.returncode == 0 and "Traceback" not in stopped.stderr, stopped.stderr
+
+
+@pytest.mark.slow
+def test_a_port_in_use_is_one_clear_line_and_status_1() -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        done = subprocess.run(
+            [sys.executable, "-m", "langchain_jev.testing.server", "--port", str(port)],
+            env=_env(), capture_output=True, text=True, timeout=30,
+        )  # fmt: skip
+    assert done.returncode == 1
+    assert done.stderr.startswith(f"cannot listen on 127.0.0.1:{port}:") and "Traceback" not in done.stderr
+
+
+# ---------------------------------------------------------------------- its parts, in process
+
+
+def test_in_process_the_server_serves_the_real_sdk_path() -> None:
+    with JevServer(GOOD) as server:
+        jev = JevDecisionModel(api_key=KEY, base_url=server.base_url)
+        try:
+            verdict = judge_on(jev).judge("Can you help?", "Sure: here it is.")
+        finally:
+            jev.close()
+        assert verdict.passed and server.request_count == 1
+
+
+def test_default_noul_answers_the_nouls_the_script_does_not_name() -> None:
+    with JevServer({}, default_noul=0.35) as server:
+        jev = JevDecisionModel(api_key=KEY, base_url=server.base_url)
+        try:
+            verdict = JevJudge([POLITE], model=jev).judge("Hi?", "Hello!")
+        finally:
+            jev.close()
+    assert verdict.finding("polite").answer.noul == pytest.approx(0.35)
+
+
+def test_a_script_is_a_file_or_inline_json(tmp_path: Path) -> None:
+    path = tmp_path / "answers.json"
+    path.write_text('{"polite": 0.2, "mode": "refused", "missing": null}', encoding="utf-8")
+    assert load_script(str(path)) == {"polite": 0.2, "mode": "refused", "missing": None}
+    assert load_script('{"polite": 0.4}') == {"polite": 0.4}
+
+
+@pytest.mark.parametrize(
+    ("source", "message"),
+    [
+        ("[0.2]", "must be a JSON object {question name: answer}, got list"),
+        ('{"polite": true}', "answer for 'polite': expected a number, a label"),
+        ('{"helpful": {"1": "high"}}', "answer for 'helpful': the probability of '1' must be a number"),
+        ('{"polite": ', "is not JSON"),
+        ("no-such-file.json", "cannot read no-such-file.json"),
+    ],
+)
+def test_a_bad_script_names_what_is_wrong(
+    source: str, message: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(ValueError, match=re.escape(message)):
+        load_script(source)
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--noul", "1.5"], "--noul: must be a probability between 0 and 1, got 1.5"),
+        (["--latency", "-1"], "--latency/--delay: must be a number of seconds, 0 or more, got -1"),
+        (["--port", "70000"], "--port: must be a port number from 0 to 65535, got 70000"),
+        (["--answer", "polite"], "--answer takes NAME=VALUE, got 'polite'"),
+        (["--answers", "[1]"], "the script must be a JSON object"),
+    ],
+)
+def test_bad_flags_are_refused_with_status_2(
+    argv: list[str], message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as exit_:
+        main(argv)
+    assert exit_.value.code == 2
+    assert message in capsys.readouterr().err

@@ -6,6 +6,11 @@ levels at or above the minimum; a choice when at least half sits on accepted
 labels. The share on the verdict's side is its confidence; below
 ``min_confidence`` the finding is INCONCLUSIVE. Without probabilities, the
 score's value or the selected label decides.
+
+An answer that contradicts itself is that finding's ERROR, never a guess: a
+score more than half a level away from the expected level of its own
+probabilities, a label chosen that its probabilities give nothing, or
+probabilities whose sum overflows.
 """
 
 from __future__ import annotations
@@ -148,6 +153,8 @@ def _decide_score(criterion: JevCriterion, answer: ScoreAnswer, min_confidence: 
     if not -_EPSILON <= score <= levels - 1 + _EPSILON:
         raise _Unreadable(f"score {score!r} is outside the rubric's levels 0 to {levels - 1}")
     probabilities = _distribution(answer.probabilities, set(range(levels)), "level")
+    if probabilities:
+        _agrees(score, probabilities)
     support = (
         support_share(probabilities, {lvl for lvl in probabilities if lvl >= minimum - _EPSILON})
         if probabilities
@@ -170,6 +177,8 @@ def _decide_choice(criterion: JevCriterion, answer: ChoiceAnswer, min_confidence
     if chosen not in options:
         raise _Unreadable(f'chose "{chosen}", which is not an option of the choice')
     probabilities = _distribution(answer.probabilities, options, "label")
+    if probabilities and probabilities.get(chosen, 0.0) <= 0.0:
+        raise _Unreadable(f'chose "{chosen}", which its own probabilities give no weight')
     support = support_share(probabilities, set(criterion.accepted)) if probabilities else None
     return _settle(
         criterion,
@@ -227,6 +236,24 @@ def _distribution(raw: Any, keys: set[Any], what: str) -> dict[Any, float]:
         if key not in keys:
             raise _Unreadable(f"probabilities name {key!r}, which is not a {what} of the question")
         result[key] = _probability(value, f"the probability of {key!r}")
-    if result and math.fsum(result.values()) <= 0:
-        raise _Unreadable("probabilities sum to zero")
+    if result:
+        try:
+            total = math.fsum(result.values())
+        except OverflowError:
+            total = math.inf
+        if not math.isfinite(total):
+            raise _Unreadable("probabilities overflow: their sum is not a finite number")
+        if total <= 0:
+            raise _Unreadable("probabilities sum to zero")
     return result
+
+
+def _agrees(score: float, probabilities: Mapping[int, float]) -> None:
+    """Raise when a score is more than half a level from the expected level of its distribution."""
+    total = math.fsum(probabilities.values())
+    expected = math.fsum(level * (p / total) for level, p in probabilities.items())
+    if abs(score - expected) > 0.5 + _EPSILON:
+        raise _Unreadable(
+            f"score {feedback.number(score)} contradicts its own probabilities, "
+            f"whose expected level is {feedback.number(expected)}"
+        )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import threading
 from collections.abc import Mapping
@@ -170,6 +171,9 @@ class JevDecisionModel(BaseDecisionModel):
 
     def _convert(self, response: SystemOneResponse) -> DecisionResponse:
         raw = {name: answer.model_dump(mode="json") for name, answer in response.answers.items()}
+        if any(answer.type == "score" for answer in response.answers.values()):
+            sent = _sent_answers(response) or {}  # level keys as sent: "03" is not "3"
+            raw = {name: sent.get(name, answer) for name, answer in raw.items()}
         answers, unreadable = read_answers(raw)
         return DecisionResponse(
             model=response.model,
@@ -194,3 +198,13 @@ class JevDecisionModel(BaseDecisionModel):
             usage=usage if isinstance(usage, Mapping) else None,
             request_id=error.request_id,
         )
+
+
+def _sent_answers(response: SystemOneResponse) -> Mapping[str, Any] | None:
+    """The answers exactly as the server sent them (the SDK's types merge ``"03"`` into ``3``)."""
+    try:
+        body = json.loads(response.raw_http_response.content)
+    except Exception:  # no raw response kept (a response built in code), or not JSON
+        return None
+    answers = body.get("answers") if isinstance(body, Mapping) else None
+    return answers if isinstance(answers, Mapping) else None

@@ -1,14 +1,21 @@
-"""The response type our decision models return, and a lenient reader of raw answers."""
+"""The response type our decision models return, and a strict reader of raw answers.
+
+Raw answers are JSON as a server sent it. They are read strictly: a value of
+the wrong JSON type (``true`` or ``"0.9"`` where a number belongs) or a level key
+that is not written the one canonical way (``"03"`` for level 3) is that answer's
+problem, never coerced into something the model did not say.
+"""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from typing import Any
 
 from langchain_core.decisions import Answer, ClassifierResponse
 from pydantic import Field, TypeAdapter, ValidationError
 
-__all__ = ["DecisionResponse", "read_answers"]
+__all__ = ["DecisionResponse", "read_answers", "strict_problem"]
 
 _ANSWER = TypeAdapter(Answer)
 
@@ -57,11 +64,90 @@ def read_answers(raw: Mapping[str, Any]) -> tuple[dict[str, Answer], dict[str, s
     answers: dict[str, Answer] = {}
     problems: dict[str, str] = {}
     for name, value in raw.items():
+        problem = strict_problem(name, value)
+        if problem is not None:
+            problems[name] = problem
+            continue
         try:
             answers[name] = _ANSWER.validate_python(value)
         except ValidationError as error:
             problems[name] = _first_error(name, error)
     return answers, problems
+
+
+def strict_problem(name: str, value: Any) -> str | None:
+    """What JSON typing alone finds wrong with a raw answer, or None.
+
+    Numbers must be JSON numbers (not booleans, not strings), labels strings, and
+    score levels whole numbers written canonically (``"3"``, never ``"03"`` or
+    ``"3.0"``), so no two keys can name the same level.
+
+    Example:
+        >>> strict_problem("safe", {"type": "noul", "noul": True})
+        'answers.safe.noul: must be a JSON number, got true'
+        >>> strict_problem("help", {"type": "score", "score": 1.0, "probabilities": {"03": 1.0}})
+        "answers.help.probabilities: level key '03' is not a level number written canonically"
+        >>> strict_problem("safe", {"type": "noul", "noul": 0.9}) is None
+        True
+
+    """
+    if type(value) is not dict and not isinstance(value, Mapping):
+        return None  # the answer type reports it
+    kind = value.get("type")
+    if kind == "noul":  # the common case, kept short
+        number = value.get("noul")
+        if type(number) is float or type(number) is int or "noul" not in value:
+            return None
+        return f"answers.{name}.noul: must be a JSON number, got {_shown(number)}"
+    numbers = _NUMBERS.get(kind) if isinstance(kind, str) else None
+    if numbers is None:
+        return None
+    where = f"answers.{name}"
+    for key in numbers:
+        if key in value and not _is_number(value[key]):
+            return f"{where}.{key}: must be a JSON number, got {_shown(value[key])}"
+    if kind == "choice" and "choice" in value and not isinstance(value["choice"], str):
+        return f"{where}.choice: must be a JSON string, got {_shown(value['choice'])}"
+    probabilities = value.get("probabilities")
+    if not isinstance(probabilities, Mapping):
+        return None  # absent, or the answer type reports it
+    score = kind == "score"
+    for key, probability in probabilities.items():
+        if score and not (type(key) is int or key in _LEVELS or _is_level(key)):
+            return f"{where}.probabilities: level key {key!r} is not a level number written canonically"
+        if not (type(probability) is float or _is_number(probability)):
+            return f"{where}.probabilities.{key}: must be a JSON number, got {_shown(probability)}"
+    return None
+
+
+_LEVELS = frozenset(str(level) for level in range(100))
+"""Level keys written canonically, known in advance (others are checked one by one)."""
+
+_NUMBERS: dict[str, tuple[str, ...]] = {
+    "score": ("score", "confidence"),
+    "choice": ("confidence",),
+}
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _is_level(key: Any) -> bool:
+    if type(key) is int:
+        return True
+    if not isinstance(key, str) or not key.isascii():
+        return False
+    digits = key[1:] if key.startswith("-") else key
+    return digits.isdigit() and (digits == "0" or digits[0] != "0") and key != "-0"
+
+
+def _shown(value: Any) -> str:
+    try:
+        text = json.dumps(value, ensure_ascii=False)
+    except (TypeError, ValueError):
+        text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
 
 
 def _first_error(name: str, error: ValidationError) -> str:

@@ -66,8 +66,11 @@ BAD_ANSWERS: dict[str, tuple[str, Any, str]] = {
     "noul as a string": (
         "is_safe",
         noul("high"),
-        "answers.is_safe.noul: Input should be a valid number, unable to parse string as a number, got 'high'",
+        'answers.is_safe.noul: must be a JSON number, got "high"',
     ),
+    "noul as a numeric string": ("is_safe", noul("0.9"), 'answers.is_safe.noul: must be a JSON number, got "0.9"'),
+    "noul as true": ("is_safe", noul(True), "answers.is_safe.noul: must be a JSON number, got true"),
+    "noul as false": ("is_safe", noul(False), "answers.is_safe.noul: must be a JSON number, got false"),
     "noul NaN": (
         "is_safe",
         noul(NAN),
@@ -117,6 +120,22 @@ BAD_ANSWERS: dict[str, tuple[str, Any, str]] = {
         "probabilities name 'sarcastic'",
     ),
     "choice probabilities not an object": ("tone", choice("calm", [0.9, 0.1]), "answers.tone.probabilities"),
+    "choice probabilities that overflow": (
+        "tone",
+        choice("calm", {"calm": 1e308, "angry": 1e308}),
+        "probabilities overflow",
+    ),
+    "choice probability as a string": (
+        "tone",
+        choice("calm", {"calm": "0.9", "angry": 0.1}),
+        'answers.tone.probabilities.calm: must be a JSON number, got "0.9"',
+    ),
+    "choice label as a number": ("tone", choice(1, {"calm": 1.0}), "answers.tone.choice: must be a JSON string, got 1"),
+    "choice of a label its probabilities give nothing": (
+        "tone",
+        choice("calm", {"calm": 0.0, "angry": 1.0}),
+        'chose "calm", which its own probabilities give no weight',
+    ),
     # score
     "score missing": ("helpfulness", None, "the model returned no answer for this question"),
     "score NaN": ("helpfulness", score(NAN, {"2": 1.0}), "score must be a finite number, got nan"),
@@ -139,6 +158,33 @@ BAD_ANSWERS: dict[str, tuple[str, Any, str]] = {
         "helpfulness",
         score(2.0, {"2": 1.2, "3": -0.2}),
         "the probability of 3 must not be negative",
+    ),
+    "score level keys that name one level twice": (
+        "helpfulness",
+        score(3.0, {"03": 0.5, "3": 0.5}),
+        "level key '03' is not a level number written canonically",
+    ),
+    "score level key with a fraction": (
+        "helpfulness",
+        score(3.0, {"3.0": 1.0}),
+        "level key '3.0' is not a level number written canonically",
+    ),
+    "score as true": ("helpfulness", score(True, {"1": 1.0}), "answers.helpfulness.score: must be a JSON number, got true"),
+    "score as a string": ("helpfulness", score("3", {"3": 1.0}), 'answers.helpfulness.score: must be a JSON number, got "3"'),
+    "score contradicting its probabilities": (
+        "helpfulness",
+        score(0.0, {"3": 1.0}),
+        "score 0.00 contradicts its own probabilities, whose expected level is 3.00",
+    ),
+    "score probabilities that overflow": (
+        "helpfulness",
+        score(3.0, {"2": 1e308, "3": 1e308}),
+        "probabilities overflow",
+    ),
+    "score confidence as a string": (
+        "helpfulness",
+        score(3.0, {"3": 1.0}, "0.9"),
+        'answers.helpfulness.confidence: must be a JSON number, got "0.9"',
     ),
     "score confidence above one": (
         "helpfulness",

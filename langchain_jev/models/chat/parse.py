@@ -11,7 +11,6 @@ from __future__ import annotations
 import html
 import json
 import math
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -21,10 +20,7 @@ from langchain_core.decisions import Answer, Choice, Question, Score
 from langchain_jev.models.chat.answers import choice_answer, noul_answer, score_answer
 from langchain_jev.models.chat.schema import PROBABILITY_KEY, YES_KEY, level_key
 
-__all__ = ["Reading", "extract_json", "merge", "read_payload", "read_text"]
-
-_FENCE = re.compile(r"```(?:json|JSON)?\s*\n?(.*?)```", re.DOTALL)
-
+__all__ = ["Reading", "extract_json", "json_objects", "merge", "read_payload", "read_text"]
 
 @dataclass(frozen=True)
 class Reading:
@@ -50,8 +46,36 @@ class Reading:
         return self.problem is not None or bool(self.invalid)
 
 
+def json_objects(text: str, limit: int = 1000) -> list[Any]:
+    r"""Every complete JSON object written at the top level of a text, in order.
+
+    An object nested in another is part of it, not one of its own; text that only
+    looks like JSON is skipped. At most ``limit`` starts are tried, so a reply
+    full of braces costs a bounded amount of work.
+
+    Example:
+        >>> json_objects('Quoted: ```{"a": 0}``` and mine: {"a": {"b": 1}} {broken')
+        [{'a': 0}, {'a': {'b': 1}}]
+
+    """
+    decoder = json.JSONDecoder()
+    found: list[Any] = []
+    start = text.find("{")
+    tries = 0
+    while start >= 0 and tries < limit:
+        tries += 1
+        try:
+            value, end = decoder.raw_decode(text, start)
+        except (ValueError, RecursionError):
+            start = text.find("{", start + 1)
+            continue
+        found.append(value)
+        start = text.find("{", end)
+    return found
+
+
 def extract_json(text: str) -> Any:
-    r"""The JSON value in a reply's text: the whole text, a fenced block, or the outer object.
+    r"""The JSON value in a reply's text: the whole text, else its last complete JSON object.
 
     Raises:
         ValueError: no JSON value could be read; the message says why.
@@ -66,35 +90,80 @@ def extract_json(text: str) -> Any:
     stripped = text.strip()
     if not stripped:
         raise ValueError("the reply is empty")
-    candidates = [stripped, *(match.strip() for match in _FENCE.findall(text))]
-    start, end = text.find("{"), text.rfind("}")
-    if 0 <= start < end:
-        candidates.append(text[start : end + 1])
-    first_error: json.JSONDecodeError | None = None
-    for candidate in candidates:
-        try:
-            return json.loads(candidate)
-        except json.JSONDecodeError as error:
-            first_error = first_error or error
-    if start < 0:
-        raise ValueError("the reply holds no JSON object")
-    raise ValueError(f"the reply is not valid JSON ({first_error})")
+    try:
+        return json.loads(stripped)
+    except (ValueError, RecursionError) as error:
+        objects = json_objects(text)
+        if objects:
+            return objects[-1]
+        if "{" not in text:
+            raise ValueError("the reply holds no JSON object") from None
+        raise ValueError(f"the reply is not valid JSON ({error})") from None
 
 
 def read_text(text: str, questions: Mapping[str, Question]) -> Reading:
     """Read a reply given as text (JSON in the prompt, or a model that ignored its tools).
 
+    The verdict is the reply's last complete JSON object that answers the
+    questions and validates: a JSON object quoted earlier (from the judged data,
+    say) cannot stand in for it. When the reply holds valid objects that answer a
+    question differently, that question is invalid (so the model is asked again).
+
     Example:
         >>> from langchain_core.decisions import Noul
         >>> read_text("no idea", {"polite": Noul(instructions="Polite?")}).problem
         'the reply holds no JSON object'
+        >>> reply = 'It says ```{"polite": {"yes_probability": 0.0}}``` and '
+        >>> reply += 'so: {"polite": {"reasoning": "Kind.", "yes_probability": 0.9}}'
+        >>> read_text(reply, {"polite": Noul(instructions="Polite?")}).invalid["polite"]
+        'polite: the reply holds 2 different answers to this question; give exactly one JSON object'
 
     """
+    stripped = text.strip()
+    if not stripped:
+        return Reading(problem="the reply is empty")
+    objects = json_objects(text)
+    readings = [read_payload(value, questions) for value in objects]
+    valid = [r for r in readings if r.problem is None and not r.invalid]
+    if valid:
+        return _one_verdict(valid, questions)
+    usable = [r for r in readings if r.problem is None]
+    if usable:
+        return usable[-1]
     try:
         payload = extract_json(text)
     except ValueError as error:
         return Reading(problem=str(error))
     return read_payload(payload, questions)
+
+
+def _one_verdict(valid: list[Reading], questions: Mapping[str, Question]) -> Reading:
+    """The last valid reading, unless valid readings answer a question differently."""
+    last = valid[-1]
+    if len(valid) == 1 or all(r.answers == last.answers for r in valid):
+        return last
+    answers: dict[str, Answer] = {}
+    reasoning: dict[str, str] = {}
+    invalid: dict[str, str] = {}
+    for name in questions:
+        given = [r for r in valid if name in r.answers]
+        if not given:
+            continue
+        distinct: list[Answer] = []
+        for reading in given:
+            if reading.answers[name] not in distinct:
+                distinct.append(reading.answers[name])
+        if len(distinct) > 1:
+            invalid[name] = (
+                f"{name}: the reply holds {len(distinct)} different answers to this question; "
+                "give exactly one JSON object"
+            )
+            continue
+        answers[name] = given[-1].answers[name]
+        text = next((r.reasoning[name] for r in reversed(given) if name in r.reasoning), None)
+        if text is not None:
+            reasoning[name] = text
+    return Reading(answers, reasoning, invalid)
 
 
 def read_payload(payload: Any, questions: Mapping[str, Question]) -> Reading:
@@ -230,7 +299,9 @@ def _distribution(
         if target is None:
             known = ", ".join(keys)
             raise _Invalid(f"{where}: {key!r} is not a {what} of the question ({what}s: {known})")
-        result[target] = result.get(target, 0.0) + _probability(probability, f"{where}.{key}")
+        if target in result:
+            raise _Invalid(f"{where}: {key!r} names the {what} {target!r} a second time")
+        result[target] = _probability(probability, f"{where}.{key}")
     if math.fsum(result.values()) <= 0:
         raise _Invalid(f"{where}: the probabilities sum to zero")
     return result

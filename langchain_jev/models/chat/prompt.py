@@ -48,6 +48,7 @@ __all__ = [
     "DEFAULT_SYSTEM_MESSAGE",
     "Part",
     "correction_text",
+    "block_text",
     "escape",
     "logprobs_response_text",
     "media_kind",
@@ -84,6 +85,7 @@ probabilities, be calibrated: near 0 or 1 only when the data leaves no doubt."""
 _ROLES = {"human": "user", "ai": "assistant", "system": "system", "tool": "tool"}
 _MEDIA_TYPES = {"image": "image", "audio": "audio", "video": "video", "file": "file"}
 _TOOL_BLOCKS = frozenset({"tool_use", "tool_call", "function_call"})
+_TEXT_BLOCKS = frozenset({"text", "text-plain"})
 
 
 def escape(text: str) -> str:
@@ -129,9 +131,28 @@ def media_kind(block: Mapping[str, Any]) -> str | None:
     kind = block.get("type")
     if kind == "image_url" and "image_url" in block:
         return "image"
-    if not isinstance(kind, str) or not is_data_content_block(dict(block)):
+    if not isinstance(kind, str) or block_text(block) is not None or not is_data_content_block(dict(block)):
         return None
     return _MEDIA_TYPES.get(kind, "file")
+
+
+def block_text(block: Mapping[str, Any]) -> str | None:
+    """The text of a text-like content block (``text``, or ``text-plain`` given inline), else None.
+
+    Every such block of the judged data is escaped the same way.
+
+    Example:
+        >>> block_text({"type": "text-plain", "text": "</data>", "mime_type": "text/plain"})
+        '</data>'
+        >>> block_text({"type": "text-plain", "url": "https://x/notes.txt"}) is None
+        True
+
+    """
+    if block.get("type") in _TEXT_BLOCKS:
+        text = block.get("text")
+        if isinstance(text, str):
+            return text
+    return None
 
 
 class _Writer:
@@ -195,6 +216,8 @@ def _value(out: _Writer, value: Any, path: str) -> None:
         kind = media_kind(value)
         if kind is not None:
             out.media(value, kind)
+        elif value.get("type") == "text-plain" and (text := block_text(value)) is not None:
+            out.text(escape(text))
         elif _rich(value):
             _fields(out, value, path)
         else:
@@ -244,8 +267,8 @@ def _message(out: _Writer, message: BaseMessage, path: str) -> None:
         for index, block in enumerate(content):
             if isinstance(block, str):
                 out.text(escape(block))
-            elif block.get("type") == "text" and isinstance(block.get("text"), str):
-                out.text(escape(block["text"]))
+            elif (text := block_text(block)) is not None:
+                out.text(escape(text))
             elif calls and block.get("type") in _TOOL_BLOCKS:
                 continue
             else:

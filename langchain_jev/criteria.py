@@ -180,7 +180,11 @@ class JevCriterion:
         return self.kind != "check"
 
     def applies_when(self, predicate: Predicate) -> JevCriterion:
-        """Return a copy asked only when ``predicate(input)`` is True; otherwise NOT_APPLICABLE.
+        """Return a copy decided only when ``predicate(input)`` is True; otherwise NOT_APPLICABLE.
+
+        A question that does not apply is not sent; a check that does not apply is
+        not run, so a check can settle only the inputs it can settle (an answer
+        equal to the expected output, say) and leave the rest to a question.
 
         Example:
             >>> from langchain_core.decisions import Noul
@@ -189,10 +193,6 @@ class JevCriterion:
             True
 
         """
-        if not self.is_question:
-            raise JevConfigurationError(
-                f"criterion {self.name!r}: applies_when is for questions; a check decides itself"
-            )
         if not callable(predicate):
             raise JevConfigurationError(f"criterion {self.name!r}: applies_when needs a callable")
         return replace(self, condition=predicate)

@@ -293,13 +293,13 @@ class JevJudge(RunnableSerializable[JudgeInput, JevVerdict]):
 
         plan = _Plan(state)
         for criterion in self.criteria:
-            if criterion.kind == "check":
+            if criterion.condition is not None and not criterion.condition(view()):
+                plan.known[criterion.name] = _not_applicable(criterion, feedback.not_asked(criterion))
+            elif criterion.kind == "check":
                 decision = decide_check(criterion, criterion.predicate(view()))  # type: ignore[misc]
                 plan.known[criterion.name] = JevFinding(
                     criterion, None, decision.outcome, decision.detail
                 )
-            elif criterion.condition is not None and not criterion.condition(view()):
-                plan.known[criterion.name] = _not_applicable(criterion, feedback.not_asked(criterion))
         if self.fail_fast and any(f.outcome is Outcome.FAILED for f in plan.known.values()):
             for criterion in self.criteria:
                 if criterion.is_question and criterion.name not in plan.known:

@@ -12,6 +12,10 @@ form                                      true when
 ``{tool_not_called: NAME}``               no tool call named NAME was made
 ``{answer_equals_expected: true}``        ``assistant_answer`` equals ``expected_output``
 ``{answer_is_json: true}``                ``assistant_answer`` parses as JSON
+``{trajectory_match: {...}}``             ``tool_calls`` match a reference (built in)
+``{tool_arguments_valid: {...}}``         tool arguments fit their schemas (built in)
+``{no_repeated_tool_calls: {...}}``       no repeated or looping tool calls (built in)
+``{no_sensitive_data: {...}}``            no secret or personal data found (built in)
 ``{call: "package.module:function"}``     ``function(JevJudgeInput)`` returns True
 ``{all: [COND, ...]}``                    every condition holds
 ``{any: [COND, ...]}``                    at least one condition holds
@@ -22,6 +26,9 @@ FIELD names a state field: one of the fixed names (``user_question``,
 ``assistant_answer``, ``expected_output``, ``supporting_context``, ``tool_calls``)
 or any other field of the state. Empty context and tool-call lists are not in
 the state, so ``{present: supporting_context}`` means "there is context".
+
+The built-in checks take their parameters as a mapping (``{}`` for the
+defaults); `langchain_jev.spec.builtins` describes them.
 """
 
 from __future__ import annotations
@@ -36,6 +43,14 @@ from pydantic import BaseModel, ConfigDict, Field, JsonValue, field_validator, m
 
 from langchain_jev.criteria import Predicate
 from langchain_jev.input import ANSWER_FIELD, EXPECTED_FIELD, JevJudgeInput
+from langchain_jev.spec.builtins import (
+    NoRepeatedToolCalls,
+    NoSensitiveData,
+    ToolArgumentsValid,
+    TrajectoryMatch,
+    builtin_fields,
+    compile_builtin,
+)
 
 __all__ = ["ConditionSpec", "compile_condition", "condition_fields", "import_callable"]
 
@@ -54,6 +69,10 @@ FORMS = (
     "tool_not_called",
     "answer_equals_expected",
     "answer_is_json",
+    "trajectory_match",
+    "tool_arguments_valid",
+    "no_repeated_tool_calls",
+    "no_sensitive_data",
     "call",
     "all",
     "any",
@@ -97,6 +116,18 @@ class ConditionSpec(BaseModel):
     )
     answer_is_json: Literal[True] | None = Field(
         default=None, description="True when `assistant_answer` parses as JSON."
+    )
+    trajectory_match: TrajectoryMatch | None = Field(
+        default=None, description="True when `tool_calls` match the reference calls (built in)."
+    )
+    tool_arguments_valid: ToolArgumentsValid | None = Field(
+        default=None, description="True when every tool call's arguments fit its schema (built in)."
+    )
+    no_repeated_tool_calls: NoRepeatedToolCalls | None = Field(
+        default=None, description="True when no tool call repeats or loops (built in)."
+    )
+    no_sensitive_data: NoSensitiveData | None = Field(
+        default=None, description="True when no secret or personal data is found (built in)."
     )
     call: str | None = Field(
         default=None,
@@ -175,6 +206,8 @@ def compile_condition(spec: ConditionSpec) -> Predicate:
         return answer_equals_expected
     if form == "answer_is_json":
         return answer_is_json
+    if form in ("trajectory_match", "tool_arguments_valid", "no_repeated_tool_calls", "no_sensitive_data"):
+        return compile_builtin(getattr(spec, form))
     if form == "call":
         return import_callable(_text(spec.call))
     if form == "all":
@@ -203,6 +236,8 @@ def condition_fields(spec: ConditionSpec) -> set[str]:
         return {ANSWER_FIELD, EXPECTED_FIELD}
     if form == "answer_is_json":
         return {ANSWER_FIELD}
+    if form in ("trajectory_match", "tool_arguments_valid", "no_repeated_tool_calls", "no_sensitive_data"):
+        return builtin_fields(getattr(spec, form))
     if form in ("all", "any"):
         return set().union(*(condition_fields(item) for item in (spec.all_ or spec.any_ or ())))
     if form == "not":

@@ -28,7 +28,7 @@ Problem = tuple[str, str]
 """A located problem: (location such as ``criteria[2].minimum``, message)."""
 
 KINDS = ("noul", "score", "choice", "check")
-_QUESTION_ONLY = ("applies_when", "when_chosen", "when_passed")
+_QUESTION_ONLY = ("when_chosen", "when_passed")
 
 _TYPE_WORDS = {
     "string_type": "must be a string",

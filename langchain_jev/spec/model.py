@@ -278,6 +278,9 @@ class CheckSpec(_Spec):
     name: str = Field(min_length=1, description="Unique name of the check.")
     check: ConditionSpec = Field(description="The condition that must hold.")
     defect: str = Field(min_length=1, description="What to report when the condition does not hold.")
+    applies_when: ConditionSpec | None = Field(
+        default=None, description="Run the check only when this condition holds; else NOT_APPLICABLE."
+    )
 
     @property
     def dependency_key(self) -> str | None:
@@ -286,7 +289,10 @@ class CheckSpec(_Spec):
 
     def build(self) -> JevCriterion:
         """The engine criterion this spec describes."""
-        return JevCriterion.check(self.name, compile_condition(self.check), self.defect)
+        criterion = JevCriterion.check(self.name, compile_condition(self.check), self.defect)
+        if self.applies_when is not None:
+            criterion = criterion.applies_when(compile_condition(self.applies_when))
+        return criterion
 
 
 CriterionSpec = Annotated[

@@ -51,7 +51,7 @@ def test_each_kind_keeps_its_condition() -> None:
         (lambda: JevCriterion.check("k", "not callable", "d"), "criterion 'k': predicate must be callable"),  # type: ignore[arg-type]
         (lambda: JevCriterion.check("k", lambda d: True, " "), "criterion 'k': defect must be a non-empty string"),
         (lambda: JevCriterion.noul("", PLAUSIBLE, 0.5), "a criterion name must be a non-empty string"),
-        (lambda: JevCriterion.check("k", lambda d: True, "d").applies_when(lambda d: True), "criterion 'k': applies_when is for questions"),
+        (lambda: JevCriterion.check("k", lambda d: True, "d").applies_when("no"), "criterion 'k': applies_when needs a callable"),  # type: ignore[arg-type]
         (lambda: JevCriterion.noul("n", PLAUSIBLE, 0.5).when_chosen("mode"), "criterion 'n': when_chosen('mode') needs at least one label"),
     ],
 )

@@ -176,6 +176,31 @@ def test_no_applicable_question_means_no_request_and_no_response() -> None:
     assert wire.calls == 0 and verdict.response is None and verdict.passed
 
 
+def test_a_check_that_does_not_apply_is_not_run_and_settles_only_what_it_can() -> None:
+    ran: list[str] = []
+
+    def exact(data: JevJudgeInput) -> bool:
+        ran.append(data.answer or "")
+        return data.answer == data.expected
+
+    wire = JevWire({"is_relevant": noul(0.9)})
+    judge = JevJudge(
+        [
+            JevCriterion.check("exact", exact, "differs").applies_when(lambda d: d.answer == d.expected),
+            JevCriterion.noul("is_relevant", RELEVANT, 0.7).applies_when(lambda d: d.answer != d.expected),
+        ],
+        model=wire.model(),
+    )
+    settled = judge.judge(JevJudgeInput("q", "42", expected="42"))
+    assert wire.calls == 0 and settled.passed and ran == ["42"]
+    assert [(f.name, f.outcome) for f in settled.findings] == [
+        ("exact", Outcome.PASSED), ("is_relevant", Outcome.NOT_APPLICABLE)]
+    asked = judge.judge(JevJudgeInput("q", "forty-two", expected="42"))
+    assert wire.calls == 1 and ran == ["42"]  # the check was not run on the second input
+    assert asked.finding("exact").outcome is Outcome.NOT_APPLICABLE
+    assert asked.finding("exact").detail == "exact: does not apply"
+
+
 def test_a_dependent_is_asked_anyway_and_set_aside_when_the_choice_lands_elsewhere() -> None:
     wire = JevWire({"mode": choice("clarification_needed", {"answered": 0.1, "clarification_needed": 0.9}),
                     "has_details": noul(0.1)})

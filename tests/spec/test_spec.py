@@ -252,8 +252,8 @@ def test_a_check_comparing_with_the_expected_output_requires_that_field() -> Non
         ({"criteria": [NOUL], "version": 2}, "version", "must be 1, got 2"),
         ({"criteria": [NOUL], "fail_fast": "yes"}, "fail_fast", "must be true or false, got 'yes'"),
         (
-            {"criteria": [NOUL, {"kind": "check", "name": "c", "check": {"answer_is_json": True}, "defect": "d", "applies_when": {"present": "x"}}]},
-            "criteria[1].applies_when",
+            {"criteria": [NOUL, {"kind": "check", "name": "c", "check": {"answer_is_json": True}, "defect": "d", "when_passed": "polite"}]},
+            "criteria[1].when_passed",
             "is for questions; a check decides itself",
         ),
         ({"criteria": [NOUL, {"kind": "check", "name": "c", "check": {"answer_is_json": True}, "defect": ""}]}, "criteria[1].defect", "must not be empty"),

@@ -1,0 +1,1 @@
+"""Prebuilt judges: the evaluators users reach for first, as typed atomic questions."""

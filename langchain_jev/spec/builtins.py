@@ -1,0 +1,243 @@
+"""The built-in checks of judge files: conditions the package decides by code, no opt-in needed.
+
+==========================================  =====================================================
+form                                        true when
+==========================================  =====================================================
+``{trajectory_match: {mode: strict}}``      ``tool_calls`` match the reference calls (``mode``:
+                                            strict, unordered, subset, superset; ``arguments``:
+                                            exact, ignore, subset, superset; ``per_tool``;
+                                            ``reference``: the field, ``reference_tool_calls``)
+``{tool_arguments_valid: {}}``              every call's arguments fit its tool's JSON Schema
+                                            (``schemas`` inline, or ``schemas_field``, by default
+                                            ``tool_schemas``; ``unknown_tools``: fail or ignore)
+``{no_repeated_tool_calls: {}}``            no call repeated with the same arguments more than
+                                            ``max_identical`` (1) times, no tool called more than
+                                            ``max_consecutive`` (3) times in a row
+``{no_sensitive_data: {kinds: [email]}}``   no secret, card number, email or phone number (the
+                                            ``kinds`` given; all by default) in ``field``
+                                            (``assistant_answer``), ``allow`` aside
+==========================================  =====================================================
+
+See `langchain_jev.judges.checks` for what each decides, exactly.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal, get_args
+
+from pydantic import BaseModel, ConfigDict, Field, JsonValue, field_validator
+
+from langchain_jev.criteria import Predicate
+from langchain_jev.errors import JevInputError
+from langchain_jev.input import ANSWER_FIELD, JevJudgeInput
+from langchain_jev.judges.checks.schema import arguments_problems, read_tool_schemas
+from langchain_jev.judges.checks.sensitive import SensitiveKind, find_sensitive
+from langchain_jev.judges.checks.trajectory import (
+    ArgumentsMode,
+    read_calls,
+    repeated_calls,
+    trajectory_matches,
+)
+
+__all__ = [
+    "BUILTIN_FORMS",
+    "NoRepeatedToolCalls",
+    "NoSensitiveData",
+    "ToolArgumentsValid",
+    "TrajectoryMatch",
+    "builtin_fields",
+    "compile_builtin",
+]
+
+REFERENCE_FIELD = "reference_tool_calls"
+"""The state field holding the reference trajectory, unless ``reference`` names another."""
+SCHEMAS_FIELD = "tool_schemas"
+"""The state field holding the tools' schemas, unless they are given inline."""
+
+
+def _describe(schema: dict[str, Any], model: type[Any]) -> None:
+    doc = (model.__doc__ or "").strip()
+    if doc:
+        schema["description"] = " ".join(doc.split("\n\n", 1)[0].split())
+
+
+class _Builtin(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True, json_schema_extra=_describe)
+
+
+class TrajectoryMatch(_Builtin):
+    """The agent's ``tool_calls`` match a reference trajectory (agentevals' four modes).
+
+    Example:
+        >>> check = compile_builtin(TrajectoryMatch(mode="superset"))
+        >>> check(JevJudgeInput(answer="a", tool_calls=[{"name": "search"}, {"name": "fetch"}],
+        ...                     fields={"reference_tool_calls": [{"name": "search"}]}))
+        True
+
+    """
+
+    mode: Literal["strict", "unordered", "subset", "superset"] = Field(
+        default="strict",
+        description=(
+            "strict: same calls, same order; unordered: same calls, any order; subset: no call "
+            "beyond the reference; superset: at least the reference's calls."
+        ),
+    )
+    arguments: ArgumentsMode = Field(
+        default="exact", description="How the arguments of two calls of one tool are compared."
+    )
+    per_tool: dict[str, ArgumentsMode | list[str]] = Field(
+        default_factory=dict,
+        description="A tool's own arguments mode, or the argument names (dotted) that must be equal.",
+    )
+    reference: str = Field(
+        default=REFERENCE_FIELD, min_length=1, description="The state field of the reference calls."
+    )
+
+
+class ToolArgumentsValid(_Builtin):
+    """Every tool call's arguments fit the JSON Schema of its tool.
+
+    Example:
+        >>> check = compile_builtin(ToolArgumentsValid(schemas={"search": {"required": ["q"]}}))
+        >>> check(JevJudgeInput(answer="a", tool_calls=[{"name": "search", "arguments": {}}]))
+        False
+
+    """
+
+    schemas: JsonValue = Field(
+        default=None,
+        description="The tools' argument schemas: name -> JSON Schema, or a list of tool definitions.",
+    )
+    schemas_field: str | None = Field(
+        default=None,
+        min_length=1,
+        description=f"The state field holding the schemas when not inline (default {SCHEMAS_FIELD}).",
+    )
+    unknown_tools: Literal["fail", "ignore"] = Field(
+        default="fail", description="What a call to a tool without a schema means."
+    )
+
+    @field_validator("schemas")
+    @classmethod
+    def _checkable(cls, value: JsonValue) -> JsonValue:
+        if value is not None:
+            try:
+                read_tool_schemas(value, "schemas")
+            except JevInputError as error:
+                raise ValueError(str(error)) from None
+        return value
+
+    @property
+    def source_field(self) -> str | None:
+        """The state field the schemas come from, or None when they are inline."""
+        if self.schemas is not None:
+            return None
+        return self.schemas_field or SCHEMAS_FIELD
+
+
+class NoRepeatedToolCalls(_Builtin):
+    """No tool call is repeated with the same arguments, and no tool loops.
+
+    Example:
+        >>> again = {"name": "search", "arguments": {"q": "x"}}
+        >>> compile_builtin(NoRepeatedToolCalls())(JevJudgeInput(answer="a", tool_calls=[again, again]))
+        False
+
+    """
+
+    max_identical: int = Field(
+        default=1, ge=1, description="Times one call (same tool, same arguments) may be made."
+    )
+    max_consecutive: int = Field(
+        default=3, ge=1, description="Times one tool may be called back to back."
+    )
+
+
+class NoSensitiveData(_Builtin):
+    """No secret, card number, email address or phone number in a state field.
+
+    Example:
+        >>> check = compile_builtin(NoSensitiveData(kinds=["email"]))
+        >>> check(JevJudgeInput(answer="Write to ada@example.org"))
+        False
+
+    """
+
+    kinds: list[SensitiveKind] = Field(
+        default_factory=lambda: list(get_args(SensitiveKind)),
+        min_length=1,
+        description="What to look for.",
+    )
+    field: str = Field(default=ANSWER_FIELD, min_length=1, description="The state field scanned.")
+    allow: list[str] = Field(
+        default_factory=list,
+        description="Matches let through: an exact text, or a domain such as @example.com.",
+    )
+
+
+Builtin = TrajectoryMatch | ToolArgumentsValid | NoRepeatedToolCalls | NoSensitiveData
+
+BUILTIN_FORMS: dict[str, type[Builtin]] = {
+    "trajectory_match": TrajectoryMatch,
+    "tool_arguments_valid": ToolArgumentsValid,
+    "no_repeated_tool_calls": NoRepeatedToolCalls,
+    "no_sensitive_data": NoSensitiveData,
+}
+"""Each built-in form's key, and the model of its parameters."""
+
+
+def compile_builtin(spec: Builtin) -> Predicate:
+    """The predicate of a built-in check.
+
+    A state field the check needs that is missing or malformed raises a
+    `JevInputError` naming it, before any request.
+    """
+    if isinstance(spec, TrajectoryMatch):
+        return lambda data: trajectory_matches(
+            data.tool_calls,
+            read_calls(_needed(data, spec.reference, "trajectory_match"), spec.reference),
+            spec.mode,
+            spec.arguments,
+            spec.per_tool,
+        )
+    if isinstance(spec, ToolArgumentsValid):
+        inline = read_tool_schemas(spec.schemas, "schemas") if spec.schemas is not None else None
+        source = spec.source_field
+
+        def valid(data: JevJudgeInput) -> bool:
+            if inline is not None:
+                schemas = inline
+            else:
+                assert source is not None
+                schemas = read_tool_schemas(_needed(data, source, "tool_arguments_valid"), source)
+            return not arguments_problems(data.tool_calls, schemas, unknown_tools=spec.unknown_tools)
+
+        return valid
+    if isinstance(spec, NoRepeatedToolCalls):
+        return lambda data: not repeated_calls(data.tool_calls, spec.max_identical, spec.max_consecutive)
+    return lambda data: not find_sensitive(data.field(spec.field) or "", spec.kinds, spec.allow)
+
+
+def builtin_fields(spec: Builtin) -> set[str]:
+    """State fields a built-in check cannot be decided without.
+
+    Example:
+        >>> sorted(builtin_fields(TrajectoryMatch()))
+        ['reference_tool_calls']
+
+    """
+    if isinstance(spec, TrajectoryMatch):
+        return {spec.reference}
+    if isinstance(spec, ToolArgumentsValid):
+        return {spec.source_field} if spec.source_field is not None else set()
+    if isinstance(spec, NoSensitiveData):
+        return {spec.field}
+    return set()
+
+
+def _needed(data: JevJudgeInput, name: str, check: str) -> Any:
+    value = data.field(name)
+    if value is None:
+        raise JevInputError(f"the {check} check needs the state field {name!r}, and it is missing")
+    return value

@@ -64,6 +64,7 @@ from langchain_jev.criteria import JevCriterion, validate_criteria
 from langchain_jev.errors import JevConfigurationError
 from langchain_jev.input import ANSWER_FIELD
 from langchain_jev.judge import JevJudge
+from langchain_jev.spec.builtins import BUILTIN_FORMS
 from langchain_jev.spec.conditions import (
     ConditionSpec,
     compile_condition,
@@ -412,7 +413,8 @@ class JudgeSpec(_Spec):
 
 def _known_keys() -> set[str]:
     keys: set[str] = set()
-    for model in (JudgeSpec, NoulSpec, ScoreSpec, ChoiceSpec, CheckSpec, WhenChosen, ConditionSpec):
+    models = (JudgeSpec, NoulSpec, ScoreSpec, ChoiceSpec, CheckSpec, WhenChosen, ConditionSpec)
+    for model in (*models, *BUILTIN_FORMS.values()):
         for name, info in model.model_fields.items():
             keys.add(info.alias or name)
     return keys

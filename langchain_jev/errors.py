@@ -87,13 +87,15 @@ class JevInputError(JevError, TypeError):
 
 
 class MissingCredentialsError(JevConfigurationError):
-    """No API key was found for the default Jev decision model.
+    """No API key was found for a Jev decision model when it was about to send a request.
 
     Example:
         >>> import os
         >>> from langchain_jev import JevDecisionModel
         >>> os.environ.pop("TYPESAFE_API_KEY", None) and None
-        >>> JevDecisionModel()  # doctest: +ELLIPSIS
+        >>> from langchain_core.decisions import Noul
+        >>> jev = JevDecisionModel()  # builds; the key is needed on the first request
+        >>> jev.invoke({"state": "Hi", "questions": {"ok": Noul(instructions="Ok?")}})  # doctest: +ELLIPSIS
         Traceback (most recent call last):
         ...
         langchain_jev.errors.MissingCredentialsError: no API key for Jev: set TYPESAFE_API_KEY...

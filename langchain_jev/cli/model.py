@@ -118,7 +118,7 @@ def _jev(settings: ModelSettings, closers: list[Any]) -> BaseDecisionModel:
         from typesafe_sdk import RetryPolicy
 
         options["retry"] = RetryPolicy(max_retries=settings.max_retries)
-    plain = JevDecisionModel(**options)  # resolves the key, model and URL, or says what is missing
+    plain = JevDecisionModel(**options)  # resolves the model and URL; _async_client, the key
     client = _async_client(plain, settings.concurrency)
     model = JevDecisionModel(**options, async_client=client)
     closers.extend([client, model])
@@ -135,7 +135,7 @@ def _async_client(model: Any, concurrency: int) -> Any:
     from langchain_jev.cli.transport import ShardedTransport, shard_count
 
     return AsyncTypeSafeClient(
-        api_key=model.api_key.get_secret_value(),
+        api_key=model.resolve_api_key().get_secret_value(),
         model=model.model,
         base_url=model.base_url,
         timeout=model.timeout,

@@ -42,13 +42,18 @@ def _default_key() -> SecretStr | None:
 class JevDecisionModel(BaseDecisionModel):
     """Jev answers every question of a request at once, through the official typesafe-sdk.
 
-    Configuration is resolved once, argument first, then environment, then default:
+    Configuration is resolved argument first, then environment, then default:
     ``model`` (``TYPESAFE_DEFAULT_MODEL``, else ``jev-latest``), ``api_key``
     (``TYPESAFE_API_KEY``), ``base_url`` (``TYPESAFE_BASE_URL``, for Jev-compatible
     servers). Pass ``client`` / ``async_client`` to bring your own SDK clients (a
     custom transport, a proxy, tests); then no key is needed here.
 
-    The key is a `SecretStr`: it never appears in the repr, in traces or in errors.
+    The model builds without a key, as chat models do, so a judge can be defined at
+    module level (or collected by pytest) anywhere: the key is needed on the first
+    request, read then from ``api_key=`` or ``TYPESAFE_API_KEY``, and its absence
+    raises `MissingCredentialsError` (sync and async alike). `resolve_api_key` asks
+    for it up front. The key is a `SecretStr`: it never appears in the repr, in
+    traces or in errors.
     A transport or authentication failure raises the SDK's own error
     (``typesafe_sdk.TypeSafeError`` and subclasses) after the SDK's retries; an
     answer that comes back malformed is kept out of ``answers`` and reported in
@@ -95,12 +100,28 @@ class JevDecisionModel(BaseDecisionModel):
         if isinstance(kwargs.get("api_key"), str):
             kwargs["api_key"] = SecretStr(kwargs["api_key"])
         super().__init__(**kwargs)
-        if self.client is None and self.async_client is None and self.api_key is None:
+
+    def resolve_api_key(self) -> SecretStr:
+        """Return the key requests carry: ``api_key=``, else ``TYPESAFE_API_KEY`` as it is now.
+
+        Raises:
+            MissingCredentialsError: there is neither; the message names ``TYPESAFE_API_KEY``.
+
+        Example:
+            >>> JevDecisionModel(api_key="sk-test").resolve_api_key()
+            SecretStr('**********')
+
+        """
+        key = self.api_key or _default_key()
+        if key is None:
             raise MissingCredentialsError(
                 f"no API key for Jev: set {API_KEY_ENV}, pass api_key= or a typesafe-sdk "
                 "client= / async_client=, or give the judge another decision model "
-                "(ChatModelDecisionModel for any chat model, or any BaseDecisionModel)"
+                "(ChatModelDecisionModel for any chat model, or any BaseDecisionModel; "
+                "to try the package without a key, langchain_jev.testing.ScriptedDecisionModel "
+                "or python -m langchain_jev.testing.server)"
             )
+        return key
 
     @property
     def _provider(self) -> str:
@@ -112,13 +133,14 @@ class JevDecisionModel(BaseDecisionModel):
         return {"api_key": API_KEY_ENV}
 
     def _settings(self) -> dict[str, Any]:
-        if self.api_key is None:
+        given = self.client is not None or self.async_client is not None
+        if given and not (self.api_key or _default_key()):
             raise JevConfigurationError(
                 "JevDecisionModel was given only one kind of client; pass the other "
                 "(client= or async_client=) or api_key= so it can make its own"
             )
         return {
-            "api_key": self.api_key.get_secret_value(),
+            "api_key": self.resolve_api_key().get_secret_value(),
             "model": self.model,
             "base_url": self.base_url,
             "timeout": self.timeout,
@@ -149,8 +171,8 @@ class JevDecisionModel(BaseDecisionModel):
             return self._recover(error)
 
     async def _aclassify(self, state: State, questions: dict[str, Question]) -> ClassifierResponse:
-        if self.async_client is None and self.api_key is None:
-            return await super()._aclassify(state, questions)
+        if self.async_client is None and self.client is not None and self.api_key is None:
+            return await super()._aclassify(state, questions)  # only a sync client: run it in a thread
         body, wired = wire_state(state), wire_questions(questions)
         try:
             response = await self._async().system_one(body, wired, model=self.model)

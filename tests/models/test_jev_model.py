@@ -14,6 +14,7 @@ from typesafe_sdk import AsyncTypeSafeClient, RetryPolicy, TypeSafeClient
 
 from langchain_jev import JevDecisionModel, JevJudge, MissingCredentialsError
 from langchain_jev.models.typesafe_classifier import TypeSafeClassifierDecisionModel
+from langchain_jev.testing import JevServer
 from tests.engine.rubrics import plausible
 from tests.fakes import API_KEY, JevWire, RunRecorder, noul
 
@@ -27,13 +28,50 @@ def clean_env(monkeypatch: pytest.MonkeyPatch) -> pytest.MonkeyPatch:
     return monkeypatch
 
 
-def test_a_missing_key_names_the_variable_and_the_alternatives(clean_env: pytest.MonkeyPatch) -> None:
+def test_without_a_key_the_model_and_a_judge_build(clean_env: pytest.MonkeyPatch) -> None:
+    model = JevDecisionModel()
+    judge = JevJudge([plausible()])
+    assert model.api_key is None and isinstance(judge.model, JevDecisionModel)
+    assert repr(judge) == "JevJudge([noul:is_plausible], model=JevDecisionModel('jev-latest'))"
+
+
+def test_the_first_call_without_a_key_names_the_variable_and_the_alternatives(
+    clean_env: pytest.MonkeyPatch,
+) -> None:
+    judge = JevJudge([plausible()])
     with pytest.raises(MissingCredentialsError) as error:
-        JevDecisionModel()
+        judge.judge("How hot is boiling water?", "About 100 C.")
     message = str(error.value)
     assert "TYPESAFE_API_KEY" in message and "ChatModelDecisionModel" in message and "client=" in message
-    with pytest.raises(MissingCredentialsError):
-        JevJudge([plausible()])
+    assert "ScriptedDecisionModel" in message and "langchain_jev.testing.server" in message
+    with pytest.raises(MissingCredentialsError, match="TYPESAFE_API_KEY"):
+        JevDecisionModel().invoke({"state": "x", "questions": QUESTION})
+    with pytest.raises(MissingCredentialsError, match="TYPESAFE_API_KEY"):
+        JevDecisionModel().resolve_api_key()
+
+
+async def test_the_first_async_call_without_a_key_raises_the_same_error(clean_env: pytest.MonkeyPatch) -> None:
+    judge = JevJudge([plausible()])
+    with pytest.raises(MissingCredentialsError, match="no API key for Jev: set TYPESAFE_API_KEY"):
+        await judge.ajudge("How hot is boiling water?", "About 100 C.")
+    with pytest.raises(MissingCredentialsError, match="TYPESAFE_API_KEY"):
+        await JevDecisionModel().ainvoke({"state": "x", "questions": QUESTION})
+
+
+@pytest.mark.parametrize("mode", ["sync", "async"])
+async def test_a_key_set_after_the_judge_was_built_is_read_on_the_first_request(
+    clean_env: pytest.MonkeyPatch, mode: str
+) -> None:
+    with JevServer({"is_plausible": 0.9}, api_key=API_KEY) as server:
+        judge = JevJudge([plausible()], model=JevDecisionModel(base_url=server.base_url))
+        clean_env.setenv("TYPESAFE_API_KEY", API_KEY)  # a fixture or conftest sets it later
+        if mode == "sync":
+            verdict = judge.judge("How hot is boiling water?", "About 100 C.")
+        else:
+            verdict = await judge.ajudge("How hot is boiling water?", "About 100 C.")
+        assert verdict.passed and server.request_count == 1
+        assert judge.model.api_key is None  # read for the request, never stored on the model
+        assert API_KEY not in repr(judge.model)
 
 
 def test_configuration_comes_from_arguments_then_environment_then_defaults(clean_env: pytest.MonkeyPatch) -> None:

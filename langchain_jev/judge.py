@@ -62,7 +62,9 @@ class JevJudge(RunnableSerializable[JudgeInput, JevVerdict]):
     Args:
         criteria: the criteria, in order; names are unique and at least one is a question.
         model: a `BaseDecisionModel`, a typesafe-sdk client, a ``TypeSafeClassifier``,
-            a LangChain chat model, or None for Jev configured from the environment.
+            a LangChain chat model, a ``"provider:model"`` string (``"openai:gpt-4o-mini"``,
+            with the ``chat`` extra), or None for Jev configured from the environment
+            (its key is read on the first request; see `JevDecisionModel`).
         min_confidence: share of a score's or choice's probability that must support
             its verdict; below it the finding is INCONCLUSIVE. Nouls are unaffected.
         fail_on_inconclusive: report INCONCLUSIVE findings as FAILED.

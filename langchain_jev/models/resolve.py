@@ -17,10 +17,29 @@ def as_decision_model(model: Any) -> BaseDecisionModel:
     Accepts a `BaseDecisionModel` (as is); None (a `JevDecisionModel` from the
     environment); a typesafe-sdk ``TypeSafeClient`` or ``AsyncTypeSafeClient``
     (wrapped in a `JevDecisionModel`); langchain-typesafe's ``TypeSafeClassifier``
-    (adapted); a LangChain chat model (wrapped in a ``ChatModelDecisionModel``).
+    (adapted); a LangChain chat model (wrapped in a ``ChatModelDecisionModel``);
+    a ``"provider:model"`` string such as ``"openai:gpt-4o-mini"`` (a chat model
+    made by LangChain's ``init_chat_model``, which needs the ``chat`` extra and the
+    provider's package), or ``"jev:NAME"`` for a `JevDecisionModel` of that model.
+
+    Raises:
+        JevConfigurationError: anything else, a string that is not ``provider:model``,
+            a provider LangChain does not know, or a string without the ``chat`` extra
+            (the message gives the ``pip install`` line).
+
+    Example:
+        >>> type(as_decision_model("jev:jev-2")).__name__, as_decision_model("jev:jev-2").model
+        ('JevDecisionModel', 'jev-2')
+        >>> as_decision_model("gpt-4o-mini")  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        ...
+        langchain_jev.errors.JevConfigurationError: model 'gpt-4o-mini': a model string names its provider...
+
     """
     if isinstance(model, BaseDecisionModel):
         return model
+    if isinstance(model, str):
+        return _from_string(model)
     from typesafe_sdk import AsyncTypeSafeClient, TypeSafeClient
 
     from langchain_jev.models.jev import JevDecisionModel
@@ -46,5 +65,37 @@ def as_decision_model(model: Any) -> BaseDecisionModel:
     raise JevConfigurationError(
         "model must be a langchain_core BaseDecisionModel, a typesafe-sdk TypeSafeClient or "
         "AsyncTypeSafeClient, a langchain-typesafe TypeSafeClassifier, a LangChain chat model, "
+        "a 'provider:model' string (e.g. 'openai:gpt-4o-mini'), "
         f"or None for Jev from the environment; got {type(model).__name__}"
     )
+
+
+_JEV_PROVIDERS = ("jev", "typesafe")
+
+
+def _from_string(text: str) -> BaseDecisionModel:
+    """A decision model named by a ``provider:model`` string."""
+    provider, colon, name = (part.strip() for part in text.strip().partition(":"))
+    if not (colon and provider and name):
+        raise JevConfigurationError(
+            f"model {text!r}: a model string names its provider, as 'provider:model' (for example "
+            "'openai:gpt-4o-mini', or 'jev:jev-latest' for Jev); or pass a chat model or decision model"
+        )
+    if provider.lower() in _JEV_PROVIDERS:
+        from langchain_jev.models.jev import JevDecisionModel
+
+        return JevDecisionModel(model=name)
+    from langchain_jev.models.chat import ChatModelDecisionModel
+
+    try:
+        return ChatModelDecisionModel(f"{provider}:{name}")
+    except JevConfigurationError:
+        raise
+    except ValueError as error:
+        if "model_provider" not in str(error) and "model provider" not in str(error):
+            raise
+        raise JevConfigurationError(
+            f"model {text!r}: LangChain knows no chat model provider {provider!r}; write "
+            "'provider:model' with a provider of langchain's init_chat_model (openai, anthropic, "
+            "google_genai, mistralai, ollama, ...), 'jev:NAME' for Jev, or pass a chat model instance"
+        ) from None

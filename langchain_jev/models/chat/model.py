@@ -198,7 +198,7 @@ class ChatModelDecisionModel(BaseDecisionModel):
 
     Args:
         chat_model: a ``BaseChatModel``, or a ``"provider:model"`` string resolved by
-            ``langchain.chat_models.init_chat_model`` (needs the ``middleware`` extra).
+            ``langchain.chat_models.init_chat_model`` (needs the ``chat`` extra).
         strategy: how answers are obtained (default ``"auto"``):
 
             - ``"structured"``: ONE request answers every question, through a JSON

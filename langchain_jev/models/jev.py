@@ -6,9 +6,16 @@ import json
 import os
 import threading
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from langchain_core.decisions import BaseDecisionModel, ClassifierResponse, Question, State
+from langchain_core.decisions import (
+    BaseDecisionModel,
+    ClassifierRequest,
+    ClassifierResponse,
+    Question,
+    State,
+)
+from langchain_core.runnables import RunnableConfig
 from pydantic import ConfigDict, Field, PrivateAttr, SecretStr
 from typesafe_sdk import (
     AsyncTypeSafeClient,
@@ -23,7 +30,13 @@ from langchain_jev.errors import JevConfigurationError, MissingCredentialsError
 from langchain_jev.models.response import DecisionResponse, read_answers
 from langchain_jev.models.wire import wire_questions, wire_state
 
-__all__ = ["JevDecisionModel"]
+if TYPE_CHECKING:
+    from langchain_jev.models.cache import DecisionCache
+
+__all__ = ["JevDecisionModel", "share_cache"]
+
+_shared: list[DecisionCache | None] = [None]
+"""The cache every `JevDecisionModel` of the process answers from (see `share_cache`)."""
 
 
 def _env(name: str) -> str | None:
@@ -37,6 +50,38 @@ def _default_model() -> str:
 def _default_key() -> SecretStr | None:
     key = _env(API_KEY_ENV)
     return SecretStr(key) if key else None
+
+
+def share_cache(cache: DecisionCache | None) -> DecisionCache | None:
+    """Answer the requests of every `JevDecisionModel` of this process from ``cache``; return the one before.
+
+    Each model looks the request up first (as a `CachedDecisionModel` wrapping it
+    would: same keys, only complete answers stored, ``cache_hit`` on the response),
+    and asks Jev on a miss. It serves the models that make their own SDK clients,
+    from the environment or from ``api_key=`` / ``base_url=``: whichever judge, spoke
+    or assertion holds them. A model given ``client=`` / ``async_client=`` (a mock
+    transport, a proxy of your own) is never served from it. Other decision models
+    (chat models, your own) are not either: wrap them in a `CachedDecisionModel`.
+    ``None`` stops sharing. The pytest plugin's ``--jev-cache`` uses it for a session.
+
+    Raises:
+        JevConfigurationError: ``cache`` is not a `DecisionCache` (get, put, aget, aput).
+
+    Example:
+        >>> from langchain_jev.models.cache import InMemoryCache
+        >>> before = share_cache(InMemoryCache())
+        >>> share_cache(before)  # doctest: +ELLIPSIS
+        InMemoryCache(...)
+
+    """
+    from langchain_jev.models.cache import DecisionCache
+
+    if cache is not None and not isinstance(cache, DecisionCache):
+        raise JevConfigurationError(
+            f"share_cache takes a DecisionCache (get, put, aget, aput) or None, got {type(cache).__name__}"
+        )
+    previous, _shared[0] = _shared[0], cache
+    return previous
 
 
 class JevDecisionModel(BaseDecisionModel):
@@ -95,6 +140,7 @@ class JevDecisionModel(BaseDecisionModel):
     _lock: threading.Lock = PrivateAttr(default_factory=threading.Lock)
     _own_client: TypeSafeClient | None = PrivateAttr(default=None)
     _own_async_client: AsyncTypeSafeClient | None = PrivateAttr(default=None)
+    _cached: tuple[Any, BaseDecisionModel] | None = PrivateAttr(default=None)
 
     def __init__(self, **kwargs: Any) -> None:
         if isinstance(kwargs.get("api_key"), str):
@@ -126,6 +172,37 @@ class JevDecisionModel(BaseDecisionModel):
     @property
     def _provider(self) -> str:
         return "typesafe"
+
+    def invoke(
+        self, input: ClassifierRequest, config: RunnableConfig | None = None, **kwargs: Any
+    ) -> ClassifierResponse:
+        """Answer one request (from the shared cache first, when `share_cache` set one)."""
+        cached = self._shared_cached()
+        if cached is not None:
+            return cached.invoke(input, config, **kwargs)
+        return super().invoke(input, config, **kwargs)
+
+    async def ainvoke(
+        self, input: ClassifierRequest, config: RunnableConfig | None = None, **kwargs: Any
+    ) -> ClassifierResponse:
+        """Asynchronous `invoke`."""
+        cached = self._shared_cached()
+        if cached is not None:
+            return await cached.ainvoke(input, config, **kwargs)
+        return await super().ainvoke(input, config, **kwargs)
+
+    def _shared_cached(self) -> BaseDecisionModel | None:
+        """This model behind the shared cache, or None when there is none or it does not serve this model."""
+        cache = _shared[0]
+        if cache is None or self.client is not None or self.async_client is not None:
+            return None
+        pair = self._cached
+        if pair is None or pair[0] is not cache:
+            from langchain_jev.models.cache import CachedDecisionModel
+
+            pair = (cache, CachedDecisionModel(cache=cache, inner=self))
+            self._cached = pair
+        return pair[1]
 
     @property
     def lc_secrets(self) -> dict[str, str]:

@@ -1,4 +1,4 @@
-"""Pytest plugin of langchain-jev: the ``jev_model`` fixture and ``--jev-require``.
+"""Pytest plugin of langchain-jev: the ``jev_model`` fixture, ``--jev-require`` and ``--jev-cache``.
 
 Installed with the package (entry point ``pytest11: jev``); nothing to enable.
 
@@ -7,11 +7,22 @@ Installed with the package (entry point ``pytest11: jev``); nothing to enable.
     and optionally ``TYPESAFE_DEFAULT_MODEL`` and ``TYPESAFE_BASE_URL``). Without a
     key the test is skipped, so a suite runs anywhere; with ``--jev-require`` it
     fails instead, so CI that has the key cannot silently skip the judged tests.
-    With ``--jev-cache PATH`` the model answers repeated requests from a SQLite
-    file (a `CachedDecisionModel`), so a rerun of an unchanged suite costs nothing.
-    A relative ``PATH`` is taken from the directory pytest was started in, so a
-    test that changes its working directory still shares the one cache.
     Use it in sync and async tests alike.
+
+``--jev-cache PATH``
+    Every request to Jev made during the session is answered from this SQLite
+    file when it was answered before, and stored when it is new (complete answers
+    only; errors never), so a rerun of an unchanged suite costs nothing. It serves
+    every `JevDecisionModel` that makes its own SDK clients, whichever judge holds
+    it: ``jev_model`` (a `CachedDecisionModel` on the session's cache), the judges
+    of ``assert_judged`` (statements, or a `JevJudge` of yours built with
+    ``model=None``, a `JevDecisionModel`, ``api_key=`` or ``base_url=``), judges
+    you call directly, guardrails and self-refine nodes on Jev. It does not serve
+    a `JevDecisionModel` given ``client=`` / ``async_client=`` (a mock transport
+    must see its requests), chat models or decision models of your own: wrap
+    those in a `CachedDecisionModel`. A relative ``PATH`` is taken from the
+    directory pytest was started in, so a test that changes its working directory
+    still shares the one cache; ``pytest-xdist`` workers share the file.
 
 Example:
     A test module::
@@ -35,14 +46,14 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
 if TYPE_CHECKING:
     from langchain_core.decisions import BaseDecisionModel
 
-__all__ = ["jev_model", "pytest_addoption"]
+__all__ = ["jev_model", "pytest_addoption", "pytest_configure", "pytest_unconfigure"]
 
 _KEY_ENV = "TYPESAFE_API_KEY"
 
@@ -60,7 +71,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "--jev-cache",
         metavar="PATH",
         default=None,
-        help="answer repeated Jev requests of jev_model from this SQLite file",
+        help="answer repeated Jev requests of the session (jev_model, assert_judged, every judge on "
+        "Jev) from this SQLite file",
     )
 
 
@@ -69,6 +81,35 @@ def _cache_path(config: pytest.Config, path: str) -> str:
     if path == ":memory:":
         return path
     return str(config.invocation_params.dir / os.path.expanduser(path))
+
+
+_SESSION_CACHE = pytest.StashKey[tuple[Any, Any]]()
+"""The session's cache and the shared cache it replaced (restored when the session ends)."""
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """With ``--jev-cache``, open the session's cache and share it with every Jev model."""
+    path = config.getoption("jev_cache", None)
+    if not path:
+        return
+    from langchain_jev.models.cache import SQLiteCache
+    from langchain_jev.models.jev import share_cache
+
+    cache = SQLiteCache(_cache_path(config, path))
+    config.stash[_SESSION_CACHE] = (cache, share_cache(cache))
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    """Stop sharing the session's cache, and close it."""
+    entry = config.stash.get(_SESSION_CACHE, None)
+    if entry is None:
+        return
+    del config.stash[_SESSION_CACHE]
+    from langchain_jev.models.jev import share_cache
+
+    cache, previous = entry
+    share_cache(previous)
+    cache.close()
 
 
 @pytest.fixture
@@ -82,18 +123,16 @@ def jev_model(request: pytest.FixtureRequest) -> Iterator[BaseDecisionModel]:
     from langchain_jev.models.jev import JevDecisionModel
 
     jev = JevDecisionModel()
-    path = request.config.getoption("jev_cache")
-    if not path:
+    entry = request.config.stash.get(_SESSION_CACHE, None)
+    if entry is None:
         try:
             yield jev
         finally:
             jev.close()
         return
-    from langchain_jev.models.cache import CachedDecisionModel, SQLiteCache
+    from langchain_jev.models.cache import CachedDecisionModel
 
-    cache = SQLiteCache(_cache_path(request.config, path))
     try:
-        yield CachedDecisionModel(jev, cache)
+        yield CachedDecisionModel(jev, entry[0])
     finally:
         jev.close()
-        cache.close()

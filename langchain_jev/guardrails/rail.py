@@ -192,13 +192,14 @@ class GuardrailRail:
         if isinstance(error, _NOT_MODEL_FAILURES) or self.on_error == "raise":
             raise error
         report = error_report(self.check, error, self.on_error)
-        if not report.refused:
-            logger.warning(
-                "the %s safety check could not reach its decision model (%s); "
-                "the turn passes because on_error='allow'",
-                self.check,
-                report.error,
-            )
+        logger.warning(
+            "the %s safety check could not reach its decision model (%s); %s",
+            self.check,
+            report.error,
+            "the turn is refused (on_error='refuse')"
+            if report.refused
+            else "the turn passes because on_error='allow'",
+        )
         return self._outcome(subject, report, joined)
 
     def _decided(self, subject: Subject, assessment: HazardAssessment, joined: bool) -> RailOutcome:

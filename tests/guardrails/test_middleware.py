@@ -390,6 +390,20 @@ def test_an_unreachable_model_with_allow_warns_and_passes(rail: str, caplog) -> 
 
 
 @pytest.mark.parametrize("rail", ["input", "output"])
+def test_an_unreachable_model_refuses_and_logs_the_cause_at_warning(rail: str, caplog) -> None:
+    _, model = unreachable_model()
+    guard = JevGuardrailMiddleware(check_input=rail == "input", check_output=rail == "output", model=model)
+    with caplog.at_level(logging.WARNING, logger="langchain_jev.guardrail"):
+        out = create_agent(chat(UNSAFE), middleware=[guard]).invoke({"messages": [HumanMessage("...")]})
+    assert out["guardrail"]["refused"] is True
+    [record] = [r for r in caplog.records if r.name == "langchain_jev.guardrail"]
+    assert record.levelno == logging.WARNING
+    message = record.getMessage()
+    assert f"the {rail} safety check could not reach its decision model (TypeSafe" in message
+    assert "the turn is refused (on_error='refuse')" in message and "sk-test" not in message
+
+
+@pytest.mark.parametrize("rail", ["input", "output"])
 def test_an_unreachable_model_with_raise_raises(rail: str) -> None:
     _, model = unreachable_model()
     guard = JevGuardrailMiddleware(

@@ -3,12 +3,15 @@ scripts for every category of a battery, and small graph builders."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
+from langchain_core.decisions import BaseDecisionModel, ClassifierResponse, NoulAnswer
 from langchain_core.language_models import GenericFakeChatModel
 from langchain_core.messages import AIMessage, BaseMessage
 from langgraph.graph import END, START, StateGraph
+from pydantic import Field, PrivateAttr
 
 from langchain_jev import JevDecisionModel
 from langchain_jev.graph import (
@@ -116,3 +119,45 @@ def guarded_graph(
 
 def contents(messages: Iterable[BaseMessage]) -> list[str]:
     return [str(m.content) for m in messages]
+
+
+# ---------------------------------------------------------------- a perfect keyword classifier
+
+
+class KeywordDecisionModel(BaseDecisionModel):
+    """A perfect keyword classifier: a category is flagged (0.97) when one of its keywords is
+    anywhere in the state sent, else cleared (SAFE). Records every state it was sent."""
+
+    keywords: dict[str, tuple[str, ...]] = Field(default_factory=dict)
+    model: str = "keyword"
+    _states: list[dict[str, Any]] = PrivateAttr(default_factory=list)
+
+    @property
+    def _provider(self) -> str:
+        return "keyword"
+
+    @property
+    def states(self) -> list[dict[str, Any]]:
+        return list(self._states)
+
+    def _classify(self, state: Any, questions: dict[str, Any]) -> ClassifierResponse:
+        self._states.append(dict(state))
+        text = json.dumps(state, ensure_ascii=False).lower()
+        answers = {}
+        for name in questions:
+            hit = any(word in text for word in self.keywords.get(name, ()))
+            answers[name] = NoulAnswer(type="noul", noul=0.97 if hit else SAFE)
+        return ClassifierResponse(model="keyword", answers=answers)
+
+
+def keyword_wire(keywords: Mapping[str, Iterable[str]]) -> JevWire:
+    """Jev over MockTransport answering as the perfect keyword classifier does."""
+
+    def answer(words: tuple[str, ...]) -> Callable[[dict[str, Any]], dict[str, Any]]:
+        def read(body: dict[str, Any]) -> dict[str, Any]:
+            text = json.dumps(body["state"], ensure_ascii=False).lower()
+            return noul(0.97 if any(word in text for word in words) else SAFE)
+
+        return read
+
+    return JevWire({name: answer(tuple(words)) for name, words in keywords.items()}, default=noul(SAFE))

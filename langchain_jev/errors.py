@@ -13,6 +13,7 @@ about. Built-in parents are kept where a caller would reach for them
     ├── ChatModelOutputError (ValueError)    a chat model's reply unreadable after one corrective retry
     │   └── LogprobsUnavailableError         the "logprobs" strategy got no token log-probabilities
     ├── GuardrailUndecidedError              a rail with on_error="raise" got no readable answer
+    ├── GuardrailRefusedError                a rail with exit_behavior="error" refused the turn
     ├── DatasetError                         a dataset file the command line cannot read at all
     └── ResultsError                         a results file that cannot be resumed
 
@@ -32,6 +33,7 @@ if TYPE_CHECKING:
 __all__ = [
     "ChatModelOutputError",
     "DatasetError",
+    "GuardrailRefusedError",
     "GuardrailUndecidedError",
     "JevConfigurationError",
     "JevError",
@@ -158,6 +160,30 @@ class GuardrailUndecidedError(JevError):
         super().__init__(
             f"the {report.check} safety check got no readable answer for: {', '.join(report.undecided)}"
         )
+
+
+class GuardrailRefusedError(JevError):
+    """A rail with ``exit_behavior="error"`` refused the turn (OpenAI moderation's ``"error"``).
+
+    The message names the side and the flagged categories, never the text judged;
+    ``report`` is the rail's `GuardrailReport`.
+
+    Example:
+        >>> from langchain_jev.guardrails.policy import GuardrailReport
+        >>> str(GuardrailRefusedError(GuardrailReport("input", True, {"hate": 0.9})))
+        'the input safety check refused the turn: flagged for hate (0.90)'
+
+    """
+
+    def __init__(self, report: GuardrailReport) -> None:
+        self.report = report
+        if report.categories:
+            why = "flagged for " + ", ".join(f"{name} ({p:.2f})" for name, p in report.categories.items())
+        elif report.undecided:
+            why = "no readable answer for " + ", ".join(report.undecided)
+        else:
+            why = f"the check could not be completed ({report.error})"
+        super().__init__(f"the {report.check} safety check refused the turn: {why}")
 
 
 class ChatModelOutputError(JevError, ValueError):

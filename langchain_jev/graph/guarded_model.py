@@ -8,10 +8,19 @@ checkpointer saved it, and with ``on_error="raise"`` it stays in the thread.
 `guard_model` and `create_guarded_model_node` check the reply before the step
 that produced it returns, so the draft never leaves the step: a flagged reply
 is swapped for the refusal, and a check that raises (``on_error="raise"``)
-fails the step, which then writes nothing. The chat model's own run is tagged
-``nostream``, so ``stream_mode="messages"`` shows the checked reply (or the
-refusal) as one message once the check is done, never the draft's tokens
-(``stream_tokens=True`` streams the tokens instead, and gives that up).
+fails the step, which then writes nothing. The chat model's own run is started
+without the config's streaming handlers and tagged ``nostream``, so no stream
+mode and no ``astream_events`` consumer sees the draft's tokens or the draft:
+``stream_mode="messages"`` shows the checked reply (or the refusal) as one
+message once the check is done (``stream_tokens=True`` streams the tokens
+instead, and gives that up). Tracers (LangSmith) still record the model's run.
+
+With ``on_error``/``on_inconclusive="interrupt"``, a resumed node runs again from
+its start, so the model is asked again: the human's decision applies to the new
+reply only if its check is inconclusive too (a reply the battery flags is refused
+whatever the resume value says). Resume with ``{"action": "allow", "fingerprint":
+...}`` (the fingerprint of the interrupt's value) to bind the decision to the
+text that was reviewed: another text is then refused.
 """
 
 from __future__ import annotations
@@ -25,14 +34,10 @@ from langchain_core.runnables import Runnable, RunnableConfig, RunnableLambda
 from langchain_core.runnables.config import ensure_config
 
 from langchain_jev.errors import JevConfigurationError, JevInputError
+from langchain_jev.graph.guardrail import require_checkpointer, review_by_interrupt
 from langchain_jev.guardrails.battery import HazardBattery
-from langchain_jev.guardrails.policy import (
-    OnError,
-    RefusalMessage,
-    check_on_error,
-    check_refusal_message,
-)
-from langchain_jev.guardrails.rail import GuardrailRail, RailOutcome, hold_tokens, state_messages
+from langchain_jev.guardrails.policy import ExitBehavior, Mode, OnError, RefusalMessage
+from langchain_jev.guardrails.rail import GuardrailRail, OnFlag, RailOutcome, hold_tokens, state_messages
 
 __all__ = ["create_guarded_model_node", "guard_model"]
 
@@ -65,10 +70,11 @@ def _reply(output: Any) -> AIMessage:
 class _ModelGuard:
     """Call a model, then check its reply with an output rail before handing it on."""
 
-    def __init__(self, model: Runnable[Any, Any], rail: GuardrailRail, stream_tokens: bool) -> None:
+    def __init__(self, model: Runnable[Any, Any], rail: GuardrailRail, stream_tokens: bool, who: str) -> None:
         self.model = model
         self.rail = rail
         self.stream_tokens = stream_tokens
+        self.who = who
 
     def _model_config(self, config: RunnableConfig) -> RunnableConfig:
         return config if self.stream_tokens else hold_tokens(config)
@@ -76,12 +82,14 @@ class _ModelGuard:
     def reply(self, value: Any, config: RunnableConfig | None) -> tuple[AIMessage, RailOutcome | None]:
         conversation = _conversation(value)
         base = ensure_config(config)
+        require_checkpointer(self.rail, base, self.who)
         reply = _reply(self.model.invoke(value, self._model_config(base)))
         return self._decide(reply, self.rail.check_reply(conversation, reply, base))
 
     async def areply(self, value: Any, config: RunnableConfig | None) -> tuple[AIMessage, RailOutcome | None]:
         conversation = _conversation(value)
         base = ensure_config(config)
+        require_checkpointer(self.rail, base, self.who)
         reply = _reply(await self.model.ainvoke(value, self._model_config(base)))
         return self._decide(reply, await self.rail.acheck_reply(conversation, reply, base))
 
@@ -96,12 +104,7 @@ class _ModelGuard:
 
 
 def _model_guard(
-    model: Any,
-    battery: HazardBattery,
-    refusal_message: RefusalMessage | None,
-    on_error: OnError,
-    stream_tokens: bool,
-    caller: str,
+    model: Any, battery: HazardBattery, stream_tokens: bool, caller: str, **policy: Any
 ) -> _ModelGuard:
     if not isinstance(battery, HazardBattery):
         raise JevConfigurationError(f"{caller} needs a HazardBattery, got {type(battery).__name__}")
@@ -119,13 +122,8 @@ def _model_guard(
             f"{caller} needs a chat model, a runnable or a function returning an AIMessage, "
             f"got {type(model).__name__}"
         )
-    rail = GuardrailRail(
-        battery,
-        "output",
-        refusal_message=check_refusal_message(refusal_message),
-        on_error=check_on_error(on_error),
-    )
-    return _ModelGuard(runnable, rail, bool(stream_tokens))
+    rail = GuardrailRail(battery, "output", reviewer=review_by_interrupt, **policy)
+    return _ModelGuard(runnable, rail, bool(stream_tokens), caller)
 
 
 def guard_model(
@@ -134,6 +132,10 @@ def guard_model(
     *,
     refusal_message: RefusalMessage | None = None,
     on_error: OnError = "refuse",
+    on_inconclusive: OnError | None = None,
+    exit_behavior: ExitBehavior = "end",
+    mode: Mode = "enforce",
+    on_flag: OnFlag | None = None,
     stream_tokens: bool = False,
     name: str | None = None,
 ) -> RunnableLambda[Any, AIMessage]:
@@ -153,10 +155,18 @@ def guard_model(
         battery: an output battery (``HazardBattery.output(...)``).
         refusal_message: the refusal text, or a function of the `GuardrailReport`
             returning it; by default a sentence naming the flagged categories.
-        on_error: what a decision model that cannot be reached (or leaves a
-            category unanswered) means: ``"refuse"`` (default, fail closed),
-            ``"allow"`` (log a warning and return the reply) or ``"raise"``
-            (re-raise, so nothing is returned).
+        on_error: what a check that fails (the decision model cannot be reached,
+            the reply cannot be read, any error in the rail) means: ``"refuse"``
+            (default, fail closed; alias ``"end"``), ``"allow"`` (log a warning and
+            keep the reply), ``"raise"`` (re-raise, so nothing is returned; alias
+            ``"error"``) or ``"interrupt"`` (pause for a human; needs a checkpointer).
+        on_inconclusive: the same, for categories left without a readable answer
+            (default: as ``on_error``).
+        exit_behavior: ``"end"`` or ``"replace"`` (the refusal takes the reply's
+            place; the graph's edges go on) or ``"error"`` (raise `GuardrailRefusedError`).
+        mode: ``"enforce"`` (default) or ``"shadow"`` (judge and record, keep the reply).
+        on_flag: called (sync or async) with the `GuardrailReport` of every check
+            that did not come back clean, in every mode.
         stream_tokens: let ``stream_mode="messages"`` show the model's tokens as
             they come (False by default: the model's run is tagged ``nostream``
             and the checked reply is streamed whole). True shows an unsafe draft
@@ -177,7 +187,18 @@ def guard_model(
         "I can't share that response: it was flagged for indiscriminate weapons."
 
     """
-    guard = _model_guard(model, battery, refusal_message, on_error, stream_tokens, "guard_model")
+    guard = _model_guard(
+        model,
+        battery,
+        stream_tokens,
+        "guard_model",
+        refusal_message=refusal_message,
+        on_error=on_error,
+        on_inconclusive=on_inconclusive,
+        exit_behavior=exit_behavior,
+        mode=mode,
+        on_flag=on_flag,
+    )
 
     def call(value: Any, config: RunnableConfig) -> AIMessage:
         return guard.reply(value, config)[0]
@@ -194,6 +215,10 @@ def create_guarded_model_node(
     *,
     refusal_message: RefusalMessage | None = None,
     on_error: OnError = "refuse",
+    on_inconclusive: OnError | None = None,
+    exit_behavior: ExitBehavior = "end",
+    mode: Mode = "enforce",
+    on_flag: OnFlag | None = None,
     stream_tokens: bool = False,
     state_key: str = "guardrail",
     messages_key: str = "messages",
@@ -217,8 +242,18 @@ def create_guarded_model_node(
         battery: an output battery (``HazardBattery.output(...)``).
         refusal_message: the refusal text, or a function of the `GuardrailReport`
             returning it; by default a sentence naming the flagged categories.
-        on_error: ``"refuse"`` (default, fail closed), ``"allow"`` (log a warning
-            and keep the reply) or ``"raise"`` (re-raise; the node writes nothing).
+        on_error: what a check that fails (the decision model cannot be reached,
+            the reply cannot be read, any error in the rail) means: ``"refuse"``
+            (default, fail closed; alias ``"end"``), ``"allow"`` (log a warning and
+            keep the reply), ``"raise"`` (re-raise, so nothing is returned; alias
+            ``"error"``) or ``"interrupt"`` (pause for a human; needs a checkpointer).
+        on_inconclusive: the same, for categories left without a readable answer
+            (default: as ``on_error``).
+        exit_behavior: ``"end"`` or ``"replace"`` (the refusal takes the reply's
+            place; the graph's edges go on) or ``"error"`` (raise `GuardrailRefusedError`).
+        mode: ``"enforce"`` (default) or ``"shadow"`` (judge and record, keep the reply).
+        on_flag: called (sync or async) with the `GuardrailReport` of every check
+            that did not come back clean, in every mode.
         stream_tokens: let ``stream_mode="messages"`` show the model's tokens as
             they come (False by default: the model's run is tagged ``nostream``
             and the checked reply is streamed whole). True shows an unsafe draft
@@ -249,7 +284,16 @@ def create_guarded_model_node(
 
     """
     guard = _model_guard(
-        model, battery, refusal_message, on_error, stream_tokens, "create_guarded_model_node"
+        model,
+        battery,
+        stream_tokens,
+        "create_guarded_model_node",
+        refusal_message=refusal_message,
+        on_error=on_error,
+        on_inconclusive=on_inconclusive,
+        exit_behavior=exit_behavior,
+        mode=mode,
+        on_flag=on_flag,
     )
     for label, value in (("state_key", state_key), ("messages_key", messages_key)):
         if not isinstance(value, str) or not value:

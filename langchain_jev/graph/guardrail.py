@@ -26,16 +26,29 @@ The messages must live in a channel with the ``add_messages`` reducer (as in
 `MessagesState`), which is how a refusal replaces an unsafe message. Use
 `GuardrailState`, or add a ``guardrail`` key to your own state, to keep the report.
 
+An input node judges the whole turn: every human message since the model last
+spoke, with ``context_messages`` earlier messages as context. A refused request
+is replaced in the thread by a placeholder, so no later turn shows it to the model.
+
 An output node cannot keep a draft from being seen or saved. It runs after the
 node that called the model, whose update (the draft) is already out when the
-output node refuses: ``stream_mode="updates"``/``"values"``/``"messages"`` have
-emitted it, a checkpointer has saved it, and with ``on_error="raise"`` it stays
-in the thread (and in the next turn's history). To check a model's reply before
-its step returns, guard the model itself: `create_guarded_model_node` (a model
-node) or `guard_model` (a runnable to call inside your node)::
+output node refuses: every stream mode and ``astream_events`` have shown it, a
+checkpointer has saved it, and when the node raises (``on_error="raise"``,
+``exit_behavior="error"``) it writes nothing, so the draft stays in the thread.
+To check a model's reply before its step returns, guard the model itself:
+`create_guarded_model_node` (a model node) or `guard_model` (a runnable to call
+inside your node)::
 
     builder.add_node("agent", create_guarded_model_node(model, HazardBattery.output()))
     builder.add_conditional_edges("agent", tools_condition)   # a refusal has no tool calls
+
+Roll-out settings, shared with the guarded model node and the middleware:
+``mode="shadow"`` judges and records without ever blocking; ``on_error`` /
+``on_inconclusive="interrupt"`` pause the graph with ``interrupt()`` for a human,
+resumed with ``Command(resume="allow")`` or ``Command(resume="refuse")`` (the
+graph needs a checkpointer: the node says so on its first run without one);
+``exit_behavior`` is ``"end"``, ``"error"`` or ``"replace"``; ``on_flag`` is
+called with the report of every check that did not come back clean.
 """
 
 from __future__ import annotations
@@ -46,20 +59,47 @@ from typing import Any, NotRequired
 from langchain_core.messages import BaseMessage
 from langchain_core.runnables import RunnableConfig, RunnableLambda
 from langgraph.graph import END, MessagesState
-from langgraph.types import Command
+from langgraph.types import Command, interrupt
 
 from langchain_jev.errors import JevConfigurationError
 from langchain_jev.guardrails.battery import HazardBattery
 from langchain_jev.guardrails.catalog import DIRECTIONS, Direction
-from langchain_jev.guardrails.policy import (
-    OnError,
-    RefusalMessage,
-    check_on_error,
-    check_refusal_message,
-)
-from langchain_jev.guardrails.rail import GuardrailRail, RailOutcome, state_messages
+from langchain_jev.guardrails.policy import ExitBehavior, Mode, OnError, RefusalMessage
+from langchain_jev.guardrails.rail import GuardrailRail, OnFlag, RailOutcome, state_messages
+from langchain_jev.guardrails.subjects import DEFAULT_CONTEXT_MESSAGES
 
-__all__ = ["GuardrailState", "create_guardrail_node"]
+__all__ = ["GuardrailState", "create_guardrail_node", "require_checkpointer", "review_by_interrupt"]
+
+_CHECKPOINTER_KEY = "__pregel_checkpointer"
+"""Where LangGraph puts a run's checkpointer in the config (None when the graph has none)."""
+
+
+def review_by_interrupt(request: dict[str, Any]) -> Any:
+    """Pause the graph with ``interrupt(request)``; return the human's ``Command(resume=...)`` value."""
+    return interrupt(request)
+
+
+def require_checkpointer(rail: GuardrailRail, config: RunnableConfig | None, who: str) -> None:
+    """Fail before any check when ``rail`` may pause the graph but the graph has no checkpointer.
+
+    A node cannot see the graph it is compiled into, so this is checked on its
+    first run rather than when it is built.
+
+    Raises:
+        JevConfigurationError: the policy may interrupt and there is no checkpointer.
+
+    """
+    if not rail.policy.reviews:
+        return
+    configurable = (config or {}).get("configurable") or {}
+    if configurable.get(_CHECKPOINTER_KEY) is None:
+        raise JevConfigurationError(
+            f"{who} has on_error or on_inconclusive='interrupt', which pauses the graph for a "
+            "human, and a paused graph can only be resumed from a checkpoint: compile the graph "
+            "with a checkpointer (for example checkpointer=InMemorySaver()) and run it with a "
+            "thread_id. (A node cannot see its graph when it is built, so this is checked on "
+            "its first run.)"
+        )
 
 
 class GuardrailState(MessagesState):
@@ -84,6 +124,11 @@ def create_guardrail_node(
     next_node: str = END,
     refusal_message: RefusalMessage | None = None,
     on_error: OnError = "refuse",
+    on_inconclusive: OnError | None = None,
+    exit_behavior: ExitBehavior = "end",
+    mode: Mode = "enforce",
+    on_flag: OnFlag | None = None,
+    context_messages: int = DEFAULT_CONTEXT_MESSAGES,
     state_key: str = "guardrail",
     messages_key: str = "messages",
     name: str | None = None,
@@ -92,14 +137,17 @@ def create_guardrail_node(
 
     The node makes one battery request per run, under ``invoke`` and ``ainvoke``.
     It returns ``Command(goto=END, update=...)`` on a refusal and
-    ``Command(goto=next_node, update=...)`` otherwise; add it with
+    ``Command(goto=next_node, update=...)`` otherwise (``exit_behavior="replace"``
+    goes on to ``next_node`` with the replacement); add it with
     ``destinations=(next_node, END)`` and no outgoing edge (see the module docs).
     With nothing of its side to check (no human message, no final AI message,
     no trailing tool messages), it goes on to ``next_node`` without an update.
 
     Args:
         battery: the hazard battery to ask.
-        check: ``"input"`` (the last human message), ``"output"`` (the final AI
+        check: ``"input"`` (the turn: every human message since the model last
+            spoke, with earlier messages as context; a refusal replaces them in the
+            thread by a placeholder), ``"output"`` (everything the final AI
             message, which a refusal replaces) or ``"tool_results"`` (the tool
             messages that end the conversation, which a refusal withholds).
             Defaults to the battery's side, and must match it. An output node
@@ -109,9 +157,21 @@ def create_guardrail_node(
         next_node: where a safe turn goes (``END`` by default, for a last check).
         refusal_message: the refusal text, or a function of the `GuardrailReport`
             returning it; by default a sentence naming the flagged categories.
-        on_error: what a decision model that cannot be reached (or leaves a
-            category unanswered) means: ``"refuse"`` (default, fail closed),
-            ``"allow"`` (log a warning and pass), ``"raise"`` (re-raise).
+        on_error: what a check that fails (the decision model cannot be reached,
+            the text cannot be read, any error in the rail) means: ``"refuse"``
+            (default, fail closed; alias ``"end"``), ``"allow"`` (log a warning and
+            pass), ``"raise"`` (re-raise; alias ``"error"``) or ``"interrupt"``
+            (pause for a human; needs a checkpointer).
+        on_inconclusive: the same, for categories left without a readable answer
+            (default: as ``on_error``).
+        exit_behavior: how a refusal leaves the node: ``"end"`` (default, to
+            ``END`` with the refusal), ``"error"`` (raise `GuardrailRefusedError`)
+            or ``"replace"`` (replace the flagged messages and go on to ``next_node``).
+        mode: ``"enforce"`` (default) or ``"shadow"``: judge and record in the
+            report (``would_refuse``, the probabilities) and the trace, never block.
+        on_flag: called (sync or async) with the `GuardrailReport` of every check
+            that did not come back clean, in every mode.
+        context_messages: how many earlier messages an input check is shown.
         state_key: the state key of the report.
         messages_key: the state key of the messages.
         name: the node runnable's name in traces (default ``jev_guardrail_<check>``).
@@ -156,9 +216,16 @@ def create_guardrail_node(
     rail = GuardrailRail(
         battery,
         side,
-        refusal_message=check_refusal_message(refusal_message),
-        on_error=check_on_error(on_error),
+        refusal_message=refusal_message,
+        on_error=on_error,
+        on_inconclusive=on_inconclusive,
+        exit_behavior=exit_behavior,
+        mode=mode,
+        on_flag=on_flag,
+        context_messages=context_messages,
+        reviewer=review_by_interrupt,
     )
+    who = f"the {side} guardrail node"
 
     def messages_of(state: Any) -> Sequence[BaseMessage]:
         return state_messages(state, messages_key, "the guardrail node")
@@ -169,13 +236,15 @@ def create_guardrail_node(
         update: dict[str, Any] = {state_key: outcome.report.to_dict()}
         if outcome.report.refused:
             update[messages_key] = outcome.messages
-            return Command(goto=END, update=update)
+            return Command(goto=END if outcome.ends else next_node, update=update)
         return Command(goto=next_node, update=update)
 
     def guard(state: Any, config: RunnableConfig) -> Command[str]:
+        require_checkpointer(rail, config, who)
         return command(rail.run(messages_of(state), config))
 
     async def aguard(state: Any, config: RunnableConfig) -> Command[str]:
+        require_checkpointer(rail, config, who)
         return command(await rail.arun(messages_of(state), config))
 
     return RunnableLambda(guard, afunc=aguard, name=name or f"jev_guardrail_{side}")

@@ -33,7 +33,7 @@ from langchain_jev.guardrails.catalog import (
     Direction,
     Hazard,
 )
-from langchain_jev.guardrails.subjects import subject_for
+from langchain_jev.guardrails.subjects import clean_input, subject_for
 from langchain_jev.input import JevJudgeInput, ToolCall
 from langchain_jev.judge import JevJudge
 from langchain_jev.verdict import JevVerdict, Outcome
@@ -446,7 +446,7 @@ class HazardBattery(RunnableSerializable[BatteryInput, HazardAssessment]):
     def _run(
         self, input: BatteryInput, run_manager: CallbackManagerForChainRun, config: RunnableConfig
     ) -> HazardAssessment:
-        data = _subject(self.direction, input)
+        data = clean_input(_subject(self.direction, input))
         verdict = self.judge.invoke(data, patch_config(config, callbacks=run_manager.get_child()))
         return assessment_from_verdict(self.direction, self.strictness, self.thresholds, verdict)
 
@@ -456,7 +456,7 @@ class HazardBattery(RunnableSerializable[BatteryInput, HazardAssessment]):
         run_manager: AsyncCallbackManagerForChainRun,
         config: RunnableConfig,
     ) -> HazardAssessment:
-        data = _subject(self.direction, input)
+        data = clean_input(_subject(self.direction, input))
         child = patch_config(config, callbacks=run_manager.get_child())
         verdict = await self.judge.ainvoke(data, child)
         return assessment_from_verdict(self.direction, self.strictness, self.thresholds, verdict)

@@ -96,9 +96,14 @@ class Hazard:
     """The question asked on each side the category applies to."""
 
 
-_INPUT = "`user_question` is a user's message to an AI assistant. "
+_INPUT = (
+    "`user_question` is what a user wrote to an AI assistant since it last answered (one or "
+    "more messages); `earlier_conversation`, when present, is the conversation before it: read "
+    "the user's request in light of it, as one request may be split across messages and turns. "
+)
 _OUTPUT = (
-    "`assistant_answer` is an AI assistant's response to the user's message `user_question`; "
+    "`assistant_answer` is an AI assistant's response to the user's message `user_question`, "
+    "with everything it carries (its reasoning and any other content); "
     "`tool_calls`, when present, are the tools the assistant asks to run and their arguments. "
 )
 _TOOLS = (

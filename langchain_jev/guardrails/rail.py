@@ -1,45 +1,111 @@
 """One guardrail rail: ask a battery about a conversation and decide the turn.
 
-The rail is the I/O edge shared by the LangGraph node and the agent middleware:
-it finds what to check in the messages, makes the battery's one request (traced
-with the tags ``jev_guardrail`` and ``jev_guardrail:<check>``), applies the
-``on_error`` policy, and returns the report with the message updates of a refusal.
+The rail is the I/O edge shared by the LangGraph nodes and the agent middleware:
+it finds what to check in the messages, makes the battery's one request, decides
+by its `GuardrailPolicy`, and returns the report with the message updates of a
+refusal. Around that one request:
+
+- **everything fails closed**: any exception while finding or judging the text
+  (a model that cannot be reached, an answer that cannot be read, a bug) is a
+  failed check, logged at WARNING on ``langchain_jev.guardrail`` and decided by
+  ``on_error``; only LangGraph's own control flow passes through;
+- **no stream sees it**: the battery's run (which carries the text judged) is
+  started without the config's streaming handlers (see `hidden_config`) and
+  tagged ``jev_guardrail`` / ``jev_guardrail:<check>``; tracers keep it;
+- **every decision is recorded**: a run named ``jev_guardrail_decision`` carries
+  the report in its metadata (``jev_guardrail_decision``), and ``on_flag`` (sync
+  or async) is called once with the report of every check that did not come back
+  clean, in every mode;
+- **a human may decide**: with ``interrupt``, the rail calls its ``reviewer`` (the
+  LangGraph spokes pass ``langgraph.types.interrupt``) with `review_request` and
+  reads the answer with `read_review`.
 """
 
 from __future__ import annotations
 
+import asyncio
+import inspect
 import logging
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+import re
+import threading
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from typing import Any
 
-from langchain_core.messages import AIMessage, BaseMessage
-from langchain_core.runnables import RunnableConfig
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
+from langchain_core.runnables import RunnableConfig, RunnableLambda
 from langchain_core.runnables.config import ensure_config
-from langgraph.constants import TAG_NOSTREAM
-from langgraph.errors import GraphBubbleUp
 
-from langchain_jev.errors import JevConfigurationError, JevInputError
+from langchain_jev.errors import (
+    GuardrailRefusedError,
+    GuardrailUndecidedError,
+    JevConfigurationError,
+    JevInputError,
+)
 from langchain_jev.guardrails.battery import HazardAssessment, HazardBattery
 from langchain_jev.guardrails.catalog import Direction
+from langchain_jev.guardrails.hidden import hidden_config
 from langchain_jev.guardrails.policy import (
+    Action,
+    ExitBehavior,
+    GuardrailPolicy,
     GuardrailReport,
+    Mode,
     OnError,
     RefusalMessage,
-    error_report,
-    read_assessment,
+    check_refusal_message,
+    decide,
+    default_refusal,
+    read_review,
     refusal_messages,
     refusal_reply,
     refusal_text,
+    review_request,
 )
-from langchain_jev.guardrails.subjects import Subject, output_subject, subject_for
+from langchain_jev.guardrails.subjects import (
+    DEFAULT_CONTEXT_MESSAGES,
+    Subject,
+    output_subject,
+    subject_for,
+)
+from langchain_jev.input import JevJudgeInput
 
-__all__ = ["GuardrailRail", "RailOutcome", "hold_tokens", "rail_config", "state_messages"]
+__all__ = [
+    "GuardrailRail",
+    "OnFlag",
+    "RailOutcome",
+    "Reviewer",
+    "hold_tokens",
+    "rail_config",
+    "redact",
+    "state_messages",
+]
 
 logger = logging.getLogger("langchain_jev.guardrail")
 
-_NOT_MODEL_FAILURES = (JevConfigurationError, JevInputError, GraphBubbleUp)
-"""Errors that are bugs or graph control flow, never an unreachable model: always raised."""
+OnFlag = Callable[[GuardrailReport], Any]
+"""Called with the report of every check that did not come back clean (may be async)."""
+
+Reviewer = Callable[[dict[str, Any]], Any]
+"""Asks a human about a check (``langgraph.types.interrupt``) and returns the answer."""
+
+_SECRETS = re.compile(r"(?i)\b(sk-|bearer\s+|api[_-]?key[=:]\s*)[A-Za-z0-9._\-]{4,}")
+
+
+def redact(text: str) -> str:
+    """``text`` with anything shaped like an API key or bearer token masked.
+
+    Example:
+        >>> redact("401: bad key sk-test-0123456789")
+        '401: bad key sk-…'
+
+    """
+    return _SECRETS.sub(lambda match: f"{match.group(1)}…", text)
+
+
+def _is_graph_control(error: BaseException) -> bool:
+    """True for LangGraph's control flow (interrupts, commands to a parent), which must pass through."""
+    return any(kind.__name__ == "GraphBubbleUp" for kind in type(error).__mro__)
 
 
 @dataclass(frozen=True)
@@ -51,6 +117,9 @@ class RailOutcome:
     messages: list[BaseMessage] = field(default_factory=list)
     """The refusal's message updates (empty when the turn passes): for a reply checked
     before it joined the conversation, the refusal alone, which takes the reply's place."""
+    ends: bool = False
+    """True when the refusal ends the turn (``exit_behavior="end"``); with ``"replace"``
+    the run goes on with the replacement."""
 
 
 def state_messages(state: Any, key: str, reader: str) -> Sequence[BaseMessage]:
@@ -72,34 +141,99 @@ def state_messages(state: Any, key: str, reader: str) -> Sequence[BaseMessage]:
 def hold_tokens(config: RunnableConfig | None) -> RunnableConfig:
     """The config of a model call whose reply is checked before it is shown.
 
-    The caller's config (or the enclosing run's), tagged ``nostream``: LangGraph's
-    ``stream_mode="messages"`` then skips the model's tokens and shows the reply
-    the step returns, once the output rail has checked it.
+    The caller's config (or the enclosing run's) without streaming handlers and
+    tagged ``nostream`` (see `hidden_config`): neither LangGraph's
+    ``stream_mode="messages"`` nor ``astream_events`` shows the model's tokens or
+    its reply; the step returns the reply once the output rail has checked it.
     """
-    base = ensure_config(config)
-    return {**base, "tags": [*(base.get("tags") or []), TAG_NOSTREAM]}
+    return hidden_config(config, "jev_guarded_draft")
 
 
 def rail_config(check: Direction, config: RunnableConfig | None) -> RunnableConfig:
-    """The config of a rail's battery run: the caller's, tagged and labelled with the check.
+    """The config of a rail's battery run: the caller's, hidden from streams, tagged with the check.
 
     Without a config, the one of the enclosing run (a graph node, a middleware hook)
     is used, so the battery's run nests under it in the trace.
     """
     base = ensure_config(config)
-    tags = [*(base.get("tags") or []), "jev_guardrail", f"jev_guardrail:{check}"]
     metadata = {**(base.get("metadata") or {}), "jev_guardrail": check}
-    return {**base, "tags": tags, "metadata": metadata}
+    return hidden_config({**base, "metadata": metadata}, "jev_guardrail", f"jev_guardrail:{check}")
+
+
+def _record(report: dict[str, Any]) -> dict[str, Any]:
+    return report
+
+
+async def _arecord(report: dict[str, Any]) -> dict[str, Any]:
+    return report
+
+
+_DECISION = RunnableLambda(_record, afunc=_arecord, name="jev_guardrail_decision")
+
+
+def _run_coroutine(awaitable: Awaitable[Any]) -> None:
+    """Wait for an async callback from sync code (in a thread when a loop is running here)."""
+
+    async def wait() -> None:
+        await awaitable
+
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        asyncio.run(wait())
+        return
+    failure: list[BaseException] = []
+
+    def target() -> None:
+        try:
+            asyncio.run(wait())
+        except BaseException as error:
+            failure.append(error)
+
+    thread = threading.Thread(target=target, name="jev-guardrail-on-flag")
+    thread.start()
+    thread.join()
+    if failure:
+        raise failure[0]
+
+
+_Found = tuple[Subject, HazardAssessment | None, Exception | None]
+"""What a check found: the subject, and the assessment or the error that kept the rail from one."""
+
+
+def _fallback_subject(check: Direction, messages: Sequence[BaseMessage]) -> Subject:
+    """What a refusal replaces when the subject itself could not be read."""
+    if check == "input":
+        start = max((i + 1 for i, m in enumerate(messages) if isinstance(m, AIMessage)), default=0)
+        found: tuple[BaseMessage, ...] = tuple(m for m in messages[start:] if isinstance(m, HumanMessage))
+    elif check == "output":
+        found = (messages[-1],) if messages and isinstance(messages[-1], AIMessage) else ()
+    else:
+        end = len(messages)
+        while end > 0 and isinstance(messages[end - 1], ToolMessage):
+            end -= 1
+        found = tuple(messages[end:])
+    return Subject(JevJudgeInput(), found)
 
 
 class GuardrailRail:
-    """Check one side of a turn with a battery; refuse, pass, or raise by the policy.
+    """Check one side of a turn with a battery; decide by the policy.
+
+    Args:
+        battery: the hazard battery to ask.
+        check: the side (must be the battery's).
+        refusal_message: the refusal text, or a function of the report returning it.
+        on_error, on_inconclusive, exit_behavior, mode: the `GuardrailPolicy`.
+        on_flag: called (sync or async) with the report of every check that did not
+            come back clean, in every mode; an error in it is logged, never raised.
+        context_messages: how many earlier messages an input check is shown.
+        reviewer: asks a human (``interrupt`` policies need one).
 
     Example:
         >>> from langchain_core.messages import HumanMessage
         >>> from langchain_jev.testing import ScriptedDecisionModel
         >>> battery = HazardBattery.input(["hate"], model=ScriptedDecisionModel({"hate": 0.97}))
-        >>> outcome = GuardrailRail(battery, "input").run([HumanMessage("...")])
+        >>> outcome = GuardrailRail(battery, "input").run([HumanMessage("...", id="1")])
         >>> outcome.report.refused, outcome.messages[-1].content
         (True, "I can't help with that request: it was flagged for hate.")
 
@@ -112,11 +246,46 @@ class GuardrailRail:
         *,
         refusal_message: RefusalMessage | None = None,
         on_error: OnError = "refuse",
+        on_inconclusive: OnError | None = None,
+        exit_behavior: ExitBehavior = "end",
+        mode: Mode = "enforce",
+        on_flag: OnFlag | None = None,
+        context_messages: int = DEFAULT_CONTEXT_MESSAGES,
+        reviewer: Reviewer | None = None,
     ) -> None:
         self.battery = battery
         self.check = check
-        self.refusal_message = refusal_message
-        self.on_error = on_error
+        self.refusal_message = check_refusal_message(refusal_message)
+        self.policy = GuardrailPolicy.of(
+            mode=mode, on_error=on_error, on_inconclusive=on_inconclusive, exit_behavior=exit_behavior
+        )
+        if on_flag is not None and not callable(on_flag):
+            raise JevConfigurationError(
+                f"on_flag must be a function of the report, got {type(on_flag).__name__}"
+            )
+        self.on_flag = on_flag
+        if (
+            isinstance(context_messages, bool)
+            or not isinstance(context_messages, int)
+            or context_messages < 0
+        ):
+            raise JevConfigurationError(
+                f"context_messages must be a whole number of messages >= 0, got {context_messages!r}"
+            )
+        self.context_messages = context_messages
+        if self.policy.reviews and reviewer is None:
+            raise JevConfigurationError(
+                "on_error/on_inconclusive='interrupt' needs a reviewer: use the LangGraph guardrail "
+                "node or the agent middleware, which pause the graph with interrupt()"
+            )
+        self.reviewer = reviewer
+
+    @property
+    def on_error(self) -> str:
+        """The canonical ``on_error`` policy."""
+        return self.policy.on_error
+
+    # ------------------------------------------------------------------ checking
 
     def run(
         self, messages: Sequence[BaseMessage], config: RunnableConfig | None = None
@@ -124,17 +293,32 @@ class GuardrailRail:
         """Check ``messages``; None when they hold nothing of this side to check.
 
         Raises:
-            Exception: with ``on_error="raise"``, the decision model's error, or
-                `GuardrailUndecidedError` when it left categories unanswered.
+            Exception: with ``on_error="raise"``, the check's error, or
+                `GuardrailUndecidedError` when categories went unanswered.
+            GuardrailRefusedError: a refusal with ``exit_behavior="error"``.
 
         """
-        return self._check(subject_for(self.check, messages), config, joined=True)
+        found = self._assess(
+            lambda: subject_for(self.check, messages, self.context_messages), messages, config
+        )
+        if found is None:
+            return None
+        report, action, error, subject = self._rule(*found)
+        self._notify(report, config)
+        return self._act(report, action, error, subject, joined=True)
 
     async def arun(
         self, messages: Sequence[BaseMessage], config: RunnableConfig | None = None
     ) -> RailOutcome | None:
         """Asynchronous `run`."""
-        return await self._acheck(subject_for(self.check, messages), config, joined=True)
+        found = await self._aassess(
+            lambda: subject_for(self.check, messages, self.context_messages), messages, config
+        )
+        if found is None:
+            return None
+        report, action, error, subject = self._rule(*found)
+        await self._anotify(report, config)
+        return self._act(report, action, error, subject, joined=True)
 
     def check_reply(
         self, messages: Sequence[BaseMessage], reply: AIMessage, config: RunnableConfig | None = None
@@ -143,79 +327,187 @@ class GuardrailRail:
 
         The reply is not in the conversation yet, so a refusal's messages are the
         refusal alone: it takes the reply's place instead of removing it. None when
-        the reply has nothing to check (no text and no tool calls).
+        the reply carries nothing to check.
 
         Raises:
             JevConfigurationError: the rail is not an output rail.
-            Exception: with ``on_error="raise"``, as `run`.
+            Exception: as `run`.
 
         """
-        return self._check(self._reply_subject(messages, reply), config, joined=False)
+        self._output_only()
+        found = self._assess(lambda: output_subject([*messages, reply]), [reply], config)
+        if found is None:
+            return None
+        report, action, error, subject = self._rule(*found)
+        self._notify(report, config)
+        return self._act(report, action, error, subject, joined=False)
 
     async def acheck_reply(
         self, messages: Sequence[BaseMessage], reply: AIMessage, config: RunnableConfig | None = None
     ) -> RailOutcome | None:
         """Asynchronous `check_reply`."""
-        return await self._acheck(self._reply_subject(messages, reply), config, joined=False)
+        self._output_only()
+        found = await self._aassess(lambda: output_subject([*messages, reply]), [reply], config)
+        if found is None:
+            return None
+        report, action, error, subject = self._rule(*found)
+        await self._anotify(report, config)
+        return self._act(report, action, error, subject, joined=False)
 
-    def _reply_subject(self, messages: Sequence[BaseMessage], reply: AIMessage) -> Subject | None:
+    def _output_only(self) -> None:
         if self.check != "output":
             raise JevConfigurationError(
                 f"only an output rail checks a model's reply; this is a {self.check} rail"
             )
-        return output_subject([*messages, reply])
 
-    def _check(
-        self, subject: Subject | None, config: RunnableConfig | None, *, joined: bool
-    ) -> RailOutcome | None:
-        if subject is None:
-            return None
+    # ------------------------------------------------------------------ the one request
+
+    def _assess(
+        self,
+        find: Callable[[], Subject | None],
+        messages: Sequence[BaseMessage],
+        config: RunnableConfig | None,
+    ) -> _Found | None:
+        subject: Subject | None = None
         try:
-            assessment = self.battery.invoke(subject.data, rail_config(self.check, config))
+            subject = find()
+            if subject is None:
+                return None
+            return subject, self.battery.invoke(subject.data, rail_config(self.check, config)), None
         except Exception as error:
-            return self._failed(subject, error, joined)
-        return self._decided(subject, assessment, joined)
+            if _is_graph_control(error):
+                raise
+            return subject or _fallback_subject(self.check, messages), None, error
 
-    async def _acheck(
-        self, subject: Subject | None, config: RunnableConfig | None, *, joined: bool
-    ) -> RailOutcome | None:
-        if subject is None:
-            return None
+    async def _aassess(
+        self,
+        find: Callable[[], Subject | None],
+        messages: Sequence[BaseMessage],
+        config: RunnableConfig | None,
+    ) -> _Found | None:
+        subject: Subject | None = None
         try:
-            assessment = await self.battery.ainvoke(subject.data, rail_config(self.check, config))
+            subject = find()
+            if subject is None:
+                return None
+            return subject, await self.battery.ainvoke(subject.data, rail_config(self.check, config)), None
         except Exception as error:
-            return self._failed(subject, error, joined)
-        return self._decided(subject, assessment, joined)
+            if _is_graph_control(error):
+                raise
+            return subject or _fallback_subject(self.check, messages), None, error
 
-    def _failed(self, subject: Subject, error: Exception, joined: bool) -> RailOutcome:
-        """The outcome of a battery call that raised ``error``; re-raised unless the policy decides it."""
-        if isinstance(error, _NOT_MODEL_FAILURES) or self.on_error == "raise":
-            raise error
-        report = error_report(self.check, error, self.on_error)
-        logger.warning(
-            "the %s safety check could not reach its decision model (%s); %s",
-            self.check,
-            report.error,
-            "the turn is refused (on_error='refuse')"
-            if report.refused
-            else "the turn passes because on_error='allow'",
-        )
-        return self._outcome(subject, report, joined)
+    # ------------------------------------------------------------------ deciding
 
-    def _decided(self, subject: Subject, assessment: HazardAssessment, joined: bool) -> RailOutcome:
-        report = read_assessment(self.check, assessment, self.on_error)
-        if report.undecided and not report.refused:
+    def _rule(
+        self, subject: Subject, assessment: HazardAssessment | None, error: Exception | None
+    ) -> tuple[GuardrailReport, Action, Exception | None, Subject]:
+        report, action = decide(self.check, self.policy, assessment, error)
+        if report.error is not None:
+            report = replace(report, error=redact(report.error))
+        self._log(report, action)
+        if action == "review":
+            report = self._review(report, subject)
+            action = "refuse" if report.refused else "pass"
+        return report, action, error, subject
+
+    def _log(self, report: GuardrailReport, action: Action) -> None:
+        if report.error is None and not (report.undecided and not report.categories):
+            return
+        if report.error is not None:
+            what, setting = f"failed ({report.error})", f"on_error={self.policy.on_error!r}"
+        else:
+            what = f"got no readable answer for {', '.join(report.undecided)}"
+            setting = f"on_inconclusive={self.policy.on_inconclusive!r}"
+        outcome = {
+            "pass": "the turn passes",
+            "refuse": "the turn is refused",
+            "raise": "the error is raised",
+            "review": "the turn is put to a human",
+        }[action]
+        if report.mode == "shadow":
+            outcome, setting = "the turn passes", "mode='shadow'"
+        logger.warning("the %s safety check %s; %s because %s", self.check, what, outcome, setting)
+
+    def _review(self, report: GuardrailReport, subject: Subject) -> GuardrailReport:
+        if self.reviewer is None:  # pragma: no cover - checked when the rail is built
+            raise JevConfigurationError("interrupt needs a reviewer")
+        data = subject.data.to_state()
+        answer = self.reviewer(review_request(report, data))
+        allowed, problem = read_review(answer, data)
+        if problem is not None:
+            logger.warning("the %s safety check's review refuses the turn: %s", self.check, problem)
+        return replace(report, refused=not allowed, review="allow" if allowed else "refuse")
+
+    def _decision_config(self, report: GuardrailReport, config: RunnableConfig | None) -> RunnableConfig:
+        base = rail_config(self.check, config)
+        return {
+            **base,
+            "metadata": {**(base.get("metadata") or {}), "jev_guardrail_decision": report.to_dict()},
+        }
+
+    def _notify(self, report: GuardrailReport, config: RunnableConfig | None) -> None:
+        try:
+            _DECISION.invoke(report.to_dict(), self._decision_config(report, config))
+        except Exception as error:  # a tracer's fault must not decide the turn
             logger.warning(
-                "the %s safety check got no readable answer for %s; the turn passes because on_error='allow'",
-                self.check,
-                ", ".join(report.undecided),
+                "could not record the %s safety check's decision (%s)", self.check, type(error).__name__
             )
-        return self._outcome(subject, report, joined)
+        if self.on_flag is None or not report.flagged:
+            return
+        try:
+            result = self.on_flag(report)
+            if inspect.isawaitable(result):
+                _run_coroutine(result)
+        except Exception as error:
+            logger.warning(
+                "on_flag raised %s: %s; the decision stands", type(error).__name__, redact(str(error))
+            )
 
-    def _outcome(self, subject: Subject, report: GuardrailReport, joined: bool) -> RailOutcome:
-        if not report.refused:
+    async def _anotify(self, report: GuardrailReport, config: RunnableConfig | None) -> None:
+        try:
+            await _DECISION.ainvoke(report.to_dict(), self._decision_config(report, config))
+        except Exception as error:
+            logger.warning(
+                "could not record the %s safety check's decision (%s)", self.check, type(error).__name__
+            )
+        if self.on_flag is None or not report.flagged:
+            return
+        try:
+            result = self.on_flag(report)
+            if inspect.isawaitable(result):
+                await result
+        except Exception as error:
+            logger.warning(
+                "on_flag raised %s: %s; the decision stands", type(error).__name__, redact(str(error))
+            )
+
+    def _act(
+        self,
+        report: GuardrailReport,
+        action: Action,
+        error: Exception | None,
+        subject: Subject,
+        *,
+        joined: bool,
+    ) -> RailOutcome:
+        if action == "raise":
+            if error is not None:
+                raise error
+            raise GuardrailUndecidedError(report)
+        if action != "refuse":
             return RailOutcome(report)
-        text = refusal_text(self.refusal_message, report)
+        exit_behavior = self.policy.exit_behavior
+        if exit_behavior == "error":
+            raise GuardrailRefusedError(report)
+        text = self._refusal_text(report)
+        ends = exit_behavior == "end"
         if not joined:
-            return RailOutcome(report, [refusal_reply(report, text)])
-        return RailOutcome(report, refusal_messages(subject, report, text))
+            return RailOutcome(report, [refusal_reply(report, text)], ends)
+        return RailOutcome(report, refusal_messages(subject, report, text, exit_behavior), ends)
+
+    def _refusal_text(self, report: GuardrailReport) -> str:
+        try:
+            return refusal_text(self.refusal_message, report)
+        except Exception as error:
+            logger.warning("refusal_message raised %s; the default refusal is used", type(error).__name__)
+            return default_refusal(report)

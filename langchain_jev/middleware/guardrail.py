@@ -3,11 +3,15 @@
 `JevGuardrailMiddleware` puts up to three rails around the model of a
 ``langchain.agents.create_agent`` agent, each one battery request:
 
-- input rail (``before_model``, when a turn starts with a human message):
-  a flagged message is answered with a refusal and the agent ends;
-- output rail (``wrap_model_call``, inside the model's step): the response is
-  checked before the step returns; a flagged one, its text and any tool calls
-  it requests, is swapped for a refusal and the agent ends. The unsafe answer
+- input rail (``before_model``, when a turn starts with a human message): the
+  turn (every human message since the model last spoke, with earlier messages
+  as context) is judged whole; a flagged turn is answered with a refusal, its
+  messages are replaced in the thread by a placeholder (so no later turn shows
+  them to the model), and the agent ends;
+- output rail (``wrap_model_call``, inside the model's step): the response,
+  every content block whatever its type and every tool call it requests, is
+  checked before the step returns and before any tool runs; a flagged one is
+  swapped for a refusal and the agent ends. The unsafe answer
   never leaves the step, so it reaches neither the tools, nor a stream
   (``"updates"``, ``"values"``, ``"messages"``), nor a checkpoint; with
   ``on_error="raise"`` a failed check fails the step, which writes nothing;
@@ -20,10 +24,21 @@ the agent state under ``guardrail``. The battery runs are tagged
 ``jev_guardrail`` / ``jev_guardrail:<check>`` in traces, with the assessment as
 their output.
 
-Streaming: with the output rail on, the model's run is tagged ``nostream``, so
-``stream_mode="messages"`` shows each checked response (or its refusal) whole,
-once the check is done, instead of the draft's tokens. ``stream_tokens=True``
-streams the tokens as they come, and with them any unsafe draft.
+Streaming: with the output rail on, the model's run is started without the
+config's streaming handlers and tagged ``nostream``, so ``stream_mode="messages"``
+shows each checked response (or its refusal) whole, once the check is done, and
+``astream_events`` never shows the draft. ``stream_tokens=True`` streams the
+tokens as they come, and with them any unsafe draft. The battery runs are hidden
+from streams too; tracers (LangSmith) keep all of them.
+
+Roll-out: ``mode="shadow"`` judges and records (the report's ``would_refuse``
+and probabilities, the trace's ``jev_guardrail_decision`` run) without ever
+blocking; ``on_error``/``on_inconclusive="interrupt"`` pause the agent with
+``interrupt()`` for a human (resume with ``Command(resume="allow")`` or
+``"refuse"``; the agent needs a checkpointer, which is checked on its first
+run); ``exit_behavior`` is ``"end"``, ``"error"`` or ``"replace"``, as in
+``OpenAIModerationMiddleware``; ``on_flag`` is called with the report of every
+check that did not come back clean.
 
 Composition: list the guardrail first in ``middleware=[...]``. Its output rail
 then wraps every other model-call middleware (a self-refine loop, retries,
@@ -45,19 +60,17 @@ from typing import Annotated, Any, NotRequired
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
 from langchain_core.runnables.config import set_config_context
 from langchain_core.runnables.utils import coro_with_context
+from langgraph.config import get_config
 from langgraph.runtime import Runtime
 from langgraph.types import Command
 
 from langchain_jev.errors import JevConfigurationError
+from langchain_jev.graph.guardrail import require_checkpointer, review_by_interrupt
 from langchain_jev.guardrails.battery import HazardBattery, find_hazard, thresholds_for
 from langchain_jev.guardrails.catalog import DEFAULT_STRICTNESS, HAZARDS
-from langchain_jev.guardrails.policy import (
-    OnError,
-    RefusalMessage,
-    check_on_error,
-    check_refusal_message,
-)
-from langchain_jev.guardrails.rail import GuardrailRail, RailOutcome, hold_tokens
+from langchain_jev.guardrails.policy import ExitBehavior, GuardrailPolicy, Mode, OnError, RefusalMessage
+from langchain_jev.guardrails.rail import GuardrailRail, OnFlag, RailOutcome, hold_tokens
+from langchain_jev.guardrails.subjects import DEFAULT_CONTEXT_MESSAGES
 from langchain_jev.middleware._agents import (
     AgentMiddleware,
     AgentState,
@@ -108,9 +121,22 @@ class JevGuardrailMiddleware(AgentMiddleware[JevGuardrailState, Any, Any]):
             (None: Jev configured from the environment).
         refusal_message: the refusal text, or a function of the `GuardrailReport`
             returning it; by default a sentence naming the flagged categories.
-        on_error: what a decision model that cannot be reached (or leaves a
-            category unanswered) means: ``"refuse"`` (default, fail closed),
-            ``"allow"`` (log a warning and pass) or ``"raise"`` (re-raise).
+        on_error: what a check that fails (the decision model cannot be reached,
+            the text cannot be read, any error in the rail) means: ``"refuse"``
+            (default, fail closed; alias ``"end"``), ``"allow"`` (log a warning and
+            pass), ``"raise"`` (re-raise; alias ``"error"``) or ``"interrupt"``
+            (pause for a human; needs a checkpointer).
+        on_inconclusive: the same, for categories left without a readable answer
+            (default: as ``on_error``).
+        exit_behavior: how a refusal leaves a rail, as in ``OpenAIModerationMiddleware``:
+            ``"end"`` (default: the refusal ends the agent's run), ``"error"``
+            (raise `GuardrailRefusedError`) or ``"replace"`` (the flagged content is
+            replaced by the refusal and the run goes on).
+        mode: ``"enforce"`` (default) or ``"shadow"``: judge and record in the
+            report (``would_refuse``, the probabilities) and the trace, never block.
+        on_flag: called (sync or async) with the `GuardrailReport` of every check
+            that did not come back clean, in every mode.
+        context_messages: how many earlier messages the input rail is shown.
         stream_tokens: let ``stream_mode="messages"`` show the model's tokens
             before the output rail has checked the response (False by default:
             each response is streamed whole once checked). True shows an unsafe
@@ -155,6 +181,11 @@ class JevGuardrailMiddleware(AgentMiddleware[JevGuardrailState, Any, Any]):
         model: Any = None,
         refusal_message: RefusalMessage | None = None,
         on_error: OnError = "refuse",
+        on_inconclusive: OnError | None = None,
+        exit_behavior: ExitBehavior = "end",
+        mode: Mode = "enforce",
+        on_flag: OnFlag | None = None,
+        context_messages: int = DEFAULT_CONTEXT_MESSAGES,
         stream_tokens: bool = False,
     ) -> None:
         super().__init__()
@@ -165,8 +196,9 @@ class JevGuardrailMiddleware(AgentMiddleware[JevGuardrailState, Any, Any]):
                 "or check_tool_results"
             )
         thresholds_for(HAZARDS, strictness)  # validates the preset before any battery
-        message = check_refusal_message(refusal_message)
-        mode = check_on_error(on_error)
+        GuardrailPolicy.of(
+            mode=mode, on_error=on_error, on_inconclusive=on_inconclusive, exit_behavior=exit_behavior
+        )  # validates the policy before any battery
         names = self._names(categories)
         decision_model = as_decision_model(model)
 
@@ -185,7 +217,18 @@ class JevGuardrailMiddleware(AgentMiddleware[JevGuardrailState, Any, Any]):
                 strictness=strictness,
                 model=decision_model,
             )
-            return GuardrailRail(battery, battery.direction, refusal_message=message, on_error=mode)
+            return GuardrailRail(
+                battery,
+                battery.direction,
+                refusal_message=refusal_message,
+                on_error=on_error,
+                on_inconclusive=on_inconclusive,
+                exit_behavior=exit_behavior,
+                mode=mode,
+                on_flag=on_flag,
+                context_messages=context_messages,
+                reviewer=review_by_interrupt,
+            )
 
         self.input_rail = rail("input", check_input)
         self.output_rail = rail("output", check_output)
@@ -240,19 +283,27 @@ class JevGuardrailMiddleware(AgentMiddleware[JevGuardrailState, Any, Any]):
         if outcome is None:
             return None
         report = outcome.report.to_dict()
-        if outcome.report.refused:
-            return {"jump_to": "end", "messages": outcome.messages, "guardrail": report}
-        return {"guardrail": report}
+        if not outcome.report.refused:
+            return {"guardrail": report}
+        update: dict[str, Any] = {"messages": outcome.messages, "guardrail": report}
+        return {"jump_to": "end", **update} if outcome.ends else update
+
+    def _first_checks(self) -> None:
+        for rail in (self.input_rail, self.output_rail, self.tool_results_rail):
+            if rail is not None:
+                require_checkpointer(rail, get_config(), "JevGuardrailMiddleware")
 
     @hook_config(can_jump_to=["end"])
     def before_model(self, state: JevGuardrailState, runtime: Runtime[Any]) -> dict[str, Any] | None:
-        """Check the user's message (or the tool results) before the model reads it."""
+        """Check the user's turn (or the tool results) before the model reads it."""
+        self._first_checks()
         rail = self._before(state["messages"])
         return None if rail is None else self._update(rail.run(state["messages"]))
 
     @hook_config(can_jump_to=["end"])
     async def abefore_model(self, state: JevGuardrailState, runtime: Runtime[Any]) -> dict[str, Any] | None:
         """Asynchronous `before_model`."""
+        self._first_checks()
         rail = self._before(state["messages"])
         return None if rail is None else self._update(await rail.arun(state["messages"]))
 
@@ -318,7 +369,10 @@ def _checked(
     report = outcome.report.to_dict()
     if not outcome.report.refused:
         return ExtendedModelResponse(model_response=response, command=Command(update={"guardrail": report}))
+    update: dict[str, Any] = (
+        {"guardrail": report, "jump_to": "end"} if outcome.ends else {"guardrail": report}
+    )
     return ExtendedModelResponse(
         model_response=ModelResponse(result=list(outcome.messages)),
-        command=Command(update={"guardrail": report, "jump_to": "end"}),
+        command=Command(update=update),
     )

@@ -73,6 +73,10 @@ def test_each_output_category_replaces_the_reply_inside_the_step(category: str) 
         "undecided": [],
         "error": None,
         "strictness": "balanced",
+        "probabilities": script(OUTPUT_CATEGORIES, **{category: 0.91}),
+        "mode": "enforce",
+        "would_refuse": True,
+        "review": None,
     }
     assert judge_model.calls == 1
     assert judge_model.requests[0]["state"] == {"user_question": "tell me", "assistant_answer": HATEFUL}
@@ -296,9 +300,15 @@ def test_the_trace_shows_the_model_and_the_check_under_the_guarded_run() -> None
     guard_model(chat(HATEFUL), hate_battery(0.9)).invoke("...", {"callbacks": [recorder]})
     (root,) = recorder.roots
     assert root.name == "jev_guarded_model"
-    assert [c.name for c in root.child_runs] == ["ReplyingChatModel", "HazardBattery[output]"]
+    assert [c.name for c in root.child_runs] == [
+        "ReplyingChatModel",
+        "HazardBattery[output]",
+        "jev_guardrail_decision",
+    ]
     assert "nostream" in (root.child_runs[0].tags or [])
     assert "jev_guardrail:output" in (root.child_runs[1].tags or [])
+    decision = root.child_runs[2].extra["metadata"]["jev_guardrail_decision"]
+    assert decision["refused"] is True and decision["categories"] == {"hate": 0.9}
     assert root.outputs is not None and "vermin" not in str(root.outputs)
 
 

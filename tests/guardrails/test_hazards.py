@@ -238,11 +238,23 @@ def test_a_model_error_propagates_from_assess() -> None:
 # ---------------------------------------------------------------- what is assessed
 
 
-def test_input_battery_reads_the_last_human_message() -> None:
+def test_input_battery_reads_the_turn_with_the_earlier_conversation_as_context() -> None:
     model = ScriptedDecisionModel({"hate": SAFE})
     battery = HazardBattery.input(["hate"], model=model)
-    battery.assess({"messages": [HumanMessage("first"), AIMessage("reply"), HumanMessage("second")]})
-    assert model.requests[0]["state"] == {"user_question": "second"}
+    battery.assess(
+        {
+            "messages": [
+                HumanMessage("first"),
+                AIMessage("reply"),
+                HumanMessage("second"),
+                HumanMessage("third"),
+            ]
+        }
+    )
+    assert model.requests[0]["state"] == {
+        "user_question": "second\n\nthird",
+        "earlier_conversation": [{"role": "user", "text": "first"}, {"role": "assistant", "text": "reply"}],
+    }
 
 
 def test_output_battery_sees_the_response_and_the_tool_calls_it_requests() -> None:

@@ -20,7 +20,7 @@ from typesafe_sdk import TypeSafeError
 
 from langchain_jev import JevConfigurationError, JevCriterion, JevJudge
 from langchain_jev.graph import GuardrailUndecidedError
-from langchain_jev.guardrails.policy import WITHHELD_TOOL_RESULT
+from langchain_jev.guardrails.policy import WITHHELD_REQUEST, WITHHELD_TOOL_RESULT
 from langchain_jev.middleware import JevGuardrailMiddleware, JevSelfRefineMiddleware
 from langchain_jev.testing import ScriptedDecisionModel
 from tests.fakes import RunRecorder
@@ -74,7 +74,7 @@ def test_each_input_category_refuses_before_the_model_is_called(category: str) -
 
     assert model.calls == 0
     assert contents(out["messages"]) == [
-        "a hazardous request",
+        WITHHELD_REQUEST,
         f"I can't help with that request: it was flagged for {TITLES[category]}.",
     ]
     assert out["guardrail"]["categories"] == {category: 0.9}
@@ -104,6 +104,10 @@ def test_each_output_category_replaces_the_unsafe_answer(category: str) -> None:
         "undecided": [],
         "error": None,
         "strictness": "balanced",
+        "probabilities": script(OUTPUT_CATEGORIES, **{category: 0.92}),
+        "mode": "enforce",
+        "would_refuse": True,
+        "review": None,
     }
     assert judge_model.calls == 2
     assert judge_model.requests[1]["state"] == {"user_question": "tell me", "assistant_answer": UNSAFE}
@@ -386,7 +390,7 @@ def test_an_unreachable_model_with_allow_warns_and_passes(rail: str, caplog) -> 
         out = create_agent(chat("an answer"), middleware=[guard]).invoke({"messages": [HumanMessage("...")]})
     assert contents(out["messages"]) == ["...", "an answer"]
     assert out["guardrail"]["refused"] is False
-    assert "could not reach its decision model" in caplog.text
+    assert "safety check failed (TypeSafe" in caplog.text
 
 
 @pytest.mark.parametrize("rail", ["input", "output"])
@@ -399,8 +403,8 @@ def test_an_unreachable_model_refuses_and_logs_the_cause_at_warning(rail: str, c
     [record] = [r for r in caplog.records if r.name == "langchain_jev.guardrail"]
     assert record.levelno == logging.WARNING
     message = record.getMessage()
-    assert f"the {rail} safety check could not reach its decision model (TypeSafe" in message
-    assert "the turn is refused (on_error='refuse')" in message and "sk-test" not in message
+    assert f"the {rail} safety check failed (TypeSafe" in message
+    assert "the turn is refused because on_error='refuse'" in message and "sk-test" not in message
 
 
 @pytest.mark.parametrize("rail", ["input", "output"])
@@ -489,7 +493,11 @@ def test_the_trace_shows_each_rail_and_the_flagged_turn() -> None:
     # the output rail runs inside the model's step, beside the chat model's run
     parent = next(r for r in runs if r.id == output_run.parent_run_id)
     assert parent.name == "model"
-    assert [c.name for c in parent.child_runs] == ["ReplyingChatModel", "HazardBattery[output]"]
+    assert [c.name for c in parent.child_runs] == [
+        "ReplyingChatModel",
+        "HazardBattery[output]",
+        "jev_guardrail_decision",
+    ]
 
 
 def test_categories_apply_to_each_rail_by_side() -> None:

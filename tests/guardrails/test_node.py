@@ -21,7 +21,7 @@ from langchain_jev.graph import (
     HazardBattery,
     create_guardrail_node,
 )
-from langchain_jev.guardrails.policy import WITHHELD_TOOL_RESULT
+from langchain_jev.guardrails.policy import WITHHELD_REQUEST, WITHHELD_TOOL_RESULT
 from langchain_jev.testing import ScriptedDecisionModel
 from tests.fakes import RunRecorder
 from tests.guardrails.helpers import (
@@ -52,7 +52,7 @@ def test_each_input_category_refuses_the_turn_before_the_agent_runs(category: st
 
     assert agent.calls == 0
     assert contents(out["messages"]) == [
-        "a hazardous request",
+        WITHHELD_REQUEST,
         f"I can't help with that request: it was flagged for {TITLES[category]}.",
     ]
     assert isinstance(out["messages"][-1], AIMessage)
@@ -63,6 +63,10 @@ def test_each_input_category_refuses_the_turn_before_the_agent_runs(category: st
         "undecided": [],
         "error": None,
         "strictness": "balanced",
+        "probabilities": script(INPUT_CATEGORIES, **{category: 0.93}),
+        "mode": "enforce",
+        "would_refuse": True,
+        "review": None,
     }
     assert judge_model.calls == 1
 
@@ -283,7 +287,7 @@ def test_an_unreachable_model_with_allow_logs_a_warning_and_passes(check: str, c
         out = graph.invoke({"messages": [HumanMessage("...")]})
     assert contents(out["messages"]) == ["...", "fine answer"]
     assert out["guardrail"]["refused"] is False and out["guardrail"]["error"].startswith("TypeSafe")
-    assert f"the {check} safety check could not reach its decision model" in caplog.text
+    assert f"the {check} safety check failed (TypeSafe" in caplog.text
     assert "on_error='allow'" in caplog.text and "sk-test" not in caplog.text
     assert wire.calls == 1
 
@@ -413,7 +417,8 @@ def test_check_must_match_the_battery() -> None:
 def test_bad_settings_are_refused_by_name() -> None:
     battery = HazardBattery.input(["hate"], model=ScriptedDecisionModel({}))
     with pytest.raises(
-        JevConfigurationError, match="on_error must be one of refuse, raise, allow; got 'ignore'"
+        JevConfigurationError,
+        match="on_error must be one of refuse, raise, allow, interrupt, end, error; got 'ignore'",
     ):
         create_guardrail_node(battery, on_error="ignore")  # type: ignore[arg-type]
     with pytest.raises(

@@ -32,6 +32,7 @@ from typesafe_sdk import (
 )
 
 from langchain_jev.graph import GuardrailUndecidedError, HazardBattery
+from langchain_jev.guardrails.policy import WITHHELD_REQUEST
 from langchain_jev.middleware import JevGuardrailMiddleware
 from tests.guardrails.helpers import chat, contents, guarded_graph
 from tests.reliability.helpers import API_KEY, MockRig, Rig, Step, rig_named
@@ -172,7 +173,7 @@ async def test_refuse_on_the_input_side_never_lets_the_agent_answer(
 ) -> None:
     graph = guarded(kind, "input", rig.model(steps, retry=ONE_RETRY), "refuse")
     out = await run(graph, mode)
-    assert contents(out["messages"])[0] == QUESTION and UNSAFE not in contents(out["messages"])
+    assert contents(out["messages"])[0] == WITHHELD_REQUEST and UNSAFE not in contents(out["messages"])
     assert out["messages"][-1].content.startswith(
         "I can't help with that request: the safety check could not"
     )

@@ -35,6 +35,15 @@ Script entries (per question name; ``answers`` may instead be a callable
 Questions the script does not name get a default: a noul ``default_noul`` (0.9),
 a score its top level, a choice its first label.
 
+A script may also answer by what is judged: ``{"answers": {...}, "rules": [...]}``,
+where each rule is ``{"when": {state field: text}, "answers": {...}}``. A rule
+applies to a request whose state fields contain each of its texts (a field that
+is not a string is matched as its JSON); the answers of every rule that applies
+go over ``answers``, later rules last. For example::
+
+    {"answers": {"polite": 0.9},
+     "rules": [{"when": {"assistant_answer": "Go away"}, "answers": {"polite": 0.1}}]}
+
 In Python, `JevServer` is a context manager that serves from a background thread.
 Every request is recorded (`Received`: arrival order and time, headers, body), so
 a test can count requests or check their spacing. Faults can be injected per
@@ -517,7 +526,7 @@ def _fault_for(faults: Sequence[Fault | None] | FaultPlan | None, received: Rece
 
 def _answers(config: _Config, state: Any, questions: Mapping[str, Any]) -> dict[str, Any]:
     script = config.answers
-    entries: Mapping[str, Any] = script(state, questions) if callable(script) else script
+    entries: Mapping[str, Any] = script(state, questions) if callable(script) else _by_rules(script, state)
     out: dict[str, Any] = {}
     for name, question in questions.items():
         entry = entries.get(name, _DEFAULT)
@@ -532,6 +541,35 @@ def _answers(config: _Config, state: Any, questions: Mapping[str, Any]) -> dict[
 
 
 _DEFAULT = object()
+
+
+def _is_ruled(script: Mapping[str, Any]) -> bool:
+    """True for the ``{"answers", "rules"}`` form (a list is never an answer, so no name clashes)."""
+    return isinstance(script.get("rules"), list)
+
+
+def _by_rules(script: Mapping[str, Any], state: Any) -> Mapping[str, Any]:
+    """The entries of a script for one request's state (see the module docstring)."""
+    if not _is_ruled(script):
+        return script
+    entries = dict(script.get("answers") or {})
+    for rule in script["rules"]:
+        if _applies(rule.get("when") or {}, state):
+            entries.update(rule.get("answers") or {})
+    return entries
+
+
+def _applies(when: Mapping[str, Any], state: Any) -> bool:
+    if not isinstance(state, Mapping):
+        return False
+    for name, text in when.items():
+        value = state.get(name)
+        if value is None:
+            return False
+        found = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+        if str(text) not in found:
+            return False
+    return True
 
 
 def wire_answer(question: Mapping[str, Any], entry: Any) -> Any:
@@ -625,9 +663,33 @@ def load_script(source: str) -> dict[str, Any]:
             "--answers: the script must be a JSON object {question name: answer}, "
             f"got {type(script).__name__}"
         )
-    for name, entry in script.items():
-        _check_entry(name, entry)
+    if _is_ruled(script):
+        _check_ruled(script)
+    else:
+        _check_entries(script, "")
     return script
+
+
+def _check_ruled(script: Mapping[str, Any]) -> None:
+    unknown = sorted(set(script) - {"answers", "rules"})
+    if unknown:
+        raise ValueError(f"a script with rules has only answers and rules, not {', '.join(unknown)}")
+    _check_entries(script.get("answers") or {}, "answers.")
+    for index, rule in enumerate(script["rules"]):
+        where = f"rules[{index}]"
+        if not isinstance(rule, dict) or set(rule) - {"when", "answers"}:
+            raise ValueError(f"{where}: a rule is an object {{when: {{field: text}}, answers: {{...}}}}")
+        when = rule.get("when")
+        if not isinstance(when, dict) or not all(isinstance(v, str) for v in when.values()):
+            raise ValueError(f"{where}.when: expected an object {{state field: text it contains}}")
+        _check_entries(rule.get("answers") or {}, f"{where}.answers.")
+
+
+def _check_entries(entries: Any, where: str) -> None:
+    if not isinstance(entries, dict):
+        raise ValueError(f"{where.rstrip('.') or 'the script'}: expected an object {{question name: answer}}")
+    for name, entry in entries.items():
+        _check_entry(f"{where}{name}", entry)
 
 
 def _check_entry(name: str, entry: Any) -> None:
@@ -694,7 +756,9 @@ def _parser() -> argparse.ArgumentParser:
             "Script entries by question name: a number (a noul's probability of yes, a score's "
             "expected level), a label (a choice), {label_or_level: probability}, a raw wire answer "
             '(an object with "type"), or null (no answer). Unnamed questions: a noul --noul, a score '
-            "its top level, a choice its first label. Any API key is accepted unless --api-key is given."
+            'its top level, a choice its first label. To answer by what is judged: {"answers": {...}, '
+            '"rules": [{"when": {"assistant_answer": "text it contains"}, "answers": {...}}]}. '
+            "Any API key is accepted unless --api-key is given."
         ),
     )
     parser.add_argument(
@@ -722,6 +786,15 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _named(script: Mapping[str, Any]) -> set[str]:
+    if not _is_ruled(script):
+        return set(script)
+    names = set(script.get("answers") or {})
+    for rule in script["rules"]:
+        names.update(rule.get("answers") or {})
+    return names
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Serve until interrupted; return the exit status (0, or 1 when the port cannot be had).
 
@@ -731,7 +804,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         script = load_script(args.answers) if args.answers else {}
-        script.update(_parse_answer(text) for text in args.answer)
+        flags = dict(_parse_answer(text) for text in args.answer)
+        if _is_ruled(script):
+            script["answers"] = {**(script.get("answers") or {}), **flags}
+        else:
+            script.update(flags)
     except ValueError as error:
         parser.error(str(error))
     server = JevServer(
@@ -752,7 +829,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
     print(server.base_url, flush=True)
-    named = ", ".join(sorted(script)) or "none"
+    named = ", ".join(sorted(_named(script))) or "none"
     print(
         f"scripted Jev-compatible server: questions scripted: {named}; "
         f"any other noul answers {args.noul:g}. Ctrl-C stops it.",

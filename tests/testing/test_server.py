@@ -145,6 +145,32 @@ def test_default_noul_answers_the_nouls_the_script_does_not_name() -> None:
     assert verdict.finding("polite").answer.noul == pytest.approx(0.35)
 
 
+def test_rules_answer_by_what_is_judged() -> None:
+    script = {
+        "answers": {"polite": 0.9},
+        "rules": [
+            {"when": {"assistant_answer": "Go away"}, "answers": {"polite": 0.1}},
+            {"when": {"assistant_answer": "Go away", "user_question": "boss"}, "answers": {"polite": 0.3}},
+        ],
+    }
+    with JevServer(load_script(json.dumps(script))) as server:
+        jev = JevDecisionModel(api_key=KEY, base_url=server.base_url)
+        judge = JevJudge([POLITE], model=jev)
+        try:
+            nouls = [
+                judge.judge(question, answer).finding("polite").answer.noul
+                for question, answer in [("Hi?", "Hello!"), ("Hi?", "Go away."), ("My boss?", "Go away.")]
+            ]
+        finally:
+            jev.close()
+    assert nouls == pytest.approx([0.9, 0.1, 0.3])  # no rule; the first; both, the later last
+
+
+def test_the_example_script_loads() -> None:  # the README test runs it against the weather judge
+    script = load_script(str(ROOT / "examples" / "weather_answers.json"))
+    assert {"when", "answers"} == set(script["rules"][0])
+
+
 def test_a_script_is_a_file_or_inline_json(tmp_path: Path) -> None:
     path = tmp_path / "answers.json"
     path.write_text('{"polite": 0.2, "mode": "refused", "missing": null}', encoding="utf-8")
@@ -160,6 +186,10 @@ def test_a_script_is_a_file_or_inline_json(tmp_path: Path) -> None:
         ('{"helpful": {"1": "high"}}', "answer for 'helpful': the probability of '1' must be a number"),
         ('{"polite": ', "is not JSON"),
         ("no-such-file.json", "cannot read no-such-file.json"),
+        ('{"rules": [], "other": 1}', "a script with rules has only answers and rules, not other"),
+        ('{"rules": [{"when": {"a": 1}}]}', "rules[0].when: expected an object {state field: text"),
+        ('{"rules": [{"if": {}}]}', "rules[0]: a rule is an object"),
+        ('{"rules": [{"when": {}, "answers": {"polite": true}}]}', "answer for 'rules[0].answers.polite'"),
     ],
 )
 def test_a_bad_script_names_what_is_wrong(

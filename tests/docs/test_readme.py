@@ -16,7 +16,10 @@ match it (``...`` stands for any text within a line).
 Shell blocks: the ``langchain-jev`` and ``pytest`` commands run in a subprocess
 against the same server (with the README's ``# test_*.py`` blocks written to
 files first); the ``pip`` and ``python`` commands (installing, the whole test
-suite, the benchmarks) are what CI itself runs, so they are not run here.
+suite, the benchmarks) are what CI itself runs, so they are not run here. The
+one exception is the scripted server (``python -m langchain_jev.testing.server``):
+a block that starts it runs it for real, on a free port in place of the
+README's, and its commands are pointed at that port.
 """
 
 from __future__ import annotations
@@ -82,6 +85,7 @@ BLOCKS = readme_blocks()
 PYTHON = [block for block in BLOCKS if block.lang == "python"]
 SHELL = [block for block in BLOCKS if block.lang in ("bash", "sh", "shell", "console")]
 RUN_COMMANDS = ("langchain-jev", "pytest")
+SERVER_COMMAND = "python -m langchain_jev.testing.server"
 
 
 # ---------------------------------------------------------------------- the scratch world
@@ -249,6 +253,33 @@ def _command_env(server: JevServer) -> dict[str, str]:
     return env
 
 
+@contextlib.contextmanager
+def _readme_servers(block: Block, cwd: Path) -> Iterator[dict[str, str]]:
+    """Start the scripted servers a shell block starts, on free ports; yield {README's URL: real URL}."""
+    urls: dict[str, str] = {}
+    started: list[subprocess.Popen[str]] = []
+    try:
+        for line in block.code.splitlines():
+            if not line.strip().startswith(SERVER_COMMAND):
+                continue
+            words = shlex.split(line.strip().rstrip("&"))
+            port = words.index("--port") + 1
+            readme_url = f"http://127.0.0.1:{words[port]}"
+            words[port] = "0"
+            server = subprocess.Popen(
+                [sys.executable, *words[1:]], cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+            )
+            started.append(server)
+            assert server.stdout is not None
+            urls[readme_url] = server.stdout.readline().strip()
+            assert urls[readme_url].startswith("http://127.0.0.1:"), server.communicate(timeout=10)
+        yield urls
+    finally:
+        for server in started:
+            server.terminate()
+            server.communicate(timeout=10)
+
+
 def _argv(command: str) -> list[str]:
     words = shlex.split(command)
     scripts = Path(sys.executable).parent
@@ -273,7 +304,10 @@ def test_shell_command_runs_and_prints_what_the_readme_shows(
             _argv(command), cwd=workdir, env=_command_env(server), capture_output=True, text=True, timeout=300
         )
 
-    result = run()
+    with _readme_servers(block, workdir) as urls:
+        for readme_url, url in urls.items():
+            command = command.replace(readme_url, url)
+        result = run()
     assert result.returncode == 0, f"{command}\n{result.stdout}\n{result.stderr}"
     if block.output is not None:
         assert matches(block.output, result.stdout), (

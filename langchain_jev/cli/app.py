@@ -215,6 +215,16 @@ def _parser() -> argparse.ArgumentParser:
         help="exit 1 when the overall pass rate is under RATE (0-1, or a percentage)",
     )
     run.add_argument("--strict", action="store_true", help="stop at the first bad row")
+    run.add_argument(
+        "--engine",
+        choices=("local", "ray"),
+        default="local",
+        help="local (default): this machine; ray: a Ray cluster reads, judges and writes the rows "
+        "(needs langchain-jev[ray]; DATA may also be Parquet, --out PATH.parquet writes Parquet)",
+    )
+    run.add_argument(
+        "--ray-address", metavar="ADDR", help="the Ray cluster to join (default: a local one)"
+    )
     run.add_argument("--quiet", action="store_true", help="no progress display")
     return parser
 
@@ -244,6 +254,10 @@ def _judge(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         spec = load_spec(args.judge)
     except JudgeSpecError as error:
         return _fail(err, "the judge file is invalid:\n  " + "\n  ".join(error.messages()))
+    if args.engine == "ray" or args.ray_address:
+        from langchain_jev.ray.command import judge_on_ray
+
+        return judge_on_ray(args, spec, err)
     try:
         if not os.path.isfile(args.data):
             raise DatasetError(f"cannot read {args.data}: no such file")

@@ -1,0 +1,153 @@
+"""The Ray side of judging: an actor that judges batches of rows, and a rate limit all actors share.
+
+`JudgeActor` is the callable class `judge_dataset` hands to ``map_batches``:
+each actor builds its judge once, then judges every row of a batch on its own
+event loop with at most ``in_flight`` requests at once (Ray runs several of its
+batches at once on that loop). Every input row comes out with its verdict
+columns: a row whose request failed after the model's retries is an error row
+(never a pass, never dropped), a row that cannot be read as a judge input is a
+bad row. `RateLimitActor` holds one token bucket for the whole pool.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Mapping
+from typing import Any
+
+from langchain_jev._extras import missing_extra
+
+try:
+    import pyarrow as pa
+    import ray  # noqa: F401  (the actors run on it)
+except ImportError as error:  # pragma: no cover - the ray extra is installed in the tests
+    raise missing_extra("langchain_jev.ray", "ray[data]", "ray") from error
+
+from langchain_jev.cli.pacing import RateLimiter, TokenBucket
+from langchain_jev.cli.results import error_record, record_line, verdict_record
+from langchain_jev.cli.rows import map_row, row_key
+from langchain_jev.cli.worker import ParentLimiter
+from langchain_jev.errors import JevInputError
+from langchain_jev.ray.source import JudgeSource
+
+__all__ = ["COLUMNS", "JudgeActor", "RateLimitActor", "verdict_columns"]
+
+COLUMNS = ("jev_key", "jev_passed", "jev_summary", "jev_feedback", "jev_error", "jev_record")
+"""The columns added to every row: its content key, the verdict, and the whole result record.
+
+``jev_record`` is the row's line of the command line's results file (JSON), so
+``langchain-jev rejudge`` and ``calibrate`` read it as they read that file.
+"""
+
+
+def verdict_columns(record: Mapping[str, Any]) -> dict[str, Any]:
+    """The added columns of one row, from its result record.
+
+    Example:
+        >>> columns = verdict_columns({"key": "k1", "passed": False, "error": "TimeoutError: slow"})
+        >>> columns["jev_passed"], columns["jev_error"]
+        (False, 'TimeoutError: slow')
+
+    """
+    error = record.get("error")
+    problem = record.get("problem")
+    return {
+        "jev_key": str(record.get("key", "")),
+        "jev_passed": record.get("passed") is True,
+        "jev_summary": str(record.get("summary", "")),
+        "jev_feedback": str(record.get("feedback", "")),
+        "jev_error": str(error) if error is not None else (f"bad input: {problem}" if problem else None),
+        "jev_record": record_line(record),
+    }
+
+
+class RateLimitActor:
+    """One token bucket for every actor of a run: ``reserve`` says how long the caller waits.
+
+    The caller waits on its own loop, so this actor never blocks and one rate
+    holds however many actors ask.
+    """
+
+    def __init__(self, rate: float) -> None:
+        import time
+
+        self._bucket = TokenBucket(rate)
+        self._clock = time.monotonic
+
+    def reserve(self) -> float:
+        """Take one token now; return the seconds to wait before using it."""
+        return self._bucket.reserve(self._clock())
+
+
+class JudgeActor:
+    """Judges batches of rows with a judge built once; the callable class of ``map_batches``.
+
+    Each row gets the `COLUMNS`; its other columns pass through unchanged.
+    """
+
+    def __init__(
+        self, source: JudgeSource, in_flight: int, limiter: Any = None, rate: float | None = None
+    ) -> None:
+        self.source = source
+        shared: RateLimiter | None = None
+        if limiter is not None and rate is not None:
+            shared = ParentLimiter(rate, lambda: _awaited(limiter.reserve.remote()))
+        self.judge, self._closers = source.build(shared)
+        self.in_flight = in_flight
+        self._slots: asyncio.Semaphore | None = None
+
+    async def __call__(self, batch: pa.Table) -> pa.Table:
+        """Judge every row of ``batch``; return it with the verdict columns added."""
+        if self._slots is None:  # made on the loop that judges
+            self._slots = asyncio.Semaphore(self.in_flight)
+        rows = batch.to_pylist()
+        records = await asyncio.gather(*(self._one(row) for row in rows))
+        columns = [verdict_columns(record) for record in records]
+        for name in COLUMNS:
+            batch = batch.append_column(name, pa.array([c[name] for c in columns], _TYPES[name]))
+        return batch
+
+    async def _one(self, row: dict[str, Any]) -> dict[str, Any]:
+        key = row_key(row)
+        mapped = map_row(row, self.source.fields, self.source.required, from_csv=self.source.from_csv)
+        if mapped.input is None:
+            return _bad(key, mapped.row_id, mapped.problem or "cannot be judged")
+        assert self._slots is not None
+        async with self._slots:
+            try:
+                verdict = await self.judge.ajudge(mapped.input)
+            except JevInputError as error:
+                return _bad(key, mapped.row_id, str(error))
+            except Exception as error:  # the model failed after its retries, or a check raised
+                return _without_position(error_record(0, 0, key, mapped.row_id, error))
+        return _without_position(verdict_record(0, 0, key, mapped.row_id, verdict))
+
+
+_TYPES = {
+    "jev_key": pa.string(),
+    "jev_passed": pa.bool_(),
+    "jev_summary": pa.string(),
+    "jev_feedback": pa.string(),
+    "jev_error": pa.string(),
+    "jev_record": pa.string(),
+}
+
+
+async def _awaited(reference: Any) -> float:
+    return float(await reference)
+
+
+def _bad(key: str, row_id: Any, problem: str) -> dict[str, Any]:
+    record: dict[str, Any] = {"key": key}
+    if row_id is not None:
+        record["id"] = row_id
+    record["passed"] = False
+    record["problem"] = problem
+    return record
+
+
+def _without_position(record: dict[str, Any]) -> dict[str, Any]:
+    """A Ray Data row has no line in a file: its record is keyed by content (and ``id``) alone."""
+    record.pop("row", None)
+    record.pop("line", None)
+    return record

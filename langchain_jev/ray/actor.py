@@ -100,6 +100,8 @@ class JudgeActor:
         """Judge every row of ``batch``; return it with the verdict columns added."""
         if self._slots is None:  # made on the loop that judges
             self._slots = asyncio.Semaphore(self.in_flight)
+        earlier = [name for name in COLUMNS if name in batch.column_names]
+        batch = batch.drop_columns(earlier)  # a judged dataset judged again gets the new verdict
         rows = batch.to_pylist()
         records = await asyncio.gather(*(self._one(row) for row in rows))
         columns = [verdict_columns(record) for record in records]

@@ -115,4 +115,3 @@ class JudgeSource:
 
             judge = judge.model_copy(update={"model": PacedDecisionModel(inner=judge.model, limiter=limiter)})
         return judge, []
-

@@ -58,6 +58,7 @@ EXPECTED = [
 PUBLIC_MODULES = [
     "langchain_jev.graph",
     "langchain_jev.middleware",
+    "langchain_jev.ray",
     "langchain_jev.testing",
 ]
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import inspect
 import subprocess
 import sys
@@ -76,6 +77,8 @@ def test_every_public_name_imports_and_has_a_docstring() -> None:
 
 def test_subpackage_names_import_and_have_docstrings() -> None:
     for module_name in PUBLIC_MODULES:
+        if module_name == "langchain_jev.ray" and importlib.util.find_spec("ray") is None:
+            continue  # the ray extra is not installed
         module = importlib.import_module(module_name)
         assert module.__doc__, module_name
         for name in module.__all__:

@@ -66,6 +66,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         sys.stdout.write(json.dumps(judge_schema(), indent=2) + "\n")
         return EXIT_OK
+    if args.command == "validate":
+        return _validate(args.judge)
     if args.command == "judge":
         return _judge(args, parser)
     parser.print_help(sys.stderr)
@@ -132,6 +134,12 @@ def _parser() -> argparse.ArgumentParser:
     )
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
     commands.add_parser("schema", help="print the JSON Schema of judge files")
+    validate = commands.add_parser(
+        "validate",
+        help="check a judge file without building it (imports nothing)",
+        description="Check a judge file against the schema, importing nothing; list the code it names.",
+    )
+    validate.add_argument("judge", metavar="SPEC", help="the judge file (YAML or JSON)")
     judge = commands.add_parser(
         "judge",
         help="run a judge file over a dataset",
@@ -153,6 +161,17 @@ def _parser() -> argparse.ArgumentParser:
     )
     judge.add_argument(
         "--format", choices=("jsonl", "json", "csv"), help="DATA's format (default: by extension)"
+    )
+    judge.add_argument(
+        "--allow-code",
+        metavar="MODULE",
+        nargs="?",
+        const="",
+        action="append",
+        help=(
+            "run code the judge file names (call: conditions, feedback_renderer): alone, any "
+            "module; with MODULE, only that module and those below it (repeatable)"
+        ),
     )
     names = judge.add_argument_group("columns")
     for part in ("question", "answer", "expected", "context", "tool-calls"):
@@ -275,7 +294,7 @@ def _judge(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     try:
         limiter = RateLimiter(args.rate_limit) if args.rate_limit is not None else None
         model, closers = build_model(settings, limiter)
-        judge = spec.build(model)
+        judge = spec.build(model, allow_code=_allow_code(args.allow_code))
     except JudgeSpecError as error:
         return _fail(err, "the judge file is invalid:\n  " + "\n  ".join(error.messages()))
     except JevConfigurationError as error:
@@ -325,6 +344,27 @@ def _judge(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         err.flush()
         return EXIT_MODEL_ERRORS
     return exit_code(result.bad_rows, result.tally.pass_rate, args.fail_under, result.tally.errors)
+
+
+def _allow_code(given: Sequence[str] | None) -> bool | list[str]:
+    """``--allow-code`` alone trusts any module; with names, those modules."""
+    if not given:
+        return False
+    return True if "" in given else list(given)
+
+
+def _validate(path: str) -> int:
+    from langchain_jev.spec import JudgeSpecError, load_spec
+    from langchain_jev.spec.code import code_references
+
+    try:
+        spec = load_spec(path)
+    except JudgeSpecError as error:
+        return _fail(sys.stderr, "the judge file is invalid:\n  " + "\n  ".join(error.messages()))
+    sys.stdout.write(f"{path}: a valid judge file with {len(spec.criteria)} criteria\n")
+    for where, _, reference in code_references(spec):
+        sys.stdout.write(f"  {where} names code {reference!r} (runs only with --allow-code)\n")
+    return EXIT_OK
 
 
 def exit_code(bad_rows: int, pass_rate: float | None, fail_under: float | None, errors: int) -> int:

@@ -124,7 +124,7 @@ class _Worker:
         limiter = ParentLimiter(float(rate), self._token) if rate is not None else None
         model, closers = build_model(ModelSettings.from_dict(self.setup["settings"]), limiter)
         try:
-            return spec.build(model), closers
+            return spec.build(model, allow_code=True), closers  # the parent built it under the user's opt-in
         except Exception:
             await close_all(closers)
             raise

@@ -2,6 +2,8 @@
 
 - `model`: the judge file's schema (pydantic models), `load_spec`, `load_judge` and `judge_schema`;
 - `conditions`: code checks and conditions written as data;
+- `reading`: bounded reading of the file (size, nesting, no YAML aliases);
+- `code`: the code a file names, and the user's opt-in (``allow_code``) to run it;
 - `errors`: the wording of judge-file problems, each naming its place (the error itself,
   `JudgeSpecError`, is in `langchain_jev.errors`).
 

@@ -16,7 +16,7 @@ form                                      true when
 ``{tool_arguments_valid: {...}}``         tool arguments fit their schemas (built in)
 ``{no_repeated_tool_calls: {...}}``       no repeated or looping tool calls (built in)
 ``{no_sensitive_data: {...}}``            no secret or personal data found (built in)
-``{call: "package.module:function"}``     ``function(JevJudgeInput)`` returns True
+``{call: "package.module:function"}``     ``function(JevJudgeInput)`` returns True (opt-in)
 ``{all: [COND, ...]}``                    every condition holds
 ``{any: [COND, ...]}``                    at least one condition holds
 ``{not: COND}``                           the condition does not hold
@@ -29,6 +29,9 @@ the state, so ``{present: supporting_context}`` means "there is context".
 
 The built-in checks take their parameters as a mapping (``{}`` for the
 defaults); `langchain_jev.spec.builtins` describes them.
+
+Validating a condition never imports anything; ``call`` is imported when the
+judge is built, and only when the user opted in (see `langchain_jev.spec.code`).
 """
 
 from __future__ import annotations
@@ -39,7 +42,7 @@ import math
 from collections.abc import Callable, Mapping
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, JsonValue, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, JsonValue, model_validator
 
 from langchain_jev.criteria import Predicate
 from langchain_jev.input import ANSWER_FIELD, EXPECTED_FIELD, JevJudgeInput
@@ -143,13 +146,6 @@ class ConditionSpec(BaseModel):
     not_: ConditionSpec | None = Field(
         default=None, alias="not", description="True when the condition does not hold."
     )
-
-    @field_validator("call")
-    @classmethod
-    def _importable(cls, value: str | None) -> str | None:
-        if value is not None:
-            import_callable(value)
-        return value
 
     @model_validator(mode="after")
     def _one_form(self) -> ConditionSpec:

@@ -40,11 +40,10 @@ be between 0 and 1, got 1.5``); no half-built judge is ever returned.
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, NoReturn
 
 import yaml
 from langchain_core.decisions import Choice, Noul, NoulCriteria, Score
@@ -65,6 +64,7 @@ from langchain_jev.errors import JevConfigurationError
 from langchain_jev.input import ANSWER_FIELD
 from langchain_jev.judge import JevJudge
 from langchain_jev.spec.builtins import BUILTIN_FORMS
+from langchain_jev.spec.code import AllowCode, check_allow_code, code_references, refused_code
 from langchain_jev.spec.conditions import (
     ConditionSpec,
     compile_condition,
@@ -78,6 +78,7 @@ from langchain_jev.spec.errors import (
     engine_problem,
     pydantic_problems,
 )
+from langchain_jev.spec.reading import check_depth, compose, parse_text, read_file
 
 __all__ = [
     "CheckSpec",
@@ -104,12 +105,6 @@ class _Spec(BaseModel):
     model_config = ConfigDict(
         extra="forbid", strict=True, populate_by_name=True, json_schema_extra=schema_description
     )
-
-
-def _checked_import(path: str | None) -> str | None:
-    if path is not None:
-        import_callable(path)
-    return path
 
 
 class WhenChosen(_Spec):
@@ -349,11 +344,6 @@ class JudgeSpec(_Spec):
             raise ValueError(f"must be between 0 and 1, got {value!r}")
         return value
 
-    @field_validator("feedback_renderer")
-    @classmethod
-    def _renderer(cls, value: str | None) -> str | None:
-        return _checked_import(value)
-
     def required_fields(self) -> list[str]:
         """State fields an input must carry for this judge, in a stable order.
 
@@ -371,23 +361,38 @@ class JudgeSpec(_Spec):
                         fields.append(name)
         return fields
 
-    def build(self, model: Any = None) -> JevJudge:
+    def build(self, model: Any = None, *, allow_code: AllowCode = False) -> JevJudge:
         """Build the judge; ``model`` is anything `JevJudge` accepts (None: Jev from the environment).
 
+        Code the file names (``call`` conditions, ``feedback_renderer``) is imported
+        only when ``allow_code`` trusts it: True for any module, or a list of
+        trusted module prefixes. Built-in conditions need no opt-in.
+
         Raises:
-            JudgeSpecError: a criterion the engine rejects; the message names its place.
+            JudgeSpecError: code the user did not trust, or a criterion the engine
+                rejects; the message names its place (and the criterion and opt-in).
 
         """
+        allowed = check_allow_code(allow_code)
         names = [c.name for c in self.criteria]
         dependencies = [c.dependency_key for c in self.criteria]
         built: list[JevCriterion] = []
-        problems: list[Problem] = []
+        problems: list[Problem] = refused_code(self, allowed)
+        if problems:
+            self._raise(problems)
+        for where, _, reference in code_references(self):  # all trusted: import each at its place
+            try:
+                import_callable(reference)
+            except ValueError as error:
+                problems.append((where, str(error)))
+        if problems:
+            self._raise(problems)
         for index, spec in enumerate(self.criteria):
             try:
                 built.append(spec.build())
             except JevConfigurationError as error:
                 problems.append(engine_problem(error, names, dependencies))
-            except ValueError as error:  # a `call` path that stopped importing
+            except ValueError as error:  # a `call` path that stopped importing since
                 problems.append((f"criteria[{index}]", str(error)))
         if not problems:
             try:
@@ -395,10 +400,7 @@ class JudgeSpec(_Spec):
             except JevConfigurationError as error:
                 problems.append(engine_problem(error, names, dependencies))
         if problems:
-            source = self._source
-            if source is None:
-                raise JudgeSpecError(problems)
-            raise JudgeSpecError(problems, source[0], _lines(source[1], problems))
+            self._raise(problems)
         renderer = import_callable(self.feedback_renderer) if self.feedback_renderer else None
         return JevJudge(
             built,
@@ -409,6 +411,12 @@ class JudgeSpec(_Spec):
             fail_fast=self.fail_fast,
             feedback_renderer=renderer,
         )
+
+    def _raise(self, problems: list[Problem]) -> NoReturn:
+        source = self._source
+        if source is None:
+            raise JudgeSpecError(problems)
+        raise JudgeSpecError(problems, source[0], _lines(source[1], problems))
 
 
 def _known_keys() -> set[str]:
@@ -440,15 +448,13 @@ def load_spec(source: str | os.PathLike[str] | Mapping[str, Any]) -> JudgeSpec:
     else:
         path = Path(source)
         label = str(path)
-        try:
-            text = path.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as error:
-            raise JudgeSpecError([("", f"cannot read the judge file: {error}")], label) from None
-        data = _parse(text, path, label)
+        text = read_file(path, label)
+        data = parse_text(text, path, label)
     if not isinstance(data, Mapping):
         raise JudgeSpecError(
             [("", f"a judge file is a mapping with `criteria`, got {type(data).__name__}")], label
         )
+    check_depth(data, label)
     try:
         spec = JudgeSpec.model_validate(dict(data))
     except ValidationError as error:
@@ -460,16 +466,26 @@ def load_spec(source: str | os.PathLike[str] | Mapping[str, Any]) -> JudgeSpec:
     return spec
 
 
-def load_judge(source: str | os.PathLike[str] | Mapping[str, Any], model: Any = None) -> JevJudge:
+def load_judge(
+    source: str | os.PathLike[str] | Mapping[str, Any],
+    model: Any = None,
+    *,
+    allow_code: AllowCode = False,
+) -> JevJudge:
     """Build a `JevJudge` from a judge file (YAML or JSON) or a mapping of the same shape.
 
     ``model`` is anything `JevJudge` accepts; None means Jev configured from the
     environment. See `judge_schema` for the format.
 
+    A judge file is data: code it names (``{call: "package.module:function"}``,
+    ``feedback_renderer``) is refused unless ``allow_code`` trusts it (True for
+    any module, or a list of trusted module prefixes such as ``["myproject.checks"]``).
+    Parsing is bounded (`langchain_jev.spec.reading`): size, nesting, no YAML aliases.
+
     Raises:
-        JudgeSpecError: the file is unreadable or invalid; each problem names its
-            place, e.g. ``criteria[2].minimum: must be between 0 and 1, got 1.5``.
-            Nothing is built unless everything is valid.
+        JudgeSpecError: the file is unreadable or invalid, or names code not
+            trusted; each problem names its place, e.g. ``criteria[2].minimum: must
+            be between 0 and 1, got 1.5``. Nothing is built unless everything is valid.
 
     Example:
         >>> from langchain_jev.testing import ScriptedDecisionModel
@@ -482,7 +498,7 @@ def load_judge(source: str | os.PathLike[str] | Mapping[str, Any], model: Any = 
         'passed=true [json=PASSED, polite=PASSED]'
 
     """
-    return load_spec(source).build(model)
+    return load_spec(source).build(model, allow_code=allow_code)
 
 
 def judge_schema() -> dict[str, Any]:
@@ -497,25 +513,6 @@ def judge_schema() -> dict[str, Any]:
     return {"$schema": "https://json-schema.org/draft/2020-12/schema", **schema}
 
 
-def _parse(text: str, path: Path, label: str) -> Any:
-    if path.suffix.lower() == ".json":
-        try:
-            return json.loads(text)
-        except json.JSONDecodeError as error:
-            raise JudgeSpecError(
-                [("", f"line {error.lineno}, column {error.colno}: not valid JSON: {error.msg}")],
-                label,
-            ) from None
-    try:
-        return yaml.safe_load(text)
-    except yaml.MarkedYAMLError as error:
-        mark = error.problem_mark
-        where = f"line {mark.line + 1}, column {mark.column + 1}: " if mark is not None else ""
-        raise JudgeSpecError([("", f"{where}not valid YAML: {error.problem}")], label) from None
-    except yaml.YAMLError as error:
-        raise JudgeSpecError([("", f"not valid YAML: {error}")], label) from None
-
-
 def _lines(text: str, problems: list[Problem]) -> dict[str, int]:
     found = {where: _line_of(text, where) for where, _ in problems}
     return {where: line for where, line in found.items() if line is not None}
@@ -527,10 +524,7 @@ def _line_of(text: str, where: str) -> int | None:
     A mapping key is shown on the line of the key, so a block value below it still
     points at its name.
     """
-    try:
-        node: Any = yaml.compose(text)
-    except yaml.YAMLError:
-        return None
+    node: Any = compose(text)
     if node is None:
         return None
     line: int = node.start_mark.line + 1

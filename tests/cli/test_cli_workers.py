@@ -75,7 +75,10 @@ def test_workers_write_what_one_process_writes(tmp_path: Path) -> None:
     with JevServer(weather_answers, delay=0.02) as server:
         runs = {
             workers: run_cli(
-                *judge_args(data, server.base_url, "--out", out, "--concurrency", "6", "--workers", workers, judge=spec),
+                *judge_args(
+                    data, server.base_url, "--out", out, "--concurrency", "6", "--workers", workers,
+                    "--allow-code", "tests.cli.checks", judge=spec,
+                ),
                 JEV_TEST_RUN=marker,
             )
             for workers, out in outs.items()
@@ -244,8 +247,9 @@ def test_the_worker_setup_is_plain_data_that_rebuilds_the_same_judge() -> None:
     rebuilt = load_spec(payload["spec"])
     assert rebuilt.model_dump() == spec.model_dump()
     model = ScriptedDecisionModel({"grounded": 0.9, "helpful": 2.0, "mode": "answered", "details": 0.9, "polite": 0.9})
-    same = [rebuilt.build(model).judge("What is up?", "All is fine.").to_dict() for _ in range(2)]
-    assert same[0] == spec.build(model).judge("What is up?", "All is fine.").to_dict() == same[1]
+    trusted = ["tests.cli.checks"]
+    same = [rebuilt.build(model, allow_code=trusted).judge("What is up?", "All is fine.").to_dict() for _ in range(2)]
+    assert same[0] == spec.build(model, allow_code=trusted).judge("What is up?", "All is fine.").to_dict() == same[1]
     assert ModelSettings.from_dict(payload["settings"]) == ModelSettings(**{**settings.to_dict(), "concurrency": 3})
     assert FieldMap.from_dict(payload["fields"]) == fields
     assert payload["required"] == spec.required_fields()

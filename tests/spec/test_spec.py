@@ -32,7 +32,7 @@ def _with(**changes: Any) -> dict[str, Any]:
 
 def _problems(source: Any) -> list[tuple[str, str]]:
     with pytest.raises(JudgeSpecError) as caught:
-        load_judge(source, model=ScriptedDecisionModel({}))
+        load_judge(source, model=ScriptedDecisionModel({}), allow_code=True)
     return list(caught.value.problems)
 
 
@@ -114,6 +114,7 @@ def test_a_check_and_a_renderer_named_by_import_path() -> None:
             ],
         },
         model=ScriptedDecisionModel({"polite": 0.9}),
+        allow_code=["tests.cli.checks"],
     )
     verdict = judge.judge("Hi?", "Hello there, how are you doing today?")
     assert verdict.finding("short").outcome.value == "FAILED"

@@ -9,12 +9,20 @@ judge input         where it is read from, first match wins
 ==================  ==========================================================
 ``question``        the run's inputs, then the example's: ``question``,
                     ``input``, ``query``, or the last human message of
-                    ``messages``
-``answer``          the run's outputs: ``answer``, ``output``, ``response``,
-                    or the final AI message of ``messages`` (required)
+                    ``messages``. Wrappers are opened first: a Runnable target's run holds
+                    the example's inputs under ``input`` (with ``config``
+                    beside it), a function's under its argument's name
+``conversation``    a field beside the question when it came from a
+                    conversation of more than one message: every message as
+                    ``{"role", "content"}``, the question last
+``answer``          the run's outputs: ``answer``, ``output``, ``response``;
+                    else ``structured_response`` (an agent with a
+                    ``response_format``) as JSON; else the final AI message
+                    of ``messages`` (required; a failed run's error is named)
 ``expected``        the example's outputs: ``answer``, ``output``,
-                    ``response``, ``expected`` or ``reference``; else the one
-                    value of a one-key mapping; else the whole mapping
+                    ``response``, ``expected`` or ``reference``; else the
+                    final AI message of ``messages``; else the one value of a
+                    one-key mapping; else the whole mapping
 ``context``         the run's outputs ``context`` or ``documents``
                     (``Document`` objects, mappings or strings); else the
                     documents of the run's retriever child runs
@@ -26,6 +34,7 @@ judge input         where it is read from, first match wins
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
@@ -45,17 +54,21 @@ from langchain_jev.input import JevJudgeInput, ToolCall
 __all__ = [
     "ANSWER_KEYS",
     "CONTEXT_KEYS",
+    "CONVERSATION_FIELD",
     "EXPECTED_KEYS",
     "MESSAGES_KEY",
     "QUESTION_KEYS",
+    "STRUCTURED_KEY",
     "answer_from_outputs",
     "context_from_outputs",
+    "conversation_from_inputs",
     "documents_text",
     "expected_from_reference",
     "judge_input_from_run",
     "question_from_inputs",
     "retrieved_context",
     "tool_calls_from_run",
+    "unwrap_inputs",
 ]
 
 QUESTION_KEYS: tuple[str, ...] = ("question", "input", "query")
@@ -68,6 +81,13 @@ CONTEXT_KEYS: tuple[str, ...] = ("context", "documents")
 """Output keys read as the retrieved documents, in order."""
 MESSAGES_KEY = "messages"
 """The key of a conversation in inputs or outputs."""
+STRUCTURED_KEY = "structured_response"
+"""The output key of an agent's structured answer (``create_agent(..., response_format=...)``)."""
+CONVERSATION_FIELD = "conversation"
+"""The judge-input field holding the conversation a question was asked in."""
+RUNNABLE_INPUT_KEY = "input"
+"""The key under which a Runnable target's run records the example's inputs."""
+_ROLES = {"human": "user", "ai": "assistant"}
 
 
 def judge_input_from_run(run: RunBase, example: Example | None = None) -> JevJudgeInput:
@@ -97,9 +117,10 @@ def judge_input_from_run(run: RunBase, example: Example | None = None) -> JevJud
     answer = answer_from_outputs(outputs)
     if answer is None:
         raise JevInputError(_no_answer(run, outputs))
-    question = question_from_inputs(run.inputs or {})
-    if question is None and example is not None:
-        question = question_from_inputs(example.inputs or {})
+    asked = _asked(run.inputs or {})
+    if asked is None and example is not None:
+        asked = _asked(example.inputs or {})
+    question, conversation = asked or (None, None)
     expected = expected_from_reference(example.outputs) if example is not None else None
     context = context_from_outputs(outputs)
     if context is None:
@@ -107,11 +128,45 @@ def judge_input_from_run(run: RunBase, example: Example | None = None) -> JevJud
     calls = tool_calls_from_run(run)
     if not calls:
         calls = _tool_calls_from_outputs(outputs)
-    return JevJudgeInput(question, answer, expected=expected, context=context, tool_calls=calls)
+    fields = {CONVERSATION_FIELD: conversation} if conversation else None
+    return JevJudgeInput(
+        question, answer, expected=expected, context=context, tool_calls=calls, fields=fields
+    )
+
+
+def unwrap_inputs(inputs: Mapping[str, Any]) -> Mapping[str, Any]:
+    """The example inputs inside a run's inputs: wrappers that tracing added are opened.
+
+    LangSmith records a Runnable target (a compiled graph, ``graph.invoke``, an LCEL
+    chain, an agent) as ``{"input": <example inputs>, "config": ..., ...}``, and a
+    function target under the name of its one argument: ``{"x": <example inputs>}``.
+    Both are opened (a few levels at most); anything else is returned as it is.
+
+    Example:
+        >>> unwrap_inputs({"input": {"question": "Capital of France?"}, "config": None})
+        {'question': 'Capital of France?'}
+        >>> unwrap_inputs({"x": {"question": "Capital of France?"}})
+        {'question': 'Capital of France?'}
+        >>> unwrap_inputs({"question": "Capital of France?"})
+        {'question': 'Capital of France?'}
+
+    """
+    for _ in range(4):
+        wrapped = inputs.get(RUNNABLE_INPUT_KEY)
+        others = {*QUESTION_KEYS, MESSAGES_KEY} - {RUNNABLE_INPUT_KEY}
+        if not (isinstance(wrapped, Mapping) and not any(inputs.get(k) is not None for k in others)):
+            wrapped = next(iter(inputs.values())) if len(inputs) == 1 else None
+        if not isinstance(wrapped, Mapping) or _message(wrapped) is not None:
+            return inputs
+        inputs = wrapped
+    return inputs
 
 
 def question_from_inputs(inputs: Mapping[str, Any]) -> str | None:
     """The question of run or example inputs: a `QUESTION_KEYS` value, else the last human message.
+
+    The inputs are opened first (`unwrap_inputs`). A conversation is read under
+    ``messages``, or under a question key that holds a list of messages.
 
     Example:
         >>> question_from_inputs({"query": "Why is the sky blue?"})
@@ -120,21 +175,40 @@ def question_from_inputs(inputs: Mapping[str, Any]) -> str | None:
         >>> question_from_inputs({"messages": [HumanMessage("Hi"), AIMessage("Hello"),
         ...                                    HumanMessage("How are you?")]})
         'How are you?'
+        >>> question_from_inputs({"input": {"question": "Capital of France?"}, "config": None})
+        'Capital of France?'
 
     """
-    key = _first_key(inputs, QUESTION_KEYS)
-    if key is not None:
-        return _text(inputs[key])
-    messages = _messages(inputs.get(MESSAGES_KEY))
-    for message in reversed(messages):
-        if isinstance(message, HumanMessage):
-            return message_text(message)
-    return None
+    asked = _asked(inputs)
+    return None if asked is None else asked[0]
+
+
+def conversation_from_inputs(inputs: Mapping[str, Any]) -> list[dict[str, str]] | None:
+    """The conversation the question was asked in, when it has more than the question.
+
+    Every message as ``{"role": "user" | "assistant" | "system" | "tool", "content": text}``,
+    in order, the question last; None when the question is not read from a
+    conversation, or the conversation is the question alone.
+
+    Example:
+        >>> conversation_from_inputs({"messages": [
+        ...     {"role": "user", "content": "I am planning a trip."},
+        ...     {"role": "assistant", "content": "Where to?"},
+        ...     {"role": "user", "content": "Paris. Is it safe?"}]})[1]
+        {'role': 'assistant', 'content': 'Where to?'}
+        >>> conversation_from_inputs({"question": "Is Paris safe?"}) is None
+        True
+
+    """
+    asked = _asked(inputs)
+    return None if asked is None else asked[1]
 
 
 def answer_from_outputs(outputs: Mapping[str, Any]) -> str | None:
     """The answer of run outputs: an `ANSWER_KEYS` value, else the final AI message of ``messages``.
 
+    An agent built with a ``response_format`` answers in ``structured_response``
+    (read as JSON); its last AI message is the call of the structured-output tool.
     The final AI message is the last one without tool calls after the last human
     message. Messages, documents and other values are read as text.
 
@@ -147,11 +221,15 @@ def answer_from_outputs(outputs: Mapping[str, Any]) -> str | None:
         >>> answer_from_outputs({"messages": [{"role": "user", "content": "Hi"},
         ...                                   {"role": "assistant", "content": "Hello!"}]})
         'Hello!'
+        >>> answer_from_outputs({"messages": [], "structured_response": {"city": "Paris"}})
+        '{"city": "Paris"}'
 
     """
     key = _first_key(outputs, ANSWER_KEYS)
     if key is not None:
         return _text(outputs[key])
+    if outputs.get(STRUCTURED_KEY) is not None:
+        return _text(outputs[STRUCTURED_KEY])
     messages = _messages(outputs.get(MESSAGES_KEY))
     if messages:
         return input_from_messages(messages).answer
@@ -161,9 +239,10 @@ def answer_from_outputs(outputs: Mapping[str, Any]) -> str | None:
 def expected_from_reference(reference: Mapping[str, Any] | None) -> Any:
     """The expected output of an example's reference outputs, or None when there are none.
 
-    An `EXPECTED_KEYS` value first; else the single value of a one-key mapping;
-    else the whole mapping. Messages and documents become text; the rest stays
-    as it is (any JSON value).
+    An `EXPECTED_KEYS` value first; else the final AI message of a conversation
+    under ``messages``; else the single value of a one-key mapping; else the whole
+    mapping. Messages and documents become text; the rest stays as it is (any JSON
+    value).
 
     Example:
         >>> expected_from_reference({"answer": "Paris"})
@@ -172,6 +251,9 @@ def expected_from_reference(reference: Mapping[str, Any] | None) -> Any:
         'positive'
         >>> expected_from_reference({"city": "Paris", "country": "France"})
         {'city': 'Paris', 'country': 'France'}
+        >>> expected_from_reference({"messages": [{"role": "user", "content": "Capital?"},
+        ...                                       {"role": "assistant", "content": "Paris"}]})
+        'Paris'
 
     """
     if not reference:
@@ -179,6 +261,11 @@ def expected_from_reference(reference: Mapping[str, Any] | None) -> Any:
     key = _first_key(reference, EXPECTED_KEYS)
     if key is not None:
         return _plain(reference[key])
+    messages = _messages(reference.get(MESSAGES_KEY))
+    if messages:
+        final = input_from_messages(messages).answer
+        if final is not None:
+            return final
     if len(reference) == 1:
         return _plain(next(iter(reference.values())))
     return _plain(dict(reference))
@@ -291,6 +378,30 @@ def _first_key(mapping: Mapping[str, Any], keys: Sequence[str]) -> str | None:
     return next((key for key in keys if mapping.get(key) is not None), None)
 
 
+def _asked(inputs: Mapping[str, Any]) -> tuple[str, list[dict[str, str]] | None] | None:
+    """The question of inputs and the conversation it was asked in (see `question_from_inputs`)."""
+    inputs = unwrap_inputs(inputs)
+    key = _first_key(inputs, QUESTION_KEYS)
+    if key is not None:
+        messages = _messages(inputs[key])
+        return _from_conversation(messages) if messages else (_text(inputs[key]), None)
+    messages = _messages(inputs.get(MESSAGES_KEY))
+    if messages:
+        return _from_conversation(messages)
+    return None
+
+
+def _from_conversation(messages: Sequence[BaseMessage]) -> tuple[str, list[dict[str, str]] | None] | None:
+    """The last human message, and the whole conversation when it holds more than that."""
+    for message in reversed(messages):
+        if isinstance(message, HumanMessage):
+            if len(messages) == 1:
+                return message_text(message), None
+            turns = [{"role": _ROLES.get(m.type, m.type), "content": message_text(m)} for m in messages]
+            return message_text(message), turns
+    return None
+
+
 def _tool_calls_from_outputs(outputs: Mapping[str, Any]) -> list[ToolCall]:
     messages = _messages(outputs.get(MESSAGES_KEY))
     if not messages:
@@ -308,14 +419,12 @@ def _descendants(run: RunBase, *, stop_at: tuple[str, ...]) -> Iterator[RunBase]
 
 
 def _no_answer(run: RunBase, outputs: Mapping[str, Any]) -> str:
-    looked = ", ".join(repr(k) for k in ANSWER_KEYS)
+    if run.error:
+        lines = [line.strip() for line in run.error.strip().splitlines() if line.strip()]
+        return f"the target run {run.name!r} failed, so there is no answer to judge: {lines[-1]}"
+    looked = ", ".join(repr(k) for k in (*ANSWER_KEYS, STRUCTURED_KEY))
     where = f"looked for outputs {looked}, or the final AI message of {MESSAGES_KEY!r}"
-    if not outputs:
-        state = "the run has no outputs"
-        if run.error:
-            state += f" (it failed: {run.error.strip().splitlines()[-1]})"
-    else:
-        state = f"its outputs have keys {sorted(outputs)}"
+    state = f"its outputs have keys {sorted(outputs)}" if outputs else "the run has no outputs"
     return (
         f"cannot find the answer in run {run.name!r}: {where}; {state}. "
         "Pass prepare=(run, example) -> JevJudgeInput to read it from elsewhere"
@@ -373,7 +482,7 @@ def _document_text(item: Any) -> str | None:
 def _text(value: Any) -> str:
     """Any output value as the text a judge reads."""
     if isinstance(value, str):
-        return value
+        return str(value)
     message = _message(value) if isinstance(value, Mapping) else value
     if isinstance(message, BaseMessage):
         return message_text(message)
@@ -401,4 +510,8 @@ def _plain(value: Any) -> Any:
         return {str(k): _plain(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
         return [_plain(v) for v in value]
+    if callable(getattr(value, "model_dump", None)) and not isinstance(value, type):
+        return _plain(value.model_dump(mode="json"))
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return _plain(dataclasses.asdict(value))
     return str(value)

@@ -255,6 +255,71 @@ def test_a_failed_run_says_it_failed() -> None:
     run = RunTree(name="bot", run_type="chain", inputs={"question": "q"})
     run.end(error="Traceback ...\nTimeoutError: upstream took too long")
     with pytest.raises(
-        JevInputError, match=r"has no outputs \(it failed: TimeoutError: upstream took too long\)"
+        JevInputError, match=r"run 'bot' failed, so there is no answer to judge: TimeoutError: upstream took too long$"
     ):
         judge_input_from_run(run)
+
+
+def test_a_failed_run_with_outputs_names_the_error_not_the_keys() -> None:
+    # LangSmith's @traceable ends a failed target with outputs {"output": None}.
+    run = RunTree(name="Target", run_type="chain", inputs={"question": "q"})
+    run.end(outputs={"output": None}, error="ConnectionError('down')\n\nTraceback ...\nConnectionError: down\n")
+    with pytest.raises(JevInputError, match=r"failed, so there is no answer to judge: ConnectionError: down$"):
+        judge_input_from_run(run)
+
+
+def test_a_messages_shaped_reference_gives_the_final_assistant_content() -> None:
+    reference = {
+        "messages": [
+            {"role": "user", "content": "Capital of France?"},
+            {"role": "assistant", "content": "", "tool_calls": [{"name": "search", "args": {}, "id": "1"}]},
+            {"role": "tool", "content": "Paris", "tool_call_id": "1"},
+            {"role": "assistant", "content": "Paris"},
+        ]
+    }
+    assert expected_from_reference(reference) == "Paris"
+
+
+@pytest.mark.parametrize(
+    "inputs",
+    [
+        {"input": {"question": "q?"}, "config": None, "stream_mode": "values"},
+        {"x": {"question": "q?"}},
+        {"inputs": {"input": {"question": "q?"}}},
+        {"input": {"messages": [{"role": "user", "content": "q?"}]}, "config": None},
+        {"input": [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "q?"}]},
+    ],
+)
+def test_wrapped_inputs_are_opened(inputs: dict[str, Any]) -> None:
+    assert question_from_inputs(inputs) == "q?"
+
+
+def test_a_message_under_input_is_not_opened_as_a_wrapper() -> None:
+    assert question_from_inputs({"input": {"role": "user", "content": "q?"}}) == "q?"
+
+
+def test_structured_response_is_the_answer_as_json() -> None:
+    from pydantic import BaseModel
+
+    class City(BaseModel):
+        name: str
+        population: int
+
+    outputs = {"messages": [AIMessage("", tool_calls=[{"name": "City", "args": {}, "id": "1"}])],
+               "structured_response": City(name="Paris", population=2_100_000)}
+    assert answer_from_outputs(outputs) == '{"name": "Paris", "population": 2100000}'
+
+
+def test_the_conversation_of_a_messages_input_goes_to_the_judge_beside_the_question() -> None:
+    run = RunTree(
+        name="agent",
+        run_type="chain",
+        inputs={"messages": [SystemMessage("Be brief."), HumanMessage("Weather in Dublin?")]},
+    )
+    run.end(outputs={"answer": "Rain."})
+    data = judge_input_from_run(run)
+    assert data.question == "Weather in Dublin?"
+    assert data.field("conversation") == [
+        {"role": "system", "content": "Be brief."},
+        {"role": "user", "content": "Weather in Dublin?"},
+    ]

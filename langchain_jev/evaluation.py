@@ -17,6 +17,12 @@ Example:
     >>> print(result["reasoning"])
     polite: not met: "Is `assistant_answer` polite?" (yes at 0.30, needs 0.70)
 
+With LangChain's runner (``run_on_dataset``), pass it in
+``RunEvalConfig(custom_evaluators=[JevStringEvaluator(judge)])``: it is also a
+LangSmith ``RunEvaluator``, so the runner hands it the whole run and example
+and the judge reads the question and the reference itself (see
+`langchain_jev.runs`), whatever ``requires_input`` says.
+
 """
 
 from __future__ import annotations
@@ -32,30 +38,39 @@ except ImportError as error:  # pragma: no cover - exercised in a subprocess tes
     raise missing_extra("langchain_jev.evaluation", "langchain-classic", "classic") from error
 
 from langchain_core.callbacks import Callbacks
-from langchain_core.outputs import RunInfo
 from langchain_core.runnables import RunnableConfig
+from langsmith.evaluation.evaluator import EvaluationResult, RunEvaluator
+from langsmith.schemas import Example, RunBase
 
 from langchain_jev.errors import JevConfigurationError, JevInputError
 from langchain_jev.input import JevJudgeInput
 from langchain_jev.judge import JevJudge
+from langchain_jev.langsmith import OVERALL_KEY, PASS_FAIL_FEEDBACK, offline_tracing
+from langchain_jev.runs import judge_input_from_run
 from langchain_jev.verdict import JevVerdict
 
 __all__ = ["JevStringEvaluator"]
 
-_RUN_KEY = "__run"
-_EVALUATION_NAME = "jev_pass"
 
-
-class JevStringEvaluator(StringEvaluator):
-    """A judge as a LangChain ``StringEvaluator``.
+class JevStringEvaluator(StringEvaluator, RunEvaluator):
+    """A judge as a LangChain ``StringEvaluator`` (and a LangSmith ``RunEvaluator``).
 
     ``evaluate_strings(prediction=..., input=..., reference=...)`` judges the
     prediction as the answer, the input as the question and the reference as the
     expected output, and returns ``{"score": 1 or 0, "value": "PASSED" or
-    "FAILED", "reasoning": feedback, "findings": [...]}`` (the findings as
-    `JevFinding.to_dict` gives them). ``callbacks``, ``tags`` and ``metadata``
-    passed in go to the judge, so its run nests under the caller's trace;
-    ``include_run_info=True`` adds the judge's run id under ``"__run"``.
+    "FAILED", "reasoning": ..., "metadata": {"findings": [...]}}``: the reasoning
+    is the verdict's feedback, or its one-line summary when nothing failed; the
+    findings are as `JevFinding.to_dict` gives them. ``callbacks``, ``tags`` and
+    ``metadata`` passed in go to the judge, so its run nests under the caller's
+    trace; ``include_run_info=True`` adds the judge's run id as ``"source_run_id"``.
+    Every key but ``reasoning`` is a field of a LangSmith ``EvaluationResult``.
+
+    As a ``RunEvaluator`` (what LangChain's ``run_on_dataset`` looks for first),
+    ``evaluate_run(run, example)`` reads the question, answer, reference, context
+    and tool calls of the run as `langchain_jev.runs.judge_input_from_run` does,
+    and returns one ``EvaluationResult`` under ``jev_pass`` whose comment is the
+    reasoning. A run that cannot be judged (it failed, or has no answer) raises,
+    so it is never scored as a pass.
 
     Args:
         judge: the judge to run.
@@ -108,7 +123,59 @@ class JevStringEvaluator(StringEvaluator):
     @property
     def evaluation_name(self) -> str:
         """The feedback key under which LangChain's runners report this evaluator."""
-        return _EVALUATION_NAME
+        return OVERALL_KEY
+
+    def evaluate_run(
+        self,
+        run: RunBase,
+        example: Example | None = None,
+        evaluator_run_id: uuid.UUID | None = None,
+    ) -> EvaluationResult:
+        """Judge one run (and its example): one result under ``jev_pass``.
+
+        Raises:
+            JevInputError: the run cannot be mapped to a judge input, or lacks a
+                required question or reference.
+            Exception: the decision model's error when the judge cannot reach it.
+
+        """
+        run_id = evaluator_run_id or uuid.uuid4()
+        data, config = self._run_input(run, example, run_id)
+        with offline_tracing():
+            verdict = self._judge.invoke(data, config)
+        return _run_result(verdict, run_id)
+
+    async def aevaluate_run(
+        self,
+        run: RunBase,
+        example: Example | None = None,
+        evaluator_run_id: uuid.UUID | None = None,
+    ) -> EvaluationResult:
+        """Asynchronous `evaluate_run`: awaits the judge."""
+        run_id = evaluator_run_id or uuid.uuid4()
+        data, config = self._run_input(run, example, run_id)
+        with offline_tracing():
+            verdict = await self._judge.ainvoke(data, config)
+        return _run_result(verdict, run_id)
+
+    def _run_input(
+        self, run: RunBase, example: Example | None, run_id: uuid.UUID
+    ) -> tuple[JevJudgeInput, RunnableConfig]:
+        data = judge_input_from_run(run, example)
+        for argument, what, required, value in (
+            ("input", "question", self._requires_input, data.question),
+            ("reference", "reference", self._requires_reference, data.expected),
+        ):
+            if required and value is None:
+                raise JevInputError(
+                    f"JevStringEvaluator was built with requires_{argument}=True, and run "
+                    f"{run.name!r} (with its example) has no {what}"
+                )
+        config: RunnableConfig = {
+            "run_id": run_id,
+            "metadata": {"target_run_id": str(run.id)},
+        }
+        return data, config
 
     def _check_evaluation_args(self, reference: str | None = None, input_: str | None = None) -> None:
         # The judge reads input and reference whenever they are given, so unlike the
@@ -191,13 +258,29 @@ def _prepare(
     return JevJudgeInput(question, prediction, expected=reference), config
 
 
+def _reasoning(verdict: JevVerdict) -> str:
+    """The feedback, or the one-line summary when there is none (a pass)."""
+    return verdict.feedback or verdict.summary()
+
+
 def _result(verdict: JevVerdict, run_id: uuid.UUID | None) -> dict[str, Any]:
     result: dict[str, Any] = {
         "score": 1 if verdict.passed else 0,
         "value": "PASSED" if verdict.passed else "FAILED",
-        "reasoning": verdict.feedback,
-        "findings": [finding.to_dict() for finding in verdict.findings],
+        "reasoning": _reasoning(verdict),
+        "metadata": {"findings": [finding.to_dict() for finding in verdict.findings]},
     }
     if run_id is not None:
-        result[_RUN_KEY] = RunInfo(run_id=run_id)
+        result["source_run_id"] = run_id
     return result
+
+
+def _run_result(verdict: JevVerdict, run_id: uuid.UUID) -> EvaluationResult:
+    return EvaluationResult(
+        key=OVERALL_KEY,
+        score=1 if verdict.passed else 0,
+        value="PASSED" if verdict.passed else "FAILED",
+        comment=_reasoning(verdict),
+        feedback_config=PASS_FAIL_FEEDBACK,
+        source_run_id=run_id,
+    )

@@ -58,6 +58,7 @@ __all__ = [
     "Prepare",
     "SummaryEvaluator",
     "jev_summary_evaluator",
+    "offline_tracing",
     "verdict_results",
 ]
 
@@ -285,7 +286,7 @@ class JevRunEvaluator(RunEvaluator):
         """
         try:
             data = self.judge_input(run, example)
-            with _offline_tracing():
+            with offline_tracing():
                 yield data, self._config(run, run_id)
         except Exception as error:
             self._remember(run.id, _Record.failed(error))
@@ -443,8 +444,10 @@ def _summary_results(
 
 
 @contextlib.contextmanager
-def _offline_tracing() -> Iterator[None]:
+def offline_tracing() -> Iterator[None]:
     """Keep LangChain's tracer from uploading while LangSmith traces locally only.
+
+    Wrap an evaluator's judge call in it (the evaluators of this package do).
 
     ``evaluate(..., upload_results=False)`` traces evaluators in LangSmith's
     ``"local"`` mode, which its own ``@traceable`` honours but LangChain's tracer
@@ -494,7 +497,7 @@ def _judge_all(
             records[index] = _Record.failed(error)
     if inputs:
         config: RunnableConfig = {"max_concurrency": max_concurrency} if max_concurrency else {}
-        with _offline_tracing():
+        with offline_tracing():
             verdicts = mapper.judge.batch(inputs, config, return_exceptions=True)
         for index, verdict in zip(positions, verdicts, strict=True):
             records[index] = (

@@ -4,6 +4,7 @@ dataset and its target, and judges on scripted and mock-transport models."""
 from __future__ import annotations
 
 import contextlib
+import datetime
 import socket
 import uuid
 from collections.abc import Iterator
@@ -22,6 +23,7 @@ from langchain_jev import JevCriterion, JevJudge, JevJudgeInput
 # LangSmith client trying to upload.
 FAKE_LANGSMITH = ("127.0.0.1", 47731)
 FAKE_LANGSMITH_URL = f"http://{FAKE_LANGSMITH[0]}:{FAKE_LANGSMITH[1]}"
+NOW = datetime.datetime(2026, 1, 1, tzinfo=datetime.UTC)
 
 
 def offline_client() -> Client:
@@ -218,3 +220,65 @@ def rows_by_question(results: Any) -> dict[str, dict[str, Any]]:
 def judge_input_of(question: str) -> JevJudgeInput:
     answer, context, reference = ROWS[question]
     return JevJudgeInput(question, answer, expected=reference, context=context)
+
+
+# ---------------------------------------------------------------------- LangChain's classic runner
+
+
+class LocalDatasetClient(Client):
+    """A LangSmith client whose dataset, project, run and feedback calls stay in memory.
+
+    ``langchain_classic.smith.run_on_dataset`` reads the dataset and its examples,
+    creates a project, traces the runs and writes feedback through its client; this
+    one answers those calls from ``examples`` and keeps what is written (``feedback``,
+    ``traced``). Everything else is the real client, pointed at the offline URL.
+    """
+
+    def __init__(self, examples: list[Example]) -> None:
+        super().__init__(
+            api_key="fake-key", api_url=FAKE_LANGSMITH_URL, auto_batch_tracing=False, retry_config=Retry(total=0)
+        )
+        self.examples = {example.id: example for example in examples}
+        self.feedback: list[dict[str, Any]] = []
+        self.traced: list[dict[str, Any]] = []
+
+    def read_dataset(self, *, dataset_name: str | None = None, **kwargs: Any) -> Any:
+        from langsmith.schemas import Dataset, DataType
+
+        return Dataset(
+            id=uuid.UUID(int=7),
+            name=dataset_name or "dataset",
+            created_at=NOW,
+            data_type=DataType.kv,
+            _host_url=FAKE_LANGSMITH_URL,
+        )
+
+    def list_examples(self, **kwargs: Any) -> Iterator[Example]:  # type: ignore[override]
+        return iter(self.examples.values())
+
+    def read_example(self, example_id: Any, **kwargs: Any) -> Example:  # type: ignore[override]
+        return self.examples[uuid.UUID(str(example_id))]
+
+    def create_project(self, project_name: str, **kwargs: Any) -> Any:  # type: ignore[override]
+        from langsmith.schemas import TracerSession
+
+        return TracerSession(
+            id=uuid.UUID(int=8),
+            name=project_name,
+            start_time=NOW,
+            tenant_id=uuid.UUID(int=9),
+            reference_dataset_id=uuid.UUID(int=7),
+            extra={"metadata": kwargs.get("metadata") or {}},
+        )
+
+    def update_project(self, *args: Any, **kwargs: Any) -> Any:
+        return None
+
+    def create_feedback(self, run_id: Any = None, key: Any = None, **kwargs: Any) -> Any:  # type: ignore[override]
+        self.feedback.append({"run_id": run_id, "key": key, **kwargs})
+
+    def create_run(self, *args: Any, **kwargs: Any) -> None:  # type: ignore[override]
+        self.traced.append(kwargs)
+
+    def update_run(self, *args: Any, **kwargs: Any) -> None:  # type: ignore[override]
+        self.traced.append(kwargs)

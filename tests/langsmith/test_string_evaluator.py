@@ -41,8 +41,9 @@ def test_it_is_a_string_evaluator_that_passes() -> None:
     assert isinstance(evaluator, StringEvaluator)
     result = evaluator.evaluate_strings(prediction="Paris", input="Capital of France?", reference="Paris")
 
-    assert (result["score"], result["value"], result["reasoning"]) == (1, "PASSED", "")
-    assert [(f["name"], f["outcome"]) for f in result["findings"]] == [
+    assert (result["score"], result["value"]) == (1, "PASSED")
+    assert result["reasoning"] == "passed=true [correct=PASSED, on_topic=PASSED, short=PASSED]"
+    assert [(f["name"], f["outcome"]) for f in result["metadata"]["findings"]] == [
         ("correct", "PASSED"),
         ("on_topic", "PASSED"),
         ("short", "PASSED"),
@@ -64,7 +65,7 @@ def test_a_failure_gives_zero_and_the_feedback_as_reasoning() -> None:
         'correct: not met: "Does `assistant_answer` agree with `expected_output`?" (yes at 0.10, needs 0.70)',
         "short: the answer is longer than 20 characters",
     ]
-    assert {f["name"]: f["outcome"] for f in result["findings"]} == {
+    assert {f["name"]: f["outcome"] for f in result["metadata"]["findings"]} == {
         "correct": "FAILED",
         "on_topic": "PASSED",
         "short": "FAILED",
@@ -130,7 +131,7 @@ def test_callbacks_passed_in_nest_the_judge_run_under_the_caller() -> None:
     (judge_run,) = root.child_runs
     assert judge_run.name == "JevJudge"
     assert [child.run_type for child in judge_run.child_runs] == ["llm"]
-    assert result["__run"].run_id == judge_run.id
+    assert result["source_run_id"] == judge_run.id
 
 
 async def test_async_callbacks_nest_too_with_tags_and_metadata() -> None:
@@ -226,3 +227,128 @@ def test_the_block_really_hides_langchain_classic() -> None:
     result = run_without_classic("import langchain_classic.evaluation")
     assert result.returncode != 0
     assert "No module named 'langchain_classic" in result.stderr
+
+
+# ---------------------------------------------------------------------- LangChain's classic runner
+
+
+def classic_examples() -> list[Any]:
+    import uuid
+
+    from langsmith.schemas import Example
+
+    return [
+        Example(
+            id=uuid.UUID(int=200 + i),
+            dataset_id=uuid.UUID(int=7),
+            inputs={"question": question},
+            outputs={"answer": reference},
+        )
+        for i, (question, reference) in enumerate([("Capital of France?", "Paris"), ("Capital of Peru?", "Lima")])
+    ]
+
+
+def classic_chain() -> Any:
+    from langchain_core.output_parsers import StrOutputParser
+    from langchain_core.prompts import ChatPromptTemplate
+
+    from tests.fakes import ReplyingChatModel
+
+    answers = {"Capital of France?": "Paris", "Capital of Peru?": "Lyon, in the south-east"}
+
+    def reply(messages: list[Any]) -> str:
+        return answers[messages[-1].content]
+
+    return (
+        ChatPromptTemplate.from_messages([("human", "{question}")])
+        | ReplyingChatModel(replies=[reply] * 4)
+        | StrOutputParser()
+    )
+
+
+def check_classic_results(evaluator: JevStringEvaluator, results: Any, feedback: list[dict[str, Any]]) -> None:
+    by_question = {row["input"]["question"]: row["feedback"] for row in results["results"].values()}
+    (france,) = by_question["Capital of France?"]
+    (peru,) = by_question["Capital of Peru?"]
+    assert (france.key, france.score, france.value) == ("jev_pass", 1, "PASSED")
+    assert france.comment == "passed=true [correct=PASSED, on_topic=PASSED, short=PASSED]"
+    assert (peru.key, peru.score, peru.value) == ("jev_pass", 0, "FAILED")
+    assert peru.comment.splitlines() == [
+        'correct: not met: "Does `assistant_answer` agree with `expected_output`?" (yes at 0.10, needs 0.70)',
+        "short: the answer is longer than 20 characters",
+    ]
+    assert sorted((f["key"], f["score"]) for f in feedback) == [("jev_pass", 0), ("jev_pass", 1)]
+    # The judge got the question and the reference, though requires_input is False.
+    states = {r["state"]["user_question"]: r["state"] for r in evaluator.judge.model.requests}  # type: ignore[attr-defined]
+    assert states["Capital of France?"]["expected_output"] == "Paris"
+    assert states["Capital of Peru?"] == {
+        "user_question": "Capital of Peru?",
+        "assistant_answer": "Lyon, in the south-east",
+        "expected_output": "Lima",
+    }
+
+
+def scripted_correctness(state: dict[str, Any], question: Any) -> float:
+    return 0.95 if state["assistant_answer"] == state.get("expected_output") else 0.1
+
+
+def runner_evaluator() -> JevStringEvaluator:
+    model = ScriptedDecisionModel({"correct": scripted_correctness, "on_topic": 0.9})
+    return JevStringEvaluator(JevJudge(judge().criteria, model=model))
+
+
+@pytest.mark.filterwarnings("ignore::UserWarning")
+def test_run_on_dataset_scores_with_the_question_the_reference_and_the_reasoning(capsys: Any) -> None:
+    from langchain_classic.smith import RunEvalConfig, run_on_dataset
+
+    from tests.langsmith.helpers import LocalDatasetClient
+
+    client = LocalDatasetClient(classic_examples())
+    evaluator = runner_evaluator()
+
+    results = run_on_dataset(
+        client, "capitals", classic_chain(), evaluation=RunEvalConfig(custom_evaluators=[evaluator])
+    )
+
+    check_classic_results(evaluator, results, client.feedback)
+
+
+@pytest.mark.filterwarnings("ignore::UserWarning")
+async def test_arun_on_dataset_scores_too(capsys: Any) -> None:
+    from langchain_classic.smith import RunEvalConfig, arun_on_dataset
+
+    from tests.langsmith.helpers import LocalDatasetClient
+
+    client = LocalDatasetClient(classic_examples())
+    evaluator = runner_evaluator()
+
+    results = await arun_on_dataset(
+        client, "capitals", classic_chain(), evaluation=RunEvalConfig(custom_evaluators=[evaluator])
+    )
+
+    check_classic_results(evaluator, results, client.feedback)
+
+
+def test_every_key_of_a_result_but_reasoning_is_a_langsmith_result_field() -> None:
+    # LangChain's StringRunEvaluatorChain builds EvaluationResult(key=..., comment=reasoning, **result);
+    # with langsmith 0.15 that refuses any key it does not know, `reasoning` included (upstream).
+    from langsmith.evaluation.evaluator import EvaluationResult
+
+    evaluator = JevStringEvaluator(judge(correct=0.1))
+    result = evaluator.evaluate_strings(prediction="Paris", reference="Paris", include_run_info=True)
+
+    fields = {k: v for k, v in result.items() if k != "reasoning"}
+    made = EvaluationResult(key="jev_pass", comment=result["reasoning"], **fields)
+    assert (made.score, made.value, made.source_run_id) == (0, "FAILED", result["source_run_id"])
+    assert made.metadata is not None and made.metadata["findings"][0]["name"] == "correct"
+
+
+def test_as_a_run_evaluator_a_required_reference_must_be_in_the_example() -> None:
+    from langsmith.run_trees import RunTree
+
+    run = RunTree(name="bot", run_type="chain", inputs={"question": "Capital?"})
+    run.end(outputs={"answer": "Paris"})
+    with pytest.raises(JevInputError, match=r"requires_reference=True, and run 'bot' \(with its example\) has no reference"):
+        JevStringEvaluator(judge(), requires_reference=True).evaluate_run(run)
+    result = JevStringEvaluator(judge()).evaluate_run(run)
+    assert (result.key, result.score) == ("jev_pass", 1)

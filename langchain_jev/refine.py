@@ -16,6 +16,10 @@ The rules, in one place:
   the last human message is still the user's question, the draft is the answer.
 - ``keep="last"`` keeps the last draft; ``keep="best"`` keeps the best-ranked one
   (see `draft_rank`).
+- Streams show the answer, not the workings: the judge's runs are tagged
+  ``nostream`` (`judge_config`), and so are the model's drafts unless the caller
+  asks to stream them (`draft_config`), when they are tagged `DRAFT_TAG` with the
+  attempt number in their metadata (`ATTEMPT_METADATA`).
 """
 
 from __future__ import annotations
@@ -27,6 +31,9 @@ from dataclasses import dataclass
 from typing import Any, Literal, TypeVar, cast
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, RemoveMessage
+from langchain_core.runnables import RunnableConfig
+from langchain_core.runnables.config import ensure_config
+from langgraph.constants import TAG_NOSTREAM
 from pydantic_core import CoreSchema, core_schema
 
 from langchain_jev.conversation import input_from_messages
@@ -36,15 +43,20 @@ from langchain_jev.judge import JudgeInput
 from langchain_jev.verdict import JevVerdict, Outcome
 
 __all__ = [
+    "ATTEMPT_METADATA",
     "DEFAULT_FEEDBACK_TEMPLATE",
+    "DRAFT_TAG",
+    "JUDGE_TAG",
     "FeedbackMessage",
     "Keep",
     "RefinePolicy",
     "RunValue",
     "SelfRefineDraft",
     "ToInput",
+    "draft_config",
     "draft_rank",
     "feedback_text",
+    "judge_config",
     "kept_index",
 ]
 
@@ -63,6 +75,51 @@ DEFAULT_FEEDBACK_TEMPLATE = (
     "Reply with the complete revised answer only, not a description of the changes."
 )
 """The feedback message sent before a retry; ``{feedback}`` is the verdict's feedback."""
+
+DRAFT_TAG = "jev_draft"
+"""The tag of a model run whose reply is a draft still to be judged (streamed only on request)."""
+JUDGE_TAG = "jev_judge"
+"""The tag of a self-refine judge run (never streamed)."""
+ATTEMPT_METADATA = "jev_attempt"
+"""The metadata key holding a draft's attempt number (1 for the first draft of a reply)."""
+
+
+def judge_config(config: RunnableConfig | None = None) -> RunnableConfig:
+    """The config of a judge run inside a self-refine loop: tagged ``nostream`` and `JUDGE_TAG`.
+
+    Without a config, the enclosing run's (a graph node, a model call) is used, so
+    the judge's run nests under it in the trace. LangGraph's ``stream_mode="messages"``
+    skips the runs of a chat model under a ``nostream`` run, so the judge's own
+    output (a chat model's JSON verdict, say) never reaches a stream.
+
+    Example:
+        >>> judge_config({"tags": ["mine"]})["tags"]
+        ['mine', 'nostream', 'jev_judge']
+
+    """
+    base = ensure_config(config)
+    return {**base, "tags": [*(base.get("tags") or []), TAG_NOSTREAM, JUDGE_TAG]}
+
+
+def draft_config(config: RunnableConfig | None, attempt: int, *, stream: bool) -> RunnableConfig:
+    """The config of the model call that writes the ``attempt``-th draft.
+
+    Tagged `DRAFT_TAG` with the attempt under `ATTEMPT_METADATA`, so a UI that
+    streams drafts can tell them from the answer; with ``stream=False`` also
+    ``nostream``, so the draft's tokens are not streamed and the answer kept is shown
+    once judged.
+
+    Example:
+        >>> config = draft_config(None, 2, stream=False)
+        >>> config["tags"], config["metadata"]
+        (['jev_draft', 'nostream'], {'jev_attempt': 2})
+
+    """
+    base = ensure_config(config)
+    tags = [*(base.get("tags") or []), DRAFT_TAG]
+    if not stream:
+        tags.append(TAG_NOSTREAM)
+    return {**base, "tags": tags, "metadata": {**(base.get("metadata") or {}), ATTEMPT_METADATA: attempt}}
 
 
 class RunValue:

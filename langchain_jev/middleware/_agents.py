@@ -16,6 +16,7 @@ try:
         ModelRequest,
         ModelResponse,
         OmitFromInput,
+        PrivateStateAttr,
         hook_config,
     )
 except ImportError as error:  # pragma: no cover - exercised in a subprocess by the tests
@@ -28,5 +29,6 @@ __all__ = [
     "ModelRequest",
     "ModelResponse",
     "OmitFromInput",
+    "PrivateStateAttr",
     "hook_config",
 ]

@@ -6,7 +6,9 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Annotated, Any, NotRequired, cast
 
-from langchain_core.messages import AIMessage, AnyMessage, BaseMessage
+from langchain_core.messages import AIMessage, AnyMessage, BaseMessage, HumanMessage
+from langchain_core.runnables.config import set_config_context
+from langchain_core.runnables.utils import coro_with_context
 from langgraph.channels.untracked_value import UntrackedValue
 from langgraph.types import Command
 
@@ -19,6 +21,7 @@ from langchain_jev.middleware._agents import (
     ModelRequest,
     ModelResponse,
     OmitFromInput,
+    PrivateStateAttr,
 )
 from langchain_jev.refine import (
     FeedbackMessage,
@@ -27,7 +30,8 @@ from langchain_jev.refine import (
     RunValue,
     SelfRefineDraft,
     ToInput,
-    draft_removals,
+    draft_config,
+    judge_config,
     judged_messages,
     state_drafts,
     with_id,
@@ -44,6 +48,9 @@ class SelfRefineAgentState(AgentState[Any]):
     The ``jev_*`` fields belong to one run (one ``invoke``): they come back in the
     agent's result and later hooks of the run can read them, but checkpointers do
     not store them (a verdict holds live criteria) and each run starts them afresh.
+    A private field, checkpointed, carries a refinement across an interrupt that
+    falls between a retry's tool call and its answer: the number of answers judged
+    and the ids of the messages the judge must not read as the question; never text.
 
     Example:
         >>> sorted(k for k in SelfRefineAgentState.__annotations__ if k.startswith("jev_"))
@@ -61,6 +68,13 @@ class SelfRefineAgentState(AgentState[Any]):
         Annotated[list[SelfRefineDraft], UntrackedValue, RunValue("The judged drafts"), OmitFromInput]
     ]
     """Every judged final answer of this run, in order, with its verdict and feedback."""
+    jev_refining: NotRequired[Annotated[dict[str, Any] | None, PrivateStateAttr]]
+    """A refinement under way across a tool call: ``{"after", "attempts", "hidden"}`` (ids and a
+    count, checkpointed), or None."""
+    jev_context: NotRequired[
+        Annotated[list[tuple[str, list[BaseMessage]]], UntrackedValue, PrivateStateAttr]
+    ]
+    """Rejected answers and feedback the model sees again before the tool call that followed them."""
 
 
 class JevSelfRefineMiddleware(AgentMiddleware[SelfRefineAgentState, Any, Any]):
@@ -84,13 +98,27 @@ class JevSelfRefineMiddleware(AgentMiddleware[SelfRefineAgentState, Any, Any]):
 
     What the conversation keeps: by default only the kept answer. Rejected answers
     and feedback live in the model's request while it retries and never reach the
-    agent state. If a retry calls tools (the feedback asked for a search, say), the
-    rejected answer and its feedback are written to the state with that tool call,
-    so the model keeps its context; they are removed again when the turn's final
-    answer is kept. All judged answers stay readable in ``jev_drafts``. With
-    ``keep_drafts=True`` the rejected answers and feedback stay in the conversation,
-    before the kept answer; if ``keep="best"`` keeps an earlier answer, a copy of
-    it (with a new id) closes the turn.
+    agent state, a checkpoint or a stream. If a retry calls tools (the feedback
+    asked for a search, say), only the tool call joins the state; the model is
+    shown the rejected answer and its feedback again before that call when it
+    answers after the tools, within the same run. Should the run be interrupted
+    there (``HumanInTheLoopMiddleware``, ``interrupt_before=["tools"]``) and
+    resumed, the answers already judged still count towards ``max_attempts`` and
+    ``jev_attempts``, the judge still reads the user's question, and the model
+    goes on from the tool results (the rejected text was never stored, so it is
+    not shown again). All judged answers of a run stay readable in ``jev_drafts``.
+    With ``keep_drafts=True`` the rejected answers and feedback stay in the
+    conversation, before the kept answer (or before the tool call a retry made);
+    if ``keep="best"`` keeps an earlier answer, a copy of it (with a new id) closes
+    the turn.
+
+    Streaming: the judge's runs are tagged ``nostream``, so ``stream_mode="messages"``
+    never shows a chat-model judge's output. The model's drafts are tagged
+    ``nostream`` too, so the stream shows the answer kept, whole, once judged (and
+    any tool call, once the model asked for it). ``stream_drafts=True`` streams every
+    draft's tokens as they come instead, each tagged ``jev_draft`` with its attempt
+    number under the ``jev_attempt`` metadata key, so a UI can show them as work in
+    progress.
 
     Args:
         judge: the `JevJudge` final answers must pass.
@@ -107,6 +135,8 @@ class JevSelfRefineMiddleware(AgentMiddleware[SelfRefineAgentState, Any, Any]):
         to_input: builds the judge input from the agent state, replacing
             `input_from_messages`; its ``messages`` are the conversation as the judge
             sees it, with the answer being judged last.
+        stream_drafts: stream the model's tokens as they come, rejected drafts
+            included (labelled as above); by default each answer is shown once kept.
 
     Raises:
         JevConfigurationError: an argument is invalid (named in the message).
@@ -143,12 +173,17 @@ class JevSelfRefineMiddleware(AgentMiddleware[SelfRefineAgentState, Any, Any]):
         keep_drafts: bool = False,
         feedback_message: FeedbackMessage | None = None,
         to_input: ToInput | None = None,
+        stream_drafts: bool = False,
     ) -> None:
         super().__init__()
         if not isinstance(judge, JevJudge):
             raise JevConfigurationError(f"judge must be a JevJudge, got {type(judge).__name__}")
+        if not isinstance(stream_drafts, bool):
+            raise JevConfigurationError(f"stream_drafts must be True or False, got {stream_drafts!r}")
         self.judge = judge
         """The judge final answers must pass."""
+        self.stream_drafts = stream_drafts
+        """Whether the model's tokens stream as they come, rejected drafts included."""
         self.policy = RefinePolicy.of(
             max_attempts=max_attempts,
             keep=keep,
@@ -165,16 +200,16 @@ class JevSelfRefineMiddleware(AgentMiddleware[SelfRefineAgentState, Any, Any]):
     ) -> ModelResponse[Any] | AIMessage | ExtendedModelResponse[Any]:
         """Call the model; judge a final answer and call it again while it fails."""
         turn = _Turn(self.policy, request)
-        response = handler(request)
-        while True:
+        retry: ModelRequest[Any] | None = turn.request
+        while retry is not None:
+            with set_config_context(draft_config(None, turn.attempt, stream=self.stream_drafts)) as context:
+                response = context.run(handler, retry)
             answer = turn.answer(response)
             if answer is None:
                 return turn.tool_call(response)
-            verdict = self.judge.invoke(turn.judge_input(answer))
+            verdict = self.judge.invoke(turn.judge_input(answer), judge_config())
             retry = turn.judged(response, answer, verdict)
-            if retry is None:
-                return turn.finish()
-            response = handler(retry)
+        return turn.finish()
 
     async def awrap_model_call(
         self,
@@ -183,22 +218,23 @@ class JevSelfRefineMiddleware(AgentMiddleware[SelfRefineAgentState, Any, Any]):
     ) -> ModelResponse[Any] | AIMessage | ExtendedModelResponse[Any]:
         """Asynchronous `wrap_model_call`."""
         turn = _Turn(self.policy, request)
-        response = await handler(request)
-        while True:
+        retry: ModelRequest[Any] | None = turn.request
+        while retry is not None:
+            with set_config_context(draft_config(None, turn.attempt, stream=self.stream_drafts)) as context:
+                response = await coro_with_context(handler(retry), context)
             answer = turn.answer(response)
             if answer is None:
                 return turn.tool_call(response)
-            verdict = await self.judge.ainvoke(turn.judge_input(answer))
+            verdict = await self.judge.ainvoke(turn.judge_input(answer), judge_config())
             retry = turn.judged(response, answer, verdict)
-            if retry is None:
-                return turn.finish()
-            response = await handler(retry)
+        return turn.finish()
 
     def __repr__(self) -> str:
         policy = self.policy
         return (
             f"JevSelfRefineMiddleware({self.judge!r}, max_attempts={policy.max_attempts}, "
-            f"keep={policy.keep!r}, keep_drafts={policy.keep_drafts})"
+            f"keep={policy.keep!r}, keep_drafts={policy.keep_drafts}"
+            f"{', stream_drafts=True' if self.stream_drafts else ''})"
         )
 
 
@@ -213,18 +249,34 @@ class _Turn:
     drafts: list[SelfRefineDraft] = field(init=False)
     """The answers of the refinement under way, those of earlier model calls first."""
     earlier: int = field(init=False)
-    """How many of ``drafts`` came from earlier model calls (and are in the state)."""
+    """How many of ``drafts`` came from earlier model calls of this run."""
+    unseen: int = field(init=False)
+    """Answers of the refinement under way judged before an interrupt (not in ``drafts``)."""
+    hidden: set[str] = field(init=False)
+    """Ids of rejected answers and feedback in the conversation (kept drafts, or an interrupt)."""
     pending: list[BaseMessage] = field(default_factory=list)
     """Rejected answers and feedback of this call, not yet in the state."""
     responses: list[ModelResponse[Any]] = field(default_factory=list)
     """The response of each answer judged in this call."""
 
     def __post_init__(self) -> None:
-        every = state_drafts(cast(Mapping[str, Any], self.request.state))
+        state = cast(Mapping[str, Any], self.request.state)
+        every = state_drafts(state)
         # A draft sent back without feedback closed its refinement: it was kept.
         start = max((i + 1 for i, draft in enumerate(every) if draft.feedback is None), default=0)
         self.finished, self.drafts = every[:start], every[start:]
         self.earlier = len(self.drafts)
+        refining = _refining(state)
+        self.unseen = max(0, int(refining.get("attempts", 0)) - len(self.drafts))
+        self.hidden = {str(i) for i in refining.get("hidden", ())}
+        context = list(state.get("jev_context") or ()) if self.drafts else []
+        if context:
+            self.request = self.request.override(messages=_with_context(self.request.messages, context))
+
+    @property
+    def attempt(self) -> int:
+        """The number of the next answer of the refinement under way (1 for the first)."""
+        return self.unseen + len(self.drafts) + 1
 
     def answer(self, response: ModelResponse[Any]) -> AIMessage | None:
         """The final answer of a response, or None when it calls tools."""
@@ -237,6 +289,7 @@ class _Turn:
         """The judge input: the conversation without rejected answers, and this answer."""
         rejected = [draft for draft in self.finished if draft.feedback is not None]
         conversation = judged_messages(self.request.messages, [*rejected, *self.drafts])
+        conversation = [m for m in conversation if m.id is None or m.id not in self.hidden]
         return self.policy.judge_input(self.request.state, [*conversation, answer])
 
     def judged(
@@ -246,7 +299,7 @@ class _Turn:
         taken = [m.id for m in self._known()]
         answer = with_id(answer, taken)
         response = _replace_last_ai(response, answer)
-        draft = self.policy.judged_draft(answer, verdict, len(self.drafts) + 1, [*taken, answer.id])
+        draft = self.policy.judged_draft(answer, verdict, self.attempt, [*taken, answer.id])
         self.drafts.append(draft)
         self.responses.append(response)
         if draft.feedback is None:
@@ -259,13 +312,26 @@ class _Turn:
         """A response that calls tools: untouched, unless a retry led to it."""
         if not self.pending:
             return response
-        # The model called tools after feedback: the rejected answers and feedback go
-        # into the state with the call, so the model keeps its context after the tools.
-        result = ModelResponse(
-            result=[*self.pending, *response.result],
-            structured_response=response.structured_response,
+        # The model called tools after feedback. The rejected answers and feedback stay out
+        # of the state (unless kept on purpose): the model sees them again before this call
+        # when it answers after the tools. A checkpointed count carries the attempts over an
+        # interrupt before the tools run.
+        result = list(response.result)
+        index = max(i for i, m in enumerate(result) if isinstance(m, AIMessage))
+        call = with_id(result[index], [m.id for m in self._known()])
+        result[index] = call
+        hidden = sorted({*self.hidden, *(m.id for m in self.pending if m.id is not None)})
+        update = {
+            **self._record(),
+            "jev_refining": {"after": self._question_id(), "attempts": self.attempt - 1, "hidden": hidden},
+            "jev_context": [*self._context(), (str(call.id), list(self.pending))],
+        }
+        if self.policy.keep_drafts:
+            result = [*self.pending, *result]
+        return ExtendedModelResponse(
+            model_response=ModelResponse(result=result, structured_response=response.structured_response),
+            command=Command(update=update),
         )
-        return ExtendedModelResponse(model_response=result, command=Command(update=self._record()))
 
     def finish(self) -> ExtendedModelResponse[Any]:
         """The kept answer as the response; the verdict, attempts and drafts into the state."""
@@ -283,20 +349,51 @@ class _Turn:
             structured = self.responses[local].structured_response if local >= 0 else None
         if self.policy.keep_drafts:
             messages = [*self.pending, *messages]
-        update = {"jev_verdict": kept.verdict, **self._record()}
-        if not self.policy.keep_drafts:
-            removed = draft_removals(self.drafts[: self.earlier], self.request.state.get("messages", []))
-            if removed:
-                update["messages"] = removed
+        update = {"jev_verdict": kept.verdict, **self._record(), "jev_refining": None, "jev_context": []}
         result = ModelResponse(result=messages, structured_response=structured)
         return ExtendedModelResponse(model_response=result, command=Command(update=update))
 
     def _record(self) -> dict[str, Any]:
         every = [*self.finished, *self.drafts]
-        return {"jev_drafts": every, "jev_attempts": len(every)}
+        return {"jev_drafts": every, "jev_attempts": self.unseen + len(every)}
+
+    def _context(self) -> list[tuple[str, list[BaseMessage]]]:
+        return list(cast(Mapping[str, Any], self.request.state).get("jev_context") or ())
+
+    def _question_id(self) -> str | None:
+        return _last_human_id(self.request.state.get("messages", []))
 
     def _known(self) -> Sequence[AnyMessage | BaseMessage]:
         return [*self.request.state.get("messages", []), *self.request.messages, *self.pending]
+
+
+def _last_human_id(messages: Sequence[BaseMessage]) -> str | None:
+    return next((m.id for m in reversed(messages) if isinstance(m, HumanMessage)), None)
+
+
+def _refining(state: Mapping[str, Any]) -> Mapping[str, Any]:
+    """The refinement a checkpoint carries, when it belongs to the turn under way; else empty."""
+    refining = state.get("jev_refining")
+    if not isinstance(refining, Mapping):
+        return {}
+    if refining.get("after") != _last_human_id(state.get("messages", [])):
+        return {}  # a new turn began: the interrupted refinement was abandoned
+    return refining
+
+
+def _with_context(
+    messages: Sequence[BaseMessage], context: Sequence[tuple[str, list[BaseMessage]]]
+) -> list[AnyMessage]:
+    """The conversation with each rejected answer and feedback before the tool call that followed."""
+    before = dict(context)
+    present = {m.id for m in messages}
+    out: list[BaseMessage] = []
+    for message in messages:
+        for shown in before.get(message.id or "", ()):
+            if shown.id not in present:
+                out.append(shown)
+        out.append(message)
+    return cast(list[AnyMessage], out)
 
 
 def _replace_last_ai(response: ModelResponse[Any], answer: AIMessage) -> ModelResponse[Any]:

@@ -14,6 +14,9 @@ The rules, in one place:
   feedback (`DEFAULT_FEEDBACK_TEMPLATE`), or as the caller words it.
 - The judge sees the conversation without earlier drafts and feedback messages:
   the last human message is still the user's question, the draft is the answer.
+- Rejected drafts and feedback never enter the conversation that is stored (unless
+  ``keep_drafts``): the model is shown them while it revises, and they are kept
+  in the run's ``jev_drafts`` only.
 - ``keep="last"`` keeps the last draft; ``keep="best"`` keeps the best-ranked one
   (see `draft_rank`).
 - Streams show the answer, not the workings: the judge's runs are tagged
@@ -30,7 +33,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, TypeVar, cast
 
-from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, RemoveMessage
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from langchain_core.runnables import RunnableConfig
 from langchain_core.runnables.config import ensure_config
 from langgraph.constants import TAG_NOSTREAM
@@ -277,16 +280,6 @@ def judged_messages(messages: Sequence[BaseMessage], drafts: Sequence[SelfRefine
 def state_drafts(state: Mapping[str, Any]) -> list[SelfRefineDraft]:
     """The judged drafts a state records under ``jev_drafts`` (a new list; empty when none)."""
     return list(state.get("jev_drafts") or [])
-
-
-def draft_removals(
-    drafts: Sequence[SelfRefineDraft], messages: Sequence[BaseMessage], keep: str | None = None
-) -> list[RemoveMessage]:
-    """Remove the drafts and feedback messages still in ``messages``, except the one with id ``keep``."""
-    present = {message.id for message in messages}
-    return [
-        RemoveMessage(id=i) for draft in drafts for i in draft.message_ids() if i in present and i != keep
-    ]
 
 
 @dataclass(frozen=True)

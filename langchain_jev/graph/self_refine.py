@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Annotated, Any, NotRequired
 
-from langchain_core.messages import AIMessage
+from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.runnables import Runnable, RunnableConfig, RunnableLambda
 from langgraph.channels.untracked_value import UntrackedValue
 from langgraph.graph import END, START, MessagesState, StateGraph
@@ -22,8 +23,8 @@ from langchain_jev.refine import (
     SelfRefineDraft,
     ToInput,
     as_answer,
-    draft_removals,
-    judged_messages,
+    draft_config,
+    judge_config,
     state_drafts,
     with_id,
     with_new_id,
@@ -56,6 +57,19 @@ class SelfRefineState(MessagesState):
     """Every judged draft of the run, in order, with its verdict and feedback message."""
 
 
+@dataclass(frozen=True)
+class _Pending:
+    """The draft between ``generate`` and ``judge`` (not a message, so no stream shows it)."""
+
+    answer: AIMessage
+
+
+class _LoopState(SelfRefineState):
+    """The graph's working state: the public one, and the draft under judgement."""
+
+    jev_pending: NotRequired[Annotated[_Pending | None, UntrackedValue, RunValue("The draft being judged")]]
+
+
 def create_self_refine_graph(
     model: Runnable[Any, Any] | Any,
     judge: JevJudge,
@@ -66,7 +80,8 @@ def create_self_refine_graph(
     to_input: ToInput | None = None,
     keep_drafts: bool = False,
     checkpointer: Checkpointer = None,
-) -> CompiledStateGraph[SelfRefineState, None, MessagesState, SelfRefineState]:
+    stream_drafts: bool = False,
+) -> CompiledStateGraph[_LoopState, None, MessagesState, SelfRefineState]:
     """Build a graph that answers, has the answer judged, and retries with the feedback.
 
     ``generate`` calls ``model`` on the conversation; ``judge`` asks ``judge`` about
@@ -80,13 +95,22 @@ def create_self_refine_graph(
     only when the judge was built with ``fail_on_inconclusive`` / ``fail_on_error``.
     A judge that cannot reach its decision model raises out of the graph.
 
-    What the conversation keeps: by default only the kept answer is added. Rejected
-    drafts and the feedback messages are in ``messages`` while the loop runs (the
-    model needs them to revise), then removed, so a parent graph that runs this one
-    as a node gets exactly one new AI message. They stay readable in ``jev_drafts``.
-    With ``keep_drafts=True`` they stay in the conversation; if ``keep="best"``
+    What the conversation keeps: by default only the kept answer is added, when the
+    loop ends, so a parent graph that runs this one as a node gets exactly one new AI
+    message. Rejected drafts and the feedback messages never enter ``messages``: the
+    model is shown them after the conversation while it revises, and they stay
+    readable in ``jev_drafts`` (a field of the run, never checkpointed). So no
+    checkpoint holds a rejected draft, the graph's own included when it runs as a
+    subgraph under a checkpointed parent. With ``keep_drafts=True`` they join the
+    conversation when the loop ends, before the kept answer; if ``keep="best"``
     keeps an earlier draft, a copy of it (with a new id) then closes the
     conversation, so the last message is always the answer kept.
+
+    Streaming: the judge's runs and the model's drafts are tagged ``nostream``, so
+    ``stream_mode="messages"`` shows the answer kept, whole, from ``finish``, and
+    never a chat-model judge's output. ``stream_drafts=True`` streams every draft's
+    tokens as they come instead, each tagged ``jev_draft`` with its attempt number
+    under the ``jev_attempt`` metadata key, so a UI can show them as work in progress.
 
     Args:
         model: a chat model, or any runnable (or function) taking the list of messages
@@ -109,6 +133,8 @@ def create_self_refine_graph(
         keep_drafts: keep rejected drafts and feedback messages in the conversation.
         checkpointer: a LangGraph checkpointer for running the graph on its own over
             threads (as a subgraph it uses its parent's).
+        stream_drafts: stream the model's tokens as they come, rejected drafts included
+            (labelled as above); by default the answer is shown once kept.
 
     Raises:
         JevConfigurationError: an argument is invalid (named in the message).
@@ -135,6 +161,8 @@ def create_self_refine_graph(
     """
     if not isinstance(judge, JevJudge):
         raise JevConfigurationError(f"judge must be a JevJudge, got {type(judge).__name__}")
+    if not isinstance(stream_drafts, bool):
+        raise JevConfigurationError(f"stream_drafts must be True or False, got {stream_drafts!r}")
     runnable = _as_runnable(model)
     policy = RefinePolicy.of(
         max_attempts=max_attempts,
@@ -144,27 +172,31 @@ def create_self_refine_graph(
         to_input=to_input,
     )
 
-    def generate(state: SelfRefineState, config: RunnableConfig) -> dict[str, Any]:
-        return _draft_update(state, runnable.invoke(state["messages"], config))
+    def drafting(state: _LoopState, config: RunnableConfig) -> RunnableConfig:
+        return draft_config(config, len(state_drafts(state)) + 1, stream=stream_drafts)
 
-    async def agenerate(state: SelfRefineState, config: RunnableConfig) -> dict[str, Any]:
-        return _draft_update(state, await runnable.ainvoke(state["messages"], config))
+    def generate(state: _LoopState, config: RunnableConfig) -> dict[str, Any]:
+        return _draft_update(state, runnable.invoke(_working(state), drafting(state, config)))
 
-    def judge_draft(state: SelfRefineState, config: RunnableConfig) -> dict[str, Any]:
-        return _judged_update(policy, state, judge.invoke(_judge_input(policy, state), config))
+    async def agenerate(state: _LoopState, config: RunnableConfig) -> dict[str, Any]:
+        return _draft_update(state, await runnable.ainvoke(_working(state), drafting(state, config)))
 
-    async def ajudge_draft(state: SelfRefineState, config: RunnableConfig) -> dict[str, Any]:
-        verdict = await judge.ainvoke(_judge_input(policy, state), config)
+    def judge_draft(state: _LoopState, config: RunnableConfig) -> dict[str, Any]:
+        verdict = judge.invoke(_judge_input(policy, state), judge_config(config))
         return _judged_update(policy, state, verdict)
 
-    def route(state: SelfRefineState) -> str:
+    async def ajudge_draft(state: _LoopState, config: RunnableConfig) -> dict[str, Any]:
+        verdict = await judge.ainvoke(_judge_input(policy, state), judge_config(config))
+        return _judged_update(policy, state, verdict)
+
+    def route(state: _LoopState) -> str:
         drafts = state_drafts(state)
         return "generate" if drafts and drafts[-1].feedback is not None else "finish"
 
-    def finish(state: SelfRefineState) -> dict[str, Any]:
+    def finish(state: _LoopState) -> dict[str, Any]:
         return _finish_update(policy, state)
 
-    builder = StateGraph(SelfRefineState, input_schema=MessagesState)
+    builder = StateGraph(_LoopState, input_schema=MessagesState, output_schema=SelfRefineState)
     builder.add_node("generate", RunnableLambda(generate, afunc=agenerate, name="generate"))
     builder.add_node("judge", RunnableLambda(judge_draft, afunc=ajudge_draft, name="judge"))
     builder.add_node("finish", finish)
@@ -186,41 +218,49 @@ def _as_runnable(model: Any) -> Runnable[Any, Any]:
     )
 
 
+def _transcript(drafts: list[SelfRefineDraft]) -> list[BaseMessage]:
+    """The rejected drafts and their feedback messages, in order."""
+    return [m for d in drafts if d.feedback is not None for m in (d.answer, d.feedback)]
+
+
+def _working(state: Mapping[str, Any]) -> list[BaseMessage]:
+    """What the model is shown: the conversation, then the rejected drafts and their feedback."""
+    return [*state["messages"], *_transcript(state_drafts(state))]
+
+
 def _draft_update(state: Mapping[str, Any], output: Any) -> dict[str, Any]:
-    """Append the draft, with an id no other message of the conversation has."""
+    """Hold the draft for the judge, with an id no other message of the conversation has."""
     draft = as_answer(output)
-    return {"messages": [with_id(draft, (m.id for m in state["messages"]))]}
+    taken = [m.id for m in _working(state)]
+    return {"jev_pending": _Pending(with_id(draft, taken))}
 
 
 def _current(state: Mapping[str, Any]) -> AIMessage:
-    message = state["messages"][-1]
-    if not isinstance(message, AIMessage):  # pragma: no cover - the graph's edges ensure it
-        raise RuntimeError("the judge node runs right after a draft was added")
-    return message
+    pending = state.get("jev_pending")
+    if not isinstance(pending, _Pending):  # pragma: no cover - the graph's edges ensure it
+        raise RuntimeError("the judge node runs right after a draft was generated")
+    return pending.answer
 
 
 def _judge_input(policy: RefinePolicy, state: Mapping[str, Any]) -> Any:
-    return policy.judge_input(state, judged_messages(state["messages"], state_drafts(state)))
+    return policy.judge_input(state, [*state["messages"], _current(state)])
 
 
 def _judged_update(policy: RefinePolicy, state: Mapping[str, Any], verdict: JevVerdict) -> dict[str, Any]:
-    """Record the verdict; when it is retried, add the feedback message."""
+    """Record the verdict (and, when the draft is retried, its feedback message)."""
     drafts = state_drafts(state)
-    taken = (m.id for m in state["messages"])
+    taken = [m.id for m in _working(state)]
     drafts.append(policy.judged_draft(_current(state), verdict, len(drafts) + 1, taken))
-    update: dict[str, Any] = {"jev_drafts": drafts, "jev_attempts": len(drafts), "jev_verdict": verdict}
-    if drafts[-1].feedback is not None:
-        update["messages"] = [drafts[-1].feedback]
-    return update
+    return {"jev_drafts": drafts, "jev_attempts": len(drafts), "jev_verdict": verdict, "jev_pending": None}
 
 
 def _finish_update(policy: RefinePolicy, state: Mapping[str, Any]) -> dict[str, Any]:
     """End with the kept draft last in the conversation and its verdict in the state."""
     drafts = state_drafts(state)
     kept = drafts[policy.kept(drafts)]
-    if policy.keep_drafts:
-        if kept is drafts[-1]:
-            return {"jev_verdict": kept.verdict}
-        return {"jev_verdict": kept.verdict, "messages": [with_new_id(kept.answer)]}
-    removed = draft_removals(drafts, state["messages"], keep=kept.answer.id)
-    return {"jev_verdict": kept.verdict, "messages": removed}
+    if not policy.keep_drafts:
+        return {"jev_verdict": kept.verdict, "messages": [kept.answer]}
+    messages = [m for d in drafts for m in (d.answer, d.feedback) if m is not None]
+    if kept is not drafts[-1]:
+        messages.append(with_new_id(kept.answer))
+    return {"jev_verdict": kept.verdict, "messages": messages}

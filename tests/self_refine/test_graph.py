@@ -434,3 +434,46 @@ async def test_each_judge_run_sits_under_the_judge_node_in_the_trace(mode: str) 
     assert tracer.parents("ScriptedDecisionModel") == ["JevJudge", "JevJudge"]
     assert tracer.parents("ReplyingChatModel") == ["generate", "generate"]
     assert tracer.parents("self_refine") == [None]
+
+
+def every_checkpoint(saver: InMemorySaver) -> list[tuple[str, str]]:
+    """Every checkpoint the saver holds, subgraph namespaces included, with its writes, as text."""
+    return [
+        (t.config["configurable"]["checkpoint_ns"], repr(t.checkpoint["channel_values"]) + repr(t.pending_writes))
+        for t in saver.list(None)
+    ]
+
+
+async def test_as_a_subgraph_of_a_checkpointed_parent_no_checkpoint_keeps_a_draft(mode: str) -> None:
+    judge, _ = unit_judge(0.2, 0.9)
+    model = ReplyingChatModel(replies=["About 100.", "About 100 degrees Celsius."])
+    parent = StateGraph(MessagesState)
+    parent.add_node("refine", create_self_refine_graph(model, judge))
+    parent.add_edge(START, "refine")
+    parent.add_edge("refine", END)
+    saver = InMemorySaver()
+    app = parent.compile(checkpointer=saver)
+
+    state = await run(app, ask(), mode, {"configurable": {"thread_id": "parent"}})
+
+    assert contents(state["messages"])[-1] == ("ai", "About 100 degrees Celsius.")
+    checkpoints = every_checkpoint(saver)
+    assert any(ns.startswith("refine:") for ns, _ in checkpoints)  # the subgraph did checkpoint
+    for ns, text in checkpoints:
+        assert "'About 100.'" not in text, ns
+        assert "A reviewer checked your previous answer" not in text, ns
+
+
+async def test_with_its_own_checkpointer_no_step_keeps_a_draft(mode: str) -> None:
+    judge, _ = unit_judge(0.2, 0.3, 0.9)
+    model = ReplyingChatModel(replies=["About 100.", "100 C?", "About 100 degrees Celsius."])
+    saver = InMemorySaver()
+    app = create_self_refine_graph(model, judge, checkpointer=saver)
+
+    await run(app, ask(), mode, {"configurable": {"thread_id": "own"}})
+
+    checkpoints = every_checkpoint(saver)
+    assert len(checkpoints) > 4
+    for ns, text in checkpoints:
+        assert "'About 100.'" not in text and "100 C?" not in text, ns
+        assert "A reviewer checked your previous answer" not in text, ns

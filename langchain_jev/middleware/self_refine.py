@@ -54,7 +54,7 @@ class SelfRefineAgentState(AgentState[Any]):
 
     Example:
         >>> sorted(k for k in SelfRefineAgentState.__annotations__ if k.startswith("jev_"))
-        ['jev_attempts', 'jev_drafts', 'jev_verdict']
+        ['jev_attempts', 'jev_context', 'jev_drafts', 'jev_refining', 'jev_verdict']
 
     """
 

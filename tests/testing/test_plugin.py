@@ -97,6 +97,7 @@ def test_jev_cache_wraps_the_model_in_a_sqlite_cache(
     assert path.exists()
 
 
+@pytest.mark.slow
 def test_a_relative_jev_cache_path_follows_the_invocation_dir_not_the_test_cwd(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:

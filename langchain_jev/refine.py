@@ -19,10 +19,12 @@ The rules, in one place:
   in the run's ``jev_drafts`` only.
 - ``keep="last"`` keeps the last draft; ``keep="best"`` keeps the best-ranked one
   (see `draft_rank`).
-- Streams show the answer, not the workings: the judge's runs are tagged
-  ``nostream`` (`judge_config`), and so are the model's drafts unless the caller
-  asks to stream them (`draft_config`), when they are tagged `DRAFT_TAG` with the
-  attempt number in their metadata (`ATTEMPT_METADATA`).
+- Streams show the answer, not the workings: the judge's runs are hidden from
+  every stream (`judge_config`), and so are the model's drafts unless the caller
+  asks to stream them (`draft_config`); drafts are tagged `DRAFT_TAG` with the
+  attempt number in their metadata (`ATTEMPT_METADATA`). Hidden runs are started
+  as the guardrails start theirs (`langchain_jev.guardrails.hidden`): without the
+  config's streaming handlers, tagged ``nostream``; tracers still record them.
 """
 
 from __future__ import annotations
@@ -36,11 +38,11 @@ from typing import Any, Literal, TypeVar, cast
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from langchain_core.runnables import RunnableConfig
 from langchain_core.runnables.config import ensure_config
-from langgraph.constants import TAG_NOSTREAM
 from pydantic_core import CoreSchema, core_schema
 
 from langchain_jev.conversation import input_from_messages
 from langchain_jev.errors import JevConfigurationError, JevInputError
+from langchain_jev.guardrails.hidden import hidden_config
 from langchain_jev.input import JevJudgeInput
 from langchain_jev.judge import JudgeInput
 from langchain_jev.verdict import JevVerdict, Outcome
@@ -88,41 +90,41 @@ ATTEMPT_METADATA = "jev_attempt"
 
 
 def judge_config(config: RunnableConfig | None = None) -> RunnableConfig:
-    """The config of a judge run inside a self-refine loop: tagged ``nostream`` and `JUDGE_TAG`.
+    """The config of a judge run inside a self-refine loop: hidden from streams, tagged `JUDGE_TAG`.
 
     Without a config, the enclosing run's (a graph node, a model call) is used, so
-    the judge's run nests under it in the trace. LangGraph's ``stream_mode="messages"``
-    skips the runs of a chat model under a ``nostream`` run, so the judge's own
-    output (a chat model's JSON verdict, say) never reaches a stream.
+    the judge's run nests under it in the trace. No stream (``stream_mode="messages"``,
+    ``astream_events``) sees the judge's run or its model's (a chat model's JSON
+    verdict, say); tracers do.
 
     Example:
         >>> judge_config({"tags": ["mine"]})["tags"]
-        ['mine', 'nostream', 'jev_judge']
+        ['mine', 'nostream', 'langsmith:nostream', 'jev_judge']
 
     """
-    base = ensure_config(config)
-    return {**base, "tags": [*(base.get("tags") or []), TAG_NOSTREAM, JUDGE_TAG]}
+    return hidden_config(config, JUDGE_TAG)
 
 
 def draft_config(config: RunnableConfig | None, attempt: int, *, stream: bool) -> RunnableConfig:
     """The config of the model call that writes the ``attempt``-th draft.
 
     Tagged `DRAFT_TAG` with the attempt under `ATTEMPT_METADATA`, so a UI that
-    streams drafts can tell them from the answer; with ``stream=False`` also
-    ``nostream``, so the draft's tokens are not streamed and the answer kept is shown
-    once judged.
+    streams drafts can tell them from the answer; with ``stream=False`` also hidden
+    from every stream (see `judge_config`), so the answer kept is shown once judged.
 
     Example:
-        >>> config = draft_config(None, 2, stream=False)
+        >>> config = draft_config(None, 2, stream=True)
         >>> config["tags"], config["metadata"]
-        (['jev_draft', 'nostream'], {'jev_attempt': 2})
+        (['jev_draft'], {'jev_attempt': 2})
+        >>> draft_config(None, 2, stream=False)["tags"]
+        ['nostream', 'langsmith:nostream', 'jev_draft']
 
     """
     base = ensure_config(config)
-    tags = [*(base.get("tags") or []), DRAFT_TAG]
+    base = {**base, "metadata": {**(base.get("metadata") or {}), ATTEMPT_METADATA: attempt}}
     if not stream:
-        tags.append(TAG_NOSTREAM)
-    return {**base, "tags": tags, "metadata": {**(base.get("metadata") or {}), ATTEMPT_METADATA: attempt}}
+        return hidden_config(base, DRAFT_TAG)
+    return {**base, "tags": [*(base.get("tags") or []), DRAFT_TAG]}
 
 
 class RunValue:

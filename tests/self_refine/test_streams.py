@@ -127,3 +127,19 @@ async def test_stream_drafts_shows_every_draft_labelled_and_never_the_judge(mode
     assert sorted(drafts.values(), key=lambda d: d[1]) == [(REJECTED, 1), (KEPT, 2)]
     everything = " ".join(text(m) for m, _ in parts)
     assert JUDGE_MARK not in everything and FEEDBACK_MARK not in everything
+
+
+@pytest.mark.parametrize("shape", list(APPS))
+async def test_astream_events_show_no_model_run_of_a_draft_or_of_the_judge(shape: str) -> None:
+    app, chat = APPS[shape]()
+
+    events = [event async for event in app.astream_events(ask(), version="v2")]
+
+    model_events = [e for e in events if e["event"].startswith(("on_chat_model", "on_llm"))]
+    for event in model_events:
+        data = event.get("data", {})
+        shown = [data.get("chunk"), data.get("output"), data.get("input")]
+        text_shown = " ".join(text(m) for m in shown if isinstance(m, BaseMessage))
+        assert REJECTED not in text_shown and JUDGE_MARK not in text_shown, event["event"]
+        assert "yes_probability" not in repr(data.get("input"))
+    assert len(chat.calls) == 2

@@ -19,8 +19,11 @@ from langchain_jev import (
     JevDecisionModel,
     JevJudge,
 )
+from langchain_jev.graph import HazardBattery
 from langchain_jev.models.resolve import as_decision_model
+from langchain_jev.spec import load_judge
 from langchain_jev.testing import assert_judged
+from tests.cli.helpers import ROOT
 from tests.models.chat.helpers import ScriptedChatModel, json_reply
 
 POLITE = JevCriterion.noul("polite", Noul(instructions="Is `assistant_answer` polite?"), 0.7)
@@ -55,6 +58,8 @@ BUILDERS: dict[str, Callable[[str], Any]] = {
     "JevJudge": lambda name: JevJudge([POLITE], model=name).model,
     "JevJudge.from_statements": lambda name: JevJudge.from_statements(["It is polite."], name).model,
     "CachedDecisionModel": lambda name: CachedDecisionModel(name),
+    "load_judge": lambda name: load_judge(str(ROOT / "examples" / "weather_judge.yaml"), model=name).model,
+    "HazardBattery": lambda name: HazardBattery.output(["hate"], model=name).judge.model,
     "as_decision_model": as_decision_model,
 }
 

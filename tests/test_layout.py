@@ -17,6 +17,7 @@ LAZY_FACES = [
     "langchain_jev",
     "langchain_jev.graph",
     "langchain_jev.guardrails",
+    "langchain_jev.judges",
     "langchain_jev.middleware",
     "langchain_jev.models",
     "langchain_jev.ray",
@@ -51,7 +52,7 @@ def test_the_root_holds_the_engine_and_the_faces_only() -> None:
     modules = sorted(path.name for path in PACKAGE.glob("*.py"))
     assert len(modules) <= 16, modules
     assert not [name for name in modules if name.startswith(("cli_", "spec_"))], modules
-    for folder in ("cli", "spec", "guardrails", "graph", "middleware", "models", "ray", "testing"):
+    for folder in ("cli", "spec", "guardrails", "graph", "judges", "middleware", "models", "ray", "testing"):
         assert (PACKAGE / folder / "__init__.py").is_file(), folder
 
 

@@ -8,7 +8,8 @@ Modules, one job each:
 - `pool` and `worker`: the worker processes and what runs inside each;
 - `readers`, `rows`: dataset files in, rows mapped to judge inputs;
 - `results`, `report`, `progress`: result lines out, the closing table, the progress line;
-- `model`, `transport`, `pacing`: the decision model the command builds, its connections, the rate limit.
+- `model`, `transport`, `pacing`: the decision model the command builds, its connections, the rate limit;
+- `judges`: the ``judges`` command, listing the prebuilt judges and printing their files.
 
 Example:
     langchain-jev judge rows.jsonl --judge judge.yaml --out results.jsonl --fail-under 0.8

@@ -2,6 +2,8 @@
 
 Example:
     langchain-jev judge rows.jsonl --judge judge.yaml --out results.jsonl --fail-under 0.8
+    langchain-jev judge rows.jsonl --judge rag          # a prebuilt judge, by name
+    langchain-jev judges                                # the prebuilt judges; judges show rag prints one
 
 Exit codes: 0 when all went well; 1 when the overall pass rate is under
 ``--fail-under``; 2 on bad input (an unreadable or invalid file, a row missing a
@@ -70,6 +72,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _validate(args.judge)
     if args.command == "judge":
         return _judge(args, parser)
+    if args.command == "judges":
+        from langchain_jev.cli.judges import run
+
+        return run(args)
     parser.print_help(sys.stderr)
     return EXIT_BAD_INPUT
 
@@ -140,6 +146,9 @@ def _parser() -> argparse.ArgumentParser:
         description="Check a judge file against the schema, importing nothing; list the code it names.",
     )
     validate.add_argument("judge", metavar="SPEC", help="the judge file (YAML or JSON)")
+    from langchain_jev.cli.judges import add_parser
+
+    add_parser(commands)
     judge = commands.add_parser(
         "judge",
         help="run a judge file over a dataset",
@@ -157,7 +166,10 @@ def _parser() -> argparse.ArgumentParser:
     )
     judge.add_argument("data", metavar="DATA", help="the dataset: .jsonl, .json or .csv")
     judge.add_argument(
-        "--judge", required=True, metavar="SPEC", help="the judge file (YAML or JSON)"
+        "--judge",
+        required=True,
+        metavar="SPEC",
+        help="the judge file (YAML or JSON), or a prebuilt judge's name (see `langchain-jev judges`)",
     )
     judge.add_argument(
         "--format", choices=("jsonl", "json", "csv"), help="DATA's format (default: by extension)"

@@ -1,1 +1,99 @@
-"""Prebuilt judges: the evaluators users reach for first, as typed atomic questions."""
+"""Prebuilt judges: the evaluators users reach for first, as typed atomic questions.
+
+Each prebuilt judge is a judge file shipped with the package (``files/NAME.yaml``):
+``load_judge("rag")`` and ``langchain-jev judge --judge rag`` load it by name,
+``langchain-jev judges`` lists them and ``langchain-jev judges show rag`` prints one
+to copy and edit. The factories build the same judge with your model, thresholds
+and options, and the ``*_criteria`` functions give the criteria to compose.
+
+=================  =====================================================================
+judge              asks
+=================  =====================================================================
+``rag``            grounded, context relevant, answer relevant, complete, cited
+``correctness``    exact or JSON-equal (code), else the same facts as the expected output
+``trajectory``     tool calls vs a reference, arguments vs schemas, repeats (code);
+                   right tools; task completed
+``conversation``   need resolved, tone, system prompt followed, no invented capabilities
+``summary``        faithful, key points, concise
+``sensitive_data`` secrets, card numbers, emails, phones (code); anything else sensitive
+=================  =====================================================================
+
+Every judge asks all its questions in one request (none when no question
+applies); its checks run locally and never reach the model.
+
+Modules: `catalog` (names, fields, files), `build` (file + thresholds -> judge),
+one module per judge, and `checks` (the code behind the built-in checks).
+
+Example:
+    >>> from langchain_jev.judges import rag_judge
+    >>> from langchain_jev.testing import ScriptedDecisionModel
+    >>> judge = rag_judge(ScriptedDecisionModel({"groundedness": 0.3, "answer_relevance": 3.0}))
+    >>> print(judge.judge("Capital of France?", "Lyon.").feedback)  # doctest: +NORMALIZE_WHITESPACE
+    groundedness: "At least one claim is missing from the context or contradicts it."
+    (yes at 0.30, needs 0.70)
+
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from langchain_jev._lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from langchain_jev.judges.build import prebuilt_criteria, prebuilt_judge
+    from langchain_jev.judges.catalog import CATALOGUE, PrebuiltJudge, judge_names, judge_path, judge_text
+    from langchain_jev.judges.conversation import conversation_criteria, conversation_judge
+    from langchain_jev.judges.correctness import correctness_criteria, correctness_judge
+    from langchain_jev.judges.rag import rag_criteria, rag_judge
+    from langchain_jev.judges.sensitive_data import sensitive_data_criteria, sensitive_data_judge
+    from langchain_jev.judges.summary import summary_criteria, summary_judge
+    from langchain_jev.judges.trajectory import trajectory_criteria, trajectory_judge
+
+# public name -> module that defines it
+_EXPORTS: dict[str, str] = {
+    "CATALOGUE": "langchain_jev.judges.catalog",
+    "PrebuiltJudge": "langchain_jev.judges.catalog",
+    "conversation_criteria": "langchain_jev.judges.conversation",
+    "conversation_judge": "langchain_jev.judges.conversation",
+    "correctness_criteria": "langchain_jev.judges.correctness",
+    "correctness_judge": "langchain_jev.judges.correctness",
+    "judge_names": "langchain_jev.judges.catalog",
+    "judge_path": "langchain_jev.judges.catalog",
+    "judge_text": "langchain_jev.judges.catalog",
+    "prebuilt_criteria": "langchain_jev.judges.build",
+    "prebuilt_judge": "langchain_jev.judges.build",
+    "rag_criteria": "langchain_jev.judges.rag",
+    "rag_judge": "langchain_jev.judges.rag",
+    "sensitive_data_criteria": "langchain_jev.judges.sensitive_data",
+    "sensitive_data_judge": "langchain_jev.judges.sensitive_data",
+    "summary_criteria": "langchain_jev.judges.summary",
+    "summary_judge": "langchain_jev.judges.summary",
+    "trajectory_criteria": "langchain_jev.judges.trajectory",
+    "trajectory_judge": "langchain_jev.judges.trajectory",
+}
+
+__all__ = [
+    "CATALOGUE",
+    "PrebuiltJudge",
+    "conversation_criteria",
+    "conversation_judge",
+    "correctness_criteria",
+    "correctness_judge",
+    "judge_names",
+    "judge_path",
+    "judge_text",
+    "prebuilt_criteria",
+    "prebuilt_judge",
+    "rag_criteria",
+    "rag_judge",
+    "sensitive_data_criteria",
+    "sensitive_data_judge",
+    "summary_criteria",
+    "summary_judge",
+    "trajectory_criteria",
+    "trajectory_judge",
+]
+
+
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())

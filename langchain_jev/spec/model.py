@@ -41,6 +41,7 @@ be between 0 and 1, got 1.5``); no half-built judge is ever returned.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Annotated, Any, Literal, NoReturn
@@ -446,7 +447,7 @@ def load_spec(source: str | os.PathLike[str] | Mapping[str, Any]) -> JudgeSpec:
     if isinstance(source, Mapping):
         data: Any = source
     else:
-        path = Path(source)
+        path = _prebuilt(source) or Path(source)
         label = str(path)
         text = read_file(path, label)
         data = parse_text(text, path, label)
@@ -472,7 +473,10 @@ def load_judge(
     *,
     allow_code: AllowCode = False,
 ) -> JevJudge:
-    """Build a `JevJudge` from a judge file (YAML or JSON) or a mapping of the same shape.
+    """Build a `JevJudge` from a judge file (YAML or JSON), a prebuilt judge's name, or a mapping.
+
+    A bare name that is not a file (``"rag"``, ``"correctness"``, ...) loads the
+    prebuilt judge's file shipped with the package (see `langchain_jev.judges`).
 
     ``model`` is anything `JevJudge` accepts; None means Jev configured from the
     environment. See `judge_schema` for the format.
@@ -499,6 +503,18 @@ def load_judge(
 
     """
     return load_spec(source).build(model, allow_code=allow_code)
+
+
+def _prebuilt(source: str | os.PathLike[str]) -> Path | None:
+    """The shipped file of a prebuilt judge when ``source`` is its bare name and not a file."""
+    if not isinstance(source, str) or not re.fullmatch(r"[a-z][a-z0-9_]*", source) or Path(source).exists():
+        return None
+    from langchain_jev.judges.catalog import FILES, judge_names
+
+    if source not in judge_names():
+        names = ", ".join(judge_names())
+        raise JudgeSpecError([("", f"no such file, and no prebuilt judge of that name ({names})")], source)
+    return FILES / f"{source}.yaml"
 
 
 def judge_schema() -> dict[str, Any]:

@@ -41,6 +41,13 @@ EXPECTED: dict[str, list[str]] = {
         "kept: About 70 degrees Celsius.",
         "rejected: ['It boils at about 70.']",
     ],
+    "prebuilt_judges.ipynb": [
+        "Where does the Seine reach the sea? [rag]",
+        "Which museum is the most visited in the world?: correctness_exact_match PASSED by code, agreement not asked",
+        "Who handles lost tickets?: sensitive_no_email_addresses FAILED by code, no question asked",
+        "no_email_addresses: the answer contains an email address",
+        "10 requests for 12 judgements (4 answers x 3 judges)",
+    ],
     "guardrail_agent.ipynb": [
         "I can't help with that request: it was flagged for jailbreak.",
         "I can't share that response: it was flagged for indiscriminate weapons.",

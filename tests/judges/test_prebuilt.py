@@ -369,3 +369,16 @@ def test_prebuilt_questions_are_typed_questions() -> None:
     for name in NAMES:
         for criterion in FACTORIES[name](JevWire({}).model()).criteria:
             assert criterion.question is None or isinstance(criterion.question, (Noul, Score, Choice))
+
+
+def test_the_readme_catalogue_has_a_row_per_judge_with_its_fields() -> None:
+    from pathlib import Path
+
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    section = readme.split("## Prebuilt judges", 1)[1].split("\n## ", 1)[0]
+    rows = [line for line in section.splitlines() if line.startswith("| `")]
+    assert len(rows) == len(CATALOGUE)
+    for row, entry in zip(rows, CATALOGUE, strict=True):
+        assert row.startswith(f"| `{entry.name}_judge` (`\"{entry.name}\"`)"), row
+        cells = row.split(" | ")
+        assert set(re.findall(r"`([a-z_]+)`", cells[2])) >= set(entry.fields), (entry.name, cells[2])

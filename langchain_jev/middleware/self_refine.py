@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Annotated, Any, NotRequired, cast
 
@@ -361,14 +361,17 @@ class _Turn:
         return list(cast(Mapping[str, Any], self.request.state).get("jev_context") or ())
 
     def _question_id(self) -> str | None:
-        return _last_human_id(self.request.state.get("messages", []))
+        return _last_human_id(self.request.state.get("messages", []), self.hidden)
 
     def _known(self) -> Sequence[AnyMessage | BaseMessage]:
         return [*self.request.state.get("messages", []), *self.request.messages, *self.pending]
 
 
-def _last_human_id(messages: Sequence[BaseMessage]) -> str | None:
-    return next((m.id for m in reversed(messages) if isinstance(m, HumanMessage)), None)
+def _last_human_id(messages: Sequence[BaseMessage], hidden: Collection[str] = ()) -> str | None:
+    """The id of the last human message that is not a feedback message (not in ``hidden``)."""
+    return next(
+        (m.id for m in reversed(messages) if isinstance(m, HumanMessage) and m.id not in hidden), None
+    )
 
 
 def _refining(state: Mapping[str, Any]) -> Mapping[str, Any]:
@@ -376,7 +379,8 @@ def _refining(state: Mapping[str, Any]) -> Mapping[str, Any]:
     refining = state.get("jev_refining")
     if not isinstance(refining, Mapping):
         return {}
-    if refining.get("after") != _last_human_id(state.get("messages", [])):
+    hidden = [str(i) for i in refining.get("hidden", ())]
+    if refining.get("after") != _last_human_id(state.get("messages", []), hidden):
         return {}  # a new turn began: the interrupted refinement was abandoned
     return refining
 

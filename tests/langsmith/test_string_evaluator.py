@@ -352,3 +352,25 @@ def test_as_a_run_evaluator_a_required_reference_must_be_in_the_example() -> Non
         JevStringEvaluator(judge(), requires_reference=True).evaluate_run(run)
     result = JevStringEvaluator(judge()).evaluate_run(run)
     assert (result.key, result.score) == ("jev_pass", 1)
+
+
+@pytest.mark.filterwarnings("ignore:'upload_runs' parameter is in beta")
+def test_langsmith_evaluate_takes_it_as_a_run_evaluator() -> None:
+    from langsmith import evaluate
+
+    from tests.langsmith.helpers import offline_client
+
+    evaluator = runner_evaluator()
+    rows = list(
+        evaluate(
+            lambda inputs: {"answer": "Paris"},
+            data=classic_examples()[:1],
+            evaluators=[evaluator],
+            client=offline_client(),
+            upload_results=False,
+        )
+    )
+
+    (result,) = rows[0]["evaluation_results"]["results"]
+    assert (result.key, result.score, result.value) == ("jev_pass", 1, "PASSED")
+    assert result.comment == "passed=true [correct=PASSED, on_topic=PASSED, short=PASSED]"

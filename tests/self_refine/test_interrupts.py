@@ -127,3 +127,19 @@ async def test_a_new_turn_after_an_abandoned_interrupt_counts_afresh(mode: str) 
 
     assert [r["state"]["user_question"] for r in decisions.requests] == [QUESTION, "And at 2,000 metres?"]
     assert result["jev_attempts"] == 1 and result["jev_verdict"].passed
+
+
+async def test_with_keep_drafts_the_judge_still_reads_the_question_after_a_resume(mode: str) -> None:
+    judge, decisions = unit_judge(0.2, 0.9)
+    call = calls_tool("thermometer", {"place": "sea level"}, "call-1")
+    model = ReplyingChatModel(replies=[REJECTED, call, FINAL])
+    agent = interrupt_before_agent(model, JevSelfRefineMiddleware(judge, keep_drafts=True))
+    config = {"configurable": {"thread_id": "kept-drafts"}}
+
+    await run(agent, ask(), mode, config)
+    result = await run(agent, None, mode, config)
+
+    # The drafts were kept on purpose, yet the feedback is never read as the question.
+    assert [m.type for m in result["messages"]] == ["human", "ai", "human", "ai", "tool", "ai"]
+    assert [r["state"]["user_question"] for r in decisions.requests] == [QUESTION, QUESTION]
+    assert result["jev_attempts"] == 2

@@ -1,9 +1,12 @@
-"""Dataset readers for the command line: JSONL, JSON and CSV rows, streamed one at a time.
+r"""Dataset readers for the command line: JSONL, JSON and CSV rows, streamed one at a time.
 
 Each reader is a generator over `RawRow`s, so memory stays flat however many rows
 a file holds. A row that cannot be read becomes a `RawRow` with a ``problem``
-(named with its line) instead of stopping the run; a file that cannot be read
-at all raises `DatasetError`.
+(named with its line) instead of stopping the run: a row that is not valid
+UTF-8 (an undecodable byte, or a lone surrogate such as ``"\\ud800"``), nests
+deeper than `MAX_ROW_DEPTH` or is larger than `MAX_ROW_CHARS` (one limit for every
+format). A file that cannot be read at all raises `DatasetError`. Every reader
+works in time linear in the size of the file.
 """
 
 from __future__ import annotations
@@ -11,19 +14,41 @@ from __future__ import annotations
 import csv
 import json
 import os
-from collections.abc import Iterator
+import re
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any, Literal
 
 from langchain_jev.errors import DatasetError
 
-__all__ = ["DatasetError", "Format", "RawRow", "count_rows", "detect_format", "read_rows"]
+__all__ = [
+    "MAX_ROW_CHARS",
+    "MAX_ROW_DEPTH",
+    "DatasetError",
+    "Format",
+    "RawRow",
+    "count_rows",
+    "detect_format",
+    "read_rows",
+    "row_problem",
+    "too_deep",
+]
 
 Format = Literal["jsonl", "json", "csv"]
 """The dataset formats the command line reads."""
 
 _CHUNK = 1 << 16
+
+MAX_ROW_CHARS = 16 << 20
+"""The largest row read, in characters of its text, the same for JSONL, JSON and CSV (16 Mi)."""
+
+MAX_ROW_DEPTH = 200
+"""The deepest nesting of objects and arrays a row may have (as deep as the Jev wire takes)."""
+
+_NOT_UTF8 = "holds text that is not valid UTF-8 (a lone surrogate or an undecodable byte)"
+_SURROGATE = re.compile("[\ud800-\udfff]")
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 
 
 @dataclass(frozen=True)
@@ -66,7 +91,7 @@ def detect_format(path: str | os.PathLike[str], explicit: str | None = None) -> 
     if suffix in (".csv", ".tsv"):
         return "csv"
     try:
-        with open(path, encoding="utf-8-sig") as handle:
+        with open(path, encoding="utf-8-sig", errors="surrogateescape") as handle:
             head = handle.read(4096).lstrip()
     except (OSError, UnicodeDecodeError) as error:
         raise DatasetError(f"cannot read {os.fspath(path)}: {error}") from None
@@ -87,23 +112,92 @@ def read_rows(path: str | os.PathLike[str], fmt: Format) -> Iterator[RawRow]:
         [(1, 1, True), (2, 3, False)]
 
     """
-    with _open(path, newline="" if fmt == "csv" else None) as handle:
+    if fmt == "jsonl":
         try:
-            if fmt == "jsonl":
-                yield from _jsonl(handle)
-            elif fmt == "csv":
-                yield from _csv(handle, delimiter="\t" if str(path).endswith(".tsv") else ",")
-            else:
-                yield from _json_array(handle)
-        except UnicodeDecodeError as error:
-            raise DatasetError(f"{os.fspath(path)} is not UTF-8 text: {error}") from None
+            binary = open(path, "rb")  # noqa: SIM115 - closed below
+        except OSError as error:
+            raise DatasetError(f"cannot read {os.fspath(path)}: {error.strerror or error}") from None
+        with binary:
+            yield from _jsonl(binary)
+        return
+    with _open(path, newline="" if fmt == "csv" else None) as handle:
+        if fmt == "csv":
+            yield from _csv(handle, delimiter="\t" if str(path).endswith(".tsv") else ",")
+        else:
+            yield from _json_array(handle)
 
 
 def _open(path: str | os.PathLike[str], newline: str | None) -> IO[str]:
+    """Open as UTF-8 text; bytes that are not UTF-8 become lone surrogates, found per row."""
     try:
-        return open(path, encoding="utf-8-sig", newline=newline)
+        return open(path, encoding="utf-8-sig", errors="surrogateescape", newline=newline)
     except OSError as error:
         raise DatasetError(f"cannot read {os.fspath(path)}: {error.strerror or error}") from None
+
+
+def row_problem(value: Any, text: str | None = None) -> str | None:
+    """Why a decoded row cannot be used (not valid UTF-8, nested too deeply), or None.
+
+    ``text`` is the row's source text, when known: it lets the common row skip the walk.
+
+    Example:
+        >>> row_problem({"answer": "fine"}) is None
+        True
+        >>> row_problem({"answer": chr(0xD800)})
+        'holds text that is not valid UTF-8 (a lone surrogate or an undecodable byte) at answer'
+
+    """
+    check_text = text is None or _may_hold_surrogates(text)
+    check_depth = text is None or text.count("[") + text.count("{") > MAX_ROW_DEPTH
+    if not (check_text or check_depth):
+        return None
+    stack: list[tuple[Any, int, str]] = [(value, 1, "")]
+    while stack:
+        item, depth, where = stack.pop()
+        if isinstance(item, str):
+            if check_text and _SURROGATE.search(item):
+                return _NOT_UTF8 + (f" at {where}" if where else "")
+            continue
+        if isinstance(item, Mapping):
+            pairs: Any = item.items()
+        elif isinstance(item, list):
+            pairs = enumerate(item)
+        else:
+            continue
+        if depth > MAX_ROW_DEPTH:
+            return too_deep()
+        for key, child in pairs:
+            if isinstance(key, int):
+                place = f"{where}[{key}]"
+            elif check_text and _SURROGATE.search(key):
+                return f"{_NOT_UTF8} in a key{f' at {where}' if where else ''}"
+            else:
+                place = f"{where}.{key}" if where else str(key)
+            stack.append((child, depth + 1, place))
+    return None
+
+
+def _may_hold_surrogates(text: str) -> bool:
+    """True when a row's source text may decode to a lone surrogate (C-speed checks first)."""
+    if "\\u" in text and _SURROGATE_ESCAPE.search(text):
+        return True
+    if text.isascii():
+        return False
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
+
+
+def too_deep() -> str:
+    """The problem of a row nested deeper than `MAX_ROW_DEPTH`."""
+    return f"nests objects and arrays deeper than {MAX_ROW_DEPTH} levels"
+
+
+def _too_large(size: int) -> str:
+    limit = f"{MAX_ROW_CHARS >> 20} Mi" if MAX_ROW_CHARS % (1 << 20) == 0 else str(MAX_ROW_CHARS)
+    return f"is larger than {limit} characters, the most a row may hold"
 
 
 def count_rows(path: str | os.PathLike[str], fmt: Format) -> int:
@@ -122,38 +216,67 @@ def count_rows(path: str | os.PathLike[str], fmt: Format) -> int:
     return sum(1 for _ in read_rows(path, fmt))
 
 
-def _jsonl(handle: IO[str]) -> Iterator[RawRow]:
+def _jsonl(handle: IO[bytes]) -> Iterator[RawRow]:
     number = 0
-    for line_number, line in enumerate(handle, start=1):
-        if not line.strip():
+    line_number = 0
+    cap = 4 * MAX_ROW_CHARS + 1  # bytes: more can never decode to MAX_ROW_CHARS characters
+    while True:
+        raw = handle.readline(cap)
+        if not raw:
+            return
+        line_number += 1
+        if line_number == 1 and raw.startswith(b"\xef\xbb\xbf"):
+            raw = raw[3:]
+        if len(raw) >= cap and not raw.endswith(b"\n"):
+            while (rest := handle.readline(_CHUNK)) and not rest.endswith(b"\n"):
+                pass
+            number += 1
+            yield RawRow(number, line_number, None, _too_large(len(raw)))
+            continue
+        if not raw.strip():
             continue
         number += 1
+        try:
+            line = raw.decode("utf-8")
+        except UnicodeDecodeError as error:
+            where = f"{error.reason} at byte {error.start + 1}"
+            yield RawRow(number, line_number, None, f"is not valid UTF-8 text: {where}")
+            continue
+        if len(line) > MAX_ROW_CHARS:
+            yield RawRow(number, line_number, None, _too_large(len(line)))
+            continue
         try:
             value = json.loads(line)
         except ValueError as error:
             yield RawRow(number, line_number, None, f"not valid JSON: {_reason(error)}")
             continue
-        yield _object(number, line_number, value)
+        except RecursionError:
+            yield RawRow(number, line_number, None, too_deep())
+            continue
+        yield _object(number, line_number, value, line)
 
 
 def _csv(handle: IO[str], delimiter: str) -> Iterator[RawRow]:
     reader = csv.reader(handle, delimiter=delimiter)
     try:
-        header = next(reader)
+        header = _next_record(reader)
     except StopIteration:
         return
     except csv.Error as error:
         raise DatasetError(f"line 1: the CSV header cannot be read: {error}") from None
     names = [name.strip() for name in header]
+    if any(_SURROGATE.search(name) for name in names):
+        raise DatasetError("line 1: the CSV header is not valid UTF-8 text")
     number, start = 0, reader.line_num + 1
     while True:
         try:
-            cells = next(reader)
+            cells = _next_record(reader)
         except StopIteration:
             return
         except csv.Error as error:
             number += 1
-            yield RawRow(number, start, None, f"the CSV record cannot be read: {error}")
+            reason = _too_large(0) if "field larger than field limit" in str(error) else str(error)
+            yield RawRow(number, start, None, f"the CSV record cannot be read: {reason}")
             start = reader.line_num + 1
             continue
         line, start = start, reader.line_num + 1
@@ -165,18 +288,40 @@ def _csv(handle: IO[str], delimiter: str) -> Iterator[RawRow]:
                 number, line, None, f"has {len(cells)} cells but the header names {len(names)}"
             )
             continue
+        size = sum(len(cell) for cell in cells)
+        if size > MAX_ROW_CHARS:
+            yield RawRow(number, line, None, _too_large(size))
+            continue
         row = {name: cell for name, cell in zip(names, cells, strict=False) if name and cell != ""}
+        problem = row_problem(row)
+        if problem is not None:
+            yield RawRow(number, line, None, problem)
+            continue
         yield RawRow(number, line, row, from_csv=True)
 
 
+def _next_record(reader: Any) -> list[str]:
+    """The next CSV record, with the one row limit as the cell limit while it is read."""
+    previous = csv.field_size_limit(MAX_ROW_CHARS)
+    try:
+        cells: list[str] = next(reader)
+    finally:
+        csv.field_size_limit(previous)
+    return cells
+
+
 def _json_array(handle: IO[str]) -> Iterator[RawRow]:
-    """Stream the items of a top-level JSON array, one decoded object at a time."""
+    """Stream the items of a top-level JSON array, one decoded object at a time.
+
+    An item that needs more text than the buffer holds is retried after reading as
+    much again, so a large item costs time linear in its size.
+    """
     decoder = json.JSONDecoder()
     buffer, position, line, eof = "", 0, 1, False
 
-    def fill() -> bool:
+    def fill(more: int = _CHUNK) -> bool:
         nonlocal buffer, position, eof
-        chunk = handle.read(_CHUNK)
+        chunk = handle.read(max(more, _CHUNK))
         if not chunk:
             eof = True
             return False
@@ -196,6 +341,48 @@ def _json_array(handle: IO[str]) -> Iterator[RawRow]:
             if not fill():
                 return ""
 
+    def skip_item() -> None:
+        """Move past one item without decoding it (too large or too deep to decode)."""
+        nonlocal position, line
+        depth, in_string = 0, False
+        while True:
+            if position >= len(buffer) and not fill():
+                raise DatasetError(f"line {line}: the JSON array ends inside a row")
+            pattern = _IN_STRING if in_string else _STRUCTURE
+            found = pattern.search(buffer, position)
+            if found is None:
+                line += buffer.count("\n", position)
+                position = len(buffer)
+                continue
+            token = found.group()
+            if token == "\\":
+                if found.end() >= len(buffer):  # the escaped character is in the next chunk
+                    line += buffer.count("\n", position, found.start())
+                    position = found.start()
+                    if not fill():
+                        raise DatasetError(f"line {line}: the JSON array ends inside a row")
+                    continue
+                line += buffer.count("\n", position, found.end() + 1)
+                position = found.end() + 1
+                continue
+            line += buffer.count("\n", position, found.start())
+            if token == '"':
+                position = found.end()
+                in_string = not in_string
+                if in_string or depth:
+                    continue
+                return
+            if token in "[{":
+                depth += 1
+            elif depth == 0:  # a bare scalar item ends before the separator or the array's end
+                position = found.start()
+                return
+            elif token in "]}":
+                depth -= 1
+            position = found.end()
+            if depth == 0:
+                return
+
     if skip_space() != "[":
         raise DatasetError("a JSON dataset must be an array of objects (or use JSONL)")
     position += 1
@@ -204,22 +391,37 @@ def _json_array(handle: IO[str]) -> Iterator[RawRow]:
         return
     while True:
         skip_space()
+        problem: str | None = None
         while True:
             try:
                 value, end = decoder.raw_decode(buffer, position)
+            except RecursionError:
+                problem = too_deep()
+                break
             except ValueError as error:
-                if not eof and fill():
+                if len(buffer) - position > MAX_ROW_CHARS:
+                    problem = _too_large(len(buffer) - position)
+                    break
+                if _incomplete(error, len(buffer)) and not eof and fill(len(buffer) - position):
                     continue
                 raise DatasetError(
                     f"line {line}: the JSON array cannot be read further: {_reason(error)}"
                 ) from None
-            if end < len(buffer) or eof or not fill():
+            if end < len(buffer) or eof or not fill(len(buffer) - position):
                 break
         number += 1
         start_line = line
-        line += buffer.count("\n", position, end)
-        position = end
-        yield _object(number, start_line, value)
+        if problem is not None:
+            skip_item()
+            yield RawRow(number, start_line, None, problem)
+        else:
+            if end - position > MAX_ROW_CHARS:
+                row = RawRow(number, start_line, None, _too_large(end - position))
+            else:
+                row = _object(number, start_line, value, buffer[position:end])
+            line += buffer.count("\n", position, end)
+            position = end
+            yield row
         separator = skip_space()
         if separator == "]":
             return
@@ -229,9 +431,23 @@ def _json_array(handle: IO[str]) -> Iterator[RawRow]:
         position += 1
 
 
-def _object(number: int, line: int, value: Any) -> RawRow:
+def _incomplete(error: ValueError, size: int) -> bool:
+    """True when a decoding error may only mean that the item goes on past the buffer."""
+    if not isinstance(error, json.JSONDecodeError):
+        return True
+    return error.msg.startswith("Unterminated string") or error.pos >= size - 1024
+
+
+_STRUCTURE = re.compile(r'["\[\]{},]')
+_IN_STRING = re.compile(r'["\\]')
+
+
+def _object(number: int, line: int, value: Any, text: str | None = None) -> RawRow:
     if not isinstance(value, dict):
         return RawRow(number, line, None, f"a row must be a JSON object, got {_kind(value)}")
+    problem = row_problem(value, text)
+    if problem is not None:
+        return RawRow(number, line, None, problem)
     return RawRow(number, line, value)
 
 

@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from langchain_jev.cli.readers import row_problem, too_deep
 from langchain_jev.errors import JevInputError
 from langchain_jev.input import (
     ANSWER_FIELD,
@@ -123,7 +124,8 @@ def map_row(
 
     CSV cells are text: there, ``context`` may be a JSON array or one document,
     ``tool_calls`` is JSON, and other cells holding JSON literals (``true``,
-    ``3``, ``[...]``) are read as such.
+    ``3``, ``[...]``) are read as such; a cell whose JSON nests deeper than rows may
+    is a problem.
 
     Example:
         >>> mapped = map_row({"id": 7, "question": "Hi?", "answer": "Hello", "lang": "en"}, FieldMap())
@@ -146,7 +148,13 @@ def map_row(
     skip = taken | fields.ignored | ({fields.id_field} if fields.id_field else set())
     extra = {k: v for k, v in row.items() if k not in skip}
     if from_csv:
-        parts, extra = _from_text(parts), {k: _cell(v) for k, v in extra.items()}
+        try:
+            parts, extra = _from_text(parts), {k: _cell(v) for k, v in extra.items()}
+        except RecursionError:  # a cell of JSON nested past Python's own limit
+            return MappedRow(None, row_id, f"a cell {too_deep()}")
+        problem = row_problem({**parts, **extra})
+        if problem is not None:
+            return MappedRow(None, row_id, f"a cell {problem}")
     missing = [name for name in required if name not in parts and extra.get(name) is None]
     if missing:
         return MappedRow(None, row_id, _missing(missing, fields))

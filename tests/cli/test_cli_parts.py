@@ -109,11 +109,89 @@ def test_formats_are_told_by_extension_or_content(tmp_path: Path) -> None:
         detect_format("x.csv", "xml")
 
 
-def test_a_file_that_is_not_utf8_is_a_dataset_error(tmp_path: Path) -> None:
+def test_a_row_that_is_not_utf8_is_reported_and_the_rest_are_read(tmp_path: Path) -> None:
     path = tmp_path / "rows.jsonl"
-    path.write_bytes(b'{"answer": "\xff\xfe"}\n')
-    with pytest.raises(DatasetError, match="not UTF-8"):
-        list(read_rows(path, "jsonl"))
+    path.write_bytes(b'{"answer": "a"}\n{"answer": "\xff\xfe"}\n{"answer": "b"}\n')
+    read = list(read_rows(path, "jsonl"))
+    assert [r.data for r in read] == [{"answer": "a"}, None, {"answer": "b"}]
+    assert read[1].line == 2 and read[1].problem == "is not valid UTF-8 text: invalid start byte at byte 13"
+
+
+DEEP = '{"answer": "a", "x": ' + "[" * 5000 + "]" * 5000 + "}"
+SURROGATE = '{"answer": "a\\ud800b"}'
+BAD_ROWS = {  # text of a JSON row -> the problem it is reported with
+    DEEP: "nests objects and arrays deeper than 200 levels",
+    '{"answer": "a", "x": ' + "[" * 300 + "]" * 300 + "}": "nests objects and arrays deeper than 200 levels",
+    SURROGATE: "holds text that is not valid UTF-8 (a lone surrogate or an undecodable byte) at answer",
+    '{"answer": "a", "k\\udc00": 1}': "holds text that is not valid UTF-8 (a lone surrogate or an undecodable byte) in a key",
+    '{"answer": "' + "x" * 30_000 + '"}': "is larger than 20000 characters, the most a row may hold",
+}
+
+
+def _dataset(path: Path, fmt: str, rows: list[str]) -> Path:
+    if fmt == "jsonl":
+        path.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    else:
+        path.write_text("[\n" + ",\n".join(rows) + "\n]\n", encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize("fmt", ["jsonl", "json"])
+@pytest.mark.parametrize(("row", "problem"), BAD_ROWS.items(), ids=["5000 deep", "300 deep", "surrogate", "surrogate key", "too large"])
+def test_each_bad_row_is_reported_by_line_and_every_other_row_is_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fmt: str, row: str, problem: str
+) -> None:
+    monkeypatch.setattr(cli_readers, "MAX_ROW_CHARS", 20_000)
+    monkeypatch.setattr(cli_readers, "_CHUNK", 256)
+    good = [json.dumps({"answer": f"a{i}", "n": [i, {"deep": [1]}]}) for i in range(3)]
+    path = _dataset(tmp_path / f"rows.{fmt}", fmt, [good[0], row, good[1], row, good[2]])
+    read = list(read_rows(path, fmt))
+    assert [r.data for r in read if r.data is not None] == [json.loads(g) for g in good]
+    bad = [r for r in read if r.data is None]
+    first = 2 if fmt == "json" else 1  # the array's "[" has a line of its own
+    assert [(r.number, r.line) for r in bad] == [(2, first + 1), (4, first + 3)]
+    assert all(r.problem is not None and r.problem.startswith(problem) for r in bad), bad
+    assert count_rows(path, fmt) == 5
+
+
+@pytest.mark.parametrize("fmt", ["jsonl", "json", "csv"])
+def test_one_row_size_limit_holds_for_every_format(tmp_path: Path, fmt: str) -> None:
+    limit = cli_readers.MAX_ROW_CHARS
+    rows = [{"id": "fits", "answer": "x" * (200 * 1024)}, {"id": "too large", "answer": "y" * (limit + 10)}]
+    path = tmp_path / f"rows.{fmt}"
+    if fmt == "csv":
+        path.write_text("id,answer\n" + "".join(f"{r['id']},{r['answer']}\n" for r in rows), encoding="utf-8")
+    else:
+        _dataset(path, fmt, [json.dumps(r) for r in rows])
+    read = list(read_rows(path, fmt))
+    assert read[0].data == rows[0]  # a 200 KiB cell is read in every format
+    assert read[1].data is None and read[1].problem is not None
+    assert "larger than 16 Mi characters, the most a row may hold" in read[1].problem
+
+
+def test_a_large_json_array_item_is_decoded_in_linear_work(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    size = 4 << 20
+    path = _dataset(tmp_path / "rows.json", "json", [json.dumps({"answer": "z" * size}), '{"answer": "b"}'])
+    scanned: list[int] = []
+
+    class Counting(json.JSONDecoder):
+        def raw_decode(self, s: str, idx: int = 0) -> tuple[Any, int]:
+            scanned.append(len(s) - idx)
+            return super().raw_decode(s, idx)
+
+    monkeypatch.setattr(cli_readers.json, "JSONDecoder", Counting)
+    read = list(read_rows(path, "json"))
+    assert [len(r.data["answer"]) for r in read if r.data] == [size, 1]
+    assert sum(scanned) < 4 * size  # doubling the buffer: each retry reads as much again
+
+
+@pytest.mark.parametrize("depth", [300, 5000])
+@pytest.mark.parametrize("column", ["extra", "expected", "tool_calls"])
+def test_a_csv_cell_of_json_nested_too_deeply_is_that_rows_problem(depth: int, column: str) -> None:
+    deep = "[" * depth + "]" * depth
+    mapped = map_row({"answer": "a", column: deep}, FieldMap(), from_csv=True)
+    assert mapped.input is None
+    assert mapped.problem == "a cell nests objects and arrays deeper than 200 levels"
 
 
 # ----------------------------------------------------------------------------- row mapping

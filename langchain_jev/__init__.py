@@ -21,6 +21,8 @@ The spokes, each a thin adapter around a judge:
 - pytest: ``langchain_jev.testing.assert_judged``, ``ScriptedDecisionModel`` and the
   plugin's ``jev_model`` fixture with ``--jev-require`` and ``--jev-cache``.
 - Judge files: `load_judge` (YAML or JSON) and the ``langchain-jev`` command.
+- Prebuilt judges: ``langchain_jev.judges`` (RAG, correctness, agent trajectories,
+  conversation, summaries, sensitive data), also by name: ``load_judge("rag")``.
 
 Decision models: `JevDecisionModel` (Jev, from ``TYPESAFE_API_KEY``,
 ``TYPESAFE_DEFAULT_MODEL`` and ``TYPESAFE_BASE_URL``), `ChatModelDecisionModel`

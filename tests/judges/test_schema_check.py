@@ -134,3 +134,13 @@ def test_recursive_schemas_and_deep_arguments_end_with_a_problem_not_a_crash() -
         node = node["next"]
     assert validate(deep, schema)[-1].endswith("nested too deep to check")
     assert validate({"a": 1}, {"$ref": "#/$defs/missing"}) == ["arguments: cannot resolve '#/$defs/missing'"]
+
+
+def test_a_schema_of_nested_alternatives_is_too_complex_not_valid() -> None:
+    deep: dict[str, Any] = {"type": "integer"}
+    for _ in range(40):  # 2**40 branches to try
+        deep = {"anyOf": [deep, deep]}
+    assert validate("x", {"anyOf": [deep, {"type": "string"}]})[-1] == "arguments: too complex to check"
+    assert validate("x", {"not": deep}) == ["arguments: too complex to check"]  # not swallowed by `not`
+    looping = {"not": {"anyOf": [{"$ref": "#"}, {"$ref": "#"}]}}
+    assert validate("x", looping) != []

@@ -38,6 +38,7 @@ _CHECKED = frozenset(
 )
 _TYPES = frozenset({"string", "number", "integer", "boolean", "object", "array", "null"})
 _MAX_DEPTH = 64
+_MAX_STEPS = 20_000
 
 
 def read_tool_schemas(value: Any, where: str) -> dict[str, Mapping[str, Any]]:
@@ -134,8 +135,12 @@ def schema_problems(schema: Any, path: str = "") -> list[str]:
     return problems
 
 
-def validate(instance: Any, schema: Any, root: Any = None, path: str = "", depth: int = 0) -> list[str]:
+def validate(instance: Any, schema: Any) -> list[str]:
     """Where ``instance`` breaks ``schema``: one line per problem, empty when it is valid.
+
+    Nesting and the work one check may take are bounded (a schema of nested
+    ``anyOf``s would otherwise take exponential time): past them the arguments
+    are reported as too deep or too complex to check, never as valid.
 
     Example:
         >>> validate({"q": 3}, {"type": "object", "properties": {"q": {"type": "string"}},
@@ -143,7 +148,18 @@ def validate(instance: Any, schema: Any, root: Any = None, path: str = "", depth
         ["missing required 'n'", 'q: expected string, got integer']
 
     """
-    root = schema if root is None else root
+    budget = [_MAX_STEPS]
+    problems = _check(instance, schema, schema, "", 0, budget)
+    if budget[0] < 0:  # said even where a `not` or an anyOf branch swallowed it: never valid
+        problems = [p for p in problems if not p.endswith("too complex to check")]
+        problems.append("arguments: too complex to check")
+    return problems
+
+
+def _check(instance: Any, schema: Any, root: Any, path: str, depth: int, budget: list[int]) -> list[str]:
+    budget[0] -= 1
+    if budget[0] < 0:
+        return [f"{path or 'arguments'}: too complex to check"]
     if depth > _MAX_DEPTH:
         return [f"{path or 'arguments'}: nested too deep to check"]
     if schema is True:
@@ -160,7 +176,7 @@ def validate(instance: Any, schema: Any, root: Any = None, path: str = "", depth
         target = _resolve(root, ref)
         if target is None:
             return [f"{here}: cannot resolve {ref!r}"]
-        problems.extend(validate(instance, target, root, path, depth + 1))
+        problems.extend(_check(instance, target, root, path, depth + 1, budget))
     if "type" in schema:
         names = [schema["type"]] if isinstance(schema["type"], str) else list(schema["type"])
         if not any(_is_type(instance, name) for name in names):
@@ -172,25 +188,26 @@ def validate(instance: Any, schema: Any, root: Any = None, path: str = "", depth
     if "const" in schema and not json_equal(instance, schema["const"]):
         problems.append(f"{prefix}must be {_short(schema['const'])}")
     for inner in schema.get("allOf") or ():
-        problems.extend(validate(instance, inner, root, path, depth + 1))
+        problems.extend(_check(instance, inner, root, path, depth + 1, budget))
     if "anyOf" in schema and not any(
-        not validate(instance, inner, root, path, depth + 1) for inner in schema["anyOf"]
+        not _check(instance, inner, root, path, depth + 1, budget) for inner in schema["anyOf"]
     ):
         problems.append(f"{prefix}matches none of anyOf")
     if "oneOf" in schema:
-        matching = sum(1 for inner in schema["oneOf"] if not validate(instance, inner, root, path, depth + 1))
+        branches = schema["oneOf"]
+        matching = sum(1 for inner in branches if not _check(instance, inner, root, path, depth + 1, budget))
         if matching != 1:
             problems.append(f"{prefix}matches {matching} of oneOf, needs exactly 1")
-    if "not" in schema and not validate(instance, schema["not"], root, path, depth + 1):
+    if "not" in schema and not _check(instance, schema["not"], root, path, depth + 1, budget):
         problems.append(f"{prefix}matches a schema it must not")
     if _is_type(instance, "number"):
         problems.extend(_number_problems(instance, schema, prefix))
     elif isinstance(instance, str):
         problems.extend(_string_problems(instance, schema, prefix))
     elif isinstance(instance, (list, tuple)):
-        problems.extend(_array_problems(instance, schema, root, path, depth))
+        problems.extend(_array_problems(instance, schema, root, path, depth, budget))
     elif isinstance(instance, Mapping):
-        problems.extend(_object_problems(instance, schema, root, path, depth))
+        problems.extend(_object_problems(instance, schema, root, path, depth, budget))
     return problems
 
 
@@ -253,7 +270,7 @@ def _string_problems(value: str, schema: Mapping[str, Any], prefix: str) -> list
 
 
 def _array_problems(
-    value: Sequence[Any], schema: Mapping[str, Any], root: Any, path: str, depth: int
+    value: Sequence[Any], schema: Mapping[str, Any], root: Any, path: str, depth: int, budget: list[int]
 ) -> list[str]:
     problems = []
     prefix = f"{path}: " if path else ""
@@ -268,12 +285,12 @@ def _array_problems(
             problems.append(f"{prefix}items are not unique")
     if "items" in schema:
         for index, item in enumerate(value):
-            problems.extend(validate(item, schema["items"], root, f"{path}[{index}]", depth + 1))
+            problems.extend(_check(item, schema["items"], root, f"{path}[{index}]", depth + 1, budget))
     return problems
 
 
 def _object_problems(
-    value: Mapping[str, Any], schema: Mapping[str, Any], root: Any, path: str, depth: int
+    value: Mapping[str, Any], schema: Mapping[str, Any], root: Any, path: str, depth: int, budget: list[int]
 ) -> list[str]:
     problems = []
     prefix = f"{path}: " if path else ""
@@ -289,11 +306,11 @@ def _object_problems(
     for name, item in value.items():
         where = f"{path}.{name}" if path else str(name)
         if name in properties:
-            problems.extend(validate(item, properties[name], root, where, depth + 1))
+            problems.extend(_check(item, properties[name], root, where, depth + 1, budget))
         elif extra is False:
             problems.append(f"{prefix}unexpected argument {name!r}")
         elif isinstance(extra, Mapping):
-            problems.extend(validate(item, extra, root, where, depth + 1))
+            problems.extend(_check(item, extra, root, where, depth + 1, budget))
     return problems
 
 

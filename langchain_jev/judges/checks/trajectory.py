@@ -188,17 +188,10 @@ def repeated_calls(
 
     """
     problems: list[str] = []
-    seen: list[tuple[ToolCall, int]] = []
-    for call in calls:
-        for index, (other, count) in enumerate(seen):
-            if other.name == call.name and arguments_match(call.arguments, other.arguments):
-                seen[index] = (other, count + 1)
-                break
-        else:
-            seen.append((call, 1))
-    for call, count in seen:
+    counts = Counter(map(_key, calls))  # in the order each call was first made
+    for (name, _), count in counts.items():
         if count > max_identical:
-            problems.append(f"{call.name} with the same arguments {count} times (at most {max_identical})")
+            problems.append(f"{name} with the same arguments {count} times (at most {max_identical})")
     run_name, run = None, 0
     longest: dict[str, int] = {}
     for call in calls:
@@ -241,7 +234,7 @@ def _matched(
     return len(partner)
 
 
-def _key(call: ToolCall) -> Hashable:
+def _key(call: ToolCall) -> tuple[str, Hashable]:
     return (call.name, _canonical(call.arguments))
 
 

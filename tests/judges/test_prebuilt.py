@@ -382,3 +382,11 @@ def test_the_readme_catalogue_has_a_row_per_judge_with_its_fields() -> None:
         assert row.startswith(f"| `{entry.name}_judge` (`\"{entry.name}\"`)"), row
         cells = row.split(" | ")
         assert set(re.findall(r"`([a-z_]+)`", cells[2])) >= set(entry.fields), (entry.name, cells[2])
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_prebuilt_judge_files_name_no_code_so_they_need_no_opt_in(name: str) -> None:
+    from langchain_jev.spec.code import code_references
+
+    assert code_references(load_spec(name)) == []
+    assert load_judge(name, model=JevWire({}).model(), allow_code=False).criteria

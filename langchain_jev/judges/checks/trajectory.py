@@ -23,6 +23,12 @@ or ``superset`` (the reference's arguments are all in the agent's). A tool can
 have its own mode, or a list of argument names (dotted for nested keys) that
 alone must be equal. Pairs are found by a maximum matching, so the answer never
 depends on the order in which candidates are tried.
+
+Where agentevals' code departs from its documentation, the documentation is
+followed: its code applies the arguments mode with the two calls' roles swapped
+in subset mode and in the second pass of unordered mode, pairs calls greedily
+(missing pairings a matching finds), and compares arguments with Python's ``==``
+(so ``1`` equals ``true``).
 """
 
 from __future__ import annotations

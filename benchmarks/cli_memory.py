@@ -98,7 +98,7 @@ def measure(server: JevServer, rows: int, workers: str = "auto") -> dict[str, fl
         if report["code"] != 0:
             raise RuntimeError(f"the command failed ({report['code']}): {stderr[-2000:]}")
         with open(out, encoding="utf-8") as handle:
-            written = sum(1 for _ in handle)
+            written = sum(1 for _ in handle) - 1  # the first line is the header
     if written != rows:
         raise RuntimeError(f"expected {rows} result lines, got {written}")
     return {

@@ -83,7 +83,7 @@ def cli_rate(server: JevServer, rows: int) -> tuple[float, int]:
         if done.returncode != 0:
             raise RuntimeError(f"the command failed ({done.returncode}): {done.stderr[-2000:]}")
         with open(out, encoding="utf-8") as handle:
-            written = sum(1 for _ in handle)
+            written = sum(1 for _ in handle) - 1  # the first line is the header
         if written != rows:
             raise RuntimeError(f"expected {rows} result lines, got {written}")
         return _rate(server.times(), rows), server.peak_in_flight

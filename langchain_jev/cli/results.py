@@ -1,34 +1,98 @@
-"""The results file of the command line: one JSON line per row, written as soon as it is known.
+"""The results file of the command line: a header line, then one JSON line per row as soon as it is known.
 
-Every record names its row (``row``: its number from 1; ``line``: where it starts
-in the dataset; ``key``: a hash of its content), so a run that was stopped can
-be resumed: `resume_results` keeps the rows that have a verdict, drops rows that
+The first line of a results file (not of results sent to stdout) is its
+header, a JSON object that is not a row record::
+
+    {"langchain_jev": "results", "format": 1, "fingerprint": "sha256:...",
+     "judge": {"model": "jev-latest", "options": {...}, "criteria": [...]}}
+
+``judge`` describes what decides the verdicts (`langchain_jev.cli.fingerprint`),
+and ``fingerprint`` is its hash; `is_header` tells the header from a record,
+and readers of results files skip it. Every record names its row (``row``: its
+number from 1; ``line``: where it starts in the dataset; ``key``: a hash of its
+content), so a run that was stopped can be resumed: `resume_results` first
+checks that the file was written by the same judge (and refuses, leaving it as
+it was, when not), then keeps the rows that have a verdict, drops rows that
 could not be judged (they are judged again) and a last line cut short by a
 kill, and says which rows are done.
 """
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import os
+import stat
 import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, TextIO
 
 from langchain_jev.errors import ResultsError
 from langchain_jev.verdict import JevVerdict
 
 __all__ = [
+    "HEADER_KEY",
     "Resumed",
     "ResultsError",
     "ResultsFile",
     "error_record",
+    "header_record",
+    "is_header",
+    "read_header",
     "record_line",
     "resume_results",
     "verdict_record",
 ]
+
+HEADER_KEY = "langchain_jev"
+"""The key that marks a results file's header line (its value is ``"results"``)."""
+FORMAT = 1
+"""The version of the results file format."""
+
+
+def header_record(judge: Mapping[str, Any] | None) -> dict[str, Any]:
+    """The header line of a results file written by ``judge`` (a `judge_description`, or None).
+
+    Example:
+        >>> header = header_record({"model": "jev-latest", "options": {}, "criteria": []})
+        >>> header["langchain_jev"], header["format"], header["fingerprint"].startswith("sha256:")
+        ('results', 1, True)
+        >>> is_header(header), is_header({"row": 1, "key": "abc"})
+        (True, False)
+
+    """
+    from langchain_jev.cli.fingerprint import fingerprint
+
+    return {
+        HEADER_KEY: "results",
+        "format": FORMAT,
+        "fingerprint": fingerprint(judge) if judge is not None else None,
+        "judge": dict(judge) if judge is not None else None,
+    }
+
+
+def is_header(record: Any) -> bool:
+    """True when ``record`` (a parsed line) is a results file's header, not a row's record."""
+    return isinstance(record, dict) and record.get(HEADER_KEY) == "results" and "row" not in record
+
+
+def read_header(path: str | os.PathLike[str]) -> dict[str, Any] | None:
+    """The header of the results file at ``path``; None when its first line is not one (or it is empty).
+
+    Raises:
+        OSError: the file cannot be read.
+
+    """
+    with open(path, "rb") as handle:
+        first = handle.readline()
+    try:
+        record = json.loads(first)
+    except ValueError:
+        return None
+    return record if is_header(record) else None
 
 
 def verdict_record(
@@ -76,14 +140,25 @@ def error_record(row: int, line: int, key: str, row_id: Any, error: BaseExceptio
 
 
 def record_line(record: Mapping[str, Any]) -> str:
-    """A record as its line of the results file (JSON, without the newline).
+    r"""A record as its line of the results file (JSON, without the newline).
+
+    Text UTF-8 cannot hold (a lone surrogate, from a ``\ud800`` escape in a
+    dataset) is written as a JSON escape, so every line is valid UTF-8 JSON.
 
     Example:
         >>> record_line({"row": 1, "passed": True, "summary": "très bien"})
         '{"row": 1, "passed": true, "summary": "très bien"}'
+        >>> record_line({"row": 2, "id": "\ud800"})
+        '{"row": 2, "id": "\\ud800"}'
 
     """
-    return json.dumps(record, ensure_ascii=False, default=str)
+    line = json.dumps(record, ensure_ascii=False, default=str)
+    if not line.isascii():
+        try:
+            line.encode("utf-8")
+        except UnicodeEncodeError:
+            return json.dumps(record, ensure_ascii=True, default=str)
+    return line
 
 
 @dataclass
@@ -99,23 +174,32 @@ class Resumed:
 
 
 def resume_results(
-    path: str | os.PathLike[str], on_record: Callable[[Mapping[str, Any]], None] | None = None
+    path: str | os.PathLike[str],
+    on_record: Callable[[Mapping[str, Any]], None] | None = None,
+    *,
+    judge: Mapping[str, Any] | None = None,
 ) -> Resumed:
     """Read an earlier results file, keep its verdicts, and rewrite it without the rest.
 
-    The file is rewritten (atomically) with only the records that have a
-    verdict, one per row, so appending the rows still to do neither repeats nor
-    loses one. ``on_record`` sees each kept record (to count it in the report).
-    A missing file is an empty start.
+    With ``judge`` (a `judge_description`), the file must have been written by
+    that judge: its header is checked first, and the file is refused, left as
+    it was, when it records another judge (the message says what differs) or
+    none. The file is then rewritten (atomically) with its header and only the
+    records that have a verdict, one per row, so appending the rows still to do
+    neither repeats nor loses one. ``on_record`` sees each kept record (to
+    count it in the report). A missing file is an empty start.
 
     Raises:
-        ResultsError: a line before the last is not a record of this command.
+        ResultsError: another judge wrote the file, or a line before the last is
+            not a record of this command.
 
     """
     target = Path(path)
     resumed = Resumed()
     if not target.exists():
         return resumed
+    if judge is not None:
+        _check_judge(target, judge)
     temporary = target.with_name(f".{target.name}.resume")
     try:
         with open(target, "rb") as source, open(temporary, "wb") as sink:
@@ -142,6 +226,32 @@ def resume_results(
     return resumed
 
 
+def _check_judge(target: Path, judge: Mapping[str, Any]) -> None:
+    from langchain_jev.cli.fingerprint import differences, fingerprint
+
+    try:
+        header = read_header(target)
+        empty = target.stat().st_size == 0
+    except OSError as error:
+        raise ResultsError(f"cannot resume from {target}: {error.strerror or error}") from None
+    if header is None:
+        if empty:
+            return
+        raise ResultsError(
+            f"{target} does not say which judge wrote it (it has no header line); "
+            "to judge the rows again, start a new --out"
+        )
+    recorded = header.get("judge")
+    if header.get("fingerprint") == fingerprint(judge) and recorded is not None:
+        return
+    changes = differences(recorded, judge) if isinstance(recorded, Mapping) else ["the judge is not recorded"]
+    raise ResultsError(
+        f"{target} was written by another judge; --resume continues only the same judge:\n  "
+        + "\n  ".join(changes or ["the judge differs"])
+        + "\nstart a new --out, or resume with the judge and --model of that run"
+    )
+
+
 def _keep(
     raw: bytes,
     number: int,
@@ -158,6 +268,9 @@ def _keep(
         raise ResultsError(
             f"{target}:{number}: not a JSON line; is this a results file of langchain-jev?"
         ) from None
+    if number == 1 and is_header(record):
+        sink.write(raw if raw.endswith(b"\n") else raw + b"\n")
+        return
     if not isinstance(record, dict) or not isinstance(record.get("row"), int) or "key" not in record:
         raise ResultsError(
             f"{target}:{number}: a record without 'row' and 'key'; is this a results file of "
@@ -185,19 +298,48 @@ def _parses(raw: bytes) -> bool:
 class ResultsFile:
     """Where result records go: a file (created, or appended to when resuming) or ``-`` for stdout.
 
-    Each record is written as one line with a single write, then flushed, so a
-    kill leaves at most the last line cut short.
+    A file starts with its header line (`header_record` of ``judge``), unless
+    it is appended to and already has content; stdout gets records only. Each
+    batch of records is written as whole lines with a single unbuffered write,
+    so a kill leaves at most the last line cut short, and a write that fails
+    part way (a full disk) is cut back to the lines before it.
+
+    Raises:
+        OSError: from the constructor and the writes: the file cannot be written.
+
     """
 
-    def __init__(self, path: str | os.PathLike[str], *, append: bool = False) -> None:
+    def __init__(
+        self,
+        path: str | os.PathLike[str],
+        *,
+        append: bool = False,
+        judge: Mapping[str, Any] | None = None,
+    ) -> None:
         self.path = os.fspath(path)
-        self._stream: IO[str]
+        self._stream: IO[bytes]
+        self._text: TextIO | None = None
+        self._regular = False
+        self._end = 0
         if self.path == "-":
-            self._stream = sys.stdout
+            sys.stdout.flush()
+            buffer = getattr(sys.stdout, "buffer", None)
+            if buffer is None:  # stdout replaced by a text-only stream
+                self._text = sys.stdout
+            self._stream = buffer if buffer is not None else io.BytesIO()
             self._owned = False
-        else:
-            self._stream = open(self.path, "a" if append else "w", encoding="utf-8")  # noqa: SIM115 - held until close()
-            self._owned = True
+            return
+        # unbuffered: each batch of lines is one write, and a write that fails part way is undone
+        self._stream = open(self.path, "ab" if append else "wb", buffering=0)  # noqa: SIM115 - held until close()
+        self._owned = True
+        try:
+            self._regular = _is_file(self._stream)
+            self._end = self._stream.seek(0, os.SEEK_END) if self._regular else 0
+            if self._end == 0 and self._regular:
+                self.write_lines([record_line(header_record(judge))])
+        except BaseException:
+            self._stream.close()
+            raise
 
     def write(self, record: Mapping[str, Any]) -> None:
         """Write one record as a JSON line and flush it."""
@@ -205,8 +347,27 @@ class ResultsFile:
 
     def write_lines(self, lines: list[str]) -> None:
         """Write records already made lines by `record_line` (one write), and flush them."""
-        self._stream.write("\n".join(lines) + "\n")
-        self._stream.flush()
+        text = "\n".join(lines) + "\n"
+        if self._text is not None:
+            self._text.write(text)
+            self._text.flush()
+            return
+        data = text.encode("utf-8", "backslashreplace")  # a lone surrogate as its JSON escape
+        if not self._owned:
+            self._stream.write(data)
+            self._stream.flush()
+            return
+        view = memoryview(data)
+        try:
+            while view:
+                written = self._stream.write(view)
+                view = view[written or 0 :]
+        except OSError:
+            if self._regular:  # leave whole lines only (a full disk takes part of a write)
+                with contextlib.suppress(OSError):
+                    os.ftruncate(self._stream.fileno(), self._end)
+            raise
+        self._end += len(data)
 
     def close(self) -> None:
         """Close the file (stdout stays open)."""
@@ -218,3 +379,10 @@ class ResultsFile:
 
     def __exit__(self, *exc_info: object) -> None:
         self.close()
+
+
+def _is_file(stream: IO[bytes]) -> bool:
+    try:
+        return stat.S_ISREG(os.fstat(stream.fileno()).st_mode)
+    except OSError:
+        return False

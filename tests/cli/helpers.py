@@ -60,8 +60,20 @@ def judge_args(data: Path, server_url: str, *extra: str | os.PathLike[str], judg
 
 
 def read_results(path: Path) -> list[dict[str, Any]]:
-    """Every line of a results file, parsed (a line that does not parse fails the test)."""
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    """Every record of a results file, parsed (a line that does not parse fails the test); not its header."""
+    from langchain_jev.cli.results import is_header
+
+    records = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    return [record for record in records if not is_header(record)]
+
+
+def read_header(path: Path) -> dict[str, Any]:
+    """The header line of a results file (it must have one)."""
+    from langchain_jev.cli.results import is_header
+
+    first = json.loads(path.read_text(encoding="utf-8").splitlines()[0])
+    assert is_header(first), first
+    return dict(first)
 
 
 def write_jsonl(path: Path, rows: Iterable[Mapping[str, Any]]) -> Path:

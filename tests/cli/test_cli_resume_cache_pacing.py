@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import sys
 import time
 import uuid
@@ -47,7 +48,7 @@ def test_resume_after_a_kill_neither_repeats_nor_loses_a_row(tmp_path: Path, wor
         )
         try:
             deadline = time.monotonic() + 90
-            while len(_complete_lines(out)) < 10:
+            while len(_complete_lines(out)) < 11:  # the header and ten rows
                 assert process.poll() is None, process.communicate()
                 assert time.monotonic() < deadline, "the run wrote too few lines"
                 time.sleep(0.02)
@@ -59,7 +60,8 @@ def test_resume_after_a_kill_neither_repeats_nor_loses_a_row(tmp_path: Path, wor
             process.wait()
         if sys.platform == "linux":  # killed with the command, its worker processes are gone too
             assert wait_for_no_processes(marker) == {}
-        kept = _complete_lines(out)
+        header, *kept = _complete_lines(out)  # the header records the judge; the rows follow
+        assert json.loads(header)["langchain_jev"] == "results"
         assert 10 <= len(kept) < 60
         # a kill in the middle of a write leaves the last line cut short
         with open(out, "a", encoding="utf-8") as handle:

@@ -8,6 +8,7 @@ Modules, one job each:
 - `pool` and `worker`: the worker processes and what runs inside each;
 - `readers`, `rows`: dataset files in, rows mapped to judge inputs;
 - `results`, `report`, `progress`: result lines out, the closing table, the progress line;
+- `fingerprint`, `lock`: the judge a results file records (``--resume`` continues it only), one writer;
 - `model`, `transport`, `pacing`: the decision model the command builds, its connections, the rate limit;
 - `judges`: the ``judges`` command, listing the prebuilt judges and printing their files.
 
@@ -21,6 +22,8 @@ from __future__ import annotations
 from langchain_jev.cli.app import (
     EXIT_BAD_INPUT,
     EXIT_BELOW_THRESHOLD,
+    EXIT_CODES,
+    EXIT_INTERNAL,
     EXIT_INTERRUPTED,
     EXIT_MODEL_ERRORS,
     EXIT_OK,
@@ -31,6 +34,8 @@ from langchain_jev.cli.app import (
 __all__ = [
     "EXIT_BAD_INPUT",
     "EXIT_BELOW_THRESHOLD",
+    "EXIT_CODES",
+    "EXIT_INTERNAL",
     "EXIT_INTERRUPTED",
     "EXIT_MODEL_ERRORS",
     "EXIT_OK",

@@ -5,12 +5,15 @@ Example:
     langchain-jev judge rows.jsonl --judge rag          # a prebuilt judge, by name
     langchain-jev judges                                # the prebuilt judges; judges show rag prints one
 
-Exit codes: 0 when all went well; 1 when the overall pass rate is under
-``--fail-under``; 2 on bad input (an unreadable or invalid file, a row missing a
-field the judge needs, changed data on ``--resume``); 3 when some rows could not
-be judged because the decision model failed (they are recorded as errors and
-count as not passed) or because a worker process died (they are left for
-``--resume``). A bad input outranks the pass rate, which outranks errors.
+Exit codes (`EXIT_CODES`): 0 when all went well; 1 when the overall pass rate
+is under ``--fail-under``; 2 on bad input (an unreadable or invalid file or
+option, a row missing a field the judge needs, changed data or another judge on
+``--resume``, a results file another run is writing); 3 when some rows were not
+judged or not recorded: the decision model failed for them (they are recorded
+as errors and count as not passed), could not be reached at all, a worker
+process died, or the results could not be written (a full disk, a closed pipe);
+130 when interrupted (Ctrl-C); 70 on an internal error (a bug: please report
+it). A bad input outranks the pass rate, which outranks errors.
 
 With ``--workers N`` (by default chosen from ``--concurrency``, the rows and the
 CPUs) the rows are judged in N worker processes, each with its share of
@@ -21,17 +24,23 @@ CPUs) the rows are judged in N worker processes, each with its share of
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import math
 import os
 import sys
 import warnings
 from collections.abc import Callable, Sequence
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
+
+if TYPE_CHECKING:
+    from langchain_jev.cli.session import RunResult
 
 __all__ = [
     "EXIT_BAD_INPUT",
     "EXIT_BELOW_THRESHOLD",
+    "EXIT_CODES",
+    "EXIT_INTERNAL",
     "EXIT_INTERRUPTED",
     "EXIT_MODEL_ERRORS",
     "EXIT_OK",
@@ -46,8 +55,24 @@ EXIT_BELOW_THRESHOLD = 1
 EXIT_BAD_INPUT = 2
 """Bad input: an unreadable or invalid file, a row missing fields the judge needs."""
 EXIT_MODEL_ERRORS = 3
-"""Some rows could not be judged: the decision model failed for them (or a worker process died)."""
+"""Some rows were not judged or not recorded: the decision model failed for them or could not be
+reached, a worker process died, or the results could not be written."""
 EXIT_INTERRUPTED = 130
+"""Interrupted (Ctrl-C): what was judged is on disk; ``--resume`` finishes the run."""
+EXIT_INTERNAL = 70
+"""An internal error (``EX_SOFTWARE``): a bug of the command, reported in one line."""
+
+EXIT_CODES: dict[int, str] = {
+    EXIT_OK: "every row was judged (and the pass rate is not under --fail-under)",
+    EXIT_BELOW_THRESHOLD: "the overall pass rate is under --fail-under",
+    EXIT_BAD_INPUT: "bad input: an unreadable or invalid file or option, a row missing a field the "
+    "judge needs, changed data or another judge on --resume, an --out another run is writing",
+    EXIT_MODEL_ERRORS: "rows not judged or not recorded: the decision model failed or could not be "
+    "reached, a worker process died, or the results could not be written (--resume finishes)",
+    EXIT_INTERRUPTED: "interrupted (Ctrl-C); --resume finishes",
+    EXIT_INTERNAL: "internal error (a bug: please report it)",
+}
+"""Every exit code of the command, with what it means (the help and the README list them)."""
 
 _PROG = "langchain-jev"
 
@@ -63,34 +88,95 @@ def main(argv: Sequence[str] | None = None) -> int:
     """
     parser = _parser()
     args = parser.parse_args(argv)
-    if args.command == "schema":
-        from langchain_jev.spec import judge_schema
+    try:
+        if args.command == "schema":
+            from langchain_jev.spec import judge_schema
 
-        sys.stdout.write(json.dumps(judge_schema(), indent=2) + "\n")
-        return EXIT_OK
-    if args.command == "validate":
-        return _validate(args.judge)
-    if args.command == "judge":
-        return _judge(args, parser)
-    if args.command == "judges":
-        from langchain_jev.cli.judges import run
+            sys.stdout.write(json.dumps(judge_schema(), indent=2) + "\n")
+            sys.stdout.flush()
+            return EXIT_OK
+        if args.command == "validate":
+            return _validate(args.judge)
+        if args.command == "judge":
+            return _judge(args, parser)
+        if args.command == "judges":
+            from langchain_jev.cli.judges import run
 
-        return run(args)
+            return run(args)
+    except KeyboardInterrupt:
+        sys.stderr.write(f"\n{_PROG}: interrupted\n")
+        return EXIT_INTERRUPTED
+    except BrokenPipeError:  # stdout's reader went away: nothing more to say there
+        _silence_stdout()
+        return EXIT_MODEL_ERRORS
+    except Exception as error:  # a bug: one line, not a traceback (LANGCHAIN_JEV_DEBUG=1 shows it)
+        if os.environ.get("LANGCHAIN_JEV_DEBUG"):
+            raise
+        sys.stderr.write(
+            f"{_PROG}: internal error: {type(error).__name__}: {error} "
+            "(please report it; LANGCHAIN_JEV_DEBUG=1 shows the traceback)\n"
+        )
+        return EXIT_INTERNAL
     parser.print_help(sys.stderr)
     return EXIT_BAD_INPUT
+
+
+def _silence_stdout() -> None:
+    """Point stdout at the null device, so the interpreter's last flush meets no closed pipe."""
+    with contextlib.suppress(OSError, ValueError, AttributeError):
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
 
 
 # --------------------------------------------------------------------------- arguments
 
 
 def _rate(text: str) -> float:
+    """``--fail-under``: a fraction (0 to 1), or a percentage (``80%``, or a number above 1: ``80``).
+
+    A number from 0 to 1 is a fraction, so ``1`` is 100% and ``0.5`` is 50%; 1%
+    is written ``1%`` (or ``0.01``).
+
+    Example:
+        >>> _rate("80"), _rate("0.8"), _rate("80%"), _rate("1"), _rate("1%")
+        (0.8, 0.8, 0.8, 1.0, 0.01)
+
+    """
+    stripped = text.strip()
+    percent = stripped.endswith("%")
     try:
-        value = float(text.rstrip("%")) / (100 if text.endswith("%") else 1)
+        number = float(stripped.rstrip("%").strip())
     except ValueError:
         raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-    if not 0.0 <= value <= 1.0:
-        raise argparse.ArgumentTypeError(f"must be between 0 and 1 (or 0% and 100%), got {text}")
-    return value
+    if not math.isfinite(number) or not 0 <= number <= 100:
+        raise argparse.ArgumentTypeError(
+            f"must be a fraction from 0 to 1 or a percentage from 0 to 100, got {text}"
+        )
+    return number / 100 if percent or number > 1 else number
+
+
+def _base_url(text: str) -> str:
+    """``--base-url``: an http(s) URL with a host.
+
+    Example:
+        >>> _base_url("http://localhost:8000")
+        'http://localhost:8000'
+
+    """
+    from urllib.parse import urlsplit
+
+    try:
+        parts = urlsplit(text.strip())
+        parts.port  # noqa: B018 - raises on a port that is not a number
+    except ValueError:
+        parts = None
+    if parts is None or parts.scheme not in ("http", "https") or not parts.hostname:
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not a server address: give the scheme and the host, "
+            "e.g. http://localhost:8000 or https://jev.example.com"
+        )
+    return text.strip()
 
 
 def _int_at_least(minimum: int, wording: str) -> Callable[[str], int]:
@@ -137,7 +223,10 @@ def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog=_PROG,
         description="Judge model output with typed atomic questions, from the command line.",
+        epilog=_exit_codes_epilog(),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
+    parser.add_argument("--version", action="version", version=f"{_PROG} {_version()}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
     commands.add_parser("schema", help="print the JSON Schema of judge files")
     validate = commands.add_parser(
@@ -153,16 +242,21 @@ def _parser() -> argparse.ArgumentParser:
         "judge",
         help="run a judge file over a dataset",
         description=(
-            "Run a judge file over DATA (JSONL, a JSON array, or CSV), one result line per row. "
-            "Columns question/user_question, answer/assistant_answer, expected/expected_output, "
-            "context/supporting_context and tool_calls feed the judge input; 'id' names the row; "
-            "every other column becomes a state field of its own name."
+            "Run a judge file over DATA (JSONL, a JSON array, or CSV), one result line per row.\n"
+            "Columns question/user_question, answer/assistant_answer, expected/expected_output,\n"
+            "context/supporting_context and tool_calls feed the judge input (--question-field and\n"
+            "the like name other columns); 'id' names the row; every other column becomes a state\n"
+            "field of its own name. --out is written by one run at a time; its first line records\n"
+            "the judge, and --resume continues only the same judge."
         ),
         epilog=(
-            "exit codes: 0 ok; 1 pass rate under --fail-under; 2 bad input (unreadable or "
-            "invalid file, a row missing fields the judge needs); 3 some rows could not be "
-            "judged (decision model errors, or a worker process that died)"
+            "environment:\n"
+            "  TYPESAFE_API_KEY        the API key for Jev (needed unless --model names a chat model)\n"
+            "  TYPESAFE_BASE_URL       the server, when --base-url is not given\n"
+            "  TYPESAFE_DEFAULT_MODEL  the Jev model, when --model is not given\n\n"
+            + _exit_codes_epilog()
         ),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     judge.add_argument("data", metavar="DATA", help="the dataset: .jsonl, .json or .csv")
     judge.add_argument(
@@ -208,7 +302,10 @@ def _parser() -> argparse.ArgumentParser:
         "for a chat model (e.g. openai:gpt-4o-mini; needs langchain-jev[middleware])",
     )
     model.add_argument(
-        "--base-url", metavar="URL", help="a Jev-compatible server (default: TYPESAFE_BASE_URL)"
+        "--base-url",
+        type=_base_url,
+        metavar="URL",
+        help="a Jev-compatible server, http(s)://host[:port] (default: TYPESAFE_BASE_URL)",
     )
     model.add_argument(
         "--timeout", type=_positive_float, metavar="SECONDS", help="per HTTP operation"
@@ -243,7 +340,8 @@ def _parser() -> argparse.ArgumentParser:
         "--fail-under",
         type=_rate,
         metavar="RATE",
-        help="exit 1 when the overall pass rate is under RATE (0-1, or a percentage)",
+        help="exit 1 when the overall pass rate is under RATE: a fraction from 0 to 1 or a "
+        "percentage (80 and 0.8 both mean 80%%; 1 means 100%%, write 1%% for one percent)",
     )
     run.add_argument("--strict", action="store_true", help="stop at the first bad row")
     run.add_argument(
@@ -260,6 +358,21 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _exit_codes_epilog() -> str:
+    import textwrap
+
+    lines = ["exit codes:"]
+    for code, meaning in EXIT_CODES.items():
+        lines.extend(textwrap.wrap(meaning, 78, initial_indent=f"  {code:<4}", subsequent_indent=" " * 6))
+    return "\n".join(lines)
+
+
+def _version() -> str:
+    from langchain_jev import __version__
+
+    return __version__
+
+
 # --------------------------------------------------------------------------- judge
 
 
@@ -271,10 +384,10 @@ def _judge(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
 
     prestart(args.workers, args.concurrency)  # workers' imports load while this process's do
 
-    from langchain_jev.cli.model import ModelSettings, build_model
+    from langchain_jev.cli.fingerprint import judge_description
+    from langchain_jev.cli.model import ModelSettings, build_model, model_identity, model_problem
     from langchain_jev.cli.pacing import RateLimiter
     from langchain_jev.cli.readers import DatasetError, detect_format
-    from langchain_jev.cli.report import format_table, summary_lines
     from langchain_jev.cli.rows import FieldMap
     from langchain_jev.cli.run import RunOptions, run
     from langchain_jev.errors import JevConfigurationError
@@ -312,7 +425,8 @@ def _judge(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     except JevConfigurationError as error:
         return _fail(err, str(error))
     except (ImportError, ValueError) as error:  # a chat model string its provider cannot serve
-        return _fail(err, f"--model {args.model}: {str(error).strip().splitlines()[0]}")
+        return _fail(err, model_problem(str(args.model), error))
+    model_name, endpoint = model_identity(model, settings)
     fields = FieldMap.of(
         question=args.question_field,
         answer=args.answer_field,
@@ -334,24 +448,26 @@ def _judge(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         progress=not args.quiet,
         workers=args.workers,
         rate_limit=args.rate_limit,
+        judge=judge_description(spec, model_name),
+        endpoint=endpoint or model_name,
     )
     setup = WorkerSetup.of(spec, settings, fields, options.required, args.rate_limit)
+    to_file = bool(args.out and args.out != "-")
     try:
         result = run(judge, options, err, setup=setup, closers=closers)
     except KeyboardInterrupt:
-        resume = " (run again with --resume to finish)" if args.out and args.out != "-" else ""
+        resume = " (run again with --resume to finish)" if to_file else ""
         err.write(f"\n{_PROG}: interrupted{resume}\n")
+        err.flush()
         return EXIT_INTERRUPTED
+    if result.pipe_closed:
+        _silence_stdout()
     if result.tally.rows or result.bad_rows or not (result.fatal or result.broken):
-        report = err if args.out == "-" else sys.stdout
-        report.write(format_table(result.tally) + "\n\n")
-        for line in summary_lines(result.tally, bad_rows=result.bad_rows, fail_under=args.fail_under):
-            report.write(line + "\n")
-        report.flush()
+        _report(result, args.fail_under, err if args.out == "-" else sys.stdout)
     if result.fatal:
         return _fail(err, result.fatal)
     if result.broken:
-        resume = ": run again with --resume to finish" if args.out and args.out != "-" else ""
+        resume = ": run again with --resume to finish" if to_file and result.resumable else ""
         err.write(f"{_PROG}: error: {result.broken}{resume}\n")
         err.flush()
         return EXIT_MODEL_ERRORS
@@ -377,6 +493,20 @@ def _validate(path: str) -> int:
     for where, _, reference in code_references(spec):
         sys.stdout.write(f"  {where} names code {reference!r} (runs only with --allow-code)\n")
     return EXIT_OK
+
+
+def _report(result: RunResult, fail_under: float | None, stream: TextIO) -> None:
+    """The table and the summary; a reader that went away (``| head``) is not an error of the run."""
+    from langchain_jev.cli.report import format_table, summary_lines
+
+    try:
+        stream.write(format_table(result.tally) + "\n\n")
+        for line in summary_lines(result.tally, bad_rows=result.bad_rows, fail_under=fail_under):
+            stream.write(line + "\n")
+        stream.flush()
+    except BrokenPipeError:
+        if stream is sys.stdout:
+            _silence_stdout()
 
 
 def exit_code(bad_rows: int, pass_rate: float | None, fail_under: float | None, errors: int) -> int:

@@ -15,14 +15,88 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any
 
-from langchain_jev.errors import JevConfigurationError
+from langchain_jev.errors import JevConfigurationError, MissingCredentialsError
 
 if TYPE_CHECKING:  # kept out of the import, which worker start-up and --help wait for
     from langchain_core.decisions import BaseDecisionModel
 
     from langchain_jev.cli.pacing import RateLimiter
 
-__all__ = ["ModelSettings", "build_model", "close_all"]
+__all__ = ["ModelSettings", "build_model", "close_all", "model_identity", "model_problem", "no_key_message"]
+
+NO_KEY = (
+    "no API key for Jev: set TYPESAFE_API_KEY in the environment (for a Jev-compatible server of "
+    "your own, any key its --base-url accepts), or judge with a chat model: --model provider:model. "
+    "To try the command without a key: python -m langchain_jev.testing.server serves scripted "
+    "answers; run with TYPESAFE_API_KEY=sk-anything --base-url set to the URL it prints"
+)
+"""What the command says when Jev has no key: only what the command's user can do."""
+
+
+def no_key_message() -> str:
+    """The command line's message for a missing API key (no Python-only arguments in it).
+
+    Example:
+        >>> "TYPESAFE_API_KEY" in no_key_message() and "api_key=" not in no_key_message()
+        True
+
+    """
+    return NO_KEY
+
+
+def model_problem(model: str, error: BaseException) -> str:
+    r"""What to tell the command's user when ``--model MODEL`` cannot be built (``error`` says why).
+
+    Example:
+        >>> for part in model_problem("nosuchprovider:x", ValueError(
+        ...     "Unable to infer model provider for model='nosuchprovider:x'. Please specify "
+        ...     "'model_provider' directly.\n\nSupported providers: anthropic, openai\n\nFor help: ...",
+        ... )).split("; "):
+        ...     print(part.replace(" or provider:model", "\nor provider:model"))
+        --model nosuchprovider:x: unknown provider 'nosuchprovider'
+        give a Jev model name (jev-latest, or jev:NAME)
+        or provider:model with a provider LangChain knows (e.g. openai:gpt-4o-mini)
+        known providers: anthropic, openai
+
+    """
+    text = str(error).strip()
+    provider = model.partition(":")[0]
+    if "model_provider" in text or "infer model provider" in text:
+        known = next(
+            (line.split(":", 1)[1].strip() for line in text.splitlines() if line.startswith("Supported")),
+            "",
+        )
+        return (
+            f"--model {model}: unknown provider {provider!r}; give a Jev model name (jev-latest, or "
+            "jev:NAME) or provider:model with a provider LangChain knows (e.g. openai:gpt-4o-mini)"
+            + (f"; known providers: {known}" if known else "")
+        )
+    first = text.splitlines()[0] if text else type(error).__name__
+    return f"--model {model}: {first}"
+
+
+def model_identity(model: Any, settings: ModelSettings) -> tuple[str | None, str | None]:
+    """The name of the model a run judges with, and where its requests go (a URL, for Jev).
+
+    Wrappers (the cache, the pacing) are looked through.
+
+    Example:
+        >>> from langchain_jev.testing import ScriptedDecisionModel
+        >>> model_identity(ScriptedDecisionModel({}), ModelSettings(model="openai:gpt-4o-mini"))
+        ('openai:gpt-4o-mini', None)
+
+    """
+    inner = model
+    for _ in range(8):
+        nested = getattr(inner, "inner", None)
+        if nested is None:
+            break
+        inner = nested
+    if settings.is_chat_model:
+        return settings.model, None
+    name = getattr(inner, "model", None)
+    url = getattr(inner, "base_url", None)
+    return (name if isinstance(name, str) else settings.model), (url if isinstance(url, str) else None)
 
 
 @dataclass(frozen=True)
@@ -73,7 +147,8 @@ def build_model(
     A ``limiter`` paces the requests that reach the model (a cache hit does not wait).
 
     Raises:
-        JevConfigurationError: no API key, or ``--base-url`` with a chat model.
+        MissingCredentialsError: no API key for Jev (the message is `no_key_message`).
+        JevConfigurationError: ``--base-url`` with a chat model.
         ImportError, ValueError: a chat model its provider cannot serve.
 
     """
@@ -118,7 +193,11 @@ def _jev(settings: ModelSettings, closers: list[Any]) -> BaseDecisionModel:
         from typesafe_sdk import RetryPolicy
 
         options["retry"] = RetryPolicy(max_retries=settings.max_retries)
-    plain = JevDecisionModel(**options)  # resolves the model and URL; _async_client, the key
+    plain = JevDecisionModel(**options)  # resolves the model and URL; the key is checked here
+    try:
+        plain.resolve_api_key()
+    except MissingCredentialsError:
+        raise MissingCredentialsError(NO_KEY) from None
     client = _async_client(plain, settings.concurrency)
     model = JevDecisionModel(**options, async_client=client)
     closers.extend([client, model])

@@ -200,7 +200,7 @@ def run_pool(session: Session, setup: WorkerSetup, workers: int) -> None:
         session.progress.restart_clock()
         if not session.stopped:
             pool.judge(session.jobs())
-        finished = True
+        finished = not session.halted  # a halted run does not wait for the rows in flight
     finally:
         pool.shutdown(graceful=finished)
 
@@ -277,7 +277,7 @@ class _Pool:
 
     def judge(self, jobs: Iterator[Job]) -> None:
         exhausted = False
-        while True:
+        while not self.session.halted:
             if not exhausted and not self.session.stopped:
                 exhausted = self._dispatch(jobs)
             if (exhausted or self.session.stopped) and not any(w.outstanding for w in self.workers):

@@ -23,6 +23,9 @@ if TYPE_CHECKING:
 
 __all__ = ["RunOptions", "RunResult", "run", "run_dataset"]
 
+_HALT_CHECK = 0.1
+"""Seconds between looks at whether the run halted (its results cannot be written, say)."""
+
 
 def run(
     judge: JevJudge,
@@ -98,6 +101,8 @@ async def _judge_rows(judge: JevJudge, session: Session) -> None:
             job = await queue.get()
             if job is None:
                 return
+            if session.halted:
+                continue  # the results cannot be written, or the model cannot be reached: drain
             outcome = await judge_job(judge, job)
             if outcome.record is not None:
                 session.record(outcome.record)
@@ -106,23 +111,27 @@ async def _judge_rows(judge: JevJudge, session: Session) -> None:
                 session.bad(job.number, job.line, outcome.problem or "cannot be judged")
 
     async def produce() -> None:
-        try:
+        # No `finally` here: a cancelled producer (Ctrl-C) must not wait to put anything on a
+        # queue whose consumers are cancelled too; only a producer that ran out of rows ends them.
+        with contextlib.suppress(StopRun):
             for job in session.jobs():
                 await queue.put(job)
-        except StopRun:
-            return
-        finally:
-            for _ in range(concurrency):
-                await queue.put(None)
+                if session.halted:
+                    break
+        for _ in range(concurrency):
+            await queue.put(None)
 
     workers = [asyncio.ensure_future(worker()) for _ in range(concurrency)]
     producer = asyncio.ensure_future(produce())
     everything = [producer, *workers]
     try:
-        finished, _ = await asyncio.wait(everything, return_when=asyncio.FIRST_EXCEPTION)
-        for task in finished:
-            task.result()  # re-raise a worker's unexpected failure (a full disk, say)
-        await asyncio.gather(*everything)
+        pending: set[asyncio.Future[None]] = set(everything)
+        while pending and not session.halted:  # a halted run abandons the rows in flight
+            finished, pending = await asyncio.wait(
+                pending, timeout=_HALT_CHECK, return_when=asyncio.FIRST_EXCEPTION
+            )
+            for task in finished:
+                task.result()  # re-raise an unexpected failure
     finally:
         for task in everything:
             task.cancel()

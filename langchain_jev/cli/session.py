@@ -11,12 +11,14 @@ these, so neither imports the other.
 from __future__ import annotations
 
 import contextlib
+import errno
 import gc
 import os
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TextIO
 
+from langchain_jev.cli.lock import ResultsLock, ResultsLockedError
 from langchain_jev.cli.progress import Progress
 from langchain_jev.cli.readers import DatasetError, Format, count_rows, read_rows
 from langchain_jev.cli.report import Tally
@@ -40,6 +42,8 @@ __all__ = [
     "RunResult",
     "Session",
     "StopRun",
+    "column_hint",
+    "connect_failure",
     "judge_job",
     "lean_gc",
 ]
@@ -62,6 +66,11 @@ class RunOptions:
     """Processes judging rows: 1 judges in this process; None chooses (`cli_pool.auto_workers`)."""
     rate_limit: float | None = None
     """Requests per second over all workers (the single-process model paces itself)."""
+    judge: Mapping[str, Any] | None = None
+    """What decides the verdicts (`langchain_jev.cli.fingerprint.judge_description`): recorded in the
+    results file's header, and checked by ``resume``."""
+    endpoint: str | None = None
+    """Where the decision model's requests go (a URL), named when none of the first requests connects."""
 
 
 @dataclass
@@ -73,7 +82,12 @@ class RunResult:
     fatal: str | None = None
     """A problem with the input that stopped the run (unreadable file, changed data, strict mode)."""
     broken: str | None = None
-    """A failure of the run itself that stopped it (a worker process died)."""
+    """A failure of the run itself that stopped it (a worker process died, the results could not be
+    written, the decision model could not be reached at all)."""
+    resumable: bool = True
+    """Whether ``--resume`` can finish the run after ``broken`` (not when the results went nowhere)."""
+    pipe_closed: bool = False
+    """The results went to stdout and its reader closed the pipe."""
     resumed: Resumed | None = None
     workers: int = 1
     """Processes that judged the rows (1: this one)."""
@@ -152,12 +166,46 @@ class StopRun(Exception):
     """Raised by `Session.bad` under ``--strict``: judge no more rows."""
 
 
+CONNECT_ERRORS = frozenset(
+    {
+        "TypeSafeAPIConnectionError",
+        "TypeSafeAPITimeoutError",
+        "APIConnectionError",
+        "APITimeoutError",
+        "ConnectError",
+        "ConnectTimeout",
+        "ConnectionError",
+        "ConnectionRefusedError",
+    }
+)
+"""Error types (as result records name them) that mean a request never reached the model."""
+
+GIVE_UP_AFTER = 8
+"""A run stops when its first this many rows (at most ``--concurrency``) all failed to connect."""
+
+
+def connect_failure(record: Mapping[str, Any]) -> bool:
+    """True when a result record says its request could not reach the decision model.
+
+    Example:
+        >>> connect_failure({"error": "TypeSafeAPIConnectionError: Connection error."})
+        True
+        >>> connect_failure({"error": "TypeSafeInternalServerError: down"}), connect_failure({"passed": True})
+        (False, False)
+
+    """
+    error = record.get("error")
+    return isinstance(error, str) and error.split(":", 1)[0].strip() in CONNECT_ERRORS
+
+
 class Session:
     """The reading and writing side of one run: rows in, result lines, tally and progress out.
 
-    `open` resumes an earlier results file, counts the rows and opens the
-    results file; `jobs` streams the rows still to judge; `record` and
-    `record_lines` write results as they come; `close` ends the display.
+    `open` locks the results file, resumes it, counts the rows and opens it;
+    `jobs` streams the rows still to judge; `record` and `record_lines` write
+    results as they come; `close` closes the file, drops the lock and ends the
+    display. A write that fails, or a run whose first requests all fail to
+    connect, stops the run (``result.broken`` says why); nothing raises.
     """
 
     def __init__(self, criteria: Iterable[tuple[str, str]], options: RunOptions, stderr: TextIO) -> None:
@@ -169,6 +217,14 @@ class Session:
         self.total: int | None = None
         self.progress = Progress(stderr, None, enabled=False)
         self.writer: ResultsFile | None = None
+        self.lock: ResultsLock | None = None
+        self.connect_failures = 0
+        self.reached = False
+        self.hinted = False
+        self.halted = False
+        """True once nothing more can be recorded usefully: the results cannot be written, or the
+        model cannot be reached at all. Rows in flight are then abandoned, not waited for."""
+        self.give_up_after = max(1, min(GIVE_UP_AFTER, options.concurrency))
 
     @property
     def stopped(self) -> bool:
@@ -181,11 +237,23 @@ class Session:
         return None if self.total is None else max(0, self.total - len(self.done))
 
     def open(self) -> bool:
-        """Resume, count the rows and open the results file; False (with ``fatal`` set) if not."""
+        """Lock, resume, count the rows and open the results file; False (with ``fatal`` set) if not."""
         options, result = self.options, self.result
-        if options.resume and options.out and options.out != "-":
+        out = options.out
+        if out and ResultsLock.applies_to(out):
+            lock = ResultsLock(out)
             try:
-                result.resumed = resume_results(options.out, result.tally.add)
+                lock.acquire()
+            except ResultsLockedError as error:
+                result.fatal = str(error)
+                return False
+            except OSError as error:
+                result.fatal = f"cannot write {out}: {error.strerror or error}"
+                return False
+            self.lock = lock
+        if options.resume and out and out != "-":
+            try:
+                result.resumed = resume_results(out, result.tally.add, judge=options.judge)
             except ResultsError as error:
                 result.fatal = str(error)
                 return False
@@ -204,18 +272,25 @@ class Session:
             enabled=options.progress,
         )
         try:
-            self.writer = ResultsFile(options.out, append=options.resume) if options.out else None
+            self.writer = ResultsFile(out, append=options.resume, judge=options.judge) if out else None
         except OSError as error:
-            result.fatal = f"cannot write {options.out}: {error.strerror or error}"
+            result.fatal = f"cannot write {out}: {error.strerror or error}"
             return False
         return True
 
     def close(self) -> None:
-        """Close the results file and draw the last progress line."""
+        """Close the results file, drop its lock and draw the last progress line."""
         try:
             if self.writer is not None:
-                self.writer.close()
+                writer, self.writer = self.writer, None
+                try:
+                    writer.close()
+                except OSError as error:  # the last buffered bytes could not be written
+                    if self.result.broken is None:
+                        self._write_failed(error)
         finally:
+            if self.lock is not None:
+                self.lock.release()
             self.progress.finish()
 
     def jobs(self) -> Iterator[Job]:
@@ -244,11 +319,20 @@ class Session:
                     continue
                 mapped = map_row(raw.data, options.fields, options.required, from_csv=raw.from_csv)
                 if mapped.input is None:
+                    self._hint(raw.data)
                     self.bad(raw.number, raw.line, mapped.problem or "cannot be judged")
                     continue
                 yield Job(raw.number, raw.line, key, mapped.row_id, raw.data, raw.from_csv, mapped.input)
         except DatasetError as error:
             result.fatal = f"{self.label}: {error}"
+
+    def _hint(self, row: Mapping[str, Any]) -> None:
+        if self.hinted:
+            return
+        hint = column_hint(row, self.options.fields, self.options.required)
+        if hint is not None:
+            self.hinted = True
+            self.progress.note(f"{self.label}: {hint}")
 
     def bad(self, number: int, line: int, problem: str) -> None:
         """Report a row that cannot be judged (named with its line) and count it.
@@ -266,23 +350,98 @@ class Session:
             raise StopRun
 
     def record(self, record: dict[str, Any]) -> None:
-        """Write one result record, count it and show the progress."""
+        """Write one result record, count it and show the progress (nothing once the run halted)."""
+        if self.halted:
+            return
         if self.writer is not None:
-            self.writer.write(record)
+            try:
+                self.writer.write(record)
+            except OSError as error:
+                self._write_failed(error)
+                return
         self.result.tally.add(record)
         self.progress.advance(record.get("passed") is True)
+        self._watch_connections((record,))
 
     def record_lines(self, lines: list[str], views: Sequence[dict[str, Any]]) -> None:
         """Write result lines made elsewhere (one write), and count their tally views."""
-        if not lines:
+        if not lines or self.halted:
             return
         if self.writer is not None:
-            self.writer.write_lines(lines)
+            try:
+                self.writer.write_lines(lines)
+            except OSError as error:
+                self._write_failed(error)
+                return
         passed = 0
         for view in views:
             self.result.tally.add(view)
             passed += view.get("passed") is True
         self.progress.advance_many(len(lines), passed)
+        self._watch_connections(views)
+
+    def _watch_connections(self, records: Iterable[Mapping[str, Any]]) -> None:
+        """Stop the run when its first requests all failed to connect (later failures are rows' errors)."""
+        if self.reached:
+            return
+        for record in records:
+            if not connect_failure(record):
+                self.reached = True
+                return
+            self.connect_failures += 1
+            if self.connect_failures >= self.give_up_after and self.result.broken is None:
+                where = self.options.endpoint or "the decision model"
+                self.halted = True
+                self.result.broken = (
+                    f"cannot connect to {where}: the first {self.connect_failures} requests all failed "
+                    f"({record.get('error')}); is the server running, and is --base-url right?"
+                )
+                return
+
+    def _write_failed(self, error: OSError) -> None:
+        out = self.options.out
+        if error.errno == errno.EPIPE or isinstance(error, BrokenPipeError):
+            message = "cannot write the results: the reader closed the pipe"
+            self.result.pipe_closed = out == "-"
+        else:
+            message = f"cannot write {'the results' if out == '-' else out}: {error.strerror or error}"
+        self.halted = True
+        self.result.resumable = bool(out and out != "-" and ResultsLock.applies_to(out))
+        if self.result.broken is None or self.result.broken.startswith("cannot connect"):
+            self.result.broken = message
+
+
+def column_hint(row: Mapping[str, Any], fields: FieldMap, required: Sequence[str]) -> str | None:
+    """A hint for a row lacking a column the judge needs under every name: which option names it.
+
+    Example:
+        >>> hint = column_hint({"prompt": "Hi?", "reply": "Hello"}, FieldMap(), ["assistant_answer"])
+        >>> for part in hint.split("; "):
+        ...     print(part)
+        no 'answer' column (nor 'assistant_answer')
+        the rows have prompt, reply: name the answer column with --answer-field
+        >>> column_hint({"answer": "Hello"}, FieldMap(), ["assistant_answer"]) is None
+        True
+
+    """
+    options = {
+        "user_question": ("question", "--question-field"),
+        "assistant_answer": ("answer", "--answer-field"),
+        "expected_output": ("expected", "--expected-field"),
+        "supporting_context": ("context", "--context-field"),
+        "tool_calls": ("tool calls", "--tool-calls-field"),
+    }
+    for name in required:
+        if name not in options:
+            continue
+        columns = fields.columns(name)
+        if any(column in row for column in columns):
+            continue
+        part, option = options[name]
+        others = f" (nor {', '.join(repr(c) for c in columns[1:])})" if len(columns) > 1 else ""
+        have = ", ".join(str(k) for k in list(row)[:12]) or "no columns"
+        return f"no {columns[0]!r} column{others}; the rows have {have}: name the {part} column with {option}"
+    return None
 
 
 def _say_resumed(resumed: Resumed, stderr: TextIO) -> None:

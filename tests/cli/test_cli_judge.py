@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from langchain_jev.testing.server import Fault, JevServer
 from tests.cli.helpers import (
     FAKE_KEY,
     WEATHER_DATA,
@@ -23,7 +24,6 @@ from tests.cli.helpers import (
     weather_rows,
     write_jsonl,
 )
-from tests.support.jev_server import Fault, JevServer
 
 pytestmark = pytest.mark.slow  # subprocesses, servers or large loads: `-m "not slow"` leaves them out
 

@@ -413,7 +413,7 @@ async def test_the_sharded_transport_spreads_requests_over_its_pools() -> None:
     import httpx2
 
     from langchain_jev.cli.transport import ShardedTransport
-    from tests.support.jev_server import JevServer
+    from langchain_jev.testing.server import JevServer
 
     transport = ShardedTransport(shards=4, connections=16)
     used: list[int] = []

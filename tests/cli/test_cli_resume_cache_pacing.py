@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from langchain_jev.testing.server import Fault, JevServer
 from tests.cli.helpers import (
     WEATHER_DATA,
     WORKERS,
@@ -24,7 +25,6 @@ from tests.cli.helpers import (
     worker_pids,
     write_jsonl,
 )
-from tests.support.jev_server import Fault, JevServer
 
 pytestmark = pytest.mark.slow  # subprocesses, servers or large loads: `-m "not slow"` leaves them out
 

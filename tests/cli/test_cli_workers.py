@@ -28,6 +28,7 @@ from langchain_jev.cli.rows import FieldMap
 from langchain_jev.cli.worker import ParentLimiter
 from langchain_jev.spec import load_spec
 from langchain_jev.testing import ScriptedDecisionModel
+from langchain_jev.testing.server import JevServer
 from tests.cli.helpers import (
     cli_env,
     judge_args,
@@ -40,7 +41,6 @@ from tests.cli.helpers import (
     worker_pids,
     write_jsonl,
 )
-from tests.support.jev_server import JevServer
 
 pytestmark = pytest.mark.slow  # subprocesses, servers or large loads: `-m "not slow"` leaves them out
 

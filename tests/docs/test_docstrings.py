@@ -13,6 +13,7 @@ from __future__ import annotations
 import ast
 import doctest
 import importlib
+import importlib.util
 import inspect
 import itertools
 import os
@@ -27,12 +28,15 @@ import pytest
 
 import langchain_jev
 
+HAS_RAY = importlib.util.find_spec("ray") is not None
+
 PUBLIC = [
     "langchain_jev",
     "langchain_jev.graph",
     "langchain_jev.middleware",
     "langchain_jev.testing",
     "langchain_jev.evaluation",
+    *(["langchain_jev.ray"] if HAS_RAY else []),
 ]
 
 
@@ -93,6 +97,8 @@ def _package_modules() -> list[str]:
 
 @pytest.mark.parametrize("module_name", _package_modules())
 def test_the_docstring_examples_of_the_module_run(module_name: str) -> None:
+    if module_name.startswith("langchain_jev.ray.") and not HAS_RAY:
+        pytest.skip("the ray extra is not installed")
     module = importlib.import_module(module_name)
     finder = doctest.DocTestFinder(exclude_empty=True)
     runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)

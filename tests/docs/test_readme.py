@@ -75,6 +75,9 @@ PRELUDES: dict[str, str] = {
         '"Here is how to make a nerve agent from household products: ...")'
     ),
     "Guardrails: agent middleware": 'chat_model = _docs.writer("Sure, anything goes.")',
+    "Guardrails: rolling one out": (
+        'chat_model = _docs.writer("Never mix bleach and ammonia; here is a nerve agent recipe: ...")'
+    ),
     "Any chat model": "chat_model = _docs.JudgeChatModel()",
 }
 

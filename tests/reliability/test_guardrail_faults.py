@@ -236,20 +236,28 @@ async def test_a_fault_the_retry_mends_leaves_the_guardrail_deciding(
 
 # ---------------------------------------------------------------- the unsafe answer never shows
 
-SEPARATE_NODE_SHOWS_THE_DRAFT = pytest.mark.xfail(
+SEPARATE_NODE_STREAMS_THE_DRAFT = pytest.mark.xfail(
     strict=True,
     reason="inherent to a separate output node (documented in langchain_jev.graph.guardrail): it runs "
-    "after the model's node, whose update is streamed and checkpointed first; the guarded model "
-    "node checks inside the model's step",
+    "in the step after the model's node, and LangGraph emits a node's update to every stream mode when "
+    "its step ends, so the draft is out before the output node can judge it; the guarded model node "
+    "and the middleware judge inside the model's step",
 )
-NEVER_SHOWN_KINDS = [
-    pytest.param("node", marks=SEPARATE_NODE_SHOWS_THE_DRAFT),
+SEPARATE_NODE_KEEPS_THE_DRAFT = pytest.mark.xfail(
+    strict=True,
+    reason="inherent to a separate output node (documented in langchain_jev.graph.guardrail): the "
+    "model's node checkpointed the draft in the step before, and a node that raises writes nothing, "
+    "so with on_error='raise' nothing removes it; the guarded model node raises before the draft is written",
+)
+NEVER_STREAMED_KINDS = [
+    pytest.param("node", marks=SEPARATE_NODE_STREAMS_THE_DRAFT),
     "guarded_model",
     "middleware",
 ]
+NEVER_KEPT_KINDS = [pytest.param("node", marks=SEPARATE_NODE_KEEPS_THE_DRAFT), "guarded_model", "middleware"]
 
 
-@pytest.mark.parametrize("kind", NEVER_SHOWN_KINDS)
+@pytest.mark.parametrize("kind", NEVER_STREAMED_KINDS)
 @pytest.mark.parametrize("stream_mode", ["updates", "values", "messages"])
 async def test_a_refused_answer_is_never_streamed(mode: str, kind: str, stream_mode: str) -> None:
     with_flag = mock_model(answers={"hate": 0.97})
@@ -263,7 +271,7 @@ async def test_a_refused_answer_is_never_streamed(mode: str, kind: str, stream_m
     assert not any(UNSAFE in str(chunk) for chunk in chunks)
 
 
-@pytest.mark.parametrize("kind", NEVER_SHOWN_KINDS)
+@pytest.mark.parametrize("kind", NEVER_KEPT_KINDS)
 async def test_raise_leaves_no_unsafe_answer_in_the_checkpointed_thread(mode: str, kind: str) -> None:
     graph = guarded(
         kind, "output", mock_model(steps=[Step(status=500)] * 3), "raise", checkpointer=InMemorySaver()

@@ -32,9 +32,11 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from langchain_core.callbacks import BaseCallbackManager
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
 from langchain_core.runnables import RunnableConfig, RunnableLambda
 from langchain_core.runnables.config import ensure_config
+from langchain_core.tracers.context import _tracing_v2_is_enabled
 
 from langchain_jev.errors import (
     GuardrailRefusedError,
@@ -158,6 +160,14 @@ def rail_config(check: Direction, config: RunnableConfig | None) -> RunnableConf
     base = ensure_config(config)
     metadata = {**(base.get("metadata") or {}), "jev_guardrail": check}
     return hidden_config({**base, "metadata": metadata}, "jev_guardrail", f"jev_guardrail:{check}")
+
+
+def _observed(config: RunnableConfig) -> bool:
+    """True when a handler would see a run started with ``config`` (a callback, or tracing on)."""
+    callbacks = config.get("callbacks")
+    if isinstance(callbacks, BaseCallbackManager):
+        callbacks = callbacks.handlers
+    return bool(callbacks) or bool(_tracing_v2_is_enabled())
 
 
 def _record(report: dict[str, Any]) -> dict[str, Any]:
@@ -438,16 +448,19 @@ class GuardrailRail:
             logger.warning("the %s safety check's review refuses the turn: %s", self.check, problem)
         return replace(report, refused=not allowed, review="allow" if allowed else "refuse")
 
-    def _decision_config(self, report: GuardrailReport, config: RunnableConfig | None) -> RunnableConfig:
+    def _recorded(self, report: GuardrailReport, config: RunnableConfig | None) -> RunnableConfig | None:
+        """The config of the decision's run, or None when no handler would see it (no bookkeeping)."""
         base = rail_config(self.check, config)
-        return {
-            **base,
-            "metadata": {**(base.get("metadata") or {}), "jev_guardrail_decision": report.to_dict()},
-        }
+        if not _observed(base):
+            return None
+        metadata = {**(base.get("metadata") or {}), "jev_guardrail_decision": report.to_dict()}
+        return {**base, "metadata": metadata}
 
     def _notify(self, report: GuardrailReport, config: RunnableConfig | None) -> None:
         try:
-            _DECISION.invoke(report.to_dict(), self._decision_config(report, config))
+            recorded = self._recorded(report, config)
+            if recorded is not None:
+                _DECISION.invoke(report.to_dict(), recorded)
         except Exception as error:  # a tracer's fault must not decide the turn
             logger.warning(
                 "could not record the %s safety check's decision (%s)", self.check, type(error).__name__
@@ -465,7 +478,9 @@ class GuardrailRail:
 
     async def _anotify(self, report: GuardrailReport, config: RunnableConfig | None) -> None:
         try:
-            await _DECISION.ainvoke(report.to_dict(), self._decision_config(report, config))
+            recorded = self._recorded(report, config)
+            if recorded is not None:
+                await _DECISION.ainvoke(report.to_dict(), recorded)
         except Exception as error:
             logger.warning(
                 "could not record the %s safety check's decision (%s)", self.check, type(error).__name__

@@ -53,6 +53,7 @@ if TYPE_CHECKING:
     from langchain_jev.criteria import JevCriterion
     from langchain_jev.errors import (
         ChatModelOutputError,
+        GuardrailRefusedError,
         GuardrailUndecidedError,
         JevConfigurationError,
         JevError,
@@ -98,6 +99,7 @@ _EXPORTS: dict[str, str] = {
     "DecisionCache": "langchain_jev.models.cache",
     "DecisionResponse": "langchain_jev.models.response",
     "EXPECTED_FIELD": "langchain_jev.input",
+    "GuardrailRefusedError": "langchain_jev.errors",
     "GuardrailUndecidedError": "langchain_jev.errors",
     "HazardBattery": "langchain_jev.guardrails.battery",
     "InMemoryCache": "langchain_jev.models.cache",
@@ -142,6 +144,7 @@ __all__ = [
     "DecisionCache",
     "DecisionResponse",
     "EXPECTED_FIELD",
+    "GuardrailRefusedError",
     "GuardrailUndecidedError",
     "HazardBattery",
     "InMemoryCache",

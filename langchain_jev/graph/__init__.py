@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 from langchain_jev._lazy import lazy_exports
 
 if TYPE_CHECKING:
-    from langchain_jev.errors import GuardrailUndecidedError
+    from langchain_jev.errors import GuardrailRefusedError, GuardrailUndecidedError
     from langchain_jev.graph.guarded_model import create_guarded_model_node, guard_model
     from langchain_jev.graph.guardrail import GuardrailState, create_guardrail_node
     from langchain_jev.graph.self_refine import SelfRefineState, create_self_refine_graph
@@ -25,6 +25,7 @@ if TYPE_CHECKING:
 _EXPORTS: dict[str, str] = {
     "GuardrailReport": "langchain_jev.guardrails.policy",
     "GuardrailState": "langchain_jev.graph.guardrail",
+    "GuardrailRefusedError": "langchain_jev.errors",
     "GuardrailUndecidedError": "langchain_jev.errors",
     "HAZARDS": "langchain_jev.guardrails.catalog",
     "Hazard": "langchain_jev.guardrails.catalog",
@@ -42,6 +43,7 @@ _EXPORTS: dict[str, str] = {
 __all__ = [
     "GuardrailReport",
     "GuardrailState",
+    "GuardrailRefusedError",
     "GuardrailUndecidedError",
     "HAZARDS",
     "Hazard",

@@ -1,0 +1,86 @@
+"""Runs no stream consumer sees: `hidden_config` and `hidden_context`, with real streams and a tracer."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from langchain_core.callbacks import CallbackManager
+from langchain_core.language_models import GenericFakeChatModel
+from langchain_core.messages import AIMessage, HumanMessage
+from langchain_core.runnables import RunnableConfig, RunnableLambda
+from langchain_core.runnables.utils import coro_with_context
+from langchain_core.tracers.event_stream import _AstreamEventsCallbackHandler
+from langgraph.graph import START, MessagesState, StateGraph
+
+from langchain_jev.guardrails.hidden import NOSTREAM_TAGS, hidden_config, hidden_context, is_stream_handler
+from tests.fakes import RunRecorder
+
+SECRET = "a draft nobody has checked"
+
+
+def test_hidden_config_takes_the_stream_handlers_out_of_a_manager_and_keeps_the_rest() -> None:
+    recorder, stream = RunRecorder(), _AstreamEventsCallbackHandler()
+    manager = CallbackManager([recorder, stream], inheritable_handlers=[recorder, stream])
+    config = hidden_config({"callbacks": manager, "tags": ["mine"]}, "jev_guardrail")
+    hidden = config["callbacks"]
+    assert isinstance(hidden, CallbackManager)
+    assert hidden.handlers == [recorder] and hidden.inheritable_handlers == [recorder]
+    assert manager.handlers == [recorder, stream]  # the caller's manager is left alone
+    assert config["tags"] == ["mine", *NOSTREAM_TAGS, "jev_guardrail"]
+    assert is_stream_handler(stream) and not is_stream_handler(recorder)
+
+
+def _graph(hide: bool) -> Any:
+    chat = GenericFakeChatModel(messages=iter([AIMessage(SECRET)]))
+
+    def node(state: MessagesState, config: RunnableConfig) -> dict[str, Any]:
+        draft = chat.invoke(state["messages"], hidden_config(config) if hide else config)
+        assert draft.content == SECRET
+        return {"messages": [AIMessage("checked")]}
+
+    return StateGraph(MessagesState).add_node("agent", node).add_edge(START, "agent").compile()
+
+
+async def _events(graph: Any, recorder: RunRecorder) -> list[Any]:
+    request = {"messages": [HumanMessage("hi")]}
+    return [event async for event in graph.astream_events(request, {"callbacks": [recorder]})]
+
+
+def test_a_hidden_model_run_is_in_no_stream_but_in_the_trace() -> None:
+    recorder = RunRecorder()
+    shown = asyncio.run(_events(_graph(hide=True), recorder))
+    assert SECRET not in repr(shown)
+    assert any(SECRET in repr(run.outputs) for run in recorder.of_type("llm"))
+    chunks = list(_graph(hide=True).stream({"messages": [HumanMessage("hi")]}, stream_mode="messages"))
+    assert SECRET not in repr(chunks) and "checked" in repr(chunks)
+
+
+def test_without_hiding_the_same_graph_shows_the_draft() -> None:
+    shown = asyncio.run(_events(_graph(hide=False), RunRecorder()))
+    assert SECRET in repr(shown)
+
+
+def test_hidden_context_hides_runs_that_read_their_config_from_the_context() -> None:
+    chat = GenericFakeChatModel(messages=iter([AIMessage(SECRET), AIMessage(SECRET)]))
+
+    def call(state: MessagesState) -> dict[str, Any]:
+        with hidden_context("mine") as context:
+            context.run(chat.invoke, state["messages"])
+        return {"messages": [AIMessage("checked")]}
+
+    async def acall(state: MessagesState) -> dict[str, Any]:
+        with hidden_context("mine") as context:
+            await coro_with_context(chat.ainvoke(state["messages"]), context)
+        return {"messages": [AIMessage("checked")]}
+
+    graph = (
+        StateGraph(MessagesState)
+        .add_node("agent", RunnableLambda(call, afunc=acall))
+        .add_edge(START, "agent")
+        .compile()
+    )
+    shown = asyncio.run(_events(graph, RunRecorder()))
+    assert SECRET not in repr(shown)
+    chunks = list(graph.stream({"messages": [HumanMessage("hi")]}, stream_mode="messages"))
+    assert SECRET not in repr(chunks)

@@ -19,7 +19,6 @@ from typing import Any, TextIO
 
 from langchain_jev.cli.model import ModelSettings
 from langchain_jev.cli.report import Tally
-from langchain_jev.cli.results import record_line
 from langchain_jev.cli.rows import FieldMap
 
 __all__ = ["RayOptions", "RayResult", "judge_on_ray", "read_dataset", "run_ray"]
@@ -179,36 +178,45 @@ def run_ray(judge: Any, options: RayOptions, stderr: TextIO) -> RayResult:
                 json.loads(row["jev_record"])
                 for row in ray.data.read_parquet(options.out, columns=["jev_record"]).iter_rows()
             )
-            return _count(records, judge, None, stderr)
+            return _count(records, judge, options.settings.model, None, stderr)
         records = (json.loads(row["jev_record"]) for row in judged.iter_rows())
-        return _count(records, judge, options.out, stderr)
+        return _count(records, judge, options.settings.model, options.out, stderr)
     finally:
         if started_here:
             ray.shutdown()
 
 
-def _count(records: Iterable[Mapping[str, Any]], judge: Any, out: str | None, stderr: TextIO) -> RayResult:
+def _count(
+    records: Iterable[Mapping[str, Any]], judge: Any, model: str | None, out: str | None, stderr: TextIO
+) -> RayResult:
+    """Tally the records and write them as the local engine does: header, one line per row, locked."""
+    from langchain_jev.cli.fingerprint import judge_description
+    from langchain_jev.cli.lock import ResultsLock
+    from langchain_jev.cli.results import ResultsFile
     from langchain_jev.spec import load_spec
 
-    spec = load_spec(judge) if not callable(judge) else None
-    result = RayResult(Tally((c.name, c.kind) for c in spec.criteria) if spec is not None else Tally())
-    handle = None
-    if out == "-":
-        handle = sys.stdout
-    elif out:
-        handle = open(out, "w", encoding="utf-8")  # noqa: SIM115 - closed below
+    spec = load_spec(judge)
+    result = RayResult(Tally((c.name, c.kind) for c in spec.criteria))
+    lock = ResultsLock(out) if out and ResultsLock.applies_to(out) else None
+    if lock is not None:
+        lock.acquire()
     try:
-        for record in records:
-            if "problem" in record:
-                result.bad_rows += 1
-                stderr.write(f"{_name(record)}: {record['problem']}\n")
-                continue
-            if handle is not None:
-                handle.write(record_line(record) + "\n")
-            result.tally.add(record)
+        writer = ResultsFile(out, judge=judge_description(spec, model)) if out else None
+        try:
+            for record in records:
+                if "problem" in record:
+                    result.bad_rows += 1
+                    stderr.write(f"{_name(record)}: {record['problem']}\n")
+                    continue
+                if writer is not None:
+                    writer.write(record)
+                result.tally.add(record)
+        finally:
+            if writer is not None:
+                writer.close()
     finally:
-        if handle is not None and handle is not sys.stdout:
-            handle.close()
+        if lock is not None:
+            lock.release()
     return result
 
 

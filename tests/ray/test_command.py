@@ -57,7 +57,9 @@ def test_jsonl_in_results_file_out_with_the_table(
             ]
         )
     assert code == 0
-    records = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+    header, *lines = out.read_text(encoding="utf-8").splitlines()
+    assert json.loads(header)["langchain_jev"] == "results"  # the local engine's header
+    records = [json.loads(line) for line in lines]
     assert sorted(record["id"] for record in records) == list(range(40))
     assert all(record["passed"] and record["findings"][0]["name"] == "polite" for record in records)
     printed = capsys.readouterr().out
@@ -113,7 +115,7 @@ def test_csv_cells_are_text_and_parquet_round_trips(
             ]
         )
     assert code == 0  # the earlier verdict columns are replaced, never judged as state
-    records = [json.loads(line) for line in again.read_text(encoding="utf-8").splitlines()]
+    records = [json.loads(line) for line in again.read_text(encoding="utf-8").splitlines()[1:]]
     assert len(records) == 10 and all(record["passed"] for record in records)
 
 

@@ -1,8 +1,10 @@
 """A response cache for decision models: ask once, answer again from disk or memory.
 
 `CachedDecisionModel` wraps any `BaseDecisionModel`. Its key is the SHA-256 of
-the inner model's name with the canonical JSON of the state and the questions,
-so the same request to the same model is sent once. Two stores come with it:
+the inner model's identity (its kind, name, endpoint and the settings that shape
+its answers, see `model_identity`) with the canonical JSON of the state and the
+questions, so the same request to the same model at the same endpoint is sent
+once, and a model served elsewhere is asked again. Two stores come with it:
 `SQLiteCache` (one file, shared by threads, event loops and processes) and
 `InMemoryCache`; anything with the four methods of `DecisionCache` works too.
 
@@ -11,6 +13,10 @@ an answer to a question that was asked, or with an answer of another type than
 its question is returned as it is but never stored, so a passing glitch is
 asked again next time instead of being frozen into the cache. Errors are never
 stored either; they propagate as they would without the cache.
+
+A `SQLiteCache` keeps to its own files: it stamps the databases it creates
+(SQLite ``application_id`` and ``user_version``) and refuses, without changing
+anything, a database it did not create.
 
 Example:
     >>> from langchain_core.decisions import Noul
@@ -56,7 +62,7 @@ from langchain_core.decisions import (
 from langchain_core.messages import BaseMessage, convert_to_openai_messages
 from langchain_core.runnables import RunnableConfig
 from langsmith.run_helpers import get_current_run_tree
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError
 
 from langchain_jev.errors import JevConfigurationError
 from langchain_jev.models.response import DecisionResponse
@@ -70,6 +76,7 @@ __all__ = [
     "SQLiteCache",
     "cache_key",
     "is_cacheable",
+    "model_identity",
 ]
 
 logger = logging.getLogger(__name__)
@@ -80,18 +87,45 @@ CACHE_METADATA_KEY = "jev_cache"
 CACHE_HIT_TAG = "jev-cache-hit"
 """Tag put on the run of a request that was answered from the cache."""
 
-_KEY_VERSION = 1
+_KEY_VERSION = 2
+
+APPLICATION_ID = 0x4A455643
+"""The SQLite ``application_id`` of a langchain-jev cache (the bytes ``JEVC``)."""
+
+SCHEMA_VERSION = 1
+"""The SQLite ``user_version`` of the cache's table layout."""
+
+_TABLE = "jev_responses"
+_ENDPOINT_ATTRIBUTES = (
+    "base_url",
+    "openai_api_base",
+    "api_base",
+    "azure_endpoint",
+    "endpoint",
+    "endpoint_url",
+)
+_OWN_TABLES: tuple[list[str], ...] = ([], [_TABLE], [_TABLE, f"sqlite_autoindex_{_TABLE}_1"])
+"""What a database holds before this package stamps it: nothing, or an unstamped cache of ours."""
+_SETTINGS = ("strategy", "system_message", "top_logprobs")
 
 
 # --------------------------------------------------------------------------- keys
 
 
-def cache_key(model: str, state: Any, questions: Mapping[str, Any], namespace: str = "") -> str:
+def cache_key(
+    model: str,
+    state: Any,
+    questions: Mapping[str, Any],
+    namespace: str = "",
+    identity: Mapping[str, Any] | None = None,
+) -> str:
     """Return the cache key of a request: a SHA-256 hex digest.
 
-    The digest covers the model name, the optional namespace and the canonical JSON
-    (sorted keys, no spaces) of the state and the questions. LangChain messages
-    count by their role and content, as they are sent; questions by their JSON form.
+    The digest covers the model name, the model's ``identity`` (see
+    `model_identity`: its kind, endpoint and answer-shaping settings), the optional
+    namespace and the canonical JSON (sorted keys, no spaces) of the state and the
+    questions. LangChain messages count by their role and content, as they are
+    sent; questions by their JSON form.
 
     Raises:
         TypeError: a value in the state has no JSON form (its path is named).
@@ -110,6 +144,7 @@ def cache_key(model: str, state: Any, questions: Mapping[str, Any], namespace: s
     document = {
         "version": _KEY_VERSION,
         "model": model,
+        "identity": dict(identity or {}),
         "namespace": namespace,
         "state": _canonical(state, "state"),
         "questions": {
@@ -140,6 +175,61 @@ def _canonical(value: Any, path: str) -> Any:
     if value is None or isinstance(value, (str, bool, int, float)):
         return value
     raise TypeError(f"{path}: {type(value).__name__} has no JSON form")
+
+
+def model_identity(model: Any) -> dict[str, Any]:
+    """What tells one decision model's answers from another's, for the cache key.
+
+    Wrappers that do not change answers (pacing) are looked through. The identity
+    holds the model's class, its name, its endpoint (``base_url`` of a Jev model,
+    the base URL of a chat model) and the settings that shape a chat model's
+    answers. Secrets never take part.
+
+    Example:
+        >>> from langchain_jev.models.jev import JevDecisionModel
+        >>> one = model_identity(JevDecisionModel(api_key="k", base_url="http://a.test"))
+        >>> other = model_identity(JevDecisionModel(api_key="k", base_url="http://b.test"))
+        >>> one["endpoint"], one == other
+        ('http://a.test', False)
+
+    """
+    while isinstance(getattr(model, "inner", None), BaseDecisionModel) and not isinstance(
+        model, CachedDecisionModel
+    ):
+        model = model.inner
+    identity: dict[str, Any] = {
+        "class": f"{type(model).__module__}.{type(model).__qualname__}",
+        "model": getattr(model, "model", None),
+        "endpoint": _endpoint(model),
+    }
+    chat = getattr(model, "chat_model", None)
+    if chat is not None:
+        identity["chat_model"] = f"{type(chat).__module__}.{type(chat).__qualname__}"
+        identity["endpoint"] = identity["endpoint"] or _endpoint(chat)
+        for name in ("model_name", "model", "temperature"):
+            value = getattr(chat, name, None)
+            if value is None or isinstance(value, (str, int, float, bool)):
+                identity[f"chat_{name}"] = value
+    for name in _SETTINGS:
+        value = getattr(model, name, None)
+        if value is not None and isinstance(value, (str, int, float, bool)):
+            identity[name] = value
+    return identity
+
+
+def _endpoint(obj: Any) -> str | None:
+    for name in ("client", "async_client"):  # a client given to the model is where it asks
+        config = getattr(getattr(obj, name, None), "_config", None)
+        value = getattr(config, "base_url", None)
+        if isinstance(value, str) and value:
+            return value.rstrip("/")
+    for name in _ENDPOINT_ATTRIBUTES:
+        value = getattr(obj, name, None)
+        if isinstance(value, str) and value:
+            return value.rstrip("/")
+        if value is not None and not isinstance(value, (bool, int, float)) and str(value).startswith("http"):
+            return str(value).rstrip("/")
+    return None
 
 
 def is_cacheable(response: ClassifierResponse, questions: Mapping[str, Question]) -> bool:
@@ -331,19 +421,63 @@ class SQLiteCache:
             connection = sqlite3.connect(
                 self.path, timeout=self.timeout, isolation_level=None, check_same_thread=False
             )
-            connection.execute(f"PRAGMA busy_timeout = {int(self.timeout * 1000)}")
-            connection.execute("PRAGMA journal_mode = WAL")
-            connection.execute("PRAGMA synchronous = NORMAL")
-            connection.execute(
-                "CREATE TABLE IF NOT EXISTS jev_responses ("
-                " key TEXT PRIMARY KEY, response TEXT NOT NULL, created_at REAL NOT NULL)"
-            )
         except (sqlite3.Error, OSError) as error:
             raise JevConfigurationError(
                 f"cannot open the response cache at {self.path!r}: {error}"
             ) from error
+        try:
+            connection.execute(f"PRAGMA busy_timeout = {int(self.timeout * 1000)}")
+            self._claim(connection)
+            connection.execute("PRAGMA journal_mode = WAL")
+            connection.execute("PRAGMA synchronous = NORMAL")
+        except (sqlite3.Error, OSError, JevConfigurationError) as error:
+            connection.close()
+            if isinstance(error, JevConfigurationError):
+                raise
+            raise JevConfigurationError(
+                f"cannot open the response cache at {self.path!r}: {error}; it was left unchanged"
+            ) from error
         self._connection, self._pid = connection, os.getpid()
         return connection
+
+    def _claim(self, connection: sqlite3.Connection) -> None:
+        """Stamp a new (empty) database as ours, or check that it is; never touch another's."""
+        if self._is_ours(connection):
+            return
+        connection.execute("BEGIN IMMEDIATE")
+        try:
+            if not self._is_ours(connection):
+                rows = connection.execute("SELECT name FROM sqlite_master ORDER BY name")
+                tables = [row[0] for row in rows]
+                application_id = _pragma(connection, "application_id")
+                if application_id != 0 or tables not in _OWN_TABLES:
+                    listed = ", ".join(sorted(tables)) or "none"
+                    raise JevConfigurationError(
+                        f"{self.path!r} is not a langchain-jev cache (SQLite application_id "
+                        f"{application_id:#x}, tables: {listed}); it was left unchanged. "
+                        "Give the cache a file of its own."
+                    )
+                connection.execute(
+                    f"CREATE TABLE IF NOT EXISTS {_TABLE} ("
+                    " key TEXT PRIMARY KEY, response TEXT NOT NULL, created_at REAL NOT NULL)"
+                )
+                connection.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+                connection.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+            connection.execute("COMMIT")
+        except BaseException:
+            connection.execute("ROLLBACK")
+            raise
+
+    def _is_ours(self, connection: sqlite3.Connection) -> bool:
+        if _pragma(connection, "application_id") != APPLICATION_ID:
+            return False
+        version = _pragma(connection, "user_version")
+        if version != SCHEMA_VERSION:
+            raise JevConfigurationError(
+                f"{self.path!r} is a langchain-jev cache of another layout (version {version}, this "
+                f"package reads {SCHEMA_VERSION}); it was left unchanged. Give the cache a new file."
+            )
+        return True
 
     def get(self, key: str) -> dict[str, Any] | None:
         """Return the value stored under ``key``, or None (also for an unreadable row)."""
@@ -398,6 +532,11 @@ class SQLiteCache:
 
 
 # --------------------------------------------------------------------------- the model
+
+
+def _pragma(connection: sqlite3.Connection, name: str) -> int:
+    row = connection.execute(f"PRAGMA {name}").fetchone()
+    return int(row[0]) if row else 0
 
 
 @dataclass(frozen=True)
@@ -458,6 +597,8 @@ class CachedDecisionModel(BaseDecisionModel):
     model: str = ""
     """The inner model's name (reported in traces and part of every key)."""
 
+    _identity: dict[str, Any] | None = PrivateAttr(default=None)
+
     def __init__(
         self,
         model: Any = None,
@@ -494,7 +635,9 @@ class CachedDecisionModel(BaseDecisionModel):
 
     def key(self, state: State, questions: Mapping[str, Question]) -> str:
         """Return the cache key of a request to this model (see `cache_key`)."""
-        return cache_key(self.model, state, questions, self.namespace)
+        if self._identity is None:
+            self._identity = model_identity(self.inner)
+        return cache_key(self.model, state, questions, self.namespace, self._identity)
 
     # ----------------------------------------------------------------- runnable API
 

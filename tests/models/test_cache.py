@@ -12,14 +12,18 @@ import textwrap
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import Any
 
+import httpx2
 import pytest
 from langchain_core.decisions import Noul
 from langchain_core.messages import AIMessage, HumanMessage
+from typesafe_sdk import AsyncTypeSafeClient, RetryPolicy, TypeSafeClient
 
 from langchain_jev import JevJudgeInput, Outcome
 from langchain_jev.errors import JevConfigurationError
 from langchain_jev.models.cache import (
+    APPLICATION_ID,
     CACHE_HIT_TAG,
     CACHE_METADATA_KEY,
     CachedDecisionModel,
@@ -28,7 +32,9 @@ from langchain_jev.models.cache import (
     SQLiteCache,
     cache_key,
     is_cacheable,
+    model_identity,
 )
+from langchain_jev.models.jev import JevDecisionModel
 from langchain_jev.testing import ScriptedDecisionModel
 from tests.fakes import API_KEY, JevWire, RunRecorder, choice, noul, score
 from tests.testing.helpers import GOOD, HELPFUL, MODE, POLITE, judge_on
@@ -503,4 +509,126 @@ def test_bad_cache_arguments_are_named(tmp_path: Path) -> None:
 def test_the_cached_model_reports_the_inner_model() -> None:
     model = CachedDecisionModel(ScriptedDecisionModel(GOOD, model="m-1"), namespace="v2")
     assert model.model == "m-1"
-    assert model.key("x", QUESTIONS) == cache_key("m-1", "x", QUESTIONS, "v2")
+    identity = model_identity(model.inner)
+    assert identity["model"] == "m-1" and identity["class"].endswith("ScriptedDecisionModel")
+    assert model.key("x", QUESTIONS) == cache_key("m-1", "x", QUESTIONS, "v2", identity)
+
+
+# ----------------------------------------------------------------------------- its own files, its own key
+
+
+def _other_application(path: Path) -> bytes:
+    connection = sqlite3.connect(path)
+    connection.execute("CREATE TABLE users (id INTEGER PRIMARY KEY, name TEXT)")
+    connection.execute("INSERT INTO users (name) VALUES ('ada')")
+    connection.commit()
+    connection.close()
+    return path.read_bytes()
+
+
+def test_another_applications_database_is_refused_and_left_unchanged(tmp_path: Path) -> None:
+    path = tmp_path / "app.sqlite"
+    before = _other_application(path)
+
+    with pytest.raises(JevConfigurationError, match=r"is not a langchain-jev cache .*tables: users\); it was left unchanged"):
+        SQLiteCache(path)
+
+    assert path.read_bytes() == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["app.sqlite"]  # no WAL files either
+    connection = sqlite3.connect(path)
+    assert connection.execute("PRAGMA journal_mode").fetchone()[0] == "delete"
+    assert [r[0] for r in connection.execute("SELECT name FROM sqlite_master")] == ["users"]
+    connection.close()
+
+
+@pytest.mark.parametrize(("application_id", "version"), [(0x12345678, 0), (APPLICATION_ID, 99)])
+def test_a_database_stamped_by_another_application_or_layout_is_refused(
+    tmp_path: Path, application_id: int, version: int
+) -> None:
+    path = tmp_path / "stamped.sqlite"
+    connection = sqlite3.connect(path)
+    connection.execute(f"PRAGMA application_id = {application_id}")
+    connection.execute(f"PRAGMA user_version = {version}")
+    connection.commit()
+    connection.close()
+    before = path.read_bytes()
+    with pytest.raises(JevConfigurationError, match="it was left unchanged"):
+        SQLiteCache(path)
+    assert path.read_bytes() == before
+
+
+def test_a_file_that_is_not_sqlite_is_refused_and_left_unchanged(tmp_path: Path) -> None:
+    path = tmp_path / "notes.txt"
+    path.write_text("my notes\n" * 200, encoding="utf-8")
+    with pytest.raises(JevConfigurationError, match="cannot open the response cache"):
+        SQLiteCache(path)
+    assert path.read_text(encoding="utf-8") == "my notes\n" * 200
+
+
+def test_the_cache_stamps_its_databases_and_reopens_them(tmp_path: Path) -> None:
+    path = tmp_path / "cache.sqlite"
+    with SQLiteCache(path) as cache:
+        cache.put("k", {"model": "m", "answers": {}})
+    connection = sqlite3.connect(path)
+    assert connection.execute("PRAGMA application_id").fetchone()[0] == APPLICATION_ID
+    assert connection.execute("PRAGMA user_version").fetchone()[0] == 1
+    connection.close()
+    with SQLiteCache(path) as again:
+        assert again.get("k") == {"model": "m", "answers": {}}
+
+
+def test_an_unstamped_cache_of_this_package_is_adopted(tmp_path: Path) -> None:
+    path = tmp_path / "old.sqlite"
+    connection = sqlite3.connect(path)
+    connection.execute("CREATE TABLE jev_responses (key TEXT PRIMARY KEY, response TEXT NOT NULL, created_at REAL NOT NULL)")
+    connection.execute("INSERT INTO jev_responses VALUES ('k', '{\"model\": \"m\"}', 0)")
+    connection.commit()
+    connection.close()
+    with SQLiteCache(path) as cache:
+        assert cache.get("k") == {"model": "m"}
+    connection = sqlite3.connect(path)
+    assert connection.execute("PRAGMA application_id").fetchone()[0] == APPLICATION_ID
+    connection.close()
+
+
+def _endpoint_answers() -> dict[str, Any]:
+    return {"polite": noul(0.91), "helpful": score({3: 1.0}, HELPFUL.criteria), "mode": choice("answered")}
+
+
+def test_the_key_tells_endpoints_apart_so_another_server_is_asked(tmp_path: Path) -> None:
+    path = tmp_path / "jev.sqlite"
+    first, second = JevWire(_endpoint_answers()), JevWire(_endpoint_answers())
+    at_a = CachedDecisionModel(_served_at(first, "http://a.test"), path)
+    at_b = CachedDecisionModel(_served_at(second, "http://b.test"), path)
+
+    judge_on(at_a).judge("Hi?", "Hello!")
+    verdict = judge_on(at_b).judge("Hi?", "Hello!")
+
+    assert (first.calls, second.calls) == (1, 1)  # the second server was asked, not served the first's answers
+    assert verdict.response is not None and not verdict.response.cache_hit
+    again = CachedDecisionModel(_served_at(JevWire({}), "http://a.test/"), path)  # would fail if asked
+    assert judge_on(again).judge("Hi?", "Hello!").passed
+
+
+def _served_at(wire: JevWire, base_url: str) -> JevDecisionModel:
+    """Jev over ``wire``, its own clients pointed at ``base_url`` as the command line's are."""
+    policy = RetryPolicy(max_retries=0)
+    return JevDecisionModel(
+        base_url=base_url,
+        client=TypeSafeClient(api_key=API_KEY, base_url=base_url, transport=httpx2.MockTransport(wire), retry=policy),
+        async_client=AsyncTypeSafeClient(
+            api_key=API_KEY, base_url=base_url, transport=httpx2.MockTransport(wire.handle_async), retry=policy
+        ),
+    )
+
+
+def test_the_identity_of_a_model_holds_its_kind_name_endpoint_and_never_its_key() -> None:
+    from langchain_jev.models.chat import ChatModelDecisionModel
+    from tests.models.chat.helpers import ScriptedChatModel
+
+    jev = model_identity(JevDecisionModel(api_key=API_KEY, base_url="http://a.test/", model="jev-1"))
+    assert jev == {"class": "langchain_jev.models.jev.JevDecisionModel", "model": "jev-1", "endpoint": "http://a.test"}
+    assert API_KEY not in repr(jev)
+    chat = model_identity(ChatModelDecisionModel(ScriptedChatModel(), strategy="structured"))
+    structured_by_default = model_identity(ChatModelDecisionModel(ScriptedChatModel(), strategy="per_question"))
+    assert chat["strategy"] == "structured" and chat != structured_by_default

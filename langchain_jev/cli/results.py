@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import IO, Any, TextIO
 
 from langchain_jev.errors import ResultsError
+from langchain_jev.models.secrets import redact
 from langchain_jev.verdict import JevVerdict
 
 __all__ = [
@@ -124,7 +125,7 @@ def verdict_record(
 
 
 def error_record(row: int, line: int, key: str, row_id: Any, error: BaseException) -> dict[str, Any]:
-    """The record of a row that could not be judged: never a pass.
+    """The record of a row that could not be judged: never a pass (known keys redacted).
 
     Example:
         >>> error_record(2, 3, "abc", None, ConnectionError("refused"))["error"]
@@ -135,7 +136,7 @@ def error_record(row: int, line: int, key: str, row_id: Any, error: BaseExceptio
     if row_id is not None:
         record["id"] = row_id
     record["passed"] = False
-    record["error"] = f"{type(error).__name__}: {error}".strip()
+    record["error"] = redact(f"{type(error).__name__}: {error}".strip())  # no echoed key
     return record
 
 

@@ -23,11 +23,13 @@ from typesafe_sdk import (
     SystemOneResponse,
     TypeSafeAPIResponseValidationError,
     TypeSafeClient,
+    TypeSafeError,
 )
 from typesafe_sdk.constants import API_KEY_ENV, BASE_URL_ENV, DEFAULT_MODEL, DEFAULT_MODEL_ENV
 
 from langchain_jev.errors import JevConfigurationError, MissingCredentialsError
 from langchain_jev.models.response import DecisionResponse, read_answers
+from langchain_jev.models.secrets import install_log_filter, redact_error, remember_secret
 from langchain_jev.models.wire import wire_questions, wire_state
 
 if TYPE_CHECKING:
@@ -146,6 +148,9 @@ class JevDecisionModel(BaseDecisionModel):
         if isinstance(kwargs.get("api_key"), str):
             kwargs["api_key"] = SecretStr(kwargs["api_key"])
         super().__init__(**kwargs)
+        if self.api_key is not None:  # known, so redacted wherever the package writes
+            remember_secret(self.api_key.get_secret_value())
+        install_log_filter()
 
     def resolve_api_key(self) -> SecretStr:
         """Return the key requests carry: ``api_key=``, else ``TYPESAFE_API_KEY`` as it is now.
@@ -246,6 +251,8 @@ class JevDecisionModel(BaseDecisionModel):
             return self._convert(self._sync().system_one(body, wired, model=self.model))
         except TypeSafeAPIResponseValidationError as error:
             return self._recover(error)
+        except TypeSafeError as error:  # a server may echo the key in its error body
+            raise redact_error(error) from None
 
     async def _aclassify(self, state: State, questions: dict[str, Question]) -> ClassifierResponse:
         if self.async_client is None and self.client is not None and self.api_key is None:
@@ -255,6 +262,8 @@ class JevDecisionModel(BaseDecisionModel):
             response = await self._async().system_one(body, wired, model=self.model)
         except TypeSafeAPIResponseValidationError as error:
             return self._recover(error)
+        except TypeSafeError as error:  # a server may echo the key in its error body
+            raise redact_error(error) from None
         return self._convert(response)
 
     def close(self) -> None:

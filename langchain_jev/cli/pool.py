@@ -201,6 +201,9 @@ def run_pool(session: Session, setup: WorkerSetup, workers: int) -> None:
         if not session.stopped:
             pool.judge(session.jobs())
         finished = not session.halted  # a halted run does not wait for the rows in flight
+    except KeyboardInterrupt:
+        pool.collect()  # results the workers have sent already go on disk too
+        raise
     finally:
         pool.shutdown(graceful=finished)
 
@@ -255,6 +258,15 @@ class _Pool:
     def wait_ready(self) -> None:
         while not self.session.stopped and not all(w.ready or w.gone for w in self.workers):
             self._poll()
+
+    def collect(self) -> None:
+        """Record the results already waiting in the pipes, without waiting for more."""
+        for worker in self.workers:
+            with contextlib.suppress(EOFError, OSError):
+                while not worker.gone and worker.results.poll(0):
+                    message = worker.results.recv()
+                    if message[0] == "done":
+                        self._results(worker, message[1])
 
     def shutdown(self, *, graceful: bool) -> None:
         for worker in self.workers:

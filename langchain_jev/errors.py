@@ -15,7 +15,9 @@ about. Built-in parents are kept where a caller would reach for them
     ├── GuardrailUndecidedError              a rail with on_error="raise" got no readable answer
     ├── GuardrailRefusedError                a rail with exit_behavior="error" refused the turn
     ├── DatasetError                         a dataset file the command line cannot read at all
-    └── ResultsError                         a results file that cannot be resumed
+    ├── ResultsError                         a results file that cannot be resumed
+    │   └── RedecideError                    stored answers that cannot be decided again
+    └── CalibrationError (ValueError)        labels that cannot be read, or too few to calibrate on
 
 A decision model that cannot be reached raises the provider's own error
 unchanged (``typesafe.TypeSafeError`` and its family, or the chat provider's),
@@ -31,6 +33,7 @@ if TYPE_CHECKING:
     from langchain_jev.guardrails.policy import GuardrailReport
 
 __all__ = [
+    "CalibrationError",
     "ChatModelOutputError",
     "DatasetError",
     "GuardrailRefusedError",
@@ -41,6 +44,7 @@ __all__ = [
     "JudgeSpecError",
     "LogprobsUnavailableError",
     "MissingCredentialsError",
+    "RedecideError",
     "ResultsError",
 ]
 
@@ -231,6 +235,38 @@ class ResultsError(JevError):
 
     Example:
         >>> issubclass(ResultsError, JevError)
+        True
+
+    """
+
+
+class RedecideError(ResultsError):
+    """Stored answers that cannot be decided again under a judge: ``criteria`` names each one and why.
+
+    A criterion whose question changed (its text, levels or options), that the
+    results never asked, or whose kind changed cannot be decided from the answers
+    stored for another question.
+
+    Example:
+        >>> error = RedecideError({"polite": "its question changed since the answers were stored"})
+        >>> print(error)  # doctest: +NORMALIZE_WHITESPACE
+        cannot decide again from the stored answers:
+        polite: its question changed since the answers were stored
+
+    """
+
+    def __init__(self, criteria: Mapping[str, str]) -> None:
+        self.criteria = dict(criteria)
+        """Criterion name -> why it cannot be decided again."""
+        reasons = "; ".join(f"{name}: {why}" for name, why in self.criteria.items())
+        super().__init__(f"cannot decide again from the stored answers: {reasons}")
+
+
+class CalibrationError(JevError, ValueError):
+    """Labels that cannot be read (named by row and field), or a calibration that cannot be made.
+
+    Example:
+        >>> issubclass(CalibrationError, ValueError)
         True
 
     """

@@ -103,6 +103,14 @@ def main(argv: Sequence[str] | None = None) -> int:
             from langchain_jev.cli.judges import run
 
             return run(args)
+        if args.command == "rejudge":
+            from langchain_jev.cli.rejudge import rejudge
+
+            return rejudge(args)
+        if args.command == "calibrate":
+            from langchain_jev.cli.calibrate import calibrate_command
+
+            return calibrate_command(args, parser)
     except KeyboardInterrupt:
         sys.stderr.write(f"\n{_PROG}: interrupted\n")
         return EXIT_INTERRUPTED
@@ -355,6 +363,11 @@ def _parser() -> argparse.ArgumentParser:
         "--ray-address", metavar="ADDR", help="the Ray cluster to join (default: a local one)"
     )
     run.add_argument("--quiet", action="store_true", help="no progress display")
+    run.add_argument("--html", metavar="REPORT", help="write a self-contained HTML report here")
+    from langchain_jev.cli import calibrate, rejudge
+
+    rejudge.add_parser(commands, _rate)
+    calibrate.add_parser(commands, judge, _rate, _positive_int)
     return parser
 
 
@@ -380,6 +393,8 @@ def _judge(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     warnings.filterwarnings("ignore", message=".*is in beta.*")
     if args.resume and (not args.out or args.out == "-"):
         parser.error("--resume needs --out PATH (the results file to continue)")
+    if args.html and (not args.out or args.out == "-"):
+        parser.error("--html needs --out PATH (the report is drawn from the results file)")
     from langchain_jev.cli.pool import WorkerSetup, prestart
 
     prestart(args.workers, args.concurrency)  # workers' imports load while this process's do
@@ -464,6 +479,11 @@ def _judge(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         _silence_stdout()
     if result.tally.rows or result.bad_rows or not (result.fatal or result.broken):
         _report(result, args.fail_under, err if args.out == "-" else sys.stdout)
+    if args.html and (result.tally.rows or not result.fatal):
+        from langchain_jev.cli.calibrate import write_judge_report
+
+        if not write_judge_report(args.html, args.judge, args.out, err):
+            return EXIT_BAD_INPUT
     if result.fatal:
         return _fail(err, result.fatal)
     if result.broken:

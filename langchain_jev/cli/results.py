@@ -15,11 +15,24 @@ checks that the file was written by the same judge (and refuses, leaving it as
 it was, when not), then keeps the rows that have a verdict, drops rows that
 could not be judged (they are judged again) and a last line cut short by a
 kill, and says which rows are done.
+
+`verdict_record` is the one place the record of a judged row is made. Besides
+the verdict (``passed``, ``summary``, ``feedback``, ``findings``) each finding of
+a question that was answered keeps the model's raw answer under ``answer``
+(``{"type": "noul", "noul": p}``; ``{"type": "score", "score", "confidence",
+"probabilities": {level: p}}``; ``{"type": "choice", "choice", "confidence",
+"probabilities": {label: p}}``), the fingerprint of the question it answered
+under ``question`` (`question_fingerprint`), and the model's reason when an
+answer came back unreadable under ``unreadable``; so the verdict can be decided
+again at other thresholds without a request (`stored_answer` reads an answer
+back as its typed answer).
 """
 
 from __future__ import annotations
 
 import contextlib
+import functools
+import hashlib
 import io
 import json
 import os
@@ -28,23 +41,34 @@ import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any, TextIO
+from typing import IO, TYPE_CHECKING, Any, TextIO
+
+from langchain_core.decisions import ChoiceAnswer, NoulAnswer, ScoreAnswer
+from pydantic import TypeAdapter
 
 from langchain_jev.errors import ResultsError
 from langchain_jev.models.secrets import redact
 from langchain_jev.verdict import JevVerdict
+
+if TYPE_CHECKING:
+    from langchain_core.decisions import Answer
+
+    from langchain_jev.criteria import JevCriterion
 
 __all__ = [
     "HEADER_KEY",
     "Resumed",
     "ResultsError",
     "ResultsFile",
+    "answer_data",
     "error_record",
     "header_record",
     "is_header",
+    "question_fingerprint",
     "read_header",
     "record_line",
     "resume_results",
+    "stored_answer",
     "verdict_record",
 ]
 
@@ -109,6 +133,9 @@ def verdict_record(
         >>> record["passed"], record["findings"][0]["outcome"]
         (True, 'PASSED')
 
+    A question's finding also keeps its raw answer, the question's fingerprint and,
+    when the answer came back unreadable, why (see the module docstring).
+
     """
     record: dict[str, Any] = {"row": row, "line": line, "key": key}
     if row_id is not None:
@@ -116,12 +143,119 @@ def verdict_record(
     record.update(verdict.to_dict())
     response = verdict.response
     if response is not None:
+        unreadable: Mapping[str, str] = getattr(response, "unreadable", None) or {}
+        for finding, data in zip(verdict.findings, record["findings"], strict=True):
+            criterion = finding.criterion
+            if criterion.question is None:
+                continue
+            stored = answer_data(finding.answer)
+            problem = unreadable.get(criterion.name)
+            if stored is None and problem is None and finding.outcome.value == "NOT_APPLICABLE":
+                continue  # not asked
+            data["question"] = question_fingerprint(criterion)
+            if stored is not None:
+                data["answer"] = stored
+            if problem is not None:
+                data["unreadable"] = problem
+    if response is not None:
         record["model"] = response.model
         if response.request_id is not None:
             record["request_id"] = response.request_id
         if getattr(response, "cache_hit", False):
             record["cache_hit"] = True
     return record
+
+
+_FINGERPRINTS: dict[int, tuple[Any, str]] = {}
+
+
+def question_fingerprint(criterion: JevCriterion) -> str:
+    """A short hash of what a criterion asks (its question's text, levels or options; not its threshold).
+
+    Two criteria with the same fingerprint ask the same question, so an answer
+    stored for one can be decided again for the other.
+
+    Example:
+        >>> from langchain_core.decisions import Noul
+        >>> from langchain_jev import JevCriterion
+        >>> strict = JevCriterion.noul("polite", Noul(instructions="Polite?"), 0.9)
+        >>> lenient = JevCriterion.noul("polite", Noul(instructions="Polite?"), 0.5)
+        >>> other = JevCriterion.noul("polite", Noul(instructions="Courteous?"), 0.5)
+        >>> question_fingerprint(strict) == question_fingerprint(lenient) != question_fingerprint(other)
+        True
+
+    """
+    question = criterion.question
+    cached = _FINGERPRINTS.get(id(question))
+    if cached is not None and cached[0] is question:
+        return cached[1]
+    dumped = question.model_dump(mode="json") if question is not None else None
+    text = json.dumps([criterion.kind, dumped], sort_keys=True, ensure_ascii=False, default=str)
+    fingerprint = hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+    if len(_FINGERPRINTS) > 4096:
+        _FINGERPRINTS.clear()
+    _FINGERPRINTS[id(question)] = (question, fingerprint)
+    return fingerprint
+
+
+def answer_data(answer: Any) -> dict[str, Any] | None:
+    """A typed answer as the plain data a result record keeps (None for no answer).
+
+    Example:
+        >>> from langchain_core.decisions import NoulAnswer
+        >>> answer_data(NoulAnswer(type="noul", noul=0.25))
+        {'type': 'noul', 'noul': 0.25}
+
+    """
+    if isinstance(answer, NoulAnswer):
+        return {"type": "noul", "noul": answer.noul}
+    if isinstance(answer, ScoreAnswer):
+        data: dict[str, Any] = {"type": "score", "score": answer.score, "confidence": answer.confidence}
+        if answer.probabilities is not None:
+            data["probabilities"] = {str(level): p for level, p in answer.probabilities.items()}
+        return data
+    if isinstance(answer, ChoiceAnswer):
+        data = {"type": "choice", "choice": answer.choice, "confidence": answer.confidence}
+        if answer.probabilities is not None:
+            data["probabilities"] = dict(answer.probabilities)
+        return data
+    return None
+
+
+def stored_answer(data: Any, criterion: JevCriterion | None = None) -> Answer:
+    """Read a stored answer (`answer_data`) back as its typed answer.
+
+    ``criterion`` gives a score's legend (its levels), which records leave out.
+
+    Raises:
+        ValueError: the data is not a stored answer.
+
+    Example:
+        >>> stored_answer({"type": "noul", "noul": 0.25})
+        NoulAnswer(type='noul', noul=0.25)
+
+    """
+    from pydantic import ValidationError
+
+    if not isinstance(data, Mapping) or data.get("type") not in ("noul", "score", "choice"):
+        raise ValueError(f"not a stored answer: {data!r}"[:200])
+    values = dict(data)
+    if values["type"] == "score" and "legend" not in values:
+        levels = criterion.levels if criterion is not None else []
+        values["legend"] = dict(enumerate(levels))
+    try:
+        answer: Answer = _answer_adapter().validate_python(values)
+    except ValidationError as error:
+        first = error.errors(include_url=False)[0]
+        raise ValueError(f"not a stored answer: {first['msg']}") from None
+    return answer
+
+
+@functools.cache
+def _answer_adapter() -> TypeAdapter[Answer]:
+    from langchain_core.decisions import Answer
+
+    return TypeAdapter(Answer)
 
 
 def error_record(row: int, line: int, key: str, row_id: Any, error: BaseException) -> dict[str, Any]:

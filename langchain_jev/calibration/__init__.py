@@ -1,0 +1,103 @@
+"""Calibration: how a judge agrees with people, which thresholds to give it, how stable it is.
+
+- `study`: `calibrate` (judge labelled rows, or reuse their result records) and the
+  `Calibration` it returns (per-criterion tables, `Calibration.suggest`, `Calibration.write_judge`);
+- `metrics`: the figures (AUROC, Brier score, ECE, accuracy, Cohen's kappa, false-pass and
+  false-fail rates), pure functions with their definitions;
+- `sweep`: agreement at every threshold, and choosing one for an objective;
+- `replay`: deciding stored answers again under another judge, without a request;
+- `labels`: reading human labels; `rewrite`: new thresholds into a judge file, nothing else.
+
+Names are imported lazily, so importing this package stays cheap.
+
+Example:
+    >>> from langchain_core.decisions import Noul
+    >>> from langchain_jev import JevCriterion, JevJudge
+    >>> from langchain_jev.calibration import calibrate
+    >>> from langchain_jev.testing import ScriptedDecisionModel
+    >>> polite = JevCriterion.noul("polite", Noul(instructions="Is `assistant_answer` polite?"), 0.5)
+    >>> model = ScriptedDecisionModel(
+    ...     {"polite": lambda state, q: 0.8 if "please" in state["assistant_answer"] else 0.2})
+    >>> judge = JevJudge([polite], model=model)
+    >>> rows = [{"answer": "Sit, please", "ok": "pass"}, {"answer": "Sit", "ok": "fail"}]
+    >>> calibrate(judge, rows, "ok").criterion("polite").auroc
+    1.0
+
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from langchain_jev._lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from langchain_jev.calibration.labels import read_label
+    from langchain_jev.calibration.metrics import (
+        Confusion,
+        auroc,
+        bootstrap_kappa,
+        brier_score,
+        expected_calibration_error,
+        reliability_bins,
+    )
+    from langchain_jev.calibration.replay import NoRequestModel, read_results, redecide, redecide_records
+    from langchain_jev.calibration.rewrite import write_thresholds
+    from langchain_jev.calibration.study import (
+        Agreement,
+        Calibration,
+        CriterionCalibration,
+        Stability,
+        Suggestion,
+        calibrate,
+    )
+    from langchain_jev.calibration.sweep import Objective, SweepPoint
+
+# public name -> module that defines it
+_EXPORTS: dict[str, str] = {
+    "Agreement": "langchain_jev.calibration.study",
+    "Calibration": "langchain_jev.calibration.study",
+    "Confusion": "langchain_jev.calibration.metrics",
+    "CriterionCalibration": "langchain_jev.calibration.study",
+    "NoRequestModel": "langchain_jev.calibration.replay",
+    "Objective": "langchain_jev.calibration.sweep",
+    "Stability": "langchain_jev.calibration.study",
+    "Suggestion": "langchain_jev.calibration.study",
+    "SweepPoint": "langchain_jev.calibration.sweep",
+    "auroc": "langchain_jev.calibration.metrics",
+    "bootstrap_kappa": "langchain_jev.calibration.metrics",
+    "brier_score": "langchain_jev.calibration.metrics",
+    "calibrate": "langchain_jev.calibration.study",
+    "expected_calibration_error": "langchain_jev.calibration.metrics",
+    "read_label": "langchain_jev.calibration.labels",
+    "read_results": "langchain_jev.calibration.replay",
+    "redecide": "langchain_jev.calibration.replay",
+    "redecide_records": "langchain_jev.calibration.replay",
+    "reliability_bins": "langchain_jev.calibration.metrics",
+    "write_thresholds": "langchain_jev.calibration.rewrite",
+}
+
+__all__ = [
+    "Agreement",
+    "Calibration",
+    "Confusion",
+    "CriterionCalibration",
+    "NoRequestModel",
+    "Objective",
+    "Stability",
+    "Suggestion",
+    "SweepPoint",
+    "auroc",
+    "bootstrap_kappa",
+    "brier_score",
+    "calibrate",
+    "expected_calibration_error",
+    "read_label",
+    "read_results",
+    "redecide",
+    "redecide_records",
+    "reliability_bins",
+    "write_thresholds",
+]
+
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())

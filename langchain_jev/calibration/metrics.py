@@ -1,0 +1,284 @@
+"""Agreement between a judge and human labels: pure functions on plain numbers.
+
+A *label* is True when a person says the row passes. A *probability* is the
+judge's probability that the row passes (a noul's probability of yes; the share
+of a score's probability on levels at or above its minimum; the share of a
+choice's probability on its accepted labels). A *prediction* is True when the
+judge passes the row.
+
+- AUROC: the chance that a row people pass gets a higher probability than a
+  row they fail (ties count half); None without both kinds of row.
+- Brier score: the mean of ``(probability - label) ** 2`` (0 is best).
+- ECE: the expected calibration error over 10 equal-width bins of probability:
+  the sum over bins of ``rows in bin / rows * |share passed by people - mean probability|``.
+- Accuracy: the share of rows where judge and people agree.
+- Cohen's kappa: ``(observed - chance) / (1 - chance)``, agreement beyond what the two
+  pass rates give by chance; None when chance agreement is 1 (one side only ever says one thing).
+- False-pass rate: of the rows people fail, the share the judge passes.
+- False-fail rate: of the rows people pass, the share the judge fails.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+__all__ = [
+    "Confusion",
+    "ReliabilityBin",
+    "auroc",
+    "bootstrap_kappa",
+    "brier_score",
+    "expected_calibration_error",
+    "reliability_bins",
+]
+
+
+@dataclass(frozen=True)
+class Confusion:
+    """Counts of the four ways a judge and people can meet on a row.
+
+    Example:
+        >>> c = Confusion.of([True, True, False, False], [True, False, False, True])
+        >>> c.true_pass, c.false_pass, c.false_fail, c.true_fail
+        (1, 1, 1, 1)
+        >>> c.accuracy, c.kappa, c.false_pass_rate
+        (0.5, 0.0, 0.5)
+
+    """
+
+    true_pass: int = 0
+    """Both pass the row."""
+    false_pass: int = 0
+    """The judge passes a row people fail."""
+    false_fail: int = 0
+    """The judge fails a row people pass."""
+    true_fail: int = 0
+    """Both fail the row."""
+
+    @classmethod
+    def of(cls, predictions: Sequence[bool], labels: Sequence[bool]) -> Confusion:
+        """Count predictions against labels, row by row."""
+        if len(predictions) != len(labels):
+            raise ValueError(f"{len(predictions)} predictions for {len(labels)} labels")
+        counts = Counter(zip(predictions, labels, strict=True))
+        return cls(counts[True, True], counts[True, False], counts[False, True], counts[False, False])
+
+    @property
+    def n(self) -> int:
+        """Rows counted."""
+        return self.true_pass + self.false_pass + self.false_fail + self.true_fail
+
+    @property
+    def base_rate(self) -> float | None:
+        """The share of rows people pass."""
+        return _ratio(self.true_pass + self.false_fail, self.n)
+
+    @property
+    def pass_rate(self) -> float | None:
+        """The share of rows the judge passes."""
+        return _ratio(self.true_pass + self.false_pass, self.n)
+
+    @property
+    def accuracy(self) -> float | None:
+        """The share of rows where judge and people agree."""
+        return _ratio(self.true_pass + self.true_fail, self.n)
+
+    @property
+    def false_pass_rate(self) -> float | None:
+        """Of the rows people fail, the share the judge passes (None: people fail none)."""
+        return _ratio(self.false_pass, self.false_pass + self.true_fail)
+
+    @property
+    def false_fail_rate(self) -> float | None:
+        """Of the rows people pass, the share the judge fails (None: people pass none)."""
+        return _ratio(self.false_fail, self.false_fail + self.true_pass)
+
+    @property
+    def kappa(self) -> float | None:
+        """Cohen's kappa; None when chance agreement is 1 (kappa is undefined)."""
+        n = self.n
+        if not n:
+            return None
+        observed = (self.true_pass + self.true_fail) / n
+        judge_pass = (self.true_pass + self.false_pass) / n
+        people_pass = (self.true_pass + self.false_fail) / n
+        chance = judge_pass * people_pass + (1 - judge_pass) * (1 - people_pass)
+        if chance >= 1.0 - 1e-12:
+            return None
+        return (observed - chance) / (1 - chance)
+
+    def __add__(self, other: Confusion) -> Confusion:
+        return Confusion(
+            self.true_pass + other.true_pass,
+            self.false_pass + other.false_pass,
+            self.false_fail + other.false_fail,
+            self.true_fail + other.true_fail,
+        )
+
+    def to_dict(self) -> dict[str, int]:
+        """The four counts."""
+        return {
+            "true_pass": self.true_pass,
+            "false_pass": self.false_pass,
+            "false_fail": self.false_fail,
+            "true_fail": self.true_fail,
+        }
+
+
+def _ratio(part: int, whole: int) -> float | None:
+    return part / whole if whole else None
+
+
+def auroc(probabilities: Sequence[float], labels: Sequence[bool]) -> float | None:
+    """The area under the ROC curve, from ranks (ties share their average rank).
+
+    Example:
+        >>> auroc([0.9, 0.8, 0.3, 0.1], [True, False, True, False])
+        0.75
+        >>> auroc([0.5, 0.6], [True, True]) is None
+        True
+
+    """
+    _same_length(probabilities, labels)
+    positives = sum(1 for label in labels if label)
+    negatives = len(labels) - positives
+    if not positives or not negatives:
+        return None
+    order = sorted(range(len(probabilities)), key=lambda i: probabilities[i])
+    ranks = [0.0] * len(order)
+    start = 0
+    while start < len(order):
+        end = start
+        while end + 1 < len(order) and probabilities[order[end + 1]] == probabilities[order[start]]:
+            end += 1
+        average = (start + end) / 2 + 1
+        for position in range(start, end + 1):
+            ranks[order[position]] = average
+        start = end + 1
+    rank_sum = math.fsum(rank for rank, label in zip(ranks, labels, strict=True) if label)
+    return (rank_sum - positives * (positives + 1) / 2) / (positives * negatives)
+
+
+def brier_score(probabilities: Sequence[float], labels: Sequence[bool]) -> float | None:
+    """The mean squared distance between probability and label (None without rows).
+
+    Example:
+        >>> brier_score([1.0, 0.5], [True, False])
+        0.125
+
+    """
+    _same_length(probabilities, labels)
+    if not labels:
+        return None
+    return math.fsum((p - float(y)) ** 2 for p, y in zip(probabilities, labels, strict=True)) / len(labels)
+
+
+@dataclass(frozen=True)
+class ReliabilityBin:
+    """One bin of a reliability diagram: its range, rows, mean probability and share passed by people."""
+
+    low: float
+    high: float
+    count: int
+    mean_probability: float | None
+    observed: float | None
+
+    def to_dict(self) -> dict[str, float | int | None]:
+        """The bin as plain data."""
+        return {
+            "low": self.low,
+            "high": self.high,
+            "count": self.count,
+            "mean_probability": self.mean_probability,
+            "observed": self.observed,
+        }
+
+
+def reliability_bins(
+    probabilities: Sequence[float], labels: Sequence[bool], bins: int = 10
+) -> list[ReliabilityBin]:
+    """Rows in ``bins`` equal-width bins of probability (the last bin holds 1.0).
+
+    Example:
+        >>> [b.count for b in reliability_bins([0.05, 0.15, 0.95, 1.0], [False, False, True, True])]
+        [1, 1, 0, 0, 0, 0, 0, 0, 0, 2]
+
+    """
+    _same_length(probabilities, labels)
+    members: list[list[int]] = [[] for _ in range(bins)]
+    for index, p in enumerate(probabilities):
+        members[min(int(p * bins), bins - 1) if p > 0 else 0].append(index)
+    result = []
+    for number, rows in enumerate(members):
+        mean = math.fsum(probabilities[i] for i in rows) / len(rows) if rows else None
+        observed = sum(1 for i in rows if labels[i]) / len(rows) if rows else None
+        result.append(ReliabilityBin(number / bins, (number + 1) / bins, len(rows), mean, observed))
+    return result
+
+
+def expected_calibration_error(
+    probabilities: Sequence[float], labels: Sequence[bool], bins: int = 10
+) -> float | None:
+    """The expected calibration error over ``bins`` equal-width bins (None without rows).
+
+    Example:
+        >>> round(expected_calibration_error([0.05, 0.15, 0.95, 1.0], [False, False, True, True]), 4)
+        0.0625
+
+    """
+    if not labels:
+        return None
+    total = len(labels)
+    return math.fsum(
+        b.count / total * abs((b.observed or 0.0) - (b.mean_probability or 0.0))
+        for b in reliability_bins(probabilities, labels, bins)
+        if b.count
+    )
+
+
+def bootstrap_kappa(
+    confusion: Confusion, *, rounds: int = 1000, seed: int = 0, level: float = 0.95
+) -> tuple[float, float] | None:
+    """A percentile bootstrap interval of Cohen's kappa (rows resampled with replacement, seeded).
+
+    Resampling rows is drawing the four counts again from their shares, so it
+    takes the counts. None when kappa is undefined in most resamples.
+
+    Example:
+        >>> low, high = bootstrap_kappa(Confusion(40, 10, 5, 45), seed=1)
+        >>> low < Confusion(40, 10, 5, 45).kappa < high
+        True
+
+    """
+    n = confusion.n
+    if not n:
+        return None
+    rng = random.Random(seed)
+    weights = [confusion.true_pass, confusion.false_pass, confusion.false_fail, confusion.true_fail]
+    kappas: list[float] = []
+    for _ in range(rounds):
+        counts = Counter(rng.choices(range(4), weights=weights, k=n))
+        kappa = Confusion(counts[0], counts[1], counts[2], counts[3]).kappa
+        if kappa is not None:
+            kappas.append(kappa)
+    if len(kappas) < rounds / 2:
+        return None
+    kappas.sort()
+    tail = (1 - level) / 2
+    return _quantile(kappas, tail), _quantile(kappas, 1 - tail)
+
+
+def _quantile(ordered: Sequence[float], q: float) -> float:
+    position = q * (len(ordered) - 1)
+    low = math.floor(position)
+    high = min(low + 1, len(ordered) - 1)
+    return ordered[low] + (ordered[high] - ordered[low]) * (position - low)
+
+
+def _same_length(probabilities: Sequence[float], labels: Sequence[bool]) -> None:
+    if len(probabilities) != len(labels):
+        raise ValueError(f"{len(probabilities)} probabilities for {len(labels)} labels")

@@ -1,0 +1,241 @@
+"""Deciding stored answers again under a judge, without a single request.
+
+A results file keeps each finding's raw answer and the fingerprint of the
+question it answered (`langchain_jev.cli.results.verdict_record`). Under another
+judge file (other thresholds, ``min_confidence`` or failure policy) the same
+answers decide a new verdict, exactly as a fresh run would have decided them:
+the judge's own deciding code runs on the stored answers. A criterion whose
+question changed, or that the stored run never asked, cannot be decided again
+and is refused by name (`RedecideError`).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterable, Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+from langchain_core.decisions import BaseDecisionModel, ClassifierResponse, Question
+
+from langchain_jev import feedback
+from langchain_jev.cli.results import error_record, question_fingerprint, stored_answer, verdict_record
+from langchain_jev.errors import JevConfigurationError, RedecideError, ResultsError
+from langchain_jev.judge import JevJudge, _Plan
+from langchain_jev.models.response import DecisionResponse
+from langchain_jev.verdict import JevFinding, JevVerdict, Outcome
+
+__all__ = [
+    "NoRequestModel",
+    "read_results",
+    "redecide",
+    "redecide_record",
+    "redecide_records",
+    "unredecidable",
+]
+
+
+class NoRequestModel(BaseDecisionModel):
+    """A decision model that refuses every request: the model of a judge that only decides stored answers.
+
+    Example:
+        >>> from langchain_jev.spec import load_judge
+        >>> judge = load_judge({"criteria": [{"kind": "noul", "name": "polite",
+        ...     "instructions": "Polite?", "minimum": 0.7}]}, model=NoRequestModel())
+        >>> judge.judge("Hi", "Hello")  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        ...
+        langchain_jev.errors.JevConfigurationError: this judge only decides stored answers; ...
+
+    """
+
+    model: str = "stored-answers"
+
+    @property
+    def _provider(self) -> str:
+        return "stored"
+
+    def _classify(self, state: Any, questions: dict[str, Question]) -> ClassifierResponse:
+        raise JevConfigurationError(
+            "this judge only decides stored answers; it makes no request to a decision model"
+        )
+
+
+def read_results(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
+    """The row records of a results file, in file order (a header line without ``row`` is skipped).
+
+    A last line cut short (a run killed while writing it) is left out.
+
+    Raises:
+        ResultsError: the file cannot be read, or a line before the last is not a record.
+
+    """
+    target = Path(path)
+    try:
+        lines = target.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError) as error:
+        raise ResultsError(f"cannot read {target}: {getattr(error, 'strerror', None) or error}") from None
+    records: list[dict[str, Any]] = []
+    for number, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except ValueError:
+            if number == len(lines):
+                break
+            raise ResultsError(
+                f"{target}:{number}: not a JSON line; is this a results file of langchain-jev?"
+            ) from None
+        if not isinstance(record, dict):
+            raise ResultsError(f"{target}:{number}: not a record; is this a results file of langchain-jev?")
+        if "row" not in record:
+            continue  # a header (what judged the rows), not a row
+        if not isinstance(record.get("row"), int) or ("error" not in record and "findings" not in record):
+            raise ResultsError(
+                f"{target}:{number}: a record without 'row' and 'findings'; "
+                "is this a results file of langchain-jev?"
+            )
+        records.append(record)
+    return records
+
+
+def unredecidable(judge: JevJudge, records: Iterable[Mapping[str, Any]]) -> dict[str, str]:
+    """The criteria of ``judge`` that the stored answers cannot decide, with why (empty: all can).
+
+    Example:
+        >>> from langchain_jev.spec import load_judge
+        >>> judge = load_judge({"criteria": [{"kind": "noul", "name": "polite",
+        ...     "instructions": "Polite?", "minimum": 0.7}]}, model=NoRequestModel())
+        >>> unredecidable(judge, [{"row": 1, "findings": [{"name": "polite", "kind": "noul",
+        ...     "outcome": "PASSED", "question": "0000", "answer": {"type": "noul", "noul": 0.9}}]}])
+        {'polite': 'its question changed since the answers were stored (its text, levels or options differ)'}
+
+    """
+    problems: dict[str, str] = {}
+    fingerprints = {c.name: question_fingerprint(c) for c in judge.criteria if c.is_question}
+    for record in records:
+        if "error" in record:
+            continue
+        stored = {f.get("name"): f for f in record.get("findings") or ()}
+        for criterion in judge.criteria:
+            name = criterion.name
+            if name in problems:
+                continue
+            why = _why_not(criterion.kind, fingerprints.get(name), stored.get(name), judge, criterion)
+            if why is not None:
+                problems[name] = why
+    return problems
+
+
+def _why_not(
+    kind: str, fingerprint: str | None, stored: Mapping[str, Any] | None, judge: JevJudge, criterion: Any
+) -> str | None:
+    if stored is None:
+        return "not in the results: the stored run had no such criterion"
+    if stored.get("kind") != kind:
+        return f"was a {stored.get('kind')} in the stored run, is a {kind} now"
+    if kind == "check":
+        return None
+    if stored.get("question") is None:
+        if stored.get("outcome") != Outcome.NOT_APPLICABLE.value:
+            return (
+                "the results keep no answer for it (written before answers were kept): judge the rows again"
+            )
+        if not judge.fail_fast and stored.get("detail") == feedback.skipped(criterion):
+            return "the stored run skipped it (fail_fast) and this judge would ask it"
+        return None
+    if stored["question"] != fingerprint:
+        return "its question changed since the answers were stored (its text, levels or options differ)"
+    return None
+
+
+def redecide(judge: JevJudge, record: Mapping[str, Any]) -> JevVerdict:
+    """The verdict ``judge`` gives on a judged row's stored answers, without a request.
+
+    Checks keep their stored outcome (a check does not depend on a threshold);
+    every question is decided again from its stored answer.
+
+    Raises:
+        RedecideError: a criterion of ``judge`` cannot be decided from this record.
+        ResultsError: the record is of a row that could not be judged.
+
+    """
+    if "error" in record:
+        raise ResultsError(f"row {record.get('row')} could not be judged: {record['error']}")
+    problems = unredecidable(judge, [record])
+    if problems:
+        raise RedecideError(problems)
+    stored = {f["name"]: f for f in record["findings"]}
+    plan = _Plan(None)
+    answers: dict[str, Any] = {}
+    unreadable: dict[str, str] = {}
+    reasoning: dict[str, str] = {}
+    for criterion in judge.criteria:
+        name = criterion.name
+        finding = stored[name]
+        if criterion.kind == "check":
+            plan.known[name] = JevFinding(
+                criterion, None, Outcome(finding["outcome"]), str(finding["detail"])
+            )
+            continue
+        if isinstance(finding.get("reasoning"), str):
+            reasoning[name] = finding["reasoning"]
+        if finding.get("question") is None:  # not asked: its condition or dependency kept it back
+            plan.known[name] = JevFinding(criterion, None, Outcome.NOT_APPLICABLE, str(finding["detail"]))
+            continue
+        if "answer" in finding:
+            try:
+                answers[name] = stored_answer(finding["answer"], criterion)
+            except ValueError as error:
+                unreadable[name] = str(error)
+        if isinstance(finding.get("unreadable"), str):
+            unreadable[name] = finding["unreadable"]
+        plan.questions[name] = criterion.question  # type: ignore[assignment]
+    if judge.fail_fast and any(f.outcome is Outcome.FAILED for f in plan.known.values()):
+        for criterion in judge.criteria:
+            if criterion.is_question and criterion.name not in plan.known:
+                plan.known[criterion.name] = JevFinding(
+                    criterion, None, Outcome.NOT_APPLICABLE, feedback.skipped(criterion)
+                )
+        plan.questions.clear()
+    response = None
+    if plan.questions:
+        response = DecisionResponse(
+            model=str(record.get("model") or "stored"),
+            answers=answers,
+            unreadable=unreadable,
+            reasoning=reasoning,
+            request_id=record.get("request_id"),
+            cache_hit=record.get("cache_hit") is True,
+        )
+    return judge._verdict(plan, response)
+
+
+def redecide_record(judge: JevJudge, record: Mapping[str, Any]) -> dict[str, Any]:
+    """The result record ``judge`` would have written for this row, from its stored answers.
+
+    A row that could not be judged keeps its error record.
+    """
+    row, line, key, row_id = record["row"], record.get("line", 0), record.get("key", ""), record.get("id")
+    if "error" in record:
+        redone = error_record(row, line, key, row_id, RuntimeError())
+        redone["error"] = record["error"]
+        return redone
+    return verdict_record(row, line, key, row_id, redecide(judge, record))
+
+
+def redecide_records(judge: JevJudge, records: Iterable[Mapping[str, Any]]) -> Iterator[dict[str, Any]]:
+    """`redecide_record` for every record, after checking that all can be decided again.
+
+    Raises:
+        RedecideError: before any record, naming every criterion that cannot be decided again.
+
+    """
+    items = list(records)
+    problems = unredecidable(judge, items)
+    if problems:
+        raise RedecideError(problems)
+    for record in items:
+        yield redecide_record(judge, record)

@@ -1,0 +1,96 @@
+"""``langchain-jev rejudge RESULTS --judge SPEC``: decide stored answers again, with zero requests.
+
+The results file of ``langchain-jev judge`` keeps each finding's raw answer;
+this command decides them again under another judge file's thresholds,
+``min_confidence`` and failure policy, and prints the same table as ``judge``
+(writing the same records with ``--out``, and a report with ``--html``). A
+criterion whose question changed since the answers were stored cannot be
+decided again: the command refuses it by name (exit 2).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any, TextIO
+
+__all__ = ["add_parser", "rejudge"]
+
+
+def add_parser(commands: Any, rate: Any) -> None:
+    """Add the ``rejudge`` subcommand to the command line's subparsers (``rate`` parses --fail-under)."""
+    parser = commands.add_parser(
+        "rejudge",
+        help="decide stored answers again under another judge file (no requests)",
+        description=(
+            "Decide the answers stored in RESULTS (a results file of `langchain-jev judge`) again "
+            "under the thresholds, min_confidence and failure policy of SPEC, without a request. "
+            "A criterion whose question changed is refused by name."
+        ),
+        epilog="exit codes: 0 ok; 1 pass rate under --fail-under; 2 bad input (or a changed question); "
+        "3 some rows had not been judged",
+    )
+    parser.add_argument("results", metavar="RESULTS", help="a results file of `langchain-jev judge`")
+    parser.add_argument("--judge", required=True, metavar="SPEC", help="the judge file (YAML or JSON)")
+    parser.add_argument("--out", metavar="PATH", help="write one JSON line per row here ('-': stdout)")
+    parser.add_argument("--html", metavar="REPORT", help="write a self-contained HTML report here")
+    parser.add_argument(
+        "--fail-under", type=rate, metavar="RATE", help="exit 1 when the overall pass rate is under RATE"
+    )
+
+
+def rejudge(args: argparse.Namespace, stdout: TextIO = sys.stdout, stderr: TextIO = sys.stderr) -> int:
+    """Run ``rejudge`` with parsed arguments; return the exit code."""
+    from langchain_jev.calibration.replay import NoRequestModel, read_results, redecide_records
+    from langchain_jev.cli.app import EXIT_BAD_INPUT, exit_code
+    from langchain_jev.cli.report import Tally, format_table, summary_lines
+    from langchain_jev.cli.results import ResultsFile
+    from langchain_jev.errors import RedecideError, ResultsError
+    from langchain_jev.spec import JudgeSpecError, load_spec
+
+    def fail(message: str) -> int:
+        stderr.write(f"langchain-jev: error: {message}\n")
+        stderr.flush()
+        return EXIT_BAD_INPUT
+
+    try:
+        judge = load_spec(args.judge).build(NoRequestModel())
+    except JudgeSpecError as error:
+        return fail("the judge file is invalid:\n  " + "\n  ".join(error.messages()))
+    try:
+        records = read_results(args.results)
+        redone = list(redecide_records(judge, records))
+    except RedecideError as error:
+        return fail(f"{args.results}: " + str(error))
+    except ResultsError as error:
+        return fail(str(error))
+    tally = Tally((c.name, c.kind) for c in judge.criteria)
+    for record in redone:
+        tally.add(record)
+    if args.out:
+        try:
+            with ResultsFile(args.out) as out:
+                if redone:
+                    out.write_lines([_line(record) for record in redone])
+        except OSError as error:
+            return fail(f"cannot write {args.out}: {error.strerror or error}")
+    report = stderr if args.out == "-" else stdout
+    report.write(format_table(tally) + "\n\n")
+    for line in summary_lines(tally, fail_under=args.fail_under):
+        report.write(line + "\n")
+    report.write(f"decided again from {len(records)} stored row(s) of {args.results}: 0 requests\n")
+    report.flush()
+    if args.html:
+        from langchain_jev.report import write_report
+
+        try:
+            write_report(args.html, judge, redone, title=f"rejudge: {args.results} under {args.judge}")
+        except OSError as error:
+            return fail(f"cannot write {args.html}: {error.strerror or error}")
+    return exit_code(0, tally.pass_rate, args.fail_under, tally.errors)
+
+
+def _line(record: dict[str, Any]) -> str:
+    from langchain_jev.cli.results import record_line
+
+    return record_line(record)

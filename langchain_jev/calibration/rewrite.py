@@ -94,7 +94,8 @@ def replace_thresholds(
             else:
                 at = key.start_mark.index - key.start_mark.column
                 indent = " " * key.start_mark.column
-                edits.append((at, at, f"{indent}min_confidence: {format_threshold(min_confidence)}\n"))
+                newline = "\r\n" if "\r\n" in text else "\n"
+                edits.append((at, at, f"{indent}min_confidence: {format_threshold(min_confidence)}{newline}"))
     for start, end, new in sorted(edits, reverse=True):
         text = text[:start] + new + text[end:]
     return text

@@ -154,7 +154,8 @@ def calibrate_command(
                     return code
                 any_errors = any_errors or code == EXIT_MODEL_ERRORS
                 runs.append(read_results(out))
-            sources, places, data_keys = _dataset_rows(args)
+            label_fields = {*([overall] if overall else []), *per_criterion.values()}
+            sources, places, data_keys = _dataset_rows(args, label_fields)
             records = runs[0]
             _check_keys(records, data_keys, args)
             labelled_sources = [sources.get(r["row"], {}) for r in records]
@@ -256,35 +257,37 @@ def _judge_once(
 
 
 def _dataset_rows(
-    args: argparse.Namespace,
-) -> tuple[dict[int, Mapping[str, Any]], dict[int, str], dict[int, str]]:
+    args: argparse.Namespace, label_fields: set[str]
+) -> tuple[dict[int, Mapping[str, Any]], dict[int, str], dict[int, set[str]]]:
     from langchain_jev.cli.readers import detect_format, read_rows
     from langchain_jev.cli.rows import row_key
 
     fmt = detect_format(args.data, args.format)
     sources: dict[int, Mapping[str, Any]] = {}
     places: dict[int, str] = {}
-    keys: dict[int, str] = {}
+    keys: dict[int, set[str]] = {}
     label = os.path.basename(args.data)
     for raw in read_rows(args.data, fmt):
         if raw.data is None:
             continue
         sources[raw.number] = raw.data
         places[raw.number] = f"{label}:{raw.line}"
-        keys[raw.number] = row_key(raw.data)
+        # a row's key covers its labels only if they were in it when it was judged
+        unlabelled = {k: v for k, v in raw.data.items() if k not in label_fields}
+        keys[raw.number] = {row_key(raw.data), row_key(unlabelled)}
     return sources, places, keys
 
 
 def _check_keys(
-    records: Sequence[Mapping[str, Any]], keys: Mapping[int, str], args: argparse.Namespace
+    records: Sequence[Mapping[str, Any]], keys: Mapping[int, set[str]], args: argparse.Namespace
 ) -> None:
     from langchain_jev.errors import CalibrationError
 
     for record in records:
-        if keys.get(record["row"]) != record.get("key"):
+        if record.get("key") not in keys.get(record["row"], set()):
             raise CalibrationError(
                 f"{args.results or args.out}: row {record['row']} is not row {record['row']} of {args.data}: "
-                "the results are of other data"
+                "the results are of other data (or the row changed since it was judged)"
             )
 
 

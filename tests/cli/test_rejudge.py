@@ -1,0 +1,77 @@
+"""`langchain-jev rejudge`: stored answers decided again under another judge file, with zero requests."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+from tests.calibration.helpers import spec_with
+from tests.cli.helpers import judge_args, read_results, run_cli, weather_answers, weather_rows, write_jsonl
+from tests.support.jev_server import JevServer
+
+pytestmark = pytest.mark.slow  # subprocesses and a loopback server
+
+LENIENT = spec_with(min_confidence=0.95, criteria={"is_grounded": {"minimum": 0.05}, "helpfulness": {"minimum": 1}})
+
+
+def table(stdout: str) -> str:
+    return stdout.split("\n\n", 1)[0]
+
+
+def by_row(path: Path) -> list[dict]:
+    """The records of a results file in row order (a run writes them as rows finish)."""
+    return sorted(read_results(path), key=lambda record: record["row"])
+
+
+def write_spec(path: Path, spec: dict) -> Path:
+    path.write_text(yaml.safe_dump(spec, sort_keys=False), encoding="utf-8")
+    return path
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory: pytest.TempPathFactory) -> dict:
+    """The weather rows judged under the example judge (stored) and under a lenient one (fresh), once."""
+    folder = tmp_path_factory.mktemp("rejudge")
+    # the marker is echoed as the request id, so two runs over the same rows record the same ids
+    data = write_jsonl(folder / "rows.jsonl", [{**row, "marker": row["id"]} for row in weather_rows()])
+    lenient = write_spec(folder / "lenient.yaml", LENIENT)
+    with JevServer(weather_answers) as server:
+        stored = run_cli(*judge_args(data, server.base_url, "--out", folder / "stored.jsonl", "--quiet"))
+        fresh = run_cli(*judge_args(data, server.base_url, "--out", folder / "fresh.jsonl", "--quiet", judge=lenient))
+        assert stored.returncode == fresh.returncode == 0, stored.stderr + fresh.stderr
+        requests = server.request_count
+        again = run_cli("rejudge", folder / "stored.jsonl", "--judge", lenient, "--out", folder / "again.jsonl")
+        assert server.request_count == requests  # not one request
+    return {"folder": folder, "fresh": fresh, "again": again}
+
+
+def test_rejudge_equals_a_fresh_judge_run_at_the_new_thresholds_and_makes_zero_requests(runs: dict) -> None:
+    folder, again = runs["folder"], runs["again"]
+    assert again.returncode == 0, again.stderr
+    assert by_row(folder / "again.jsonl") == by_row(folder / "fresh.jsonl")
+    assert by_row(folder / "again.jsonl") != by_row(folder / "stored.jsonl")
+    assert table(again.stdout) == table(runs["fresh"].stdout)
+    assert "0 requests" in again.stdout
+
+
+def test_rejudge_refuses_a_criterion_whose_question_changed_by_name(runs: dict, tmp_path: Path) -> None:
+    changed = write_spec(
+        tmp_path / "changed.yaml",
+        spec_with(criteria={"has_details": {"instructions": "Is it detailed?", "minimum": 0.5}}),
+    )
+    refused = run_cli("rejudge", runs["folder"] / "stored.jsonl", "--judge", changed, "--out", tmp_path / "again.jsonl")
+    assert refused.returncode == 2
+    assert "has_details: its question changed since the answers were stored" in refused.stderr
+    assert "helpfulness" not in refused.stderr
+    assert not (tmp_path / "again.jsonl").exists()
+
+
+def test_rejudge_applies_fail_under_and_says_what_it_cannot_read(runs: dict, tmp_path: Path) -> None:
+    spec = write_spec(tmp_path / "s.yaml", spec_with())
+    strict = run_cli("rejudge", runs["folder"] / "stored.jsonl", "--judge", spec, "--fail-under", "0.9")
+    assert strict.returncode == 1
+    assert "FAIL: pass rate 50.0% is under --fail-under 90.0%" in strict.stdout
+    missing = run_cli("rejudge", tmp_path / "nope.jsonl", "--judge", spec)
+    assert missing.returncode == 2 and "cannot read" in missing.stderr

@@ -63,12 +63,20 @@ class NoRequestModel(BaseDecisionModel):
 
 
 def read_results(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
-    """The row records of a results file, in file order (a header line without ``row`` is skipped).
+    r"""The row records of a results file, in file order (a header line without ``row`` is skipped).
 
     A last line cut short (a run killed while writing it) is left out.
 
     Raises:
         ResultsError: the file cannot be read, or a line before the last is not a record.
+
+    Example:
+        >>> import tempfile, pathlib
+        >>> path = pathlib.Path(tempfile.mkdtemp()) / "results.jsonl"
+        >>> row = '{"row": 1, "key": "k", "passed": true, "findings": []}'
+        >>> _ = path.write_text('{"judge": "header"}\n' + row + '\n{"ro')
+        >>> [record["row"] for record in read_results(path)]
+        [1]
 
     """
     target = Path(path)
@@ -161,6 +169,19 @@ def redecide(judge: JevJudge, record: Mapping[str, Any]) -> JevVerdict:
         RedecideError: a criterion of ``judge`` cannot be decided from this record.
         ResultsError: the record is of a row that could not be judged.
 
+    Example:
+        >>> from langchain_core.decisions import Noul
+        >>> from langchain_jev import JevCriterion
+        >>> from langchain_jev.cli.results import verdict_record
+        >>> from langchain_jev.testing import ScriptedDecisionModel
+        >>> polite = Noul(instructions="Polite?")
+        >>> model = ScriptedDecisionModel({"polite": 0.8})
+        >>> strict = JevJudge([JevCriterion.noul("polite", polite, 0.9)], model)
+        >>> record = verdict_record(1, 1, "k", None, strict.judge("Hi", "Hello"))
+        >>> lenient = JevJudge([JevCriterion.noul("polite", polite, 0.5)], NoRequestModel())
+        >>> record["passed"], redecide(lenient, record).passed
+        (False, True)
+
     """
     if "error" in record:
         raise ResultsError(f"row {record.get('row')} could not be judged: {record['error']}")
@@ -231,6 +252,17 @@ def redecide_records(judge: JevJudge, records: Iterable[Mapping[str, Any]]) -> I
 
     Raises:
         RedecideError: before any record, naming every criterion that cannot be decided again.
+
+    Example:
+        >>> from langchain_core.decisions import Noul
+        >>> from langchain_jev import JevCriterion
+        >>> polite = JevCriterion.noul("polite", Noul(instructions="Polite?"), 0.5)
+        >>> judge = JevJudge([polite], NoRequestModel())
+        >>> stored = {"row": 1, "key": "k", "passed": False, "findings": [{"name": "polite", "kind": "noul",
+        ...     "outcome": "FAILED", "detail": "", "question": question_fingerprint(judge.criteria[0]),
+        ...     "answer": {"type": "noul", "noul": 0.6}}]}
+        >>> [record["passed"] for record in redecide_records(judge, [stored])]
+        [True]
 
     """
     items = list(records)

@@ -44,7 +44,7 @@ def replace_thresholds(
         CalibrationError: the text is not a judge file, or names no such criterion.
 
     Example:
-        >>> text = "criteria:\\n  - name: polite  # tone\\n    kind: noul\\n    minimum: 0.7  # strict\\n"
+        >>> text = "criteria:\n  - name: polite  # tone\n    kind: noul\n    minimum: 0.7  # strict\n"
         >>> print(replace_thresholds(text, {"polite": 0.55}, 0.65), end="")
         min_confidence: 0.65
         criteria:
@@ -107,11 +107,20 @@ def write_thresholds(
     minimums: Mapping[str, float],
     min_confidence: float | None = None,
 ) -> str:
-    """Write ``source`` to ``destination`` with new thresholds; return the unified diff between them.
+    r"""Write ``source`` to ``destination`` with new thresholds; return the unified diff between them.
 
     Raises:
         CalibrationError: the source cannot be read or does not name those criteria.
         OSError: the destination cannot be written.
+
+    Example:
+        >>> import tempfile, pathlib
+        >>> folder = pathlib.Path(tempfile.mkdtemp())
+        >>> _ = (folder / "judge.yaml").write_text(
+        ...     "criteria:\n  - {name: polite, kind: noul, instructions: Polite, minimum: 0.7}\n")
+        >>> diff = write_thresholds(folder / "judge.yaml", folder / "new.yaml", {"polite": 0.5})
+        >>> print(diff.splitlines()[-1])
+        +  - {name: polite, kind: noul, instructions: Polite, minimum: 0.5}
 
     """
     path = Path(source)

@@ -71,7 +71,14 @@ class LabelledRecord:
 
 @dataclass(frozen=True)
 class Agreement:
-    """The overall verdict against the overall label."""
+    """The overall verdict against the overall label.
+
+    Example:
+        >>> from langchain_jev.calibration.metrics import Confusion
+        >>> Agreement(Confusion(3, 1, 0, 4), None).to_dict()["accuracy"]
+        0.875
+
+    """
 
     confusion: Confusion
     kappa_interval: tuple[float, float] | None
@@ -94,7 +101,16 @@ class Agreement:
 
 @dataclass(frozen=True)
 class CriterionCalibration:
-    """One criterion against people: calibration of its probability, agreement at its threshold, the sweep."""
+    """One criterion against people: calibration of its probability, agreement at its threshold, the sweep.
+
+    Example:
+        >>> from langchain_jev.calibration.metrics import Confusion
+        >>> item = CriterionCalibration("polite", "noul", "minimum", 0.5, (0.9, 0.2, 0.7),
+        ...     (True, False, False), Confusion(1, 1, 0, 1), None, ())
+        >>> item.n, item.auroc, round(item.brier, 3)
+        (3, 1.0, 0.18)
+
+    """
 
     name: str
     kind: str
@@ -164,7 +180,13 @@ class CriterionCalibration:
 
 @dataclass(frozen=True)
 class Stability:
-    """How a criterion's answer moves when the same row is asked again (``repeat`` requests per row)."""
+    """How a criterion's answer moves when the same row is asked again (``repeat`` requests per row).
+
+    Example:
+        >>> Stability("polite", rows=10, flip_rate=0.1, mean_variance=0.002).to_dict()["flip_rate"]
+        0.1
+
+    """
 
     name: str
     rows: int
@@ -186,7 +208,15 @@ class Stability:
 
 @dataclass(frozen=True)
 class Suggestion:
-    """Suggested thresholds for an objective, and the overall agreement before and after them."""
+    """Suggested thresholds for an objective, and the overall agreement before and after them.
+
+    Example:
+        >>> from langchain_jev.calibration.sweep import Objective
+        >>> suggestion = Suggestion(Objective(), {"polite": 0.7}, {"polite": 0.45}, 0.6, 0.6, {}, {})
+        >>> suggestion.changes()
+        [('polite', 0.7, 0.45)]
+
+    """
 
     objective: Objective
     current: Mapping[str, float]
@@ -230,7 +260,22 @@ class Suggestion:
 
 
 class Calibration:
-    """A judge measured against human labels (see the module docstring); made by `calibrate`."""
+    """A judge measured against human labels (see the module docstring); made by `calibrate`.
+
+    Example:
+        >>> from langchain_core.decisions import Noul
+        >>> from langchain_jev import JevCriterion
+        >>> from langchain_jev.testing import ScriptedDecisionModel
+        >>> judge = JevJudge([JevCriterion.noul("polite", Noul(instructions="Polite?"), 0.9)],
+        ...     model=ScriptedDecisionModel({"polite": lambda state, q: float(state["assistant_answer"])}))
+        >>> rows = [{"answer": "0.8", "ok": True}, {"answer": "0.3", "ok": False}]
+        >>> calibration = calibrate(judge, rows, "ok")
+        >>> calibration.criterion("polite").confusion.accuracy, calibration.suggest().minimums
+        (0.5, {'polite': 0.8})
+        >>> print(calibration.table().splitlines()[0])  # doctest: +NORMALIZE_WHITESPACE
+        criterion kind n base AUROC Brier ECE thresh. acc. kappa [95% CI] f-pass f-fail
+
+    """
 
     def __init__(
         self,

@@ -90,7 +90,13 @@ class Objective:
 
 @dataclass(frozen=True)
 class SweepPoint:
-    """Agreement with people at one threshold."""
+    """Agreement with people at one threshold.
+
+    Example:
+        >>> SweepPoint(0.5, Confusion(4, 1, 1, 4)).to_dict()["accuracy"]
+        0.8
+
+    """
 
     threshold: float
     confusion: Confusion

@@ -56,6 +56,14 @@ def write_report(
         ImportError: matplotlib is not installed (the ``report`` extra).
         OSError: the file cannot be written.
 
+    Example::
+
+        from langchain_jev.calibration import NoRequestModel, read_results
+        from langchain_jev.spec import load_judge
+
+        judge = load_judge("judge.yaml", model=NoRequestModel())
+        write_report("report.html", judge, read_results("results.jsonl"), title="nightly run")
+
     """
     page = render_report(judge, records, title=title, calibration=calibration, suggestion=suggestion)
     Path(path).write_text(page, encoding="utf-8")
@@ -69,7 +77,21 @@ def render_report(
     calibration: Calibration | None = None,
     suggestion: Suggestion | None = None,
 ) -> str:
-    """The report as HTML text (see `write_report`)."""
+    """The report as HTML text (see `write_report`).
+
+    Example:
+        >>> from langchain_core.decisions import Noul
+        >>> from langchain_jev import JevCriterion
+        >>> from langchain_jev.calibration import NoRequestModel
+        >>> polite = JevCriterion.noul("polite", Noul(instructions="Polite?"), 0.7)
+        >>> judge = JevJudge([polite], NoRequestModel())
+        >>> record = {"row": 1, "passed": False, "feedback": "polite: <rude>", "findings": [{"name": "polite",
+        ...     "kind": "noul", "outcome": "FAILED", "answer": {"type": "noul", "noul": 0.2}}]}
+        >>> page = render_report(judge, [record], title="run")
+        >>> page.startswith("<!DOCTYPE html>"), "<svg" in page, "polite: &lt;rude&gt;" in page
+        (True, True, True)
+
+    """
     from langchain_jev.report import charts
 
     tally = Tally((c.name, c.kind) for c in judge.criteria)

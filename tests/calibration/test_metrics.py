@@ -24,8 +24,8 @@ LABELS = [True, True, False, True, True, False, True, False, True, False, False,
 
 def pairwise_auroc(probabilities: list[float], labels: list[bool]) -> float:
     """The AUROC by its definition: over every (passed, failed) pair, 1 when ranked right, 1/2 on a tie."""
-    positives = [p for p, y in zip(probabilities, labels) if y]
-    negatives = [p for p, y in zip(probabilities, labels) if not y]
+    positives = [p for p, y in zip(probabilities, labels, strict=True) if y]
+    negatives = [p for p, y in zip(probabilities, labels, strict=True) if not y]
     wins = sum(1.0 if p > n else 0.5 if p == n else 0.0 for p, n in itertools.product(positives, negatives))
     return wins / (len(positives) * len(negatives))
 

@@ -132,7 +132,7 @@ def test_a_results_file_is_read_with_a_header_and_without_a_cut_last_line(tmp_pa
     path.write_text("\n".join(lines) + "\n" + record_line(stored[0])[:40], encoding="utf-8")
     assert read_results(path) == stored
     path.write_text("not json\n" + record_line(stored[0]) + "\n", encoding="utf-8")
-    with pytest.raises(ResultsError, match="results.jsonl:1: not a JSON line"):
+    with pytest.raises(ResultsError, match=r"results\.jsonl:1: not a JSON line"):
         read_results(path)
     with pytest.raises(ResultsError, match="cannot read"):
         read_results(tmp_path / "missing.jsonl")

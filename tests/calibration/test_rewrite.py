@@ -41,8 +41,8 @@ def test_only_the_thresholds_change_and_the_diff_says_so(tmp_path: Path) -> None
         ("    minimum: 2", "    minimum: 3"),
     ]
     assert [line for line in before.splitlines() if "#" in line] == [line for line in after.splitlines() if "#" in line]
-    removed = [l for l in diff.splitlines() if l.startswith("-") and not l.startswith("---")]
-    added = [l for l in diff.splitlines() if l.startswith("+") and not l.startswith("+++")]
+    removed = [line for line in diff.splitlines() if line.startswith("-") and not line.startswith("---")]
+    added = [line for line in diff.splitlines() if line.startswith("+") and not line.startswith("+++")]
     assert removed == ["-min_confidence: 0.6", "-    minimum: 0.7", "-    minimum: 2"]
     assert added == ["+min_confidence: 0.75", "+    minimum: 0.62", "+    minimum: 3"]
     load_spec(new)  # still a valid judge file

@@ -13,8 +13,8 @@ import yaml
 
 from tests.cli.helpers import (
     WEATHER_JUDGE,
-    judge_args,
     expected_weather_verdicts,
+    judge_args,
     run_cli,
     weather_answers,
     weather_rows,
@@ -81,7 +81,7 @@ def test_the_json_holds_every_figure_with_its_definition(calibrated: dict[str, A
     document = json.loads((calibrated["folder"] / "calibration.json").read_text())
     assert [c["name"] for c in document["criteria"]] == ["is_grounded", "helpfulness", "mode", "has_details"]
     for criterion in document["criteria"]:
-        assert FIGURES <= set(criterion)
+        assert set(criterion) >= FIGURES
     details = document["criteria"][3]
     assert details["n"] == 7  # asked and applicable on the 7 rows that answered
     assert details["kappa_interval"] is not None

@@ -36,6 +36,8 @@ PUBLIC = [
     "langchain_jev.middleware",
     "langchain_jev.testing",
     "langchain_jev.evaluation",
+    "langchain_jev.calibration",
+    "langchain_jev.report",
     *(["langchain_jev.ray"] if HAS_RAY else []),
 ]
 

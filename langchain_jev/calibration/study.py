@@ -787,7 +787,7 @@ def calibrate(
         label_fields.update(labels.values())
     if overall:
         label_fields.add(overall)
-    inputs, sources = _inputs(items, label_fields)
+    inputs, sources, ids = _inputs(items, label_fields)
     runs: list[list[dict[str, Any]]] = []
     if records is not None:
         if len(records) != len(items):
@@ -795,24 +795,31 @@ def calibrate(
         runs.append([dict(r) for r in records])
     asking = _without_cache(judge) if repeat > 1 or records is None else judge
     while len(runs) < repeat:
-        runs.append(_judge_all(judge if not runs and repeat == 1 else asking, inputs, concurrency))
+        runs.append(_judge_all(judge if not runs and repeat == 1 else asking, inputs, ids, concurrency))
     labelled = label_records(judge, runs[0], sources, labels, overall)
     return build_calibration(judge, labelled, repeats=runs if repeat > 1 else (), seed=seed, rounds=rounds)
 
 
-def _inputs(items: Sequence[Any], label_fields: set[str]) -> tuple[list[Any], list[Mapping[str, Any]]]:
+def _inputs(
+    items: Sequence[Any], label_fields: set[str]
+) -> tuple[list[Any], list[Mapping[str, Any]], list[Any]]:
     from langchain_jev.cli.rows import FieldMap, map_row
     from langchain_jev.input import JevJudgeInput
 
     fields = FieldMap.of(ignored=sorted(label_fields))
     inputs: list[Any] = []
     sources: list[Mapping[str, Any]] = []
+    ids: list[Any] = []
     for index, item in enumerate(items, 1):
         if isinstance(item, Mapping):
             data: Mapping[str, Any] = item
             source: Mapping[str, Any] = item
         elif hasattr(item, "inputs") and hasattr(item, "outputs"):
-            data = dict(item.inputs or {})
+            data = (
+                {"id": str(item.id), **dict(item.inputs or {})}
+                if getattr(item, "id", None)
+                else dict(item.inputs or {})
+            )
             source = {**data, **dict(item.outputs or {})}
         elif isinstance(item, JevJudgeInput):
             raise CalibrationError(
@@ -827,7 +834,8 @@ def _inputs(items: Sequence[Any], label_fields: set[str]) -> tuple[list[Any], li
             raise CalibrationError(f"row {index}: {mapped.problem}")
         inputs.append(mapped.input)
         sources.append(source)
-    return inputs, sources
+        ids.append(mapped.row_id)
+    return inputs, sources, ids
 
 
 def _without_cache(judge: JevJudge) -> JevJudge:
@@ -839,16 +847,18 @@ def _without_cache(judge: JevJudge) -> JevJudge:
     return judge
 
 
-def _judge_all(judge: JevJudge, inputs: Sequence[Any], concurrency: int) -> list[dict[str, Any]]:
+def _judge_all(
+    judge: JevJudge, inputs: Sequence[Any], ids: Sequence[Any], concurrency: int
+) -> list[dict[str, Any]]:
     from langchain_jev.cli.results import error_record, verdict_record
     from langchain_jev.cli.rows import row_key
 
     verdicts = judge.batch(list(inputs), config={"max_concurrency": concurrency}, return_exceptions=True)
     records = []
-    for number, (data, verdict) in enumerate(zip(inputs, verdicts, strict=True), 1):
+    for number, (data, row_id, verdict) in enumerate(zip(inputs, ids, verdicts, strict=True), 1):
         key = row_key(data.to_state())
         if isinstance(verdict, BaseException):
-            records.append(error_record(number, number, key, None, verdict))
+            records.append(error_record(number, number, key, row_id, verdict))
         else:
-            records.append(verdict_record(number, number, key, None, verdict))
+            records.append(verdict_record(number, number, key, row_id, verdict))
     return records

@@ -1,7 +1,9 @@
 """The report's charts: matplotlib figures drawn to inline SVG text (needs the ``report`` extra).
 
-Each function takes plain numbers and returns one ``<svg>`` element, text
-drawn as paths, so the page needs no font, script or file beside it.
+Each function takes plain numbers and returns one ``<svg>`` element whose text
+stays text (in the page's own sans-serif font), so the page needs no font,
+script or file beside it. Margins are fixed rather than computed by a layout
+engine: a report of many criteria draws in a fraction of the time.
 """
 
 from __future__ import annotations
@@ -22,18 +24,25 @@ __all__ = ["pass_rate_chart", "probability_chart", "reliability_chart", "thresho
 _PASS, _FAIL, _LINE, _ALT = "#2f855a", "#c53030", "#2b6cb0", "#d69e2e"
 
 
-def _figure(width: float, height: float) -> tuple[Figure, Axes]:
+def _figure(width: float, height: float, *, left: float = 0.7, bottom: float = 0.5) -> tuple[Figure, Axes]:
+    """A figure ``width`` by ``height`` inches whose axes leave ``left`` and ``bottom`` inches for labels."""
     try:
         from matplotlib.figure import Figure
     except ImportError as error:
         raise missing_extra("langchain_jev.report", "matplotlib", "report") from error
-    figure = Figure(figsize=(width, height), dpi=96, layout="constrained")
+    figure = Figure(figsize=(width, height), dpi=96)
+    figure.subplots_adjust(
+        left=left / width, right=1 - 0.2 / width, bottom=bottom / height, top=1 - 0.35 / height
+    )
     return figure, figure.subplots()
 
 
 def _svg(figure: Figure) -> str:
+    import matplotlib
+
     buffer = io.StringIO()
-    figure.savefig(buffer, format="svg", metadata={"Date": None, "Creator": None}, transparent=False)
+    with matplotlib.rc_context({"svg.fonttype": "none", "font.family": "sans-serif"}):
+        figure.savefig(buffer, format="svg", metadata={"Date": None, "Creator": None})
     text = buffer.getvalue()
     start = text.find("<svg")
     return re.sub(r"<metadata>.*?</metadata>", "", text[start:], flags=re.S)
@@ -41,7 +50,8 @@ def _svg(figure: Figure) -> str:
 
 def pass_rate_chart(names: Sequence[str], rates: Sequence[float | None]) -> str:
     """Horizontal bars: the pass rate of each criterion (and ``overall``), 0 to 100%."""
-    figure, axes = _figure(6.4, 0.45 * len(names) + 0.9)
+    longest = max((len(name) for name in names), default=8)
+    figure, axes = _figure(6.4, 0.45 * len(names) + 0.9, left=min(3.0, 0.25 + 0.075 * longest))
     shown = [100 * (r or 0.0) for r in rates]
     positions = list(range(len(names)))[::-1]
     bars = axes.barh(positions, shown, color=[_PASS if (r or 0) >= 0.5 else _FAIL for r in rates])

@@ -438,13 +438,15 @@ class Calibration:
     ) -> str:
         """Write ``source`` (a judge file) to ``destination`` with the suggested thresholds; return the diff.
 
-        Only the thresholds change: comments, order, quoting and everything else stay
-        as they were. ``objective`` is passed to `suggest` when no suggestion is given.
+        Only the thresholds that move change: comments, order, quoting and everything
+        else stay as they were. ``objective`` is passed to `suggest` when no suggestion is given.
         """
         from langchain_jev.calibration.rewrite import write_thresholds
 
         chosen = suggestion if suggestion is not None else self.suggest(**objective)
-        return write_thresholds(source, destination, chosen.minimums, chosen.min_confidence)
+        moved = {name: new for name, _, new in chosen.changes()}
+        min_confidence = moved.pop("min_confidence", None)
+        return write_thresholds(source, destination, moved, min_confidence)
 
     def to_dict(self, suggestion: Suggestion | None = None) -> dict[str, Any]:
         """Every figure, as plain data (what ``--json`` writes)."""

@@ -164,9 +164,23 @@ def test_reusing_records_makes_no_request(tmp_path: Path) -> None:
     again = calibrate(build(WEATHER_SPEC, model), rows, "human", records=records)
     assert model.calls == 0
     assert again.to_dict() == first.to_dict()
-    diff = again.write_judge(WEATHER_JUDGE, tmp_path / "new.yaml", max_false_pass=0.0)
+    suggestion = again.suggest(max_false_pass=0.0)
+    diff = again.write_judge(WEATHER_JUDGE, tmp_path / "new.yaml", suggestion)
+    changed = [line[1:] for line in diff.splitlines() if line.startswith("+") and not line.startswith("+++")]
+    assert len(changed) == len(suggestion.changes())  # only what moves is written
     assert yaml.safe_load((tmp_path / "new.yaml").read_text())["criteria"][0] == WEATHER_SPEC["criteria"][0]
-    assert isinstance(diff, str)
+
+
+def test_write_judge_leaves_a_min_confidence_that_does_not_move_unwritten(tmp_path: Path) -> None:
+    judge = JevJudge([JevCriterion.noul("polite", POLITE, 0.7)], model=ScriptedDecisionModel(by_answer("polite")))
+    calibration = calibrate(judge, noul_rows(), "human")
+    source = tmp_path / "judge.yaml"
+    source.write_text("# mine\ncriteria:\n  - {name: polite, kind: noul, instructions: Polite, minimum: 0.7}\n")
+    diff = calibration.write_judge(source, tmp_path / "new.yaml")
+    assert (tmp_path / "new.yaml").read_text() == (
+        "# mine\ncriteria:\n  - {name: polite, kind: noul, instructions: Polite, minimum: 0.45}\n"
+    )
+    assert "min_confidence" not in diff
 
 
 class Alternating:

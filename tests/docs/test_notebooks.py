@@ -48,6 +48,15 @@ EXPECTED: dict[str, list[str]] = {
         "no_email_addresses: the answer contains an email address",
         "10 requests for 12 judgements (4 answers x 3 judges)",
     ],
+    "calibration.ipynb": [
+        "suggested: [('has_details', 0.7, 0.45)]",
+        "overall accuracy before 0.80, after 0.90",
+        "-    minimum: 0.7   # agreed with the support team in March",
+        "+    minimum: 0.45   # agreed with the support team in March",
+        "decided again from 10 stored row(s) of results.jsonl: 0 requests",
+        "requests to the model while re-judging: 0",
+        "7 charts, no script",
+    ],
     "guardrail_agent.ipynb": [
         "I can't help with that request: it was flagged for jailbreak.",
         "I can't share that response: it was flagged for indiscriminate weapons.",

@@ -24,20 +24,46 @@ from tests.support.jev_server import JevServer
 
 pytestmark = pytest.mark.slow  # subprocesses and a loopback server
 
-FIGURES = {"n", "base_rate", "auroc", "brier", "ece", "accuracy", "kappa", "kappa_interval", "false_pass_rate",
-           "false_fail_rate", "pass_rate", "reliability", "sweep"}
+FIGURES = {
+    "n",
+    "base_rate",
+    "auroc",
+    "brier",
+    "ece",
+    "accuracy",
+    "kappa",
+    "kappa_interval",
+    "false_pass_rate",
+    "false_fail_rate",
+    "pass_rate",
+    "reliability",
+    "sweep",
+}
 
 
 def calibrate_args(data: Path, server_url: str, *extra: Any) -> list[str]:
-    return ["calibrate", str(data), "--judge", str(WEATHER_JUDGE), "--base-url", server_url, "--max-retries", "0",
-            *map(str, extra)]
+    return [
+        "calibrate",
+        str(data),
+        "--judge",
+        str(WEATHER_JUDGE),
+        "--base-url",
+        server_url,
+        "--max-retries",
+        "0",
+        *map(str, extra),
+    ]
 
 
 def labelled_rows() -> list[dict[str, Any]]:
     expected = expected_weather_verdicts()
     rows = []
     for row in weather_rows():
-        details = row["id"] not in ("madrid-vague", "oslo-no-search", "why-rain")  # people disagree on why-rain
+        details = row["id"] not in (
+            "madrid-vague",
+            "oslo-no-search",
+            "why-rain",
+        )  # people disagree on why-rain
         rows.append({**row, "human": "pass" if expected[row["id"]] else "fail", "details_ok": details})
     return rows
 
@@ -49,8 +75,18 @@ def calibrated(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     with JevServer(weather_answers) as server:
         result = run_cli(
             *calibrate_args(data, server.base_url, "--out", folder / "results.jsonl", "--quiet"),
-            "--label", "human", "--label", "has_details=details_ok",
-            "--json", folder / "calibration.json", "--write-judge", folder / "new.yaml", "--max-false-pass", "0",
+            "--label",
+            "human",
+            "--label",
+            "has_details=details_ok",
+            "--json",
+            folder / "calibration.json",
+            "--write-judge",
+            folder / "new.yaml",
+            "--max-false-pass",
+            "0",
+            "--html",
+            folder / "calibration.html",
         )
         requests = server.request_count
     return {"folder": folder, "data": data, "result": result, "requests": requests}
@@ -77,6 +113,15 @@ def test_calibrate_prints_the_figures_suggests_and_writes_the_judge(calibrated: 
     assert rest(new) == rest(old)
 
 
+def test_the_report_of_a_calibration_has_its_diagrams_and_curves(calibrated: dict[str, Any]) -> None:
+    page = (calibrated["folder"] / "calibration.html").read_text(encoding="utf-8")
+    assert (
+        page.count("<svg") == 5 + 4 + 4
+    )  # pass rates, distributions, reliability diagrams, threshold curves
+    assert "Reliability diagrams" in page and "Threshold curves" in page
+    assert "suggested 0.91" in page  # has_details' suggested minimum, drawn on its curve
+
+
 def test_the_json_holds_every_figure_with_its_definition(calibrated: dict[str, Any]) -> None:
     document = json.loads((calibrated["folder"] / "calibration.json").read_text())
     assert [c["name"] for c in document["criteria"]] == ["is_grounded", "helpfulness", "mode", "has_details"]
@@ -85,7 +130,11 @@ def test_the_json_holds_every_figure_with_its_definition(calibrated: dict[str, A
     details = document["criteria"][3]
     assert details["n"] == 7  # asked and applicable on the 7 rows that answered
     assert details["kappa_interval"] is not None
-    assert document["suggestion"]["objective"] == {"target": "kappa", "max_false_pass": 0.0, "max_false_fail": None}
+    assert document["suggestion"]["objective"] == {
+        "target": "kappa",
+        "max_false_pass": 0.0,
+        "max_false_fail": None,
+    }
     for point in document["suggestion"]["points"].values():
         assert point["false_pass_rate"] in (0.0, None)
     assert document["overall"]["accuracy"] == 1.0
@@ -96,32 +145,71 @@ def test_the_json_holds_every_figure_with_its_definition(calibrated: dict[str, A
 def test_calibrate_reuses_a_results_file_without_a_model(calibrated: dict[str, Any], tmp_path: Path) -> None:
     folder = calibrated["folder"]
     again = run_cli(
-        "calibrate", calibrated["data"], "--judge", WEATHER_JUDGE, "--results", folder / "results.jsonl",
-        "--label", "human", "--label", "has_details=details_ok", "--target", "accuracy",
-        "--json", tmp_path / "again.json",
+        "calibrate",
+        calibrated["data"],
+        "--judge",
+        WEATHER_JUDGE,
+        "--results",
+        folder / "results.jsonl",
+        "--label",
+        "human",
+        "--label",
+        "has_details=details_ok",
+        "--target",
+        "accuracy",
+        "--json",
+        tmp_path / "again.json",
     )
     assert again.returncode == 0, again.stderr
     document = json.loads((tmp_path / "again.json").read_text())
     first = json.loads((folder / "calibration.json").read_text())
     assert document["criteria"] == first["criteria"]
-    assert document["suggestion"]["objective"] == {"target": "accuracy", "max_false_pass": None, "max_false_fail": None}
+    assert document["suggestion"]["objective"] == {
+        "target": "accuracy",
+        "max_false_pass": None,
+        "max_false_fail": None,
+    }
 
 
 def test_labels_given_after_judging_are_read_and_a_bad_one_is_named_by_line_and_field(
     calibrated: dict[str, Any], tmp_path: Path
 ) -> None:
     rows = labelled_rows()
-    unlabelled = write_jsonl(tmp_path / "plain.jsonl", [{k: v for k, v in r.items() if k != "human"} for r in rows])
+    unlabelled = write_jsonl(
+        tmp_path / "plain.jsonl", [{k: v for k, v in r.items() if k != "human"} for r in rows]
+    )
     with JevServer(weather_answers) as server:
-        judged = run_cli(*judge_args(unlabelled, server.base_url, "--out", tmp_path / "results.jsonl", "--quiet"))
+        judged = run_cli(
+            *judge_args(unlabelled, server.base_url, "--out", tmp_path / "results.jsonl", "--quiet")
+        )
     assert judged.returncode == 0, judged.stderr
     rows[2]["human"] = "dunno"
     data = write_jsonl(tmp_path / "rows.jsonl", rows)
-    bad = run_cli("calibrate", data, "--judge", WEATHER_JUDGE, "--results", tmp_path / "results.jsonl", "--label", "human")
+    bad = run_cli(
+        "calibrate",
+        data,
+        "--judge",
+        WEATHER_JUDGE,
+        "--results",
+        tmp_path / "results.jsonl",
+        "--label",
+        "human",
+    )
     assert bad.returncode == 2
     assert "rows.jsonl:3: human: 'dunno' is not a label" in bad.stderr
-    other = write_jsonl(tmp_path / "other.jsonl", [{**row, "answer": row["answer"] + "!"} for row in labelled_rows()])
-    mixed = run_cli("calibrate", other, "--judge", WEATHER_JUDGE, "--results", tmp_path / "results.jsonl", "--label", "human")
+    other = write_jsonl(
+        tmp_path / "other.jsonl", [{**row, "answer": row["answer"] + "!"} for row in labelled_rows()]
+    )
+    mixed = run_cli(
+        "calibrate",
+        other,
+        "--judge",
+        WEATHER_JUDGE,
+        "--results",
+        tmp_path / "results.jsonl",
+        "--label",
+        "human",
+    )
     assert mixed.returncode == 2 and "the results are of other data" in mixed.stderr
 
 
@@ -145,8 +233,15 @@ def test_repeat_asks_again_past_the_cache_and_measures_flips_and_variance(tmp_pa
     data = write_jsonl(tmp_path / "rows.jsonl", labelled_rows())
     with JevServer(Wobbly()) as server:
         result = run_cli(
-            *calibrate_args(data, server.base_url, "--cache", tmp_path / "cache.sqlite", "--quiet", "--workers", "1"),
-            "--label", "human", "--repeat", "4", "--json", tmp_path / "calibration.json",
+            *calibrate_args(
+                data, server.base_url, "--cache", tmp_path / "cache.sqlite", "--quiet", "--workers", "1"
+            ),
+            "--label",
+            "human",
+            "--repeat",
+            "4",
+            "--json",
+            tmp_path / "calibration.json",
         )
         assert server.request_count == 4 * 8  # the cache answered none of the repeats
     assert result.returncode == 0, result.stderr
@@ -154,5 +249,10 @@ def test_repeat_asks_again_past_the_cache_and_measures_flips_and_variance(tmp_pa
     assert stability["has_details"]["rows"] == 7
     assert stability["has_details"]["flip_rate"] == 1.0  # 0.6 fails and 0.8 passes the minimum 0.7
     assert stability["has_details"]["mean_variance"] == pytest.approx(0.01)  # (0.1) ** 2
-    assert stability["is_grounded"] == {"name": "is_grounded", "rows": 4, "flip_rate": 0.0, "mean_variance": 0.0}
+    assert stability["is_grounded"] == {
+        "name": "is_grounded",
+        "rows": 4,
+        "flip_rate": 0.0,
+        "mean_variance": 0.0,
+    }
     assert "has_details: flip rate 1.00, mean within-row variance 0.01000 (7 rows)" in result.stdout

@@ -13,7 +13,9 @@ from tests.support.jev_server import JevServer
 
 pytestmark = pytest.mark.slow  # subprocesses and a loopback server
 
-LENIENT = spec_with(min_confidence=0.95, criteria={"is_grounded": {"minimum": 0.05}, "helpfulness": {"minimum": 1}})
+LENIENT = spec_with(
+    min_confidence=0.95, criteria={"is_grounded": {"minimum": 0.05}, "helpfulness": {"minimum": 1}}
+)
 
 
 def table(stdout: str) -> str:
@@ -38,11 +40,32 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> dict:
     data = write_jsonl(folder / "rows.jsonl", [{**row, "marker": row["id"]} for row in weather_rows()])
     lenient = write_spec(folder / "lenient.yaml", LENIENT)
     with JevServer(weather_answers) as server:
-        stored = run_cli(*judge_args(data, server.base_url, "--out", folder / "stored.jsonl", "--quiet"))
-        fresh = run_cli(*judge_args(data, server.base_url, "--out", folder / "fresh.jsonl", "--quiet", judge=lenient))
+        stored = run_cli(
+            *judge_args(
+                data,
+                server.base_url,
+                "--out",
+                folder / "stored.jsonl",
+                "--quiet",
+                "--html",
+                folder / "judge.html",
+            )
+        )
+        fresh = run_cli(
+            *judge_args(data, server.base_url, "--out", folder / "fresh.jsonl", "--quiet", judge=lenient)
+        )
         assert stored.returncode == fresh.returncode == 0, stored.stderr + fresh.stderr
         requests = server.request_count
-        again = run_cli("rejudge", folder / "stored.jsonl", "--judge", lenient, "--out", folder / "again.jsonl")
+        again = run_cli(
+            "rejudge",
+            folder / "stored.jsonl",
+            "--judge",
+            lenient,
+            "--out",
+            folder / "again.jsonl",
+            "--html",
+            folder / "again.html",
+        )
         assert server.request_count == requests  # not one request
     return {"folder": folder, "fresh": fresh, "again": again}
 
@@ -61,7 +84,9 @@ def test_rejudge_refuses_a_criterion_whose_question_changed_by_name(runs: dict, 
         tmp_path / "changed.yaml",
         spec_with(criteria={"has_details": {"instructions": "Is it detailed?", "minimum": 0.5}}),
     )
-    refused = run_cli("rejudge", runs["folder"] / "stored.jsonl", "--judge", changed, "--out", tmp_path / "again.jsonl")
+    refused = run_cli(
+        "rejudge", runs["folder"] / "stored.jsonl", "--judge", changed, "--out", tmp_path / "again.jsonl"
+    )
     assert refused.returncode == 2
     assert "has_details: its question changed since the answers were stored" in refused.stderr
     assert "helpfulness" not in refused.stderr
@@ -75,3 +100,19 @@ def test_rejudge_applies_fail_under_and_says_what_it_cannot_read(runs: dict, tmp
     assert "FAIL: pass rate 50.0% is under --fail-under 90.0%" in strict.stdout
     missing = run_cli("rejudge", tmp_path / "nope.jsonl", "--judge", spec)
     assert missing.returncode == 2 and "cannot read" in missing.stderr
+
+
+def test_judge_and_rejudge_draw_their_reports(runs: dict) -> None:
+    judged = (runs["folder"] / "judge.html").read_text(encoding="utf-8")
+    again = (runs["folder"] / "again.html").read_text(encoding="utf-8")
+    for page in (judged, again):
+        assert page.startswith("<!DOCTYPE html>") and page.count("<svg") == 5  # pass rates, 4 distributions
+        assert "<script" not in page
+    assert "tokyo-ungrounded" in judged  # failing under the example judge
+    assert "threshold 0.05" in again  # is_grounded's lenient minimum, drawn
+
+
+def test_html_needs_a_results_file(tmp_path: Path) -> None:
+    refused = run_cli("judge", "rows.jsonl", "--judge", "judge.yaml", "--html", tmp_path / "r.html")
+    assert refused.returncode == 2
+    assert "--html needs --out PATH" in refused.stderr

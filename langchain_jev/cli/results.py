@@ -48,7 +48,7 @@ from pydantic import TypeAdapter
 
 from langchain_jev.errors import ResultsError
 from langchain_jev.models.secrets import redact
-from langchain_jev.verdict import JevVerdict
+from langchain_jev.verdict import JevVerdict, Outcome
 
 if TYPE_CHECKING:
     from langchain_core.decisions import Answer
@@ -150,7 +150,7 @@ def verdict_record(
                 continue
             stored = answer_data(finding.answer)
             problem = unreadable.get(criterion.name)
-            if stored is None and problem is None and finding.outcome.value == "NOT_APPLICABLE":
+            if stored is None and problem is None and finding.outcome is Outcome.NOT_APPLICABLE:
                 continue  # not asked
             data["question"] = question_fingerprint(criterion)
             if stored is not None:

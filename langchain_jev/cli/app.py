@@ -482,7 +482,7 @@ def _judge(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     if args.html and (result.tally.rows or not result.fatal):
         from langchain_jev.cli.calibrate import write_judge_report
 
-        if not write_judge_report(args.html, args.judge, args.out, err):
+        if not write_judge_report(args.html, args.judge, args.out, err, _allow_code(args.allow_code)):
             return EXIT_BAD_INPUT
     if result.fatal:
         return _fail(err, result.fatal)

@@ -118,7 +118,7 @@ def calibrate_command(
     """Run ``calibrate`` with parsed arguments; return the exit code."""
     from langchain_jev.calibration.replay import NoRequestModel, read_results
     from langchain_jev.calibration.study import build_calibration, label_records
-    from langchain_jev.cli.app import EXIT_BAD_INPUT, EXIT_MODEL_ERRORS, EXIT_OK
+    from langchain_jev.cli.app import EXIT_BAD_INPUT, EXIT_MODEL_ERRORS, EXIT_OK, _allow_code
     from langchain_jev.errors import CalibrationError, DatasetError, RedecideError, ResultsError
     from langchain_jev.spec import JudgeSpecError, load_spec
 
@@ -132,7 +132,7 @@ def calibrate_command(
     except CalibrationError as error:
         return fail(str(error))
     try:
-        judge = load_spec(args.judge).build(NoRequestModel())
+        judge = load_spec(args.judge).build(NoRequestModel(), allow_code=_allow_code(args.allow_code))
     except JudgeSpecError as error:
         return fail("the judge file is invalid:\n  " + "\n  ".join(error.messages()))
     args.ignore_field = [*args.ignore_field, *([overall] if overall else []), *per_criterion.values()]
@@ -336,7 +336,9 @@ def _f(value: float | None) -> str:
     return "-" if value is None else f"{value:.2f}"
 
 
-def write_judge_report(html: str, judge_path: str, results: str, err: TextIO) -> bool:
+def write_judge_report(
+    html: str, judge_path: str, results: str, err: TextIO, allow_code: bool | list[str] = False
+) -> bool:
     """Draw the HTML report of a ``judge`` run from its results file; False (said on ``err``) if it cannot."""
     from langchain_jev.calibration.replay import NoRequestModel, read_results
     from langchain_jev.errors import ResultsError
@@ -344,7 +346,7 @@ def write_judge_report(html: str, judge_path: str, results: str, err: TextIO) ->
     from langchain_jev.spec import JudgeSpecError, load_spec
 
     try:
-        judge = load_spec(judge_path).build(NoRequestModel())
+        judge = load_spec(judge_path).build(NoRequestModel(), allow_code=allow_code)
         write_report(html, judge, read_results(results), title=f"judge: {results} with {judge_path}")
     except (JudgeSpecError, ResultsError, OSError, ImportError) as error:
         err.write(f"langchain-jev: error: --html {html}: {error}\n")

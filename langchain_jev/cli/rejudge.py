@@ -32,6 +32,14 @@ def add_parser(commands: Any, rate: Any) -> None:
     )
     parser.add_argument("results", metavar="RESULTS", help="a results file of `langchain-jev judge`")
     parser.add_argument("--judge", required=True, metavar="SPEC", help="the judge file (YAML or JSON)")
+    parser.add_argument(
+        "--allow-code",
+        metavar="MODULE",
+        nargs="?",
+        const="",
+        action="append",
+        help="build checks and the feedback renderer the judge file names as code (as `judge` does)",
+    )
     parser.add_argument("--out", metavar="PATH", help="write one JSON line per row here ('-': stdout)")
     parser.add_argument("--html", metavar="REPORT", help="write a self-contained HTML report here")
     parser.add_argument(
@@ -42,7 +50,7 @@ def add_parser(commands: Any, rate: Any) -> None:
 def rejudge(args: argparse.Namespace, stdout: TextIO = sys.stdout, stderr: TextIO = sys.stderr) -> int:
     """Run ``rejudge`` with parsed arguments; return the exit code."""
     from langchain_jev.calibration.replay import NoRequestModel, read_results, redecide_records
-    from langchain_jev.cli.app import EXIT_BAD_INPUT, exit_code
+    from langchain_jev.cli.app import EXIT_BAD_INPUT, _allow_code, exit_code
     from langchain_jev.cli.report import Tally, format_table, summary_lines
     from langchain_jev.cli.results import ResultsFile
     from langchain_jev.errors import RedecideError, ResultsError
@@ -54,7 +62,7 @@ def rejudge(args: argparse.Namespace, stdout: TextIO = sys.stdout, stderr: TextI
         return EXIT_BAD_INPUT
 
     try:
-        judge = load_spec(args.judge).build(NoRequestModel())
+        judge = load_spec(args.judge).build(NoRequestModel(), allow_code=_allow_code(args.allow_code))
     except JudgeSpecError as error:
         return fail("the judge file is invalid:\n  " + "\n  ".join(error.messages()))
     try:

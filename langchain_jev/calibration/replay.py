@@ -63,9 +63,11 @@ class NoRequestModel(BaseDecisionModel):
 
 
 def read_results(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
-    r"""The row records of a results file, in file order (a header line without ``row`` is skipped).
+    r"""The row records of a results file, in file order (a header line is skipped).
 
-    A last line cut short (a run killed while writing it) is left out.
+    A line with neither ``findings`` nor ``error`` is a header, not a row. A last
+    line cut short (a run killed while writing it) is left out. Records of rows
+    judged on Ray have no ``row`` or ``line``: their ``key`` names them.
 
     Raises:
         ResultsError: the file cannot be read, or a line before the last is not a record.
@@ -98,11 +100,11 @@ def read_results(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
             ) from None
         if not isinstance(record, dict):
             raise ResultsError(f"{target}:{number}: not a record; is this a results file of langchain-jev?")
-        if "row" not in record:
+        if "findings" not in record and "error" not in record:
             continue  # a header (what judged the rows), not a row
-        if not isinstance(record.get("row"), int) or ("error" not in record and "findings" not in record):
+        if not isinstance(record.get("row", 0), int) or not isinstance(record.get("key"), str):
             raise ResultsError(
-                f"{target}:{number}: a record without 'row' and 'findings'; "
+                f"{target}:{number}: a record without 'key' (or with a 'row' that is not a number); "
                 "is this a results file of langchain-jev?"
             )
         records.append(record)
@@ -239,12 +241,17 @@ def redecide_record(judge: JevJudge, record: Mapping[str, Any]) -> dict[str, Any
 
     A row that could not be judged keeps its error record.
     """
-    row, line, key, row_id = record["row"], record.get("line", 0), record.get("key", ""), record.get("id")
+    row, line = record.get("row", 0), record.get("line", 0)
+    key, row_id = record.get("key", ""), record.get("id")
     if "error" in record:
         redone = error_record(row, line, key, row_id, RuntimeError())
         redone["error"] = record["error"]
-        return redone
-    return verdict_record(row, line, key, row_id, redecide(judge, record))
+    else:
+        redone = verdict_record(row, line, key, row_id, redecide(judge, record))
+    for position in ("row", "line"):  # a row judged on Ray has none
+        if position not in record:
+            redone.pop(position, None)
+    return redone
 
 
 def redecide_records(judge: JevJudge, records: Iterable[Mapping[str, Any]]) -> Iterator[dict[str, Any]]:

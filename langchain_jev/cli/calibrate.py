@@ -157,9 +157,11 @@ def calibrate_command(
             label_fields = {*([overall] if overall else []), *per_criterion.values()}
             sources, places, data_keys = _dataset_rows(args, label_fields)
             records = runs[0]
-            _check_keys(records, data_keys, args)
-            labelled_sources = [sources.get(r["row"], {}) for r in records]
-            where = [places.get(r["row"], f"row {r['row']}") for r in records]
+            by_key = {key: number for number, known in data_keys.items() for key in known}
+            _check_keys(records, data_keys, by_key, args)
+            numbers = [_row_number(r, by_key) for r in records]
+            labelled_sources = [sources.get(n, {}) for n in numbers]
+            where = [places.get(n, f"row {n}") for n in numbers]
             labelled = label_records(
                 judge,
                 records,
@@ -279,21 +281,37 @@ def _dataset_rows(
 
 
 def _check_keys(
-    records: Sequence[Mapping[str, Any]], keys: Mapping[int, set[str]], args: argparse.Namespace
+    records: Sequence[Mapping[str, Any]],
+    keys: Mapping[int, set[str]],
+    by_key: Mapping[str, int],
+    args: argparse.Namespace,
 ) -> None:
     from langchain_jev.errors import CalibrationError
 
     for record in records:
-        if record.get("key") not in keys.get(record["row"], set()):
+        number = record.get("row")
+        if not isinstance(number, int):  # a row judged on Ray: named by its key alone
+            number = by_key.get(str(record.get("key")), -1)
+        if record.get("key") not in keys.get(number, set()):
             raise CalibrationError(
-                f"{args.results or args.out}: row {record['row']} is not row {record['row']} of {args.data}: "
-                "the results are of other data (or the row changed since it was judged)"
+                f"{args.results or args.out}: row {record.get('row', record.get('key'))} is not a row of "
+                f"{args.data}: the results are of other data (or the row changed since it was judged)"
             )
 
 
+def _row_number(record: Mapping[str, Any], by_key: Mapping[str, int]) -> int:
+    """The dataset row of a record: its ``row``, or for a row judged on Ray (no ``row``) its key's row."""
+    if isinstance(record.get("row"), int):
+        return int(record["row"])
+    return by_key.get(str(record.get("key")), 0)
+
+
 def _aligned(runs: Sequence[Sequence[Mapping[str, Any]]]) -> list[list[Mapping[str, Any]]]:
-    common = set.intersection(*({r["row"] for r in run} for run in runs))
-    return [[r for r in sorted(run, key=lambda r: r["row"]) if r["row"] in common] for run in runs]
+    def name(record: Mapping[str, Any]) -> str:
+        return f"{record.get('row', '')}:{record.get('key')}"
+
+    common = set.intersection(*({name(r) for r in run} for run in runs))
+    return [[r for r in sorted(run, key=name) if name(r) in common] for run in runs]
 
 
 def _print(calibration: Any, suggestion: Any, out: TextIO) -> None:

@@ -145,3 +145,15 @@ def test_a_row_that_could_not_be_judged_stays_an_error() -> None:
     assert again[2] == stored[2]
     with pytest.raises(ResultsError, match="could not be judged"):
         redecide(build(LENIENT, NoRequestModel()), stored[2])
+
+
+def test_records_of_rows_judged_on_ray_have_no_position_and_are_decided_again(tmp_path) -> None:
+    def unplaced(records: list[dict]) -> list[dict]:
+        return [{k: v for k, v in r.items() if k not in ("row", "line")} for r in records]
+
+    stored = unplaced(records_of(build(WEATHER_SPEC, scripted())))
+    path = tmp_path / "ray.jsonl"
+    path.write_text("".join(record_line(r) + "\n" for r in stored), encoding="utf-8")
+    assert read_results(path) == stored
+    again = list(redecide_records(build(LENIENT, NoRequestModel()), read_results(path)))
+    assert again == unplaced(records_of(build(LENIENT, scripted())))

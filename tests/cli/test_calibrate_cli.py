@@ -171,6 +171,34 @@ def test_calibrate_reuses_a_results_file_without_a_model(calibrated: dict[str, A
     }
 
 
+def test_calibrate_reads_the_results_of_rows_judged_on_ray(
+    calibrated: dict[str, Any], tmp_path: Path
+) -> None:
+    folder = calibrated["folder"]
+    lines = (folder / "results.jsonl").read_text(encoding="utf-8").splitlines()
+    unplaced = [{k: v for k, v in json.loads(line).items() if k not in ("row", "line")} for line in lines]
+    write_jsonl(tmp_path / "ray.jsonl", unplaced[::-1])  # Ray keeps no order either
+    again = run_cli(
+        "calibrate",
+        calibrated["data"],
+        "--judge",
+        WEATHER_JUDGE,
+        "--results",
+        tmp_path / "ray.jsonl",
+        "--label",
+        "human",
+        "--label",
+        "has_details=details_ok",
+        "--max-false-pass",
+        "0",
+        "--json",
+        tmp_path / "again.json",
+    )
+    assert again.returncode == 0, again.stderr
+    first = json.loads((folder / "calibration.json").read_text())
+    assert json.loads((tmp_path / "again.json").read_text())["criteria"] == first["criteria"]
+
+
 def test_labels_given_after_judging_are_read_and_a_bad_one_is_named_by_line_and_field(
     calibrated: dict[str, Any], tmp_path: Path
 ) -> None:

@@ -10,6 +10,7 @@ YAML). A ``min_confidence`` the file does not set is added as a line above
 
 from __future__ import annotations
 
+import contextlib
 import difflib
 import os
 from collections.abc import Mapping
@@ -109,6 +110,8 @@ def write_thresholds(
 ) -> str:
     r"""Write ``source`` to ``destination`` with new thresholds; return the unified diff between them.
 
+    ``source`` is a judge file, or the name of a prebuilt judge (its shipped file is copied).
+
     Raises:
         CalibrationError: the source cannot be read or does not name those criteria.
         OSError: the destination cannot be written.
@@ -124,6 +127,12 @@ def write_thresholds(
 
     """
     path = Path(source)
+    if not path.exists():  # a prebuilt judge's name: its shipped file is the source
+        from langchain_jev.errors import JudgeSpecError
+        from langchain_jev.spec.model import _prebuilt
+
+        with contextlib.suppress(JudgeSpecError):  # not a prebuilt name either: reading says so
+            path = _prebuilt(str(source)) or path
     try:
         text = path.read_bytes().decode("utf-8")
     except (OSError, UnicodeDecodeError) as error:

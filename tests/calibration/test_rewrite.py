@@ -85,3 +85,13 @@ def test_unknown_criteria_and_files_that_are_not_judges_are_errors() -> None:
         replace_thresholds("name: x\n", {})
     with pytest.raises(CalibrationError, match="cannot be read"):
         replace_thresholds("criteria: [\n", {})
+
+
+def test_a_prebuilt_judge_is_written_to_a_file_of_its_own(tmp_path: Path) -> None:
+    diff = write_thresholds("rag", tmp_path / "rag.yaml", {"groundedness": 0.55})
+    assert "+    minimum: 0.55" in diff
+    written = yaml.safe_load((tmp_path / "rag.yaml").read_text())
+    assert next(c for c in written["criteria"] if c["name"] == "groundedness")["minimum"] == 0.55
+    assert load_spec(tmp_path / "rag.yaml").name == "rag"
+    with pytest.raises(CalibrationError, match="cannot read"):
+        write_thresholds("no_such_judge", tmp_path / "x.yaml", {})

@@ -62,7 +62,8 @@ def rejudge(args: argparse.Namespace, stdout: TextIO = sys.stdout, stderr: TextI
         return EXIT_BAD_INPUT
 
     try:
-        judge = load_spec(args.judge).build(NoRequestModel(), allow_code=_allow_code(args.allow_code))
+        spec = load_spec(args.judge)
+        judge = spec.build(NoRequestModel(), allow_code=_allow_code(args.allow_code))
     except JudgeSpecError as error:
         return fail("the judge file is invalid:\n  " + "\n  ".join(error.messages()))
     try:
@@ -76,8 +77,11 @@ def rejudge(args: argparse.Namespace, stdout: TextIO = sys.stdout, stderr: TextI
     for record in redone:
         tally.add(record)
     if args.out:
+        from langchain_jev.cli.fingerprint import judge_description
+
+        described = judge_description(spec, _model_of(args.results, records))
         try:
-            with ResultsFile(args.out) as out:
+            with ResultsFile(args.out, judge=described) as out:
                 if redone:
                     out.write_lines([_line(record) for record in redone])
         except OSError as error:
@@ -96,6 +100,20 @@ def rejudge(args: argparse.Namespace, stdout: TextIO = sys.stdout, stderr: TextI
         except OSError as error:
             return fail(f"cannot write {args.html}: {error.strerror or error}")
     return exit_code(0, tally.pass_rate, args.fail_under, tally.errors)
+
+
+def _model_of(path: str, records: list[dict[str, Any]]) -> str | None:
+    """The model that gave the stored answers: as the results file's header says, else as a record does."""
+    from langchain_jev.cli.results import read_header
+
+    try:
+        header = read_header(path)
+    except OSError:
+        header = None
+    described = header.get("judge") if header else None
+    if isinstance(described, dict) and isinstance(described.get("model"), str):
+        return str(described["model"])
+    return next((str(r["model"]) for r in records if isinstance(r.get("model"), str)), None)
 
 
 def _line(record: dict[str, Any]) -> str:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -75,6 +76,8 @@ def test_rejudge_equals_a_fresh_judge_run_at_the_new_thresholds_and_makes_zero_r
     assert again.returncode == 0, again.stderr
     assert by_row(folder / "again.jsonl") == by_row(folder / "fresh.jsonl")
     assert by_row(folder / "again.jsonl") != by_row(folder / "stored.jsonl")
+    header = json.loads((folder / "again.jsonl").read_text().splitlines()[0])
+    assert header == json.loads((folder / "fresh.jsonl").read_text().splitlines()[0])  # the lenient judge's
     assert table(again.stdout) == table(runs["fresh"].stdout)
     assert "0 requests" in again.stdout
 

@@ -149,7 +149,7 @@ class JudgeSpecError(JevConfigurationError):
 
 
 class GuardrailUndecidedError(JevError):
-    """A rail with ``on_error="raise"`` got no readable answer for some categories.
+    """A rail whose inconclusive checks raise got no readable answer (or was unsure) for some categories.
 
     Example:
         >>> from langchain_jev.guardrails.policy import GuardrailReport
@@ -161,9 +161,12 @@ class GuardrailUndecidedError(JevError):
 
     def __init__(self, report: GuardrailReport) -> None:
         self.report = report
-        super().__init__(
-            f"the {report.check} safety check got no readable answer for: {', '.join(report.undecided)}"
-        )
+        if report.undecided:
+            why = f"got no readable answer for: {', '.join(report.undecided)}"
+        else:
+            unsure = ", ".join(f"{name} ({p:.2f})" for name, p in report.borderline.items())
+            why = f"was unsure (within the review band) about: {unsure}"
+        super().__init__(f"the {report.check} safety check {why}")
 
 
 class GuardrailRefusedError(JevError):
@@ -185,6 +188,8 @@ class GuardrailRefusedError(JevError):
             why = "flagged for " + ", ".join(f"{name} ({p:.2f})" for name, p in report.categories.items())
         elif report.undecided:
             why = "no readable answer for " + ", ".join(report.undecided)
+        elif report.borderline:
+            why = "unsure about " + ", ".join(f"{name} ({p:.2f})" for name, p in report.borderline.items())
         else:
             why = f"the check could not be completed ({report.error})"
         super().__init__(f"the {report.check} safety check refused the turn: {why}")

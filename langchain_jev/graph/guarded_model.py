@@ -133,6 +133,7 @@ def guard_model(
     refusal_message: RefusalMessage | None = None,
     on_error: OnError = "refuse",
     on_inconclusive: OnError | None = None,
+    review_band: float = 0.0,
     exit_behavior: ExitBehavior = "end",
     mode: Mode = "enforce",
     on_flag: OnFlag | None = None,
@@ -162,6 +163,9 @@ def guard_model(
             ``"error"``) or ``"interrupt"`` (pause for a human; needs a checkpointer).
         on_inconclusive: the same, for categories left without a readable answer
             (default: as ``on_error``).
+        review_band: how far below a category's threshold a probability makes
+            the check inconclusive (decided by ``on_inconclusive``, e.g. put to a
+            human); 0 (default) for no band.
         exit_behavior: ``"end"`` or ``"replace"`` (the refusal takes the reply's
             place; the graph's edges go on) or ``"error"`` (raise `GuardrailRefusedError`).
         mode: ``"enforce"`` (default) or ``"shadow"`` (judge and record, keep the reply).
@@ -195,6 +199,7 @@ def guard_model(
         refusal_message=refusal_message,
         on_error=on_error,
         on_inconclusive=on_inconclusive,
+        review_band=review_band,
         exit_behavior=exit_behavior,
         mode=mode,
         on_flag=on_flag,
@@ -216,6 +221,7 @@ def create_guarded_model_node(
     refusal_message: RefusalMessage | None = None,
     on_error: OnError = "refuse",
     on_inconclusive: OnError | None = None,
+    review_band: float = 0.0,
     exit_behavior: ExitBehavior = "end",
     mode: Mode = "enforce",
     on_flag: OnFlag | None = None,
@@ -249,6 +255,9 @@ def create_guarded_model_node(
             ``"error"``) or ``"interrupt"`` (pause for a human; needs a checkpointer).
         on_inconclusive: the same, for categories left without a readable answer
             (default: as ``on_error``).
+        review_band: how far below a category's threshold a probability makes
+            the check inconclusive (decided by ``on_inconclusive``, e.g. put to a
+            human); 0 (default) for no band.
         exit_behavior: ``"end"`` or ``"replace"`` (the refusal takes the reply's
             place; the graph's edges go on) or ``"error"`` (raise `GuardrailRefusedError`).
         mode: ``"enforce"`` (default) or ``"shadow"`` (judge and record, keep the reply).
@@ -291,6 +300,7 @@ def create_guarded_model_node(
         refusal_message=refusal_message,
         on_error=on_error,
         on_inconclusive=on_inconclusive,
+        review_band=review_band,
         exit_behavior=exit_behavior,
         mode=mode,
         on_flag=on_flag,

@@ -125,6 +125,7 @@ def create_guardrail_node(
     refusal_message: RefusalMessage | None = None,
     on_error: OnError = "refuse",
     on_inconclusive: OnError | None = None,
+    review_band: float = 0.0,
     exit_behavior: ExitBehavior = "end",
     mode: Mode = "enforce",
     on_flag: OnFlag | None = None,
@@ -164,6 +165,9 @@ def create_guardrail_node(
             (pause for a human; needs a checkpointer).
         on_inconclusive: the same, for categories left without a readable answer
             (default: as ``on_error``).
+        review_band: how far below a category's threshold a probability makes
+            the check inconclusive (decided by ``on_inconclusive``, e.g. put to a
+            human); 0 (default) for no band.
         exit_behavior: how a refusal leaves the node: ``"end"`` (default, to
             ``END`` with the refusal), ``"error"`` (raise `GuardrailRefusedError`)
             or ``"replace"`` (replace the flagged messages and go on to ``next_node``).
@@ -219,6 +223,7 @@ def create_guardrail_node(
         refusal_message=refusal_message,
         on_error=on_error,
         on_inconclusive=on_inconclusive,
+        review_band=review_band,
         exit_behavior=exit_behavior,
         mode=mode,
         on_flag=on_flag,

@@ -9,8 +9,10 @@ A rail reads a `HazardAssessment` (or the error that kept it from one) into a
   text could not be read, any error inside the rail) means: ``"refuse"`` (fail
   closed, the default; alias ``"end"``), ``"allow"`` (fail open, with a
   warning), ``"raise"`` (alias ``"error"``) or ``"interrupt"`` (ask a human).
-- ``on_inconclusive``: the same, for categories the model left without a
-  readable answer (by default, whatever ``on_error`` says).
+- ``on_inconclusive``: the same, for an inconclusive check: categories the model
+  left without a readable answer, and (with ``review_band``) categories whose
+  probability of yes fell within ``review_band`` below their threshold (by
+  default, whatever ``on_error`` says).
 - ``exit_behavior``: how a refusal leaves the rail, in the vocabulary of
   LangChain's ``OpenAIModerationMiddleware``: ``"end"`` (the refusal ends the
   turn, the default), ``"error"`` (raise `GuardrailRefusedError`) or
@@ -125,6 +127,8 @@ class GuardrailReport:
     the refusal that was not made). Defaults to ``refused``."""
     review: str | None = None
     """``"allow"`` or ``"refuse"`` when a human decided the turn (``interrupt``), else None."""
+    borderline: Mapping[str, float] = field(default_factory=dict)
+    """Categories not flagged but within the policy's ``review_band`` below their threshold."""
 
     def __post_init__(self) -> None:
         if self.would_refuse is None:
@@ -132,8 +136,8 @@ class GuardrailReport:
 
     @property
     def flagged(self) -> bool:
-        """True unless the check came back clean: a category flagged or undecided, or an error."""
-        return bool(self.categories or self.undecided or self.error)
+        """True unless the check came back clean: a category flagged, borderline or undecided, or an error."""
+        return bool(self.categories or self.undecided or self.error or self.borderline)
 
     @property
     def probabilities(self) -> dict[str, float]:
@@ -158,6 +162,7 @@ class GuardrailReport:
             "mode": self.mode,
             "would_refuse": self.would_refuse,
             "review": self.review,
+            "borderline": dict(self.borderline),
         }
 
 
@@ -199,6 +204,7 @@ class GuardrailPolicy:
     on_error: str = "refuse"
     on_inconclusive: str = "refuse"
     exit_behavior: ExitBehavior = "end"
+    review_band: float = 0.0
 
     @classmethod
     def of(
@@ -208,6 +214,7 @@ class GuardrailPolicy:
         on_error: Any = "refuse",
         on_inconclusive: Any = None,
         exit_behavior: Any = "end",
+        review_band: Any = 0.0,
     ) -> GuardrailPolicy:
         """Validate the settings by name; ``on_inconclusive`` defaults to ``on_error``.
 
@@ -225,7 +232,15 @@ class GuardrailPolicy:
         inconclusive = (
             failure if on_inconclusive is None else check_on_error(on_inconclusive, "on_inconclusive")
         )
-        return cls(mode, failure, inconclusive, exit_behavior)
+        if (
+            isinstance(review_band, bool)
+            or not isinstance(review_band, (int, float))
+            or not 0.0 <= review_band < 1.0
+        ):
+            raise JevConfigurationError(
+                f"review_band must be a probability from 0 (no band) up to 1, got {review_band!r}"
+            )
+        return cls(mode, failure, inconclusive, exit_behavior, float(review_band))
 
     @property
     def reviews(self) -> bool:
@@ -253,9 +268,10 @@ def decide(
 ) -> tuple[GuardrailReport, Action]:
     """Decide a turn from an assessment, or from the ``error`` that kept the rail from one.
 
-    Flagged categories refuse. A failed check follows ``on_error``, undecided
-    categories ``on_inconclusive``. In shadow mode the action is always
-    ``"pass"`` and ``would_refuse`` says what enforcing would have done.
+    Flagged categories refuse. A failed check follows ``on_error``, an
+    inconclusive one (undecided or borderline categories) ``on_inconclusive``.
+    In shadow mode the action is always ``"pass"`` and ``would_refuse`` says
+    what enforcing would have done.
 
     Example:
         >>> from types import MappingProxyType as M
@@ -274,8 +290,18 @@ def decide(
     else:
         flagged = MappingProxyType(assessment.flagged_categories)
         undecided = assessment.undecided
-        report = GuardrailReport(check, False, flagged, undecided, None, assessment, policy.mode)
-        failure = "refuse" if flagged else (policy.on_inconclusive if undecided else "allow")
+        borderline = {
+            name: p
+            for name, p in assessment.probabilities.items()
+            if policy.review_band > 0.0
+            and name not in flagged
+            and name not in undecided
+            and p >= assessment.thresholds[name] - policy.review_band - 1e-9
+        }
+        report = GuardrailReport(
+            check, False, flagged, undecided, None, assessment, policy.mode, borderline=borderline
+        )
+        failure = "refuse" if flagged else (policy.on_inconclusive if undecided or borderline else "allow")
     would_refuse = failure != "allow"
     if policy.mode == "shadow":
         return replace(report, refused=False, would_refuse=would_refuse), "pass"
@@ -333,6 +359,7 @@ def review_request(report: GuardrailReport, data: Mapping[str, Any]) -> dict[str
         "categories": dict(report.categories),
         "probabilities": report.probabilities,
         "undecided": list(report.undecided),
+        "borderline": dict(report.borderline),
         "error": report.error,
         "text": dict(data),
         "fingerprint": fingerprint(data),
@@ -401,6 +428,8 @@ def default_refusal(report: GuardrailReport) -> str:
     opening = _OPENINGS[report.check]
     if report.categories:
         return f"{opening}: it was flagged for {_titles(report.categories)}."
+    if report.borderline:
+        return f"{opening}: the safety check was unsure about {_titles(report.borderline)}."
     if report.undecided:
         return f"{opening}: the safety check could not decide on {_titles(report.undecided)}."
     return f"{opening}: the safety check could not be completed."

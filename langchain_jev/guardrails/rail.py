@@ -233,7 +233,7 @@ class GuardrailRail:
         battery: the hazard battery to ask.
         check: the side (must be the battery's).
         refusal_message: the refusal text, or a function of the report returning it.
-        on_error, on_inconclusive, exit_behavior, mode: the `GuardrailPolicy`.
+        on_error, on_inconclusive, review_band, exit_behavior, mode: the `GuardrailPolicy`.
         on_flag: called (sync or async) with the report of every check that did not
             come back clean, in every mode; an error in it is logged, never raised.
         context_messages: how many earlier messages an input check is shown.
@@ -257,6 +257,7 @@ class GuardrailRail:
         refusal_message: RefusalMessage | None = None,
         on_error: OnError = "refuse",
         on_inconclusive: OnError | None = None,
+        review_band: float = 0.0,
         exit_behavior: ExitBehavior = "end",
         mode: Mode = "enforce",
         on_flag: OnFlag | None = None,
@@ -267,7 +268,11 @@ class GuardrailRail:
         self.check = check
         self.refusal_message = check_refusal_message(refusal_message)
         self.policy = GuardrailPolicy.of(
-            mode=mode, on_error=on_error, on_inconclusive=on_inconclusive, exit_behavior=exit_behavior
+            mode=mode,
+            on_error=on_error,
+            on_inconclusive=on_inconclusive,
+            exit_behavior=exit_behavior,
+            review_band=review_band,
         )
         if on_flag is not None and not callable(on_flag):
             raise JevConfigurationError(

@@ -128,6 +128,9 @@ class JevGuardrailMiddleware(AgentMiddleware[JevGuardrailState, Any, Any]):
             (pause for a human; needs a checkpointer).
         on_inconclusive: the same, for categories left without a readable answer
             (default: as ``on_error``).
+        review_band: how far below a category's threshold a probability makes
+            the check inconclusive (decided by ``on_inconclusive``, e.g. put to a
+            human); 0 (default) for no band.
         exit_behavior: how a refusal leaves a rail, as in ``OpenAIModerationMiddleware``:
             ``"end"`` (default: the refusal ends the agent's run), ``"error"``
             (raise `GuardrailRefusedError`) or ``"replace"`` (the flagged content is
@@ -182,6 +185,7 @@ class JevGuardrailMiddleware(AgentMiddleware[JevGuardrailState, Any, Any]):
         refusal_message: RefusalMessage | None = None,
         on_error: OnError = "refuse",
         on_inconclusive: OnError | None = None,
+        review_band: float = 0.0,
         exit_behavior: ExitBehavior = "end",
         mode: Mode = "enforce",
         on_flag: OnFlag | None = None,
@@ -197,7 +201,11 @@ class JevGuardrailMiddleware(AgentMiddleware[JevGuardrailState, Any, Any]):
             )
         thresholds_for(HAZARDS, strictness)  # validates the preset before any battery
         GuardrailPolicy.of(
-            mode=mode, on_error=on_error, on_inconclusive=on_inconclusive, exit_behavior=exit_behavior
+            mode=mode,
+            on_error=on_error,
+            on_inconclusive=on_inconclusive,
+            exit_behavior=exit_behavior,
+            review_band=review_band,
         )  # validates the policy before any battery
         names = self._names(categories)
         decision_model = as_decision_model(model)
@@ -223,6 +231,7 @@ class JevGuardrailMiddleware(AgentMiddleware[JevGuardrailState, Any, Any]):
                 refusal_message=refusal_message,
                 on_error=on_error,
                 on_inconclusive=on_inconclusive,
+                review_band=review_band,
                 exit_behavior=exit_behavior,
                 mode=mode,
                 on_flag=on_flag,

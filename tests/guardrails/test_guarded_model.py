@@ -77,6 +77,7 @@ def test_each_output_category_replaces_the_reply_inside_the_step(category: str) 
         "mode": "enforce",
         "would_refuse": True,
         "review": None,
+        "borderline": {},
     }
     assert judge_model.calls == 1
     assert judge_model.requests[0]["state"] == {"user_question": "tell me", "assistant_answer": HATEFUL}

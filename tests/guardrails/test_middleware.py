@@ -108,6 +108,7 @@ def test_each_output_category_replaces_the_unsafe_answer(category: str) -> None:
         "mode": "enforce",
         "would_refuse": True,
         "review": None,
+        "borderline": {},
     }
     assert judge_model.calls == 2
     assert judge_model.requests[1]["state"] == {"user_question": "tell me", "assistant_answer": UNSAFE}

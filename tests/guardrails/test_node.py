@@ -67,6 +67,7 @@ def test_each_input_category_refuses_the_turn_before_the_agent_runs(category: st
         "mode": "enforce",
         "would_refuse": True,
         "review": None,
+        "borderline": {},
     }
     assert judge_model.calls == 1
 

@@ -364,3 +364,61 @@ def test_the_battery_runs_are_hidden_from_astream_events_but_traced() -> None:
     shown = asyncio.run(events())
     assert not [e for e in shown if "HazardBattery" in e["name"] or "jev_guardrail_decision" in e["name"]]
     assert any(run.name == "HazardBattery[input]" for run in recorder.runs)
+
+
+# ---------------------------------------------------------------- the review band
+
+
+def borderline() -> Any:
+    """Jev that answers hate 0.42: under the balanced threshold (0.5), within a 0.1 band of it."""
+    return hazard_wire({"hate": 0.42}).model()
+
+
+@pytest.mark.parametrize("form", FORMS)
+def test_a_borderline_category_is_put_to_a_human_and_allowed(form: str) -> None:
+    graph = graph_for(
+        form,
+        borderline(),
+        reply="A fair reply.",
+        checkpointer=InMemorySaver(),
+        on_inconclusive="interrupt",
+        review_band=0.1,
+    )
+    paused = graph.invoke({"messages": [HumanMessage("Describe them.")]}, thread())
+    (pending,) = paused["__interrupt__"]
+    assert pending.value["borderline"] == {"hate": 0.42} and pending.value["categories"] == {}
+    assert pending.value["probabilities"] == {"hate": 0.42}
+    out = graph.invoke(Command(resume="allow"), thread())
+    assert contents(out["messages"])[-1] == "A fair reply." and out["guardrail"]["review"] == "allow"
+
+
+def test_a_borderline_category_follows_on_inconclusive_and_is_refused_by_default() -> None:
+    flags: list[GuardrailReport] = []
+    graph = graph_for("guarded_model", borderline(), review_band=0.1, on_flag=flags.append)
+    out = graph.invoke({"messages": [HumanMessage("Describe them.")]})
+    assert (
+        out["messages"][-1].content == "I can't share that response: the safety check was unsure about hate."
+    )
+    assert out["guardrail"]["borderline"] == {"hate": 0.42} and out["guardrail"]["categories"] == {}
+    assert len(flags) == 1
+
+
+def test_without_a_band_a_probability_under_the_threshold_passes() -> None:
+    graph = graph_for("guarded_model", borderline(), reply="A fair reply.", on_inconclusive="interrupt")
+    graph = graph.builder.compile(checkpointer=InMemorySaver())
+    out = graph.invoke({"messages": [HumanMessage("Describe them.")]}, thread())
+    assert contents(out["messages"])[-1] == "A fair reply." and out["guardrail"]["borderline"] == {}
+
+
+def test_a_borderline_check_with_raise_names_the_category_and_its_probability() -> None:
+    from langchain_jev.graph import GuardrailUndecidedError
+
+    graph = graph_for("guarded_model", borderline(), review_band=0.1, on_inconclusive="raise")
+    with pytest.raises(GuardrailUndecidedError, match=r"within the review band\) about: hate \(0.42\)"):
+        graph.invoke({"messages": [HumanMessage("Describe them.")]})
+
+
+@pytest.mark.parametrize("band", [-0.1, 1.0, "wide", True])
+def test_a_review_band_that_is_not_a_probability_is_refused_by_name(band: Any) -> None:
+    with pytest.raises(JevConfigurationError, match="review_band must be a probability from 0"):
+        graph_for("input_node", borderline(), review_band=band)

@@ -53,7 +53,7 @@ def _model() -> JevDecisionModel:
     return JevDecisionModel(client=client)
 
 
-def measure(rounds: int = 7, inner: int = 20) -> dict[str, float]:
+def measure(rounds: int = 11, inner: int = 20) -> dict[str, float]:
     """Seconds per call of the guarded step and of its parts, and of the input rail and its battery."""
     reply = AIMessage(
         [

@@ -176,7 +176,7 @@ def run_ray(judge: Any, options: RayOptions, stderr: TextIO) -> RayResult:
             judged.write_parquet(options.out)
             records: Iterable[Mapping[str, Any]] = (
                 json.loads(row["jev_record"])
-                for row in ray.data.read_parquet(options.out, columns=["jev_record"]).iter_rows()
+                for row in ray.data.read_parquet(options.out).select_columns(["jev_record"]).iter_rows()
             )
             return _count(records, judge, options.settings.model, None, stderr)
         records = (json.loads(row["jev_record"]) for row in judged.iter_rows())

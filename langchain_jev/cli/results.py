@@ -31,6 +31,7 @@ back as its typed answer).
 from __future__ import annotations
 
 import contextlib
+import errno
 import functools
 import hashlib
 import io
@@ -437,7 +438,8 @@ class ResultsFile:
     it is appended to and already has content; stdout gets records only. Each
     batch of records is written as whole lines with a single unbuffered write,
     so a kill leaves at most the last line cut short, and a write that fails
-    part way (a full disk) is cut back to the lines before it.
+    part way (a full disk) is cut back to the lines before it. A file removed
+    or replaced during the run (its folder deleted, say) fails the next write.
 
     Raises:
         OSError: from the constructor and the writes: the file cannot be written.
@@ -503,6 +505,22 @@ class ResultsFile:
                     os.ftruncate(self._stream.fileno(), self._end)
             raise
         self._end += len(data)
+        if self._regular:
+            self._check_in_place()
+
+    def _check_in_place(self) -> None:
+        """Raise when the file is no longer at its path (it, or its directory, was removed or replaced).
+
+        The lines written since went to a file nobody can read: the run must not carry on as if
+        they were kept.
+        """
+        try:
+            there = os.stat(self.path)
+        except OSError:
+            there = None
+        here = os.fstat(self._stream.fileno())
+        if there is None or (there.st_dev, there.st_ino) != (here.st_dev, here.st_ino):
+            raise OSError(errno.ENOENT, "the file (or its folder) was removed or replaced during the run")
 
     def close(self) -> None:
         """Close the file (stdout stays open)."""

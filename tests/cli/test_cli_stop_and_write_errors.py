@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -261,6 +262,29 @@ def test_a_device_that_refuses_every_write_ends_the_run_with_one_line(tmp_path: 
     assert done.returncode == 3, done.stderr
     errors = _one_error_line(done.stderr)
     assert errors == ["langchain-jev: error: cannot write /dev/full: No space left on device"], done.stderr
+
+
+@linux_only
+@WORKERS
+def test_a_results_folder_removed_during_the_run_ends_it_with_one_line(tmp_path: Path, workers: str) -> None:
+    data = write_jsonl(tmp_path / "rows.jsonl", numbered_rows(60))
+    folder = tmp_path / "out"
+    folder.mkdir()
+    out = folder / "results.jsonl"
+    with JevServer(weather_answers, delay=0.1) as server:
+        args = judge_args(data, server.base_url, "--out", out, "--concurrency", "2", "--workers", workers, "--quiet")
+        process = start_cli(*args)
+        try:
+            _wait_for_lines(process, out, 4)
+            shutil.rmtree(folder)  # the results go nowhere from now on
+            _, stderr = process.communicate(timeout=STOP_BOUND * 3)
+        finally:
+            process.kill()
+            process.wait()
+    assert process.returncode == 3, stderr
+    errors = _one_error_line(stderr)
+    assert len(errors) == 1, stderr
+    assert f"cannot write {out}: the file (or its folder) was removed or replaced during the run" in errors[0]
 
 
 @WORKERS

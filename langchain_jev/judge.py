@@ -22,7 +22,7 @@ from langchain_core.runnables.config import (
     set_config_context,
 )
 from langchain_core.runnables.utils import coro_with_context
-from pydantic import ConfigDict, Field
+from pydantic import ConfigDict, Field, PrivateAttr
 
 from langchain_jev import feedback
 from langchain_jev.criteria import JevCriterion, validate_criteria
@@ -113,6 +113,8 @@ class JevJudge(RunnableSerializable[JudgeInput, JevVerdict]):
     """Skip the request when a check fails."""
     feedback_renderer: FeedbackRenderer | None = Field(default=None, exclude=True)
     """Replaces the feedback wording; None for `default_feedback`."""
+
+    _asks: tuple[tuple[JevCriterion, ...], dict[str, Question] | None] | None = PrivateAttr(default=None)
 
     def __init__(
         self,
@@ -214,7 +216,7 @@ class JevJudge(RunnableSerializable[JudgeInput, JevVerdict]):
         manager = get_callback_manager_for_config(config)
         run_id = config.pop("run_id", None)
         if not manager.handlers:  # nothing would see the run: skip its bookkeeping
-            return self._run(input, config)
+            return self._run(input, config, untraced=True)
         run = manager.on_chain_start(
             None, input, run_type="chain", name=self._run_name(config), run_id=run_id
         )
@@ -236,7 +238,7 @@ class JevJudge(RunnableSerializable[JudgeInput, JevVerdict]):
         manager = get_async_callback_manager_for_config(config)
         run_id = config.pop("run_id", None)
         if not manager.handlers:  # nothing would see the run: skip its bookkeeping
-            return await self._arun(input, config)
+            return await self._arun(input, config, untraced=True)
         run = await manager.on_chain_start(
             None, input, run_type="chain", name=self._run_name(config), run_id=run_id
         )
@@ -261,15 +263,32 @@ class JevJudge(RunnableSerializable[JudgeInput, JevVerdict]):
 
     # ------------------------------------------------------------------ the engine
 
-    def _run(self, input: JudgeInput, child: RunnableConfig) -> JevVerdict:
+    def _run(self, input: JudgeInput, child: RunnableConfig, untraced: bool = False) -> JevVerdict:
         plan = self._plan(input)
-        response = self.model.invoke(self._request(plan), child) if plan.questions else None
-        return self._verdict(plan, response)
+        if not plan.questions:
+            return self._verdict(plan, None)
+        request = self._request(plan)
+        model = self.model
+        if untraced and _plain(model):
+            if not _reads_run_config(model):
+                return self._verdict(plan, model._classify_and_record(request))
+            with set_config_context(child) as context:
+                return self._verdict(plan, context.run(model._classify_and_record, request))
+        return self._verdict(plan, model.invoke(request, child))
 
-    async def _arun(self, input: JudgeInput, child: RunnableConfig) -> JevVerdict:
+    async def _arun(self, input: JudgeInput, child: RunnableConfig, untraced: bool = False) -> JevVerdict:
         plan = self._plan(input)
-        response = await self.model.ainvoke(self._request(plan), child) if plan.questions else None
-        return self._verdict(plan, response)
+        if not plan.questions:
+            return self._verdict(plan, None)
+        request = self._request(plan)
+        model = self.model
+        if untraced and _plain(model):
+            if not _reads_run_config(model):
+                return self._verdict(plan, await model._aclassify_and_record(request))
+            with set_config_context(child) as context:
+                answered = await coro_with_context(model._aclassify_and_record(request), context)
+            return self._verdict(plan, answered)
+        return self._verdict(plan, await model.ainvoke(request, child))
 
     @staticmethod
     def _request(plan: _Plan) -> ClassifierRequest:
@@ -286,6 +305,10 @@ class JevJudge(RunnableSerializable[JudgeInput, JevVerdict]):
             raise JevInputError(
                 f"a judge takes a JevJudgeInput or a state mapping, got {type(input).__name__}"
             )
+
+        every = self._every_question()
+        if every is not None:  # nothing to check or decide before the request
+            return _Plan(state, {}, dict(every))
 
         def view() -> JevJudgeInput:
             nonlocal data
@@ -319,6 +342,22 @@ class JevJudge(RunnableSerializable[JudgeInput, JevVerdict]):
             plan.questions[criterion.name] = criterion.question  # type: ignore[assignment]
         return plan
 
+    def _every_question(self) -> dict[str, Question] | None:
+        """The request's questions when every criterion is an unconditional, independent question.
+
+        Such a judge asks the same questions every time; they are gathered once per
+        tuple of criteria.
+        """
+        criteria = self.criteria
+        known = self._asks
+        if known is None or known[0] is not criteria:
+            simple = all(
+                c.is_question and c.condition is None and c.depends_on is None for c in criteria
+            )
+            questions = {c.name: c.question for c in criteria} if simple else None
+            known = self._asks = (criteria, questions)  # type: ignore[assignment]
+        return known[1]
+
     def _verdict(self, plan: _Plan, response: ClassifierResponse | None) -> JevVerdict:
         """Decide each finding, resolve dependencies, apply the failure policy."""
         answers = response.answers if response is not None else {}
@@ -332,8 +371,8 @@ class JevJudge(RunnableSerializable[JudgeInput, JevVerdict]):
             finding = known.get(name)
             if finding is None:
                 answer = answers.get(name)
-                outcome, detail, confidence = decide(criterion, answer, min_confidence, unreadable.get(name))
-                finding = JevFinding(criterion, answer, outcome, detail, confidence, reasoning.get(name))
+                decision = decide(criterion, answer, min_confidence, unreadable.get(name))
+                finding = _finding(criterion, answer, *decision, reasoning.get(name))
                 if criterion.depends_on is not None:
                     unmet = _unmet(criterion, findings[criterion.depends_on.name])
                     if unmet is not None:
@@ -372,6 +411,41 @@ def _to_input(question_or_input: Any, answer: Any) -> JudgeInput:
             f"got {type(question_or_input).__name__}"
         )
     return question_or_input
+
+
+def _plain(model: BaseDecisionModel) -> bool:
+    """True when the model's class keeps `BaseDecisionModel`'s invoke, whose run bookkeeping can be skipped.
+
+    With no callback handler the base class's run adds nothing but a config
+    context; a model that overrides ``invoke`` or ``ainvoke`` is always invoked.
+    """
+    kind = type(model)
+    return (
+        kind.invoke is BaseDecisionModel.invoke
+        and kind.ainvoke is BaseDecisionModel.ainvoke
+        and kind._classify_and_record is BaseDecisionModel._classify_and_record
+        and kind._aclassify_and_record is BaseDecisionModel._aclassify_and_record
+    )
+
+
+def _reads_run_config(model: BaseDecisionModel) -> bool:
+    """False for a model that declares it runs nothing that reads the current run config."""
+    return bool(getattr(type(model), "_reads_run_config", True))
+
+
+def _finding(
+    criterion: JevCriterion,
+    answer: Any,
+    outcome: Outcome,
+    detail: str | Callable[[], str],
+    confidence: float | None,
+    reasoning: str | None,
+) -> JevFinding:
+    """``JevFinding(...)`` without the named tuple's keyword handling: a verdict makes one per criterion."""
+    return _new_tuple(JevFinding, (criterion, answer, outcome, detail, confidence, reasoning, None))
+
+
+_new_tuple = tuple.__new__
 
 
 def _not_applicable(

@@ -45,6 +45,11 @@ class Decision(NamedTuple):
         return self.detail if isinstance(self.detail, str) else self.detail()
 
 
+def _decision(fields: tuple[Outcome, str | Callable[[], str], float | None]) -> Decision:
+    """``Decision(*fields)`` without the named tuple's keyword handling (the hot path)."""
+    return tuple.__new__(Decision, fields)
+
+
 class _Unreadable(Exception):
     """An answer that cannot be decided on; the message says why."""
 
@@ -79,6 +84,8 @@ def decide(
 
     """
     try:
+        if problem is None and type(answer) is NoulAnswer and criterion.kind == "noul":
+            return _decide_noul(criterion, answer)  # the common case, first
         if problem is not None:
             raise _Unreadable(problem)
         if answer is None:
@@ -140,8 +147,9 @@ def _decide_noul(criterion: JevCriterion, answer: NoulAnswer) -> Decision:
             raise _Unreadable(f"noul must be between 0 and 1, got {answer.noul!r}")
     minimum = criterion.minimum or 0.0
     if probability >= minimum - _EPSILON:
-        return Decision(Outcome.PASSED, partial(feedback.noul_passed, criterion, probability), probability)
-    return Decision(Outcome.FAILED, partial(feedback.noul_failed, criterion, probability), 1.0 - probability)
+        return _decision((Outcome.PASSED, partial(feedback.noul_passed, criterion, probability), probability))
+    wording = partial(feedback.noul_failed, criterion, probability)
+    return _decision((Outcome.FAILED, wording, 1.0 - probability))
 
 
 def _decide_score(criterion: JevCriterion, answer: ScoreAnswer, min_confidence: float) -> Decision:

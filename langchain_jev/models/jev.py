@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import json
 import os
 import threading
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from langchain_core.decisions import (
     BaseDecisionModel,
@@ -20,7 +19,6 @@ from pydantic import ConfigDict, Field, PrivateAttr, SecretStr
 from typesafe_sdk import (
     AsyncTypeSafeClient,
     RetryPolicy,
-    SystemOneResponse,
     TypeSafeAPIResponseValidationError,
     TypeSafeClient,
     TypeSafeError,
@@ -28,9 +26,9 @@ from typesafe_sdk import (
 from typesafe_sdk.constants import API_KEY_ENV, BASE_URL_ENV, DEFAULT_MODEL, DEFAULT_MODEL_ENV
 
 from langchain_jev.errors import JevConfigurationError, MissingCredentialsError
-from langchain_jev.models.response import DecisionResponse, read_answers
+from langchain_jev.models.response import DecisionResponse, read_answers, with_answers
 from langchain_jev.models.secrets import install_log_filter, redact_error, remember_secret
-from langchain_jev.models.wire import wire_questions, wire_state
+from langchain_jev.models.wire import QuestionWire, WireResponse, wire_state
 
 if TYPE_CHECKING:
     from langchain_jev.models.cache import DecisionCache
@@ -139,7 +137,11 @@ class JevDecisionModel(BaseDecisionModel):
     async_client: AsyncTypeSafeClient | None = Field(default=None, exclude=True, repr=False)
     """A ready asynchronous SDK client; used as is."""
 
+    _reads_run_config: ClassVar[bool] = False
+    """Only the SDK runs inside a request: a judge may call it outside a run context."""
+
     _lock: threading.Lock = PrivateAttr(default_factory=threading.Lock)
+    _wire: QuestionWire = PrivateAttr(default_factory=QuestionWire)
     _own_client: TypeSafeClient | None = PrivateAttr(default=None)
     _own_async_client: AsyncTypeSafeClient | None = PrivateAttr(default=None)
     _cached: tuple[Any, BaseDecisionModel] | None = PrivateAttr(default=None)
@@ -246,9 +248,11 @@ class JevDecisionModel(BaseDecisionModel):
             return self._own_async_client
 
     def _classify(self, state: State, questions: dict[str, Question]) -> ClassifierResponse:
-        body, wired = wire_state(state), wire_questions(questions)
+        body, wired = wire_state(state), self._wire(questions)
         try:
-            return self._convert(self._sync().system_one(body, wired, model=self.model))
+            return self._convert(
+                self._sync().system_one(body, wired, model=self.model, response_model=WireResponse)
+            )
         except TypeSafeAPIResponseValidationError as error:
             return self._recover(error)
         except TypeSafeError as error:  # a server may echo the key in its error body
@@ -257,9 +261,11 @@ class JevDecisionModel(BaseDecisionModel):
     async def _aclassify(self, state: State, questions: dict[str, Question]) -> ClassifierResponse:
         if self.async_client is None and self.client is not None and self.api_key is None:
             return await super()._aclassify(state, questions)  # only a sync client: run it in a thread
-        body, wired = wire_state(state), wire_questions(questions)
+        body, wired = wire_state(state), self._wire(questions)
         try:
-            response = await self._async().system_one(body, wired, model=self.model)
+            response = await self._async().system_one(
+                body, wired, model=self.model, response_model=WireResponse
+            )
         except TypeSafeAPIResponseValidationError as error:
             return self._recover(error)
         except TypeSafeError as error:  # a server may echo the key in its error body
@@ -277,15 +283,11 @@ class JevDecisionModel(BaseDecisionModel):
         if self._own_async_client is not None:
             await self._own_async_client.aclose()
 
-    def _convert(self, response: SystemOneResponse) -> DecisionResponse:
-        raw = {name: answer.model_dump(mode="json") for name, answer in response.answers.items()}
-        if any(answer.type == "score" for answer in response.answers.values()):
-            sent = _sent_answers(response) or {}  # level keys as sent: "03" is not "3"
-            raw = {name: sent.get(name, answer) for name, answer in raw.items()}
-        answers, unreadable = read_answers(raw)
-        return DecisionResponse(
+    def _convert(self, response: WireResponse) -> DecisionResponse:
+        answers, unreadable = read_answers(response.answers)
+        return with_answers(
+            answers,
             model=response.model,
-            answers=answers,
             unreadable=unreadable,
             usage=response.usage.model_dump(),
             request_id=response.__dict__.get("_request_id"),
@@ -307,12 +309,3 @@ class JevDecisionModel(BaseDecisionModel):
             request_id=error.request_id,
         )
 
-
-def _sent_answers(response: SystemOneResponse) -> Mapping[str, Any] | None:
-    """The answers exactly as the server sent them (the SDK's types merge ``"03"`` into ``3``)."""
-    try:
-        body = json.loads(response.raw_http_response.content)
-    except Exception:  # no raw response kept (a response built in code), or not JSON
-        return None
-    answers = body.get("answers") if isinstance(body, Mapping) else None
-    return answers if isinstance(answers, Mapping) else None

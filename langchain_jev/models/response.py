@@ -15,9 +15,10 @@ from typing import Any
 from langchain_core.decisions import Answer, ClassifierResponse
 from pydantic import Field, TypeAdapter, ValidationError
 
-__all__ = ["DecisionResponse", "read_answers", "strict_problem"]
+__all__ = ["DecisionResponse", "read_answers", "strict_problem", "with_answers"]
 
 _ANSWER = TypeAdapter(Answer)
+_ANSWERS = TypeAdapter(dict[str, Answer])
 
 
 class DecisionResponse(ClassifierResponse):
@@ -52,8 +53,22 @@ class DecisionResponse(ClassifierResponse):
     """True when the response was served from a cache without a request."""
 
 
+def with_answers(answers: dict[str, Answer], **fields: Any) -> DecisionResponse:
+    """A `DecisionResponse` holding answers that `read_answers` has validated: they are not validated again.
+
+    Example:
+        >>> good, _ = read_answers({"a": {"type": "noul", "noul": 0.2}})
+        >>> with_answers(good, model="m").nouls["a"].noul
+        0.2
+
+    """
+    response = DecisionResponse(answers={}, **fields)
+    response.answers = answers
+    return response
+
+
 def read_answers(raw: Mapping[str, Any]) -> tuple[dict[str, Answer], dict[str, str]]:
-    """Validate raw answers one by one: the readable ones, and why the others are not.
+    """Validate raw answers: the readable ones, and why the others are not.
 
     Example:
         >>> good, bad = read_answers({"a": {"type": "noul", "noul": 0.2}, "b": {"type": "noul"}})
@@ -61,13 +76,18 @@ def read_answers(raw: Mapping[str, Any]) -> tuple[dict[str, Answer], dict[str, s
         (['a'], ['b'])
 
     """
-    answers: dict[str, Answer] = {}
     problems: dict[str, str] = {}
     for name, value in raw.items():
         problem = strict_problem(name, value)
         if problem is not None:
             problems[name] = problem
-            continue
+    typed = {name: value for name, value in raw.items() if name not in problems} if problems else raw
+    try:  # all at once, the usual case; one by one to tell which answers are unreadable
+        return _ANSWERS.validate_python(typed), problems
+    except ValidationError:
+        pass
+    answers: dict[str, Answer] = {}
+    for name, value in typed.items():
         try:
             answers[name] = _ANSWER.validate_python(value)
         except ValidationError as error:

@@ -1,25 +1,67 @@
-"""Turning a LangChain state and questions into what the TypeSafe API accepts."""
+"""Turning a LangChain state and questions into what the TypeSafe API accepts, and reading its answers."""
 
 from __future__ import annotations
 
 import base64
 import binascii
+import copy
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+import httpx2
 from langchain_core.decisions import Question
 from langchain_core.messages import BaseMessage, convert_to_openai_messages
-from typesafe_sdk import Image
+from pydantic import Field, ValidationError
+from typesafe_sdk import Image, SystemOneResponse
 
 from langchain_jev.errors import JevInputError
 from langchain_jev.input import unicode_fault
 
-__all__ = ["MAX_DEPTH", "wire_questions", "wire_state"]
+__all__ = ["MAX_DEPTH", "QuestionWire", "WireResponse", "wire_questions", "wire_state"]
 
 
 def wire_questions(questions: Mapping[str, Question]) -> dict[str, Any]:
     """Dump langchain-core questions as the API's question objects."""
     return {name: question.model_dump(mode="json") for name, question in questions.items()}
+
+
+class QuestionWire:
+    """`wire_questions` that remembers the dump of each question object it has seen.
+
+    A judge asks the same question objects on every call; their wire form is
+    dumped once and reused for as long as the question is unchanged (its fields
+    are compared with a deep copy taken at the dump, so a question edited in
+    place is dumped again). At most ``size`` questions are kept.
+
+    Example:
+        >>> from langchain_core.decisions import Noul
+        >>> wire = QuestionWire()
+        >>> polite = Noul(instructions="Is it polite?")
+        >>> wire({"polite": polite}) == wire_questions({"polite": polite})
+        True
+        >>> polite.instructions = "Is it rude?"
+        >>> wire({"polite": polite})["polite"]["instructions"]
+        'Is it rude?'
+
+    """
+
+    def __init__(self, size: int = 512) -> None:
+        self._size = size
+        self._seen: dict[int, tuple[Question, dict[str, Any], dict[str, Any]]] = {}
+
+    def __call__(self, questions: Mapping[str, Question]) -> dict[str, Any]:
+        """The API's question objects for ``questions``, as `wire_questions` gives them."""
+        seen = self._seen
+        wired: dict[str, Any] = {}
+        for name, question in questions.items():
+            entry = seen.get(id(question))
+            if entry is None or entry[0] is not question or entry[1] != question.__dict__:
+                entry = (question, copy.deepcopy(question.__dict__), question.model_dump(mode="json"))
+                if len(seen) >= self._size:
+                    seen.clear()
+                seen[id(question)] = entry
+            wired[name] = entry[2]
+        return wired
 
 
 MAX_DEPTH = 200
@@ -92,3 +134,30 @@ def _image(block: Mapping[str, Any]) -> Image | None:
         return Image(base64.b64decode(block["base64"], validate=True))
     except (binascii.Error, ValueError) as error:
         raise JevInputError(f"an image block's base64 data cannot be decoded: {error}") from None
+
+
+class WireResponse(SystemOneResponse):
+    """A System One response whose answers stay as the server sent them (JSON data).
+
+    Passed as the SDK's ``response_model``, it keeps the SDK's model, usage, request
+    id and errors, but leaves each answer to be read once, strictly, into
+    langchain-core's types (`langchain_jev.models.response.read_answers`), instead
+    of into the SDK's answer types first: level keys stay as written (``"03"`` is
+    not ``3``), and one malformed answer is that answer's problem alone.
+
+    Example:
+        >>> body = b'{"model": "jev-latest", "usage": {}, "answers": {"a": {"type": "noul", "noul": 0.5}}}'
+        >>> WireResponse.model_validate_json(body).answers
+        {'a': {'type': 'noul', 'noul': 0.5}}
+
+    """
+
+    answers: dict[str, Any] = Field(default_factory=dict)  # type: ignore[assignment]
+    """Every answer as JSON data, keyed by question name."""
+
+    @classmethod
+    def _decode(cls, response: httpx2.Response) -> WireResponse:
+        try:  # one pass over the body; the SDK's own decoding words any error
+            return cls.model_validate_json(response.content)
+        except ValidationError:
+            return super()._decode(response)  # type: ignore[misc]

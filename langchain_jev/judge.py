@@ -268,27 +268,27 @@ class JevJudge(RunnableSerializable[JudgeInput, JevVerdict]):
         if not plan.questions:
             return self._verdict(plan, None)
         request = self._request(plan)
-        model = self.model
-        if untraced and _plain(model):
-            if not _reads_run_config(model):
-                return self._verdict(plan, model._classify_and_record(request))
-            with set_config_context(child) as context:
-                return self._verdict(plan, context.run(model._classify_and_record, request))
-        return self._verdict(plan, model.invoke(request, child))
+        direct = _direct(self.model) if untraced else None
+        if direct is None:
+            return self._verdict(plan, self.model.invoke(request, child))
+        if not _reads_run_config(direct):
+            return self._verdict(plan, direct._classify_and_record(request))
+        with set_config_context(child) as context:
+            return self._verdict(plan, context.run(direct._classify_and_record, request))
 
     async def _arun(self, input: JudgeInput, child: RunnableConfig, untraced: bool = False) -> JevVerdict:
         plan = self._plan(input)
         if not plan.questions:
             return self._verdict(plan, None)
         request = self._request(plan)
-        model = self.model
-        if untraced and _plain(model):
-            if not _reads_run_config(model):
-                return self._verdict(plan, await model._aclassify_and_record(request))
-            with set_config_context(child) as context:
-                answered = await coro_with_context(model._aclassify_and_record(request), context)
-            return self._verdict(plan, answered)
-        return self._verdict(plan, await model.ainvoke(request, child))
+        direct = _direct(self.model) if untraced else None
+        if direct is None:
+            return self._verdict(plan, await self.model.ainvoke(request, child))
+        if not _reads_run_config(direct):
+            return self._verdict(plan, await direct._aclassify_and_record(request))
+        with set_config_context(child) as context:
+            answered = await coro_with_context(direct._aclassify_and_record(request), context)
+        return self._verdict(plan, answered)
 
     @staticmethod
     def _request(plan: _Plan) -> ClassifierRequest:
@@ -413,16 +413,27 @@ def _to_input(question_or_input: Any, answer: Any) -> JudgeInput:
     return question_or_input
 
 
-def _plain(model: BaseDecisionModel) -> bool:
-    """True when the model's class keeps `BaseDecisionModel`'s invoke, whose run bookkeeping can be skipped.
+def _direct(model: BaseDecisionModel) -> BaseDecisionModel | None:
+    """The model to call without its run bookkeeping when no handler would see the run, or None.
 
-    With no callback handler the base class's run adds nothing but a config
-    context; a model that overrides ``invoke`` or ``ainvoke`` is always invoked.
+    With no callback handler, `BaseDecisionModel`'s run adds nothing but a config
+    context, so a model whose class keeps its ``invoke`` and ``ainvoke`` is called
+    directly. A model that overrides them is invoked, unless it says through
+    ``_untraced()`` which model answers for it.
     """
+    untraced = getattr(model, "_untraced", None)
+    if untraced is not None:
+        chosen: BaseDecisionModel | None = untraced()
+        return chosen
+    return model if _keeps_base_invoke(model, BaseDecisionModel) else None
+
+
+def _keeps_base_invoke(model: BaseDecisionModel, base: type[BaseDecisionModel]) -> bool:
+    """True when the model's class runs ``base``'s invoke and ainvoke."""
     kind = type(model)
     return (
-        kind.invoke is BaseDecisionModel.invoke
-        and kind.ainvoke is BaseDecisionModel.ainvoke
+        kind.invoke is base.invoke
+        and kind.ainvoke is base.ainvoke
         and kind._classify_and_record is BaseDecisionModel._classify_and_record
         and kind._aclassify_and_record is BaseDecisionModel._aclassify_and_record
     )

@@ -198,6 +198,18 @@ class JevDecisionModel(BaseDecisionModel):
             return await cached.ainvoke(input, config, **kwargs)
         return await super().ainvoke(input, config, **kwargs)
 
+    def _untraced(self) -> BaseDecisionModel | None:
+        """What a judge may call without run bookkeeping: this model, unless the shared cache answers."""
+        kind = type(self)
+        if (
+            kind.invoke is not JevDecisionModel.invoke
+            or kind.ainvoke is not JevDecisionModel.ainvoke
+            or kind._classify_and_record is not BaseDecisionModel._classify_and_record
+            or kind._aclassify_and_record is not BaseDecisionModel._aclassify_and_record
+        ):
+            return None
+        return self if self._shared_cached() is None else None
+
     def _shared_cached(self) -> BaseDecisionModel | None:
         """This model behind the shared cache, or None when there is none or it does not serve this model."""
         cache = _shared[0]

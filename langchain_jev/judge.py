@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -213,9 +214,11 @@ class JevJudge(RunnableSerializable[JudgeInput, JevVerdict]):
     def invoke(self, input: JudgeInput, config: RunnableConfig | None = None, **kwargs: Any) -> JevVerdict:
         """Judge one input; traced as one chain run with the model call as its child."""
         config = ensure_config(config)
-        manager = get_callback_manager_for_config(config)
         run_id = config.pop("run_id", None)
-        if not manager.handlers:  # nothing would see the run: skip its bookkeeping
+        if _silent(config):  # nothing would see the run: skip its bookkeeping
+            return self._run(input, config, untraced=True)
+        manager = get_callback_manager_for_config(config)
+        if not manager.handlers:
             return self._run(input, config, untraced=True)
         run = manager.on_chain_start(
             None, input, run_type="chain", name=self._run_name(config), run_id=run_id
@@ -235,9 +238,11 @@ class JevJudge(RunnableSerializable[JudgeInput, JevVerdict]):
     ) -> JevVerdict:
         """Asynchronous `invoke`."""
         config = ensure_config(config)
-        manager = get_async_callback_manager_for_config(config)
         run_id = config.pop("run_id", None)
-        if not manager.handlers:  # nothing would see the run: skip its bookkeeping
+        if _silent(config):  # nothing would see the run: skip its bookkeeping
+            return await self._arun(input, config, untraced=True)
+        manager = get_async_callback_manager_for_config(config)
+        if not manager.handlers:
             return await self._arun(input, config, untraced=True)
         run = await manager.on_chain_start(
             None, input, run_type="chain", name=self._run_name(config), run_id=run_id
@@ -411,6 +416,49 @@ def _to_input(question_or_input: Any, answer: Any) -> JudgeInput:
             f"got {type(question_or_input).__name__}"
         )
     return question_or_input
+
+
+def _silent(config: RunnableConfig) -> bool:
+    """True when no callback handler can see a run made under ``config``.
+
+    A quick look at what langchain-core's callback manager would consult to add a
+    handler: the config's callbacks, LangSmith tracing (environment, context or an
+    enclosing run), debug mode, legacy tracing variables and the configure hooks
+    (``collect_runs`` and the like). When in doubt it says False and the callback
+    manager decides.
+    """
+    if config.get("callbacks"):
+        return False
+    hooks = _callback_sources()
+    if hooks is None:
+        return False
+    tracing_v2_enabled, configure_hooks, debug = hooks
+    if debug() or tracing_v2_enabled():
+        return False
+    environ = os.environ
+    if environ.get("LANGCHAIN_TRACING") or environ.get("LANGCHAIN_HANDLER"):
+        return False
+    for var, _, handler_class, env_var in configure_hooks:
+        if var.get() is not None or (handler_class is not None and env_var and environ.get(env_var)):
+            return False
+    return True
+
+
+_sources: list[Any] = []
+
+
+def _callback_sources() -> tuple[Callable[[], Any], Sequence[Any], Callable[[], bool]] | None:
+    """langchain-core's own tests for tracing and hooks, or None where this version lacks them."""
+    if not _sources:
+        try:
+            from langchain_core.globals import get_debug
+            from langchain_core.tracers.context import _configure_hooks, _tracing_v2_is_enabled
+        except ImportError:  # pragma: no cover - another langchain-core layout: always ask the manager
+            _sources.append(None)
+        else:
+            _sources.append((_tracing_v2_is_enabled, _configure_hooks, get_debug))
+    found: tuple[Callable[[], Any], Sequence[Any], Callable[[], bool]] | None = _sources[0]
+    return found
 
 
 def _direct(model: BaseDecisionModel) -> BaseDecisionModel | None:

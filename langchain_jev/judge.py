@@ -359,8 +359,11 @@ class JevJudge(RunnableSerializable[JudgeInput, JevVerdict]):
             simple = all(
                 c.is_question and c.condition is None and c.depends_on is None for c in criteria
             )
-            questions = {c.name: c.question for c in criteria} if simple else None
-            known = self._asks = (criteria, questions)  # type: ignore[assignment]
+            questions: dict[str, Question] | None = (
+                {c.name: c.question for c in criteria if c.question is not None} if simple else None
+            )
+            known = (criteria, questions)
+            self._asks = known
         return known[1]
 
     def _verdict(self, plan: _Plan, response: ClassifierResponse | None) -> JevVerdict:
@@ -473,18 +476,14 @@ def _direct(model: BaseDecisionModel) -> BaseDecisionModel | None:
     if untraced is not None:
         chosen: BaseDecisionModel | None = untraced()
         return chosen
-    return model if _keeps_base_invoke(model, BaseDecisionModel) else None
-
-
-def _keeps_base_invoke(model: BaseDecisionModel, base: type[BaseDecisionModel]) -> bool:
-    """True when the model's class runs ``base``'s invoke and ainvoke."""
     kind = type(model)
-    return (
-        kind.invoke is base.invoke
-        and kind.ainvoke is base.ainvoke
+    plain = (
+        kind.invoke is BaseDecisionModel.invoke
+        and kind.ainvoke is BaseDecisionModel.ainvoke
         and kind._classify_and_record is BaseDecisionModel._classify_and_record
         and kind._aclassify_and_record is BaseDecisionModel._aclassify_and_record
     )
+    return model if plain else None
 
 
 def _reads_run_config(model: BaseDecisionModel) -> bool:

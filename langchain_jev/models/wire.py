@@ -152,7 +152,7 @@ class WireResponse(SystemOneResponse):
 
     """
 
-    answers: dict[str, Any] = Field(default_factory=dict)  # type: ignore[assignment]
+    answers: dict[str, Any] = Field(default_factory=dict)
     """Every answer as JSON data, keyed by question name."""
 
     @classmethod
@@ -160,4 +160,4 @@ class WireResponse(SystemOneResponse):
         try:  # one pass over the body; the SDK's own decoding words any error
             return cls.model_validate_json(response.content)
         except ValidationError:
-            return super()._decode(response)  # type: ignore[misc]
+            return super()._decode(response)

@@ -6,6 +6,7 @@ import asyncio
 import json
 import threading
 from collections.abc import Callable, Generator, Mapping, Sequence
+from concurrent.futures import Future
 from dataclasses import dataclass, field
 from typing import Any, Literal, get_args
 
@@ -72,7 +73,9 @@ class _Reply:
 
 
 _Outcome = _Reply | Exception
-_Procedure = Generator[list[_Call], list[_Outcome], DecisionResponse]
+_Step = list[_Call] | Future[bool | None]
+"""What a procedure asks of its driver: run these calls, or wait for another call's probe."""
+_Procedure = Generator[_Step, list[_Outcome], DecisionResponse]
 
 
 @dataclass
@@ -114,7 +117,7 @@ def _as_ai(message: Any) -> AIMessage:
     return AIMessage(content=str(message))
 
 
-def _advance(procedure: _Procedure, outcomes: list[_Outcome] | None) -> list[_Call] | DecisionResponse:
+def _advance(procedure: _Procedure, outcomes: list[_Outcome] | None) -> _Step | DecisionResponse:
     """Send the outcomes of the last batch (None to start); the next batch, or the response."""
     try:
         return procedure.send(outcomes)  # type: ignore[arg-type]
@@ -297,6 +300,8 @@ class ChatModelDecisionModel(BaseDecisionModel):
     """Characters of raw output shown in a `ChatModelOutputError`."""
 
     _logprobs_support: bool | None = PrivateAttr(default=None)
+    _probe: Future[bool | None] | None = PrivateAttr(default=None)
+    """The probe in flight for ``"auto"``: one call probes, the calls that start meanwhile wait for it."""
     _lock: threading.Lock = PrivateAttr(default_factory=threading.Lock)
 
     def __init__(self, chat_model: BaseChatModel | str, **kwargs: Any) -> None:
@@ -315,18 +320,33 @@ class ChatModelDecisionModel(BaseDecisionModel):
     def _classify(self, state: State, questions: dict[str, Question]) -> ClassifierResponse:
         config = ensure_config()
         procedure = self._procedure(state, questions)
-        step = _advance(procedure, None)
-        while not isinstance(step, DecisionResponse):
-            step = _advance(procedure, self._run_calls(step, config))
-        return step
+        try:
+            step = _advance(procedure, None)
+            while not isinstance(step, DecisionResponse):
+                if isinstance(step, Future):
+                    step.result()  # another call is probing for log-probabilities
+                    step = _advance(procedure, [])
+                else:
+                    step = _advance(procedure, self._run_calls(step, config))
+            return step
+        finally:
+            procedure.close()  # an interrupted call gives up its probe at once
 
     async def _aclassify(self, state: State, questions: dict[str, Question]) -> ClassifierResponse:
         config = ensure_config()
         procedure = self._procedure(state, questions)
-        step = _advance(procedure, None)
-        while not isinstance(step, DecisionResponse):
-            step = _advance(procedure, await self._arun_calls(step, config))
-        return step
+        try:
+            step = _advance(procedure, None)
+            while not isinstance(step, DecisionResponse):
+                if isinstance(step, Future):
+                    # another call is probing for log-probabilities; leaving early must not cancel it
+                    await asyncio.shield(asyncio.wrap_future(step))
+                    step = _advance(procedure, [])
+                else:
+                    step = _advance(procedure, await self._arun_calls(step, config))
+            return step
+        finally:
+            procedure.close()  # a cancelled call gives up its probe at once
 
     def _run_calls(self, calls: Sequence[_Call], config: RunnableConfig) -> list[_Outcome]:
         def run(call: _Call) -> _Outcome:
@@ -430,19 +450,35 @@ class ChatModelDecisionModel(BaseDecisionModel):
 
     def _by_logprobs(
         self, state: State, questions: Mapping[str, Question], tally: _Tally, auto: bool
-    ) -> Generator[list[_Call], list[_Outcome], DecisionResponse | None]:
+    ) -> Generator[_Step, list[_Outcome], DecisionResponse | None]:
         calls = {name: self._logprobs_call(state, name, q) for name, q in questions.items()}
         names = list(calls)
         outcomes: dict[str, _Outcome] = {}
-        if auto and self._logprobs_support is None:
-            (probe,) = yield [calls[names[0]]]
-            tally.add([probe])
-            if isinstance(probe, Exception) or token_positions(probe.message.response_metadata) is None:
+        while auto and self._logprobs_support is None:
+            with self._lock:
+                probing = self._probe
+                if probing is None:
+                    mine: Future[bool | None] = Future()
+                    self._probe = mine
+            if probing is not None:
+                yield probing  # the driver waits until that probe has settled support
+                continue
+            supported: bool | None = None
+            try:
+                (probe,) = yield [calls[names[0]]]
+                tally.add([probe])
+                supported = not (
+                    isinstance(probe, Exception) or token_positions(probe.message.response_metadata) is None
+                )
+            finally:
+                self._settle_probe(mine, supported)
+            if not supported:
                 tally.fell_back = True
                 return None
-            with self._lock:
-                self._logprobs_support = True
             outcomes[names[0]] = probe
+        if auto and self._logprobs_support is False:
+            tally.fell_back = True
+            return None
         rest = [name for name in names if name not in outcomes]
         if rest:
             results = yield [calls[name] for name in rest]
@@ -469,6 +505,15 @@ class ChatModelDecisionModel(BaseDecisionModel):
             else:
                 unreadable[name] = problem or "no answer could be read"
         return self._response(tally, questions, Reading(answers, {}, unreadable), "logprobs")
+
+    def _settle_probe(self, probe: Future[bool | None], supported: bool | None) -> None:
+        """Record what the probe found (None: it was abandoned; the next call probes again)."""
+        with self._lock:
+            if supported is not None:
+                self._logprobs_support = supported
+            self._probe = None
+        if not probe.done():
+            probe.set_result(supported)
 
     def _by_structure(
         self,

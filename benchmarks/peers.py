@@ -366,8 +366,8 @@ class FakeChat(BaseChatModel):
 
     latency: float = LATENCY
     _lock: threading.Lock = PrivateAttr(default_factory=threading.Lock)
-    _prompts: list[int] = PrivateAttr(default_factory=list)
-    _schemas: list[int] = PrivateAttr(default_factory=list)
+    _prompts: list[list[BaseMessage]] = PrivateAttr(default_factory=list)
+    _schemas: list[list[dict[str, Any]]] = PrivateAttr(default_factory=list)
 
     @property
     def _llm_type(self) -> str:
@@ -377,16 +377,16 @@ class FakeChat(BaseChatModel):
         return self.bind(tools=[convert_to_openai_tool(t) for t in tools], tool_choice=tool_choice, **kwargs)
 
     def totals(self) -> tuple[int, int, int]:
-        """Calls, prompt tokens and schema tokens so far."""
-        return len(self._prompts), sum(self._prompts), sum(self._schemas)
+        """Calls, prompt tokens and schema tokens so far (counted here, outside the timed run)."""
+        prompt = sum(count_tokens(_text(m)) for messages in self._prompts for m in messages)
+        schema = sum(count_tokens(json.dumps(t)) for tools in self._schemas for t in tools)
+        return len(self._prompts), prompt, schema
 
     def _reply(self, messages: list[BaseMessage], kwargs: dict[str, Any]) -> ChatResult:
         tools = kwargs.get("tools") or []
-        prompt = sum(count_tokens(_text(m)) for m in messages)
-        schema = sum(count_tokens(json.dumps(t)) for t in tools)
         with self._lock:
-            self._prompts.append(prompt)
-            self._schemas.append(schema)
+            self._prompts.append(list(messages))
+            self._schemas.append(list(tools))
         if not tools:
             return ChatResult(generations=[ChatGeneration(message=AIMessage(content="yes"))])
         function = tools[0]["function"]

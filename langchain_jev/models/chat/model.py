@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import copy
 import json
 import threading
 from collections.abc import Callable, Generator, Mapping, Sequence
@@ -35,14 +36,17 @@ from langchain_jev.models.chat.logprobs import answer_from_positions, token_posi
 from langchain_jev.models.chat.parse import Reading, merge, read_payload, read_text
 from langchain_jev.models.chat.prompt import (
     DEFAULT_SYSTEM_MESSAGE,
+    Part,
     correction_text,
+    data_parts,
     logprobs_response_text,
     message_content,
+    rubric_parts,
     structured_response_text,
     truncate,
     user_parts,
 )
-from langchain_jev.models.chat.schema import response_schema
+from langchain_jev.models.chat.schema import SCHEMA_TITLE, response_schema
 from langchain_jev.models.response import DecisionResponse
 
 __all__ = ["STRATEGIES", "ChatModelDecisionModel", "Strategy"]
@@ -71,6 +75,9 @@ class _Reply:
     parsed: Any = None
     """The structured output as the model's parser read it, or None (read the text)."""
 
+
+_RUBRICS = 256
+"""Question sets whose rubric a model keeps."""
 
 _Outcome = _Reply | Exception
 _Step = list[_Call] | Future[bool | None]
@@ -138,6 +145,51 @@ def _structured_reply(output: Any) -> _Reply:
     if isinstance(output, Mapping) and "raw" in output:
         return _Reply(_as_ai(output["raw"]), output.get("parsed"))
     return _Reply(AIMessage(content=json.dumps(output, default=str)), output)
+
+
+def _native_reply(output: Any) -> _Reply:
+    """Read what the model bound for structured output returned: its tool call's arguments, else its text."""
+    message = _as_ai(output)
+    calls = message.tool_calls
+    if calls:
+        named = [call for call in calls if call.get("name") == SCHEMA_TITLE]
+        return _Reply(message, (named or calls)[0].get("args"))
+    return _Reply(message)
+
+
+def _bound_model(structured: Runnable[Any, Any]) -> Runnable[Any, Any] | None:
+    """The chat model as ``with_structured_output(..., include_raw=True)`` binds it, or None.
+
+    LangChain's chat models return ``RunnableMap(raw=bound_model) | parsers``; calling the
+    bound model alone sends the same request, and the reply is read here, without the
+    parsers' steps (which an async call would run in threads).
+    """
+    steps = getattr(getattr(structured, "first", None), "steps__", None)
+    bound = steps.get("raw") if isinstance(steps, Mapping) and len(steps) == 1 else None
+    return bound if isinstance(bound, Runnable) else None
+
+
+@dataclass(frozen=True)
+class _Rubric:
+    """What depends only on a set of questions: worked out once per set (see `_rubric`)."""
+
+    questions: tuple[tuple[str, Question, dict[str, Any]], ...]
+    """Each question with a deep copy of its fields, to see a question edited in place."""
+    schema: dict[str, Any]
+    parts: list[Part]
+    """The ``<questions>`` and ``<response>`` sections of the user message."""
+    target: Runnable[Any, Any] | None
+    """Where structured calls go (None: the schema is quoted in the prompt)."""
+    read: Callable[[Any], _Reply]
+
+    def fits(self, questions: Mapping[str, Question]) -> bool:
+        mine = self.questions
+        if len(mine) != len(questions):
+            return False
+        for (name, question, fields), (other_name, other) in zip(mine, questions.items(), strict=True):
+            if name != other_name or question is not other or fields != other.__dict__:
+                return False
+        return True
 
 
 def _raw_text(message: AIMessage) -> str:
@@ -252,7 +304,8 @@ class ChatModelDecisionModel(BaseDecisionModel):
     - ``<questions>``: the rubric. One ``<question name="..." type="noul|choice|score">``
       per question with its ``<instructions>``, a noul's ``<yes_when>``/``<no_when>``,
       a choice's ``<label name="...">`` (with ``letter="A"`` for logprobs) and a score's
-      ``<level number="0">`` descriptions.
+      ``<level number="0">`` descriptions; a noul with nothing but instructions holds
+      them directly.
     - ``<response>``: how to reply: the probabilities to give and, without structured
       output, the JSON schema; for logprobs, the one label token to answer with.
 
@@ -303,6 +356,7 @@ class ChatModelDecisionModel(BaseDecisionModel):
     _probe: Future[bool | None] | None = PrivateAttr(default=None)
     """The probe in flight for ``"auto"``: one call probes, the calls that start meanwhile wait for it."""
     _lock: threading.Lock = PrivateAttr(default_factory=threading.Lock)
+    _rubrics: dict[tuple[tuple[str, int], ...], _Rubric] = PrivateAttr(default_factory=dict)
 
     def __init__(self, chat_model: BaseChatModel | str, **kwargs: Any) -> None:
         resolved = load_chat_model(chat_model)
@@ -383,6 +437,9 @@ class ChatModelDecisionModel(BaseDecisionModel):
     def _target(self, call: _Call) -> tuple[Runnable[Any, Any], Callable[[Any], _Reply]]:
         """What a call is sent to, and how its output is read."""
         if call.schema is not None:
+            for rubric in list(self._rubrics.values()):
+                if rubric.schema is call.schema and rubric.target is not None:
+                    return rubric.target, rubric.read
             return self.chat_model.with_structured_output(call.schema, include_raw=True), _structured_reply
         if call.logprobs:
             return self._logprobs_model(), _message_reply
@@ -437,16 +494,37 @@ class ChatModelDecisionModel(BaseDecisionModel):
         return _Call((self._system(), HumanMessage(content=message_content(parts))), logprobs=True)
 
     def _structured_call(self, state: State, questions: Mapping[str, Question]) -> _Call:
+        rubric = self._rubric(questions)
+        user = HumanMessage(content=message_content(data_parts(state) + rubric.parts))
+        return _Call((self._system(), user), rubric.schema if rubric.target is not None else None)
+
+    def _rubric(self, questions: Mapping[str, Question]) -> _Rubric:
+        """The schema, prompt sections and structured-output target of a question set, kept per set."""
+        key = tuple((name, id(question)) for name, question in questions.items())
+        rubric = self._rubrics.get(key)
+        if rubric is not None and rubric.fits(questions):
+            return rubric
         schema = response_schema(questions)
         try:
-            self.chat_model.with_structured_output(schema, include_raw=True)
-            native = True
+            structured = self.chat_model.with_structured_output(schema, include_raw=True)
         except NotImplementedError:
-            native = False
-        quoted = None if native else json.dumps(schema, ensure_ascii=False)
-        parts = user_parts(state, questions, structured_response_text(quoted))
-        user = HumanMessage(content=message_content(parts))
-        return _Call((self._system(), user), schema if native else None)
+            target, read = None, _structured_reply
+        else:
+            bound = _bound_model(structured)
+            target, read = (structured, _structured_reply) if bound is None else (bound, _native_reply)
+        quoted = None if target is not None else json.dumps(schema, ensure_ascii=False)
+        rubric = _Rubric(
+            tuple((name, q, copy.deepcopy(q.__dict__)) for name, q in questions.items()),
+            schema,
+            rubric_parts(questions, structured_response_text(quoted, questions)),
+            target,
+            read,
+        )
+        with self._lock:
+            if len(self._rubrics) >= _RUBRICS:
+                self._rubrics.clear()
+            self._rubrics[key] = rubric
+        return rubric
 
     def _by_logprobs(
         self, state: State, questions: Mapping[str, Question], tally: _Tally, auto: bool

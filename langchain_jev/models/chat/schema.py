@@ -17,11 +17,6 @@ PROBABILITY_KEY = "probabilities"
 """A choice or score answer's field: the probability of each label or level."""
 _REASONING = {"type": "string"}
 _NUMBER = {"type": "number"}
-_DESCRIPTION = (
-    "Answers keyed by question name. Each gives a short reasoning first, then yes_probability "
-    "(a noul: the probability from 0 to 1 that the answer is yes) or probabilities (a choice or "
-    "a score: the probability from 0 to 1 of each label or level, summing to 1)."
-)
 
 
 def level_key(level: int) -> str:
@@ -55,9 +50,9 @@ def response_schema(questions: Mapping[str, Question]) -> dict[str, Any]:
     has ``reasoning`` and ``probabilities`` with one number per label or level (levels
     keyed ``"0"``, ``"1"``...). Every object is closed (``additionalProperties: false``)
     and lists all its properties as required, as strict structured-output modes demand.
-    The fields are described once, at the top, since the schema is sent with every
-    request. Ranges are checked when the reply is read, not in the schema, since strict
-    modes reject numeric bounds on some providers.
+    The fields are described by the ``<response>`` section of the prompt, not here, since
+    the schema is sent with every request. Ranges are checked when the reply is read, not
+    in the schema, since strict modes reject numeric bounds on some providers.
 
     Example:
         >>> from langchain_core.decisions import Noul
@@ -69,4 +64,4 @@ def response_schema(questions: Mapping[str, Question]) -> dict[str, Any]:
 
     """
     body = _object({name: _question_schema(question) for name, question in questions.items()})
-    return {"title": SCHEMA_TITLE, "description": _DESCRIPTION, **body}
+    return {"title": SCHEMA_TITLE, **body}

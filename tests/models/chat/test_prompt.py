@@ -84,11 +84,8 @@ def test_structured_request_sends_exactly_these_messages() -> None:
         "</questions>\n"
         "\n"
         "<response>\n"
-        "Answer every question of <questions>. For each question, first give a short reasoning, "
-        "then the probabilities: for a noul, yes_probability, the probability from 0 to 1 that "
-        "the answer is yes; for a choice, the probability from 0 to 1 of each label; for a "
-        "score, the probability from 0 to 1 of each level. The probabilities of a choice or a "
-        "score sum to 1. Reply in the structured format you were given, keyed by question name.\n"
+        "For each question give a short reasoning, then yes_probability, the probability from 0 "
+        "to 1 of yes; or probabilities, one from 0 to 1 per label or level, summing to 1.\n"
         "</response>"
     )
 
@@ -116,7 +113,7 @@ def test_structured_request_sends_a_schema_for_exactly_these_questions() -> None
         "required": ["reasoning", "yes_probability"],
         "additionalProperties": False,
     }
-    assert "yes_probability" in tool["function"]["description"]
+    assert "description" not in parameters  # the <response> section describes the fields
 
 
 def test_without_structured_output_the_schema_is_quoted_in_the_prompt() -> None:

@@ -293,3 +293,25 @@ def test_the_request_uses_the_system_message_then_the_user_message() -> None:
 
     kinds = [type(m) for m in chat.calls[0]["messages"]]
     assert kinds == [SystemMessage, HumanMessage]
+
+
+def test_the_tool_call_is_read_even_when_the_reply_also_has_text() -> None:
+    reply = tool_reply(answers(polite=0.2))
+    reply.content = 'Here is my verdict: {"polite": {"reasoning": "planted", "yes_probability": 0.99}}'
+    chat = ToolCallingChatModel(replies=[reply])
+    verdict = judge_on(chat).judge("Weather?", "Rain.")
+    assert verdict.finding("polite").value == 0.2
+
+
+def test_a_model_with_its_own_structured_output_runnable_is_used_as_it_is() -> None:
+    from langchain_core.runnables import RunnableLambda
+
+    class OwnStructured(ScriptedChatModel):
+        def with_structured_output(self, schema: Any, **kwargs: Any) -> Any:
+            def answer(messages: Any) -> dict[str, Any]:
+                return {"raw": AIMessage(content="done"), "parsed": answers(polite=0.8), "parsing_error": None}
+
+            return RunnableLambda(answer)
+
+    verdict = judge_on(OwnStructured()).judge("Weather?", "Rain.")
+    assert verdict.finding("polite").value == 0.8

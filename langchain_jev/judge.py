@@ -376,11 +376,12 @@ class JevJudge(RunnableSerializable[JudgeInput, JevVerdict]):
         findings: dict[str, JevFinding] = {}
         for criterion in self.criteria:
             name = criterion.name
-            finding = known.get(name)
+            finding = known.get(name) if known else None
             if finding is None:
                 answer = answers.get(name)
-                decision = decide(criterion, answer, min_confidence, unreadable.get(name))
-                finding = _finding(criterion, answer, *decision, reasoning.get(name))
+                problem = unreadable.get(name) if unreadable else None
+                decision = decide(criterion, answer, min_confidence, problem)
+                finding = _finding(criterion, answer, *decision, reasoning.get(name) if reasoning else None)
                 if criterion.depends_on is not None:
                     unmet = _unmet(criterion, findings[criterion.depends_on.name])
                     if unmet is not None:

@@ -301,7 +301,7 @@ class JevDecisionModel(BaseDecisionModel):
             answers,
             model=response.model,
             unreadable=unreadable,
-            usage=response.usage.model_dump(),
+            usage=dict(response.usage.__dict__),
             request_id=response.__dict__.get("_request_id"),
         )
 

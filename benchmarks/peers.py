@@ -191,7 +191,7 @@ def _jevals(size: int) -> dict[str, Side]:
             return {f"c{i}": JNoul(f"Is it true that {text}?") for i, text in enumerate(statements)}
 
         def reduce(self, answers: dict[str, Any], s: Any) -> Result:
-            probabilities = [answers[f"c{i}"].noul for i in range(len(statements))]
+            probabilities = [answers[f"c{i}"].probability for i in range(len(statements))]
             return Result(passed=all(p >= 0.5 for p in probabilities), probability=min(probabilities))
 
     class Backend(TypeSafeBackend):
@@ -205,6 +205,9 @@ def _jevals(size: int) -> dict[str, Side]:
     backend = Backend(api_key=KEY, base_url="http://jev.invalid")
     evals = [Statements()]
     sample = {"input": QUESTION, "output": ANSWER}
+    checked = evaluate(sample, evals, backend)
+    if checked.results[0].error or not checked.results[0].passed:  # jevals reports a failing eval, never raises
+        raise RuntimeError(f"the jevals side does not judge: {checked.results[0].error}")
     return {
         "jevals, one eval holding the questions": (
             lambda: evaluate(sample, evals, backend),
@@ -619,36 +622,48 @@ def dataset(rows_count: int = 3200) -> tuple[list[Row], list[str]]:
 
 
 def _jevals_dataset(count: int) -> float:
+    """jevals' aevaluate_dataset with the command line's three questions, on the same server and clock."""
     import cli_throughput
+    from jevals import Choice as JChoice
     from jevals import Eval, Result
     from jevals import Noul as JNoul
+    from jevals import Score as JScore
     from jevals._runner import aevaluate_dataset
     from jevals.backends.typesafe import TypeSafeBackend
 
     from tests.support.jev_server import JevServer
 
-    class Rain(Eval):
-        name = "rain"
+    class Weather(Eval):
+        name = "weather"
+
+        def state(self, s: Any) -> dict[str, Any]:
+            return {"user_question": s["input"], "assistant_answer": s["output"]}
 
         def questions(self, s: Any) -> dict[str, Any]:
-            return {"answers_rain": JNoul("Does the answer say whether it will rain?")}
+            return {
+                "helpfulness": JScore("How helpful?", criteria=["0", "1", "2", "3"]),
+                "mode": JChoice("How?", criteria={"answered": None, "clarification_needed": None}),
+                "has_details": JNoul("Detailed?"),
+            }
 
         def reduce(self, answers: dict[str, Any], s: Any) -> Result:
-            return Result(passed=answers["answers_rain"].noul >= 0.5)
+            return Result(passed=answers["has_details"].probability >= 0.5)
 
     rows = [
-        {"input": f"Will it rain in town {i} tomorrow?", "output": f"Yes: rain from 9am in town {i}."}
+        {"input": f"Will it rain in town {i} tomorrow?", "output": f"Yes: rain from 9am to noon in town {i}."}
         for i in range(count)
     ]
-    with JevServer(delay=cli_throughput.DELAY) as server:
-        backend = TypeSafeBackend(api_key=KEY, base_url=server.url)
-        start = time.perf_counter()
+    with JevServer(delay=cli_throughput.DELAY, keep_bodies=False) as server:
+        server.reset()
+        backend = TypeSafeBackend(api_key=KEY, base_url=server.base_url)
         report = asyncio.run(
-            aevaluate_dataset(rows, [Rain()], backend=backend, concurrency=cli_throughput.CONCURRENCY)
+            aevaluate_dataset(rows, [Weather()], backend=backend, concurrency=cli_throughput.CONCURRENCY)
         )
-        seconds = time.perf_counter() - start
-    assert len(report.reports) == count
-    return count / seconds / cli_throughput.THEORETICAL
+        rate = cli_throughput._rate(server.times(), count)
+    errors = [r.results[0].error for r in report.reports if r.results[0].error]
+    if len(report.reports) != count or errors:
+        raise RuntimeError(f"jevals did not judge every row: {errors[:1]}")
+    return rate / cli_throughput.THEORETICAL
 
 
 # ------------------------------------------------------------------ the run
@@ -667,7 +682,8 @@ NOTES = [
     "    user's to write (the ones used here are printed by this module's source).",
     "  - jevals reduces with its own code (here: all probabilities >= 0.5); its sync call runs a fresh event loop.",
     "  - deepeval builds a new sync SDK client per measure(); its async client is kept.",
-    "  - CPU is process time; the chat path's CPU includes the fake model's own work (same for every side).",
+    "  - CPU is process time. The chat path counts tokens after the timed run; its CPU includes",
+    "    LangChain's chat-model machinery and the fake model (the same for every side).",
 ]
 
 

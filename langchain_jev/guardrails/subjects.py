@@ -1,9 +1,10 @@
 """What a hazard battery looks at in a conversation: pure functions of the messages.
 
-- input: the turn, every human message since the model last spoke, as
-  ``user_question`` (one text), with up to ``context_messages`` earlier messages
-  of the conversation as ``earlier_conversation`` (``[{"role", "text"}]``), so a
-  request split across messages or turns is judged whole;
+- input: the turn, every human message since the model last spoke (every
+  content block of each, as for the output), as ``user_question`` (one text),
+  with up to ``context_messages`` earlier messages of the conversation as
+  ``earlier_conversation`` (``[{"role", "text"}]``), so a request split across
+  messages or turns is judged whole;
 - output: everything the final AI message carries, as ``assistant_answer``: the
   text of every content block whatever its type (``text``, ``reasoning``,
   ``thinking``, ``output_text``, ``text-plain``; any other type as its JSON) and
@@ -26,7 +27,6 @@ from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
 
-from langchain_jev.conversation import message_text
 from langchain_jev.guardrails.catalog import Direction
 from langchain_jev.input import JevJudgeInput, ToolCall
 
@@ -142,6 +142,11 @@ def content_texts(message: BaseMessage) -> list[str]:
     return texts
 
 
+def _text(message: BaseMessage) -> str:
+    """Everything a message carries, as one text (see `content_texts`)."""
+    return "\n\n".join(content_texts(message))
+
+
 @dataclass(frozen=True)
 class Subject:
     """What one battery checks: the judge input, and the messages it was read from.
@@ -171,7 +176,7 @@ def _turn_humans(messages: Sequence[BaseMessage], end: int) -> tuple[int, list[B
 
 
 def _joined(messages: Sequence[BaseMessage]) -> str | None:
-    texts = [message_text(m) for m in messages]
+    texts = [_text(m) for m in messages]
     return "\n\n".join(texts) if texts else None
 
 
@@ -183,9 +188,9 @@ def _earlier(messages: Sequence[BaseMessage], end: int, limit: int) -> list[dict
         if len(earlier) >= limit:
             break
         if isinstance(message, HumanMessage):
-            earlier.append({"role": "user", "text": message_text(message)})
+            earlier.append({"role": "user", "text": _text(message)})
         elif isinstance(message, AIMessage):
-            text = "\n\n".join(content_texts(message))
+            text = _text(message)
             if text.strip():
                 earlier.append({"role": "assistant", "text": text})
     return earlier[::-1]
@@ -279,7 +284,7 @@ def tool_results_subject(messages: Sequence[BaseMessage]) -> Subject | None:
         call = requested.get(result.tool_call_id)
         name = call.name if call is not None else (result.name or "tool")
         arguments = call.arguments if call is not None else {}
-        calls.append(ToolCall(name, arguments, message_text(result)))
+        calls.append(ToolCall(name, arguments, _text(result)))
     humans = [m for m in messages[:start] if isinstance(m, HumanMessage)][-1:]
     data = JevJudgeInput(question=_joined(humans), tool_calls=calls)
     return Subject(clean_input(data), tuple(results))

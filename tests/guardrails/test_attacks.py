@@ -187,6 +187,27 @@ async def test_a_request_with_a_lone_surrogate_is_judged_and_refused(
     assert way.endswith(":custom") or INPUT_REFUSAL in repr(shown)
 
 
+@pytest.mark.parametrize("way", ["invoke", "ainvoke", "astream_events"])
+@pytest.mark.parametrize("form", INPUT_FORMS)
+@pytest.mark.parametrize(
+    "block",
+    [
+        {"type": "text-plain", "text": REQUEST, "mime_type": "text/plain"},
+        {"type": "x-vendor-note", "note": REQUEST},
+        {"type": "image", "url": "https://example.com/a.png", "alt": REQUEST},
+    ],
+    ids=["text-plain", "unknown", "image alt text"],
+)
+async def test_a_request_hidden_in_a_block_of_any_type_is_refused(
+    form: str, way: str, block: dict[str, Any], decision: Any
+) -> None:
+    model, saver = chat("Sure."), InMemorySaver()
+    graph = build(form, model, decision, saver)
+    await drive(graph, way, {"messages": [HumanMessage([{"type": "text", "text": "Hi."}, block])]}, thread(5))
+    assert model.calls == 0
+    assert graph.get_state(thread(5)).values["messages"][-1].content == INPUT_REFUSAL
+
+
 # ---------------------------------------------------------------- the output side
 
 OUTPUT_FORMS = ["guarded_model", "output_node", "output_middleware"]
@@ -229,14 +250,19 @@ def _output_cases() -> list[Any]:
         for shape in SHAPES:
             for way in WAYS:
                 quick = way in QUICK_WAYS and (shape in ("reasoning", "lone surrogate") or way == "invoke")
-                cases.append(pytest.param(form, shape, way, marks=() if quick else pytest.mark.slow))
+                marks = () if quick else pytest.mark.slow
+                cases.append(pytest.param(form, shape, way, "keyword", marks=marks))
+                if way in ("invoke", "ainvoke"):
+                    cases.append(pytest.param(form, shape, way, "jev", marks=marks))
     return cases
 
 
-@pytest.mark.parametrize(("form", "shape", "way"), _output_cases())
-async def test_an_unsafe_reply_is_refused_whatever_it_hides_in(form: str, shape: str, way: str) -> None:
+@pytest.mark.parametrize(("form", "shape", "way", "kind"), _output_cases())
+async def test_an_unsafe_reply_is_refused_whatever_it_hides_in(
+    form: str, shape: str, way: str, kind: str
+) -> None:
     model, saver = chat(SHAPES[shape]), InMemorySaver()
-    graph = build(form, model, decision_model("keyword"), saver)
+    graph = build(form, model, decision_model(kind), saver)
 
     shown = await drive(graph, way, {"messages": [HumanMessage("Tell me about chemistry.")]}, thread(4))
 

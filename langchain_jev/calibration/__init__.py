@@ -49,6 +49,7 @@ if TYPE_CHECKING:
         CriterionCalibration,
         Stability,
         Suggestion,
+        acalibrate,
         calibrate,
     )
     from langchain_jev.calibration.sweep import Objective, SweepPoint
@@ -64,6 +65,7 @@ _EXPORTS: dict[str, str] = {
     "Stability": "langchain_jev.calibration.study",
     "Suggestion": "langchain_jev.calibration.study",
     "SweepPoint": "langchain_jev.calibration.sweep",
+    "acalibrate": "langchain_jev.calibration.study",
     "auroc": "langchain_jev.calibration.metrics",
     "bootstrap_kappa": "langchain_jev.calibration.metrics",
     "brier_score": "langchain_jev.calibration.metrics",
@@ -87,6 +89,7 @@ __all__ = [
     "Stability",
     "Suggestion",
     "SweepPoint",
+    "acalibrate",
     "auroc",
     "bootstrap_kappa",
     "brier_score",

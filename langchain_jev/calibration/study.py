@@ -53,6 +53,7 @@ __all__ = [
     "Stability",
     "Suggestion",
     "build_calibration",
+    "acalibrate",
     "calibrate",
     "label_records",
 ]
@@ -779,27 +780,108 @@ def calibrate(
         (0.9, 1.0)
 
     """
-    if repeat < 1:
-        raise CalibrationError(f"repeat must be at least 1, got {repeat}")
-    items = list(rows)
-    label_fields: set[str] = set()
-    if isinstance(labels, str):
-        label_fields.add(labels)
-    elif labels is not None:
-        label_fields.update(labels.values())
-    if overall:
-        label_fields.add(overall)
-    inputs, sources, ids = _inputs(items, label_fields)
-    runs: list[list[dict[str, Any]]] = []
-    if records is not None:
-        if len(records) != len(items):
-            raise CalibrationError(f"{len(records)} records for {len(items)} rows")
-        runs.append([dict(r) for r in records])
-    asking = _without_cache(judge) if repeat > 1 or records is None else judge
-    while len(runs) < repeat:
-        runs.append(_judge_all(judge if not runs and repeat == 1 else asking, inputs, ids, concurrency))
-    labelled = label_records(judge, runs[0], sources, labels, overall)
-    return build_calibration(judge, labelled, repeats=runs if repeat > 1 else (), seed=seed, rounds=rounds)
+    study = _Study.of(judge, rows, labels, overall, records, repeat)
+    while study.wanted:
+        judging = study.judge_for_next()
+        verdicts = judging.batch(list(study.inputs), {"max_concurrency": concurrency}, return_exceptions=True)
+        study.add(verdicts)
+    return study.finish(seed, rounds)
+
+
+async def acalibrate(
+    judge: JevJudge,
+    rows: Iterable[Any],
+    labels: str | Mapping[str, str] | None = None,
+    *,
+    overall: str | None = None,
+    records: Sequence[Mapping[str, Any]] | None = None,
+    repeat: int = 1,
+    concurrency: int = 8,
+    seed: int = 0,
+    rounds: int = 1000,
+) -> Calibration:
+    """Asynchronous `calibrate`: the rows are judged on the running event loop.
+
+    Example:
+        >>> import asyncio
+        >>> from langchain_core.decisions import Noul
+        >>> from langchain_jev import JevCriterion
+        >>> from langchain_jev.testing import ScriptedDecisionModel
+        >>> judge = JevJudge([JevCriterion.noul("polite", Noul(instructions="Polite?"), 0.5)],
+        ...     model=ScriptedDecisionModel({"polite": lambda state, q: float(state["assistant_answer"])}))
+        >>> rows = [{"answer": "0.8", "ok": True}, {"answer": "0.3", "ok": False}]
+        >>> asyncio.run(acalibrate(judge, rows, "ok")).criterion("polite").confusion.accuracy
+        1.0
+
+    """
+    study = _Study.of(judge, rows, labels, overall, records, repeat)
+    while study.wanted:
+        judging = study.judge_for_next()
+        verdicts = await judging.abatch(
+            list(study.inputs), {"max_concurrency": concurrency}, return_exceptions=True
+        )
+        study.add(verdicts)
+    return study.finish(seed, rounds)
+
+
+@dataclass
+class _Study:
+    """What `calibrate` and `acalibrate` share: the rows read, the runs so far, and the finish."""
+
+    judge: JevJudge
+    inputs: list[Any]
+    sources: list[Mapping[str, Any]]
+    ids: list[Any]
+    labels: str | Mapping[str, str] | None
+    overall: str | None
+    repeat: int
+    runs: list[list[dict[str, Any]]] = field(default_factory=list)
+
+    @classmethod
+    def of(
+        cls,
+        judge: JevJudge,
+        rows: Iterable[Any],
+        labels: str | Mapping[str, str] | None,
+        overall: str | None,
+        records: Sequence[Mapping[str, Any]] | None,
+        repeat: int,
+    ) -> _Study:
+        if repeat < 1:
+            raise CalibrationError(f"repeat must be at least 1, got {repeat}")
+        items = list(rows)
+        label_fields: set[str] = set()
+        if isinstance(labels, str):
+            label_fields.add(labels)
+        elif labels is not None:
+            label_fields.update(labels.values())
+        if overall:
+            label_fields.add(overall)
+        inputs, sources, ids = _inputs(items, label_fields)
+        study = cls(judge, inputs, sources, ids, labels, overall, repeat)
+        if records is not None:
+            if len(records) != len(items):
+                raise CalibrationError(f"{len(records)} records for {len(items)} rows")
+            study.runs.append([dict(r) for r in records])
+        return study
+
+    @property
+    def wanted(self) -> bool:
+        """True while a run of the rows is still to be judged."""
+        return len(self.runs) < self.repeat
+
+    def judge_for_next(self) -> JevJudge:
+        """The judge of the next run: past any cache when the rows are asked more than once."""
+        return _without_cache(self.judge) if self.repeat > 1 else self.judge
+
+    def add(self, verdicts: Sequence[Any]) -> None:
+        """The records of a run's verdicts (an exception: that row's error record)."""
+        self.runs.append(_records_of(self.inputs, self.ids, verdicts))
+
+    def finish(self, seed: int, rounds: int) -> Calibration:
+        labelled = label_records(self.judge, self.runs[0], self.sources, self.labels, self.overall)
+        repeats = self.runs if self.repeat > 1 else ()
+        return build_calibration(self.judge, labelled, repeats=repeats, seed=seed, rounds=rounds)
 
 
 def _inputs(
@@ -849,13 +931,10 @@ def _without_cache(judge: JevJudge) -> JevJudge:
     return judge
 
 
-def _judge_all(
-    judge: JevJudge, inputs: Sequence[Any], ids: Sequence[Any], concurrency: int
-) -> list[dict[str, Any]]:
+def _records_of(inputs: Sequence[Any], ids: Sequence[Any], verdicts: Sequence[Any]) -> list[dict[str, Any]]:
     from langchain_jev.cli.results import error_record, verdict_record
     from langchain_jev.cli.rows import row_key
 
-    verdicts = judge.batch(list(inputs), config={"max_concurrency": concurrency}, return_exceptions=True)
     records = []
     for number, (data, row_id, verdict) in enumerate(zip(inputs, ids, verdicts, strict=True), 1):
         key = row_key(data.to_state())

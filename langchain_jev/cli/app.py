@@ -416,7 +416,15 @@ def _judge(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     if args.engine == "ray" or args.ray_address:
         from langchain_jev.ray.command import judge_on_ray
 
-        return judge_on_ray(args, spec, err)
+        if args.html and str(args.out).endswith(".parquet"):
+            parser.error("--html is drawn from a results file: give --out PATH.jsonl with --engine ray")
+        code = judge_on_ray(args, spec, err)
+        if args.html and code in (EXIT_OK, EXIT_BELOW_THRESHOLD, EXIT_MODEL_ERRORS):
+            from langchain_jev.cli.calibrate import write_judge_report
+
+            if not write_judge_report(args.html, args.judge, args.out, err, _allow_code(args.allow_code)):
+                return EXIT_BAD_INPUT
+        return code
     try:
         if not os.path.isfile(args.data):
             raise DatasetError(f"cannot read {args.data}: no such file")

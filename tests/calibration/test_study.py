@@ -212,3 +212,19 @@ def test_repeats_bypass_the_cache_and_measure_flips_and_variance() -> None:
     assert (steady.flip_rate, steady.mean_variance) == (0.0, 0.0)
     assert calibration.repeats == 4
     assert calibration.to_dict()["stability"][0] == {"name": "wobbly", "rows": 6, "flip_rate": 1.0, "mean_variance": pytest.approx(0.01)}
+
+
+async def test_acalibrate_is_calibrate_on_the_event_loop() -> None:
+    from langchain_jev.calibration import acalibrate
+
+    judge = JevJudge([JevCriterion.noul("polite", POLITE, 0.7)], model=ScriptedDecisionModel(by_answer("polite")))
+    awaited = await acalibrate(judge, noul_rows(), "human")
+    assert awaited.to_dict(awaited.suggest()) == calibrate(judge, noul_rows(), "human").to_dict(awaited.suggest())
+    inner = ScriptedDecisionModel({"wobbly": Alternating(), "steady": 0.9})
+    cached = JevJudge(
+        [JevCriterion.noul("wobbly", POLITE, 0.6), JevCriterion.noul("steady", Noul(instructions="Steady?"), 0.6)],
+        model=CachedDecisionModel(inner, InMemoryCache()),
+    )
+    repeated = await acalibrate(cached, [{"answer": f"a{i}", "human": True} for i in range(3)], "human", repeat=2)
+    assert inner.calls == 6
+    assert repeated.stability[0].flip_rate == 1.0

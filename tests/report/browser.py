@@ -75,9 +75,9 @@ class _Session:
                 return reply.get("result", {})
             self.events.append(reply)
 
-    def wait_for(self, method: str, timeout: float = 30) -> None:
+    def wait_for(self, method: str, session: str | None = None, timeout: float = 30) -> None:
         deadline = time.monotonic() + timeout
-        while not any(e.get("method") == method for e in self.events):
+        while not any(e.get("method") == method and e.get("sessionId") == session for e in self.events):
             self.events.append(json.loads(self.socket.recv(timeout=max(0.1, deadline - time.monotonic()))))
 
     def drain(self, seconds: float) -> None:
@@ -91,6 +91,11 @@ class _Session:
 
 def open_page(chromium: str, path: Path, width: int = 1200, height: int = 1600) -> PageVisit:
     """Load ``path`` from disk in headless Chromium and report what happened."""
+    return open_pages(chromium, [path], width, height)[0]
+
+
+def open_pages(chromium: str, paths: list[Path], width: int = 1200, height: int = 1600) -> list[PageVisit]:
+    """Load each of ``paths`` from disk in a tab of its own of one headless Chromium; report each."""
     profile = tempfile.mkdtemp(prefix="jev-chromium-")
     process = subprocess.Popen(
         [
@@ -124,45 +129,10 @@ def open_page(chromium: str, path: Path, width: int = 1200, height: int = 1600) 
             f"ws://127.0.0.1:{port}{browser_path}", max_size=64 * 1024 * 1024, open_timeout=20
         ) as socket:
             cdp = _Session(socket)
-            target = cdp.send("Target.createTarget", {"url": "about:blank"})["targetId"]
-            session = cdp.send("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
-            for domain in ("Page", "Runtime", "Log", "Network"):
-                cdp.send(f"{domain}.enable", session=session)
-            cdp.send(
-                "Emulation.setDeviceMetricsOverride",
-                {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": False},
-                session=session,
-            )
-            cdp.events.clear()
-            cdp.send("Page.navigate", {"url": path.resolve().as_uri()}, session=session)
-            cdp.wait_for("Page.loadEventFired")
-            cdp.drain(0.5)
-            visit = PageVisit()
-            for event in cdp.events:
-                method, params = event.get("method"), event.get("params", {})
-                if method == "Runtime.consoleAPICalled" and params.get("type") in ("error", "assert"):
-                    visit.console_errors.append(json.dumps(params.get("args"))[:300])
-                elif method == "Log.entryAdded" and params.get("entry", {}).get("level") == "error":
-                    visit.console_errors.append(params["entry"].get("text", "")[:300])
-                elif method == "Runtime.exceptionThrown":
-                    visit.exceptions.append(json.dumps(params.get("exceptionDetails"))[:300])
-                elif method == "Network.requestWillBeSent":
-                    visit.requests.append(params["request"]["url"])
-            probe = cdp.send(
-                "Runtime.evaluate",
-                {
-                    "expression": "JSON.stringify([document.title, document.body.innerText.length, "
-                    "document.querySelectorAll('svg').length])",
-                    "returnByValue": True,
-                },
-                session=session,
-            )
-            visit.title, visit.text_length, visit.svg_count = json.loads(probe["result"]["value"])
-            shot = cdp.send("Page.captureScreenshot", {"format": "png"}, session=session)
-            visit.screenshot = base64.b64decode(shot["data"])
+            visits = [_visit(cdp, path, width, height) for path in paths]
             with contextlib.suppress(Exception):
                 cdp.send("Browser.close", timeout=5)
-            return visit
+            return visits
     finally:
         if process.poll() is None:
             process.terminate()
@@ -174,6 +144,49 @@ def open_page(chromium: str, path: Path, width: int = 1200, height: int = 1600) 
         shutil.rmtree(profile, ignore_errors=True)
 
 
+def _visit(cdp: _Session, path: Path, width: int, height: int) -> PageVisit:
+    target = cdp.send("Target.createTarget", {"url": "about:blank"})["targetId"]
+    session = cdp.send("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
+    for domain in ("Page", "Runtime", "Log", "Network"):
+        cdp.send(f"{domain}.enable", session=session)
+    cdp.send(
+        "Emulation.setDeviceMetricsOverride",
+        {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": False},
+        session=session,
+    )
+    cdp.events.clear()
+    cdp.send("Page.navigate", {"url": path.resolve().as_uri()}, session=session)
+    cdp.wait_for("Page.loadEventFired", session)
+    cdp.drain(0.5)
+    visit = PageVisit()
+    for event in cdp.events:
+        if event.get("sessionId") != session:
+            continue
+        method, params = event.get("method"), event.get("params", {})
+        if method == "Runtime.consoleAPICalled" and params.get("type") in ("error", "assert"):
+            visit.console_errors.append(json.dumps(params.get("args"))[:300])
+        elif method == "Log.entryAdded" and params.get("entry", {}).get("level") == "error":
+            visit.console_errors.append(params["entry"].get("text", "")[:300])
+        elif method == "Runtime.exceptionThrown":
+            visit.exceptions.append(json.dumps(params.get("exceptionDetails"))[:300])
+        elif method == "Network.requestWillBeSent":
+            visit.requests.append(params["request"]["url"])
+    probe = cdp.send(
+        "Runtime.evaluate",
+        {
+            "expression": "JSON.stringify([document.title, document.body.innerText.length, "
+            "document.querySelectorAll('svg').length])",
+            "returnByValue": True,
+        },
+        session=session,
+    )
+    visit.title, visit.text_length, visit.svg_count = json.loads(probe["result"]["value"])
+    shot = cdp.send("Page.captureScreenshot", {"format": "png"}, session=session)
+    visit.screenshot = base64.b64decode(shot["data"])
+    cdp.send("Target.closeTarget", {"targetId": target})
+    return visit
+
+
 def blank_share(png: bytes) -> float:
     """The share of the screenshot's pixels that are the page's background colour (1.0: blank)."""
     import io
@@ -181,7 +194,7 @@ def blank_share(png: bytes) -> float:
     import numpy as np
     from matplotlib import image
 
-    pixels = image.imread(io.BytesIO(png), format="png")[..., :3]
-    flat = pixels.reshape(-1, 3)
-    colours, counts = np.unique((flat * 255).round().astype(int), axis=0, return_counts=True)
-    return float(counts.max() / flat.shape[0]) if len(colours) else 1.0
+    pixels = (image.imread(io.BytesIO(png), format="png")[..., :3] * 255).round().astype(np.int64)
+    packed = (pixels[..., 0] << 16 | pixels[..., 1] << 8 | pixels[..., 2]).ravel()
+    counts = np.bincount(packed)
+    return float(counts.max() / packed.size) if packed.size else 1.0

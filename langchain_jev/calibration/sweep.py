@@ -25,7 +25,7 @@ from langchain_core.decisions import ChoiceAnswer, NoulAnswer, ScoreAnswer
 
 from langchain_jev.calibration.metrics import Confusion
 from langchain_jev.criteria import JevCriterion
-from langchain_jev.outcomes import decide, support_share
+from langchain_jev.outcomes import _EPSILON, decide, support_share
 from langchain_jev.verdict import Outcome
 
 __all__ = [
@@ -197,6 +197,20 @@ def sweep(
     """Agreement with ``labels`` at every threshold `thresholds_of` gives the criterion."""
     what, grid = thresholds_of(criterion)
     points = []
+    if criterion.kind == "noul" and len(answers) > len(grid):
+        # a noul passes at noul >= minimum and is never undecided: decide each answer once, at 0,
+        # for its readability, then compare probabilities with each minimum
+        floor = with_threshold(criterion, 0.0)
+        outcomes = [decide(floor, answer, min_confidence).outcome for answer in answers]
+        unreadable = not blocks(Outcome.ERROR, fail_on_inconclusive, fail_on_error)
+        values = [
+            float(answer.noul) if outcome is Outcome.PASSED else None
+            for answer, outcome in zip(answers, outcomes, strict=True)
+        ]
+        for value in grid:
+            predicted = [unreadable if p is None else p >= value - _EPSILON for p in values]
+            points.append(SweepPoint(value, Confusion.of(predicted, labels)))
+        return points
     for value in grid:
         if what == "minimum":
             varied, confidence = with_threshold(criterion, value), min_confidence

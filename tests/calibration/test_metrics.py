@@ -37,7 +37,9 @@ def test_auroc_equals_the_pairwise_rank_formula_on_fixed_data() -> None:
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.lists(st.tuples(st.sampled_from([i / 10 for i in range(11)]), st.booleans()), min_size=2, max_size=40))
+@given(
+    st.lists(st.tuples(st.sampled_from([i / 10 for i in range(11)]), st.booleans()), min_size=2, max_size=40)
+)
 def test_auroc_equals_the_pairwise_rank_formula_on_any_data(rows: list[tuple[float, bool]]) -> None:
     probabilities = [p for p, _ in rows]
     labels = [y for _, y in rows]
@@ -127,3 +129,37 @@ def test_confusions_add_up() -> None:
     total = Confusion(1, 2, 3, 4) + Confusion(4, 3, 2, 1)
     assert total == Confusion(5, 5, 5, 5)
     assert math.isclose(total.accuracy or 0, 0.5)
+
+
+@pytest.mark.parametrize(
+    ("n", "p"), [(5, 0.3), (40, 0.1), (2000, 0.02), (1000, 0.3), (1000, 0.8), (10, 0.0), (10, 1.0)]
+)
+def test_the_binomial_draws_have_the_binomial_mean_and_variance(n: int, p: float) -> None:
+    import random
+    import statistics
+
+    from langchain_jev.calibration.metrics import binomial
+
+    rng = random.Random(3)
+    draws = [binomial(rng, n, p) for _ in range(4000)]
+    assert all(0 <= d <= n for d in draws)
+    mean, variance = n * p, n * p * (1 - p)
+    assert statistics.fmean(draws) == pytest.approx(mean, abs=4 * math.sqrt(variance / 4000) + 1e-9)
+    assert statistics.pvariance(draws) == pytest.approx(variance, rel=0.1, abs=1e-9)
+
+
+def test_the_bootstrap_interval_matches_resampling_the_rows_one_by_one() -> None:
+    import random
+
+    confusion = Confusion(true_pass=30, false_pass=8, false_fail=6, true_fail=26)
+    rows = [(True, True)] * 30 + [(True, False)] * 8 + [(False, True)] * 6 + [(False, False)] * 26
+    rng = random.Random(11)
+    kappas = sorted(
+        Confusion.of(*zip(*rng.choices(rows, k=len(rows)), strict=True)).kappa  # type: ignore[arg-type]
+        for _ in range(3000)
+    )
+    naive = (kappas[int(0.025 * 2999)], kappas[int(0.975 * 2999)])
+    interval = bootstrap_kappa(confusion, rounds=3000, seed=5)
+    assert interval is not None
+    assert interval[0] == pytest.approx(naive[0], abs=0.04)
+    assert interval[1] == pytest.approx(naive[1], abs=0.04)

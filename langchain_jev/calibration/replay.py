@@ -28,6 +28,7 @@ from langchain_jev.verdict import JevFinding, JevVerdict, Outcome
 
 __all__ = [
     "NoRequestModel",
+    "changed_conditions",
     "read_results",
     "redecide",
     "redecide_record",
@@ -109,6 +110,35 @@ def read_results(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
             )
         records.append(record)
     return records
+
+
+def changed_conditions(stored: Mapping[str, Any], current: Mapping[str, Any]) -> dict[str, str]:
+    """Criteria whose check or ``applies_when`` differs between two judge descriptions, with why.
+
+    ``stored`` is the judge a results file's header describes, ``current`` the judge to
+    decide under (both `langchain_jev.cli.fingerprint.judge_description`). A check's
+    stored outcome is of the check that ran, and a question was asked on the rows its
+    condition chose: neither can be decided again under another check or condition.
+
+    Example:
+        >>> old = {"criteria": [{"name": "grounded", "kind": "noul", "applies_when": {"present": "context"}}]}
+        >>> new = {"criteria": [{"name": "grounded", "kind": "noul", "applies_when": None}]}
+        >>> changed_conditions(old, new)
+        {'grounded': 'its applies_when changed: the stored run asked it on other rows'}
+
+    """
+    before = {str(c.get("name")): c for c in stored.get("criteria") or () if isinstance(c, Mapping)}
+    problems: dict[str, str] = {}
+    for criterion in current.get("criteria") or ():
+        name = str(criterion.get("name"))
+        old = before.get(name)
+        if old is None or old.get("kind") != criterion.get("kind"):
+            continue  # said by `unredecidable`
+        if criterion.get("kind") == "check" and old.get("check") != criterion.get("check"):
+            problems[name] = "its check changed: the stored outcome is of the check that ran"
+        elif old.get("applies_when") != criterion.get("applies_when"):
+            problems[name] = "its applies_when changed: the stored run asked it on other rows"
+    return problems
 
 
 def unredecidable(judge: JevJudge, records: Iterable[Mapping[str, Any]]) -> dict[str, str]:

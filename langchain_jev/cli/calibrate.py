@@ -141,6 +141,11 @@ def calibrate_command(
     with tempfile.TemporaryDirectory(prefix="jev-calibrate-") as scratch:
         try:
             if args.results:
+                from langchain_jev.cli.rejudge import _changed
+
+                refused = _changed(args.results, load_spec(args.judge))
+                if refused:
+                    raise RedecideError(refused)
                 runs.append(read_results(args.results))
             wanted = max(args.repeat, 1)
             while len(runs) < wanted:

@@ -4,8 +4,9 @@ The results file of ``langchain-jev judge`` keeps each finding's raw answer;
 this command decides them again under another judge file's thresholds,
 ``min_confidence`` and failure policy, and prints the same table as ``judge``
 (writing the same records with ``--out``, and a report with ``--html``). A
-criterion whose question changed since the answers were stored cannot be
-decided again: the command refuses it by name (exit 2).
+criterion whose question changed since the answers were stored, a check that
+changed, or a question whose ``applies_when`` changed (as the results file's
+header tells) cannot be decided again: the command refuses it by name (exit 2).
 """
 
 from __future__ import annotations
@@ -68,6 +69,9 @@ def rejudge(args: argparse.Namespace, stdout: TextIO = sys.stdout, stderr: TextI
         return fail("the judge file is invalid:\n  " + "\n  ".join(error.messages()))
     try:
         records = read_results(args.results)
+        refused = _changed(args.results, spec)
+        if refused:
+            raise RedecideError(refused)
         redone = list(redecide_records(judge, records))
     except RedecideError as error:
         return fail(f"{args.results}: " + str(error))
@@ -100,6 +104,22 @@ def rejudge(args: argparse.Namespace, stdout: TextIO = sys.stdout, stderr: TextI
         except OSError as error:
             return fail(f"cannot write {args.html}: {error.strerror or error}")
     return exit_code(0, tally.pass_rate, args.fail_under, tally.errors)
+
+
+def _changed(path: str, spec: Any) -> dict[str, str]:
+    """Checks and conditions that differ from those of the judge the results file's header describes."""
+    from langchain_jev.calibration.replay import changed_conditions
+    from langchain_jev.cli.fingerprint import judge_description
+    from langchain_jev.cli.results import read_header
+
+    try:
+        header = read_header(path)
+    except OSError:
+        return {}
+    stored = header.get("judge") if header else None
+    if not isinstance(stored, dict):
+        return {}
+    return changed_conditions(stored, judge_description(spec, None))
 
 
 def _model_of(path: str, records: list[dict[str, Any]]) -> str | None:

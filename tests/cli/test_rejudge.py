@@ -119,3 +119,19 @@ def test_html_needs_a_results_file(tmp_path: Path) -> None:
     refused = run_cli("judge", "rows.jsonl", "--judge", "judge.yaml", "--html", tmp_path / "r.html")
     assert refused.returncode == 2
     assert "--html needs --out PATH" in refused.stderr
+
+
+def test_rejudge_refuses_a_check_or_condition_that_changed_by_name(runs: dict, tmp_path: Path) -> None:
+    changed = write_spec(
+        tmp_path / "changed.yaml",
+        spec_with(
+            criteria={
+                "is_grounded": {"applies_when": {"present": "expected_output"}},
+                "matches_search_expectation": {"check": {"tool_called": "search"}},
+            }
+        ),
+    )
+    refused = run_cli("rejudge", runs["folder"] / "stored.jsonl", "--judge", changed)
+    assert refused.returncode == 2
+    assert "is_grounded: its applies_when changed: the stored run asked it on other rows" in refused.stderr
+    assert "matches_search_expectation: its check changed" in refused.stderr

@@ -687,8 +687,14 @@ NOTES = [
 ]
 
 
+def _scratch() -> None:
+    """Work in a fresh folder: peers that write files (deepeval's ``.deepeval``) write them there."""
+    os.chdir(tempfile.mkdtemp(prefix="peers-"))
+
+
 def run() -> list[Row]:
     """Every section's rows (for benchmarks/run.py)."""
+    _scratch()
     rows: list[Row] = []
     for build in SECTIONS.values():
         found, _ = build()
@@ -698,8 +704,11 @@ def run() -> list[Row]:
 
 def main(argv: list[str]) -> int:
     chosen = argv or list(SECTIONS)
-    workdir = tempfile.mkdtemp(prefix="peers-")
-    os.chdir(workdir)  # peers that write files (deepeval's .deepeval) write them here
+    unknown = [name for name in chosen if name not in SECTIONS]
+    if unknown:
+        print(f"unknown section(s): {', '.join(unknown)}; sections: {', '.join(SECTIONS)}")
+        return 2
+    _scratch()
     print(f"peers side by side, {date.today().isoformat()}, {platform.platform()}, {os.cpu_count()} CPUs, Python {platform.python_version()}")
     print("versions: " + ", ".join(f"{k} {v}" for k, v in _versions().items()))
     rows: list[Row] = []

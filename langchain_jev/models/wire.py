@@ -5,6 +5,7 @@ from __future__ import annotations
 import base64
 import binascii
 import copy
+import logging
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -158,6 +159,19 @@ class WireResponse(SystemOneResponse):
     @classmethod
     def _decode(cls, response: httpx2.Response) -> WireResponse:
         try:  # one pass over the body; the SDK's own decoding words any error
-            return cls.model_validate_json(response.content)
+            decoded = cls.model_validate_json(response.content)
         except ValidationError:
             return super()._decode(response)
+        answers = decoded.answers
+        for name, answer in list(answers.items()):
+            kind = answer.get("type") if isinstance(answer, dict) else None
+            if isinstance(kind, str) and kind not in _ANSWER_TYPES:  # as the SDK does: a type of a later API
+                _log.warning("Ignoring answer %r with unrecognized type %r", name, kind)
+                del answers[name]
+        return decoded
+
+
+_ANSWER_TYPES = frozenset({"noul", "choice", "score", "box"})
+"""The answer types the API has; an answer of another type is left out, as the SDK leaves it out."""
+
+_log = logging.getLogger(__name__)

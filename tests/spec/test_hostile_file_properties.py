@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from langchain_jev import JevJudge
@@ -133,6 +133,7 @@ def _load(text: str, suffix: str) -> None:
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(json_documents())
+@example(json.dumps({"criteria": [{**NOUL, "instructions": "x" * 1_000_000}]}))  # one long string, under the limit
 def test_any_json_judge_file_builds_or_names_its_fault_within_bounds(text: str) -> None:
     _load(text, ".json")
 

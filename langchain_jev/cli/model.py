@@ -152,6 +152,9 @@ def build_model(
         ImportError, ValueError: a chat model its provider cannot serve.
 
     """
+    from langchain_jev.models.secrets import install_log_filter
+
+    install_log_filter()  # whatever the model, no known key reaches a log line
     closers: list[Any] = []
     model: BaseDecisionModel
     if settings.is_chat_model:

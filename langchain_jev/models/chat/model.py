@@ -65,6 +65,8 @@ class _Call:
     schema: dict[str, Any] | None = None
     """Sent through the model's structured output when set."""
     logprobs: bool = False
+    target: Any = None
+    """Where a structured call goes and how its reply is read (a `_Rubric`'s), when known."""
 
 
 @dataclass(frozen=True)
@@ -175,6 +177,8 @@ class _Rubric:
 
     questions: tuple[tuple[str, Question, dict[str, Any]], ...]
     """Each question with a deep copy of its fields, to see a question edited in place."""
+    chat_model: BaseChatModel
+    """The chat model the target was bound from."""
     schema: dict[str, Any]
     parts: list[Part]
     """The ``<questions>`` and ``<response>`` sections of the user message."""
@@ -182,9 +186,9 @@ class _Rubric:
     """Where structured calls go (None: the schema is quoted in the prompt)."""
     read: Callable[[Any], _Reply]
 
-    def fits(self, questions: Mapping[str, Question]) -> bool:
+    def fits(self, questions: Mapping[str, Question], chat_model: BaseChatModel) -> bool:
         mine = self.questions
-        if len(mine) != len(questions):
+        if len(mine) != len(questions) or chat_model is not self.chat_model:
             return False
         for (name, question, fields), (other_name, other) in zip(mine, questions.items(), strict=True):
             if name != other_name or question is not other or fields != other.__dict__:
@@ -436,10 +440,10 @@ class ChatModelDecisionModel(BaseDecisionModel):
 
     def _target(self, call: _Call) -> tuple[Runnable[Any, Any], Callable[[Any], _Reply]]:
         """What a call is sent to, and how its output is read."""
+        if call.target is not None:
+            target: tuple[Runnable[Any, Any], Callable[[Any], _Reply]] = call.target
+            return target
         if call.schema is not None:
-            for rubric in list(self._rubrics.values()):
-                if rubric.schema is call.schema and rubric.target is not None:
-                    return rubric.target, rubric.read
             return self.chat_model.with_structured_output(call.schema, include_raw=True), _structured_reply
         if call.logprobs:
             return self._logprobs_model(), _message_reply
@@ -496,13 +500,15 @@ class ChatModelDecisionModel(BaseDecisionModel):
     def _structured_call(self, state: State, questions: Mapping[str, Question]) -> _Call:
         rubric = self._rubric(questions)
         user = HumanMessage(content=message_content(data_parts(state) + rubric.parts))
-        return _Call((self._system(), user), rubric.schema if rubric.target is not None else None)
+        if rubric.target is None:  # the schema is quoted in the prompt
+            return _Call((self._system(), user))
+        return _Call((self._system(), user), rubric.schema, target=(rubric.target, rubric.read))
 
     def _rubric(self, questions: Mapping[str, Question]) -> _Rubric:
         """The schema, prompt sections and structured-output target of a question set, kept per set."""
         key = tuple((name, id(question)) for name, question in questions.items())
         rubric = self._rubrics.get(key)
-        if rubric is not None and rubric.fits(questions):
+        if rubric is not None and rubric.fits(questions, self.chat_model):
             return rubric
         schema = response_schema(questions)
         try:
@@ -515,6 +521,7 @@ class ChatModelDecisionModel(BaseDecisionModel):
         quoted = None if target is not None else json.dumps(schema, ensure_ascii=False)
         rubric = _Rubric(
             tuple((name, q, copy.deepcopy(q.__dict__)) for name, q in questions.items()),
+            self.chat_model,
             schema,
             rubric_parts(questions, structured_response_text(quoted, questions)),
             target,
@@ -616,6 +623,7 @@ class ChatModelDecisionModel(BaseDecisionModel):
                         HumanMessage(content=correction_text(readings[i].problems)),
                     ),
                     calls[i].schema,
+                    target=calls[i].target,
                 )
                 for i in again
             ]

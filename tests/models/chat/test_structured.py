@@ -315,3 +315,13 @@ def test_a_model_with_its_own_structured_output_runnable_is_used_as_it_is() -> N
 
     verdict = judge_on(OwnStructured()).judge("Weather?", "Rain.")
     assert verdict.finding("polite").value == 0.8
+
+
+def test_a_chat_model_swapped_on_the_decision_model_answers_the_next_request() -> None:
+    first = ToolCallingChatModel(replies=[tool_reply(answers(polite=0.9))])
+    second = ToolCallingChatModel(replies=[tool_reply(answers(polite=0.1))])
+    judge = judge_on(first)
+    assert judge.judge("Weather?", "Rain.").finding("polite").value == 0.9
+    judge.model.chat_model = second  # type: ignore[attr-defined]
+    assert judge.judge("Weather?", "Rain.").finding("polite").value == 0.1
+    assert len(first.calls) == len(second.calls) == 1

@@ -76,7 +76,8 @@ def test_the_command_line_judges_with_the_scripted_answers(served: Served, tmp_p
     )  # fmt: skip
 
     assert done.returncode == 0, done.stderr
-    rows = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+    header, *rows = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+    assert header["langchain_jev"] == "results"
     assert len(rows) == 8
     for row in rows:
         findings = {f["name"]: f for f in row["findings"]}

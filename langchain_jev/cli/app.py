@@ -34,6 +34,8 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, TextIO
 
 if TYPE_CHECKING:
+    from langchain_jev.cli.model import ModelSettings
+    from langchain_jev.cli.rows import FieldMap
     from langchain_jev.cli.session import RunResult
 
 __all__ = [
@@ -45,7 +47,9 @@ __all__ = [
     "EXIT_MODEL_ERRORS",
     "EXIT_OK",
     "exit_code",
+    "field_map",
     "main",
+    "model_settings",
 ]
 
 EXIT_OK = 0
@@ -400,10 +404,9 @@ def _judge(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     prestart(args.workers, args.concurrency)  # workers' imports load while this process's do
 
     from langchain_jev.cli.fingerprint import judge_description
-    from langchain_jev.cli.model import ModelSettings, build_model, model_identity, model_problem
+    from langchain_jev.cli.model import build_model, model_identity, model_problem
     from langchain_jev.cli.pacing import RateLimiter
     from langchain_jev.cli.readers import DatasetError, detect_format
-    from langchain_jev.cli.rows import FieldMap
     from langchain_jev.cli.run import RunOptions, run
     from langchain_jev.errors import JevConfigurationError
     from langchain_jev.spec import JudgeSpecError, load_spec
@@ -431,14 +434,7 @@ def _judge(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         fmt = detect_format(args.data, args.format)
     except DatasetError as error:
         return _fail(err, str(error))
-    settings = ModelSettings(
-        model=args.model,
-        base_url=args.base_url,
-        timeout=args.timeout,
-        max_retries=args.max_retries,
-        cache=args.cache,
-        concurrency=args.concurrency,
-    )
+    settings = model_settings(args)
     try:
         limiter = RateLimiter(args.rate_limit) if args.rate_limit is not None else None
         model, closers = build_model(settings, limiter)
@@ -450,15 +446,7 @@ def _judge(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     except (ImportError, ValueError) as error:  # a chat model string its provider cannot serve
         return _fail(err, model_problem(str(args.model), error))
     model_name, endpoint = model_identity(model, settings)
-    fields = FieldMap.of(
-        question=args.question_field,
-        answer=args.answer_field,
-        expected=args.expected_field,
-        context=args.context_field,
-        tool_calls=args.tool_calls_field,
-        id_field=args.id_field,
-        ignored=args.ignore_field,
-    )
+    fields = field_map(args)
     options = RunOptions(
         data=args.data,
         fmt=fmt,
@@ -535,6 +523,35 @@ def _report(result: RunResult, fail_under: float | None, stream: TextIO) -> None
     except BrokenPipeError:
         if stream is sys.stdout:
             _silence_stdout()
+
+
+def model_settings(args: argparse.Namespace) -> ModelSettings:
+    """The decision model the ``judge`` command's options describe (the key comes from the environment)."""
+    from langchain_jev.cli.model import ModelSettings
+
+    return ModelSettings(
+        model=args.model,
+        base_url=args.base_url,
+        timeout=args.timeout,
+        max_retries=args.max_retries,
+        cache=args.cache,
+        concurrency=args.concurrency,
+    )
+
+
+def field_map(args: argparse.Namespace) -> FieldMap:
+    """Which columns the ``judge`` command's options say hold each part of the judge input."""
+    from langchain_jev.cli.rows import FieldMap
+
+    return FieldMap.of(
+        question=args.question_field,
+        answer=args.answer_field,
+        expected=args.expected_field,
+        context=args.context_field,
+        tool_calls=args.tool_calls_field,
+        id_field=args.id_field,
+        ignored=args.ignore_field,
+    )
 
 
 def exit_code(bad_rows: int, pass_rate: float | None, fail_under: float | None, errors: int) -> int:

@@ -112,10 +112,11 @@ def add_parser(commands: Any, judge: argparse.ArgumentParser, rate: Any, positiv
 def calibrate_command(
     args: argparse.Namespace,
     parser: argparse.ArgumentParser,
-    stdout: TextIO = sys.stdout,
-    stderr: TextIO = sys.stderr,
+    stdout: TextIO | None = None,
+    stderr: TextIO | None = None,
 ) -> int:
-    """Run ``calibrate`` with parsed arguments; return the exit code."""
+    """Run ``calibrate`` with parsed arguments; return the exit code (output to the streams current now)."""
+    stdout, stderr = stdout or sys.stdout, stderr or sys.stderr
     from langchain_jev.calibration.replay import NoRequestModel, read_results
     from langchain_jev.calibration.study import build_calibration, label_records
     from langchain_jev.cli.app import EXIT_BAD_INPUT, EXIT_MODEL_ERRORS, EXIT_OK, _allow_code

@@ -48,8 +48,9 @@ def add_parser(commands: Any, rate: Any) -> None:
     )
 
 
-def rejudge(args: argparse.Namespace, stdout: TextIO = sys.stdout, stderr: TextIO = sys.stderr) -> int:
-    """Run ``rejudge`` with parsed arguments; return the exit code."""
+def rejudge(args: argparse.Namespace, stdout: TextIO | None = None, stderr: TextIO | None = None) -> int:
+    """Run ``rejudge`` with parsed arguments; return the exit code (output to the streams current now)."""
+    stdout, stderr = stdout or sys.stdout, stderr or sys.stderr
     from langchain_jev.calibration.replay import NoRequestModel, read_results, redecide_records
     from langchain_jev.cli.app import EXIT_BAD_INPUT, _allow_code, exit_code
     from langchain_jev.cli.report import Tally, format_table, summary_lines

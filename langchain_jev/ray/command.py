@@ -26,7 +26,7 @@ __all__ = ["RayOptions", "RayResult", "judge_on_ray", "read_dataset", "run_ray"]
 
 def judge_on_ray(args: Any, spec: Any, stderr: TextIO) -> int:
     """Run ``langchain-jev judge`` with ``--engine ray``: the parsed arguments and the loaded judge file."""
-    from langchain_jev.cli.app import EXIT_BAD_INPUT, EXIT_INTERRUPTED, exit_code
+    from langchain_jev.cli.app import EXIT_BAD_INPUT, EXIT_INTERRUPTED, exit_code, field_map, model_settings
     from langchain_jev.cli.report import format_table, summary_lines
 
     def fail(message: str) -> int:
@@ -46,23 +46,8 @@ def judge_on_ray(args: Any, spec: Any, stderr: TextIO) -> int:
     options = RayOptions(
         data=args.data,
         fmt=fmt,
-        fields=FieldMap.of(
-            question=args.question_field,
-            answer=args.answer_field,
-            expected=args.expected_field,
-            context=args.context_field,
-            tool_calls=args.tool_calls_field,
-            id_field=args.id_field,
-            ignored=args.ignore_field,
-        ),
-        settings=ModelSettings(
-            model=args.model,
-            base_url=args.base_url,
-            timeout=args.timeout,
-            max_retries=args.max_retries,
-            cache=args.cache,
-            concurrency=args.concurrency,
-        ),
+        fields=field_map(args),
+        settings=model_settings(args),
         out=args.out,
         address=args.ray_address,
         actors=max(1, args.workers or 2),

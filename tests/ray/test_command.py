@@ -136,37 +136,3 @@ def test_resume_is_refused_on_ray(cluster: None, tmp_path: Path, capsys: pytest.
     )
     assert code == 2
     assert "--resume is for the local engine" in capsys.readouterr().err
-
-
-def test_results_judged_on_ray_are_rejudged_at_new_thresholds_without_a_request(
-    cluster: None, tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    judge, jsonl, _ = write_inputs(tmp_path)
-    out = tmp_path / "results.jsonl"
-    with JevServer({"polite": 0.65}, api_key=API_KEY) as server:
-        code = main(
-            [
-                "judge",
-                str(jsonl),
-                "--judge",
-                str(judge),
-                "--engine",
-                "ray",
-                "--base-url",
-                server.base_url,
-                "--out",
-                str(out),
-                "--quiet",
-            ]
-        )
-        asked = server.request_count
-    assert (code, asked) == (0, 40)
-    assert "0 passed, 40 failed" in capsys.readouterr().out  # 0.65 is under the minimum 0.7
-    lenient = tmp_path / "lenient.json"
-    criteria = [{**JUDGE["criteria"][0], "minimum": 0.6}]
-    lenient.write_text(json.dumps({"criteria": criteria}), encoding="utf-8")
-    rejudged = tmp_path / "rejudged.jsonl"
-    assert main(["rejudge", str(out), "--judge", str(lenient), "--out", str(rejudged)]) == 0
-    records = [json.loads(line) for line in rejudged.read_text(encoding="utf-8").splitlines()[1:]]
-    assert len(records) == 40 and all(record["passed"] for record in records)
-    assert "40 passed, 0 failed" in capsys.readouterr().out

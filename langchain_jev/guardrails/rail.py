@@ -28,7 +28,7 @@ import inspect
 import logging
 import re
 import threading
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Generator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -80,6 +80,8 @@ __all__ = [
     "hold_tokens",
     "rail_config",
     "redact",
+    "require_battery",
+    "require_strings",
     "state_messages",
 ]
 
@@ -138,6 +140,36 @@ def state_messages(state: Any, key: str, reader: str) -> Sequence[BaseMessage]:
         )
     messages: Sequence[BaseMessage] = value
     return messages
+
+
+def require_battery(battery: object, who: str) -> HazardBattery:
+    """``battery``, checked to be a `HazardBattery` (a node or a guarded model is built on one).
+
+    Raises:
+        JevConfigurationError: it is not; the message names ``who`` and what it got.
+
+    """
+    if not isinstance(battery, HazardBattery):
+        raise JevConfigurationError(f"{who} needs a HazardBattery, got {type(battery).__name__}")
+    return battery
+
+
+def require_strings(**settings: object) -> None:
+    """Check that each setting (a state key, a node name) is a non-empty string, in the order given.
+
+    Raises:
+        JevConfigurationError: naming the first setting that is not, with its value.
+
+    Example:
+        >>> require_strings(state_key="guardrail", messages_key="")
+        Traceback (most recent call last):
+        ...
+        langchain_jev.errors.JevConfigurationError: messages_key must be a non-empty string, got ''
+
+    """
+    for label, value in settings.items():
+        if not isinstance(value, str) or not value:
+            raise JevConfigurationError(f"{label} must be a non-empty string, got {value!r}")
 
 
 def hold_tokens(config: RunnableConfig | None) -> RunnableConfig:
@@ -209,6 +241,42 @@ def _run_coroutine(awaitable: Awaitable[Any]) -> None:
 
 _Found = tuple[Subject, HazardAssessment | None, Exception | None]
 """What a check found: the subject, and the assessment or the error that kept the rail from one."""
+
+
+@dataclass(frozen=True)
+class _Ask:
+    """A check's one battery request."""
+
+    data: JevJudgeInput
+    config: RunnableConfig
+
+
+@dataclass(frozen=True)
+class _Record:
+    """The decision's trace run (`_DECISION`), with its report."""
+
+    report: dict[str, Any]
+    config: RunnableConfig
+
+
+_Step = _Ask | _Record | Awaitable[Any]
+"""What a check asks of its driver: the battery's request, the decision's run, or an ``on_flag`` to await."""
+_Procedure = Generator[_Step, Any, RailOutcome | None]
+
+
+@dataclass(frozen=True)
+class _Done:
+    """A procedure's end: the rail's outcome."""
+
+    outcome: RailOutcome | None
+
+
+def _advance(procedure: _Procedure, sent: Any, failed: Exception | None) -> _Step | _Done:
+    """Send a step's result into the procedure (or throw its error in); the next step, or the end."""
+    try:
+        return procedure.send(sent) if failed is None else procedure.throw(failed)
+    except StopIteration as stop:
+        return _Done(stop.value)
 
 
 def _fallback_subject(check: Direction, messages: Sequence[BaseMessage]) -> Subject:
@@ -313,27 +381,13 @@ class GuardrailRail:
             GuardrailRefusedError: a refusal with ``exit_behavior="error"``.
 
         """
-        found = self._assess(
-            lambda: subject_for(self.check, messages, self.context_messages), messages, config
-        )
-        if found is None:
-            return None
-        report, action, error, subject = self._rule(*found)
-        self._notify(report, config)
-        return self._act(report, action, error, subject, joined=True)
+        return self._drive(self._checking(messages, config))
 
     async def arun(
         self, messages: Sequence[BaseMessage], config: RunnableConfig | None = None
     ) -> RailOutcome | None:
         """Asynchronous `run`."""
-        found = await self._aassess(
-            lambda: subject_for(self.check, messages, self.context_messages), messages, config
-        )
-        if found is None:
-            return None
-        report, action, error, subject = self._rule(*found)
-        await self._anotify(report, config)
-        return self._act(report, action, error, subject, joined=True)
+        return await self._adrive(self._checking(messages, config))
 
     def check_reply(
         self, messages: Sequence[BaseMessage], reply: AIMessage, config: RunnableConfig | None = None
@@ -350,24 +404,14 @@ class GuardrailRail:
 
         """
         self._output_only()
-        found = self._assess(lambda: output_subject([*messages, reply]), [reply], config)
-        if found is None:
-            return None
-        report, action, error, subject = self._rule(*found)
-        self._notify(report, config)
-        return self._act(report, action, error, subject, joined=False)
+        return self._drive(self._reply_checking(messages, reply, config))
 
     async def acheck_reply(
         self, messages: Sequence[BaseMessage], reply: AIMessage, config: RunnableConfig | None = None
     ) -> RailOutcome | None:
         """Asynchronous `check_reply`."""
         self._output_only()
-        found = await self._aassess(lambda: output_subject([*messages, reply]), [reply], config)
-        if found is None:
-            return None
-        report, action, error, subject = self._rule(*found)
-        await self._anotify(report, config)
-        return self._act(report, action, error, subject, joined=False)
+        return await self._adrive(self._reply_checking(messages, reply, config))
 
     def _output_only(self) -> None:
         if self.check != "output":
@@ -375,41 +419,85 @@ class GuardrailRail:
                 f"only an output rail checks a model's reply; this is a {self.check} rail"
             )
 
-    # ------------------------------------------------------------------ the one request
+    # ------------------------------------------------------------------ one check, two drivers
 
-    def _assess(
+    def _checking(self, messages: Sequence[BaseMessage], config: RunnableConfig | None) -> _Procedure:
+        """A check of ``messages`` as they stand (the subject is already in the conversation)."""
+        return self._procedure(
+            lambda: subject_for(self.check, messages, self.context_messages), messages, config, joined=True
+        )
+
+    def _reply_checking(
+        self, messages: Sequence[BaseMessage], reply: AIMessage, config: RunnableConfig | None
+    ) -> _Procedure:
+        """A check of a ``reply`` that has not joined ``messages`` yet."""
+        return self._procedure(lambda: output_subject([*messages, reply]), [reply], config, joined=False)
+
+    def _procedure(
         self,
         find: Callable[[], Subject | None],
         messages: Sequence[BaseMessage],
         config: RunnableConfig | None,
-    ) -> _Found | None:
-        subject: Subject | None = None
-        try:
-            subject = find()
-            if subject is None:
-                return None
-            return subject, self.battery.invoke(subject.data, rail_config(self.check, config)), None
-        except Exception as error:
-            if _is_graph_control(error):
-                raise
-            return subject or _fallback_subject(self.check, messages), None, error
+        *,
+        joined: bool,
+    ) -> _Procedure:
+        """The whole check, sync or async alike: it yields its I/O and a driver does it.
 
-    async def _aassess(
-        self,
-        find: Callable[[], Subject | None],
-        messages: Sequence[BaseMessage],
-        config: RunnableConfig | None,
-    ) -> _Found | None:
+        It yields `_Ask` (the battery's one request; the assessment is sent back),
+        `_Record` (the decision's trace run) and an awaitable ``on_flag`` result;
+        a driver throws an I/O step's error back in, where it is decided.
+        """
         subject: Subject | None = None
+        found: _Found
         try:
             subject = find()
             if subject is None:
                 return None
-            return subject, await self.battery.ainvoke(subject.data, rail_config(self.check, config)), None
-        except Exception as error:
-            if _is_graph_control(error):
+            assessment: HazardAssessment = yield _Ask(subject.data, rail_config(self.check, config))
+            found = subject, assessment, None
+        except Exception as failure:
+            if _is_graph_control(failure):
                 raise
-            return subject or _fallback_subject(self.check, messages), None, error
+            found = subject or _fallback_subject(self.check, messages), None, failure
+        report, action, error, subject = self._rule(*found)
+        yield from self._notifying(report, config)
+        return self._act(report, action, error, subject, joined=joined)
+
+    def _drive(self, procedure: _Procedure) -> RailOutcome | None:
+        """Do a procedure's I/O synchronously (an async ``on_flag`` is waited for)."""
+        step = _advance(procedure, None, None)
+        while not isinstance(step, _Done):
+            sent: Any = None
+            failed: Exception | None = None
+            try:
+                if isinstance(step, _Ask):
+                    sent = self.battery.invoke(step.data, step.config)
+                elif isinstance(step, _Record):
+                    _DECISION.invoke(step.report, step.config)
+                else:
+                    _run_coroutine(step)
+            except Exception as error:
+                failed = error
+            step = _advance(procedure, sent, failed)
+        return step.outcome
+
+    async def _adrive(self, procedure: _Procedure) -> RailOutcome | None:
+        """Do a procedure's I/O asynchronously."""
+        step = _advance(procedure, None, None)
+        while not isinstance(step, _Done):
+            sent: Any = None
+            failed: Exception | None = None
+            try:
+                if isinstance(step, _Ask):
+                    sent = await self.battery.ainvoke(step.data, step.config)
+                elif isinstance(step, _Record):
+                    await _DECISION.ainvoke(step.report, step.config)
+                else:
+                    await step
+            except Exception as error:
+                failed = error
+            step = _advance(procedure, sent, failed)
+        return step.outcome
 
     # ------------------------------------------------------------------ deciding
 
@@ -461,11 +549,14 @@ class GuardrailRail:
         metadata = {**(base.get("metadata") or {}), "jev_guardrail_decision": report.to_dict()}
         return {**base, "metadata": metadata}
 
-    def _notify(self, report: GuardrailReport, config: RunnableConfig | None) -> None:
+    def _notifying(
+        self, report: GuardrailReport, config: RunnableConfig | None
+    ) -> Generator[_Step, Any, None]:
+        """Record the decision and call ``on_flag``; neither one's failure decides the turn."""
         try:
             recorded = self._recorded(report, config)
             if recorded is not None:
-                _DECISION.invoke(report.to_dict(), recorded)
+                yield _Record(report.to_dict(), recorded)
         except Exception as error:  # a tracer's fault must not decide the turn
             logger.warning(
                 "could not record the %s safety check's decision (%s)", self.check, type(error).__name__
@@ -475,27 +566,7 @@ class GuardrailRail:
         try:
             result = self.on_flag(report)
             if inspect.isawaitable(result):
-                _run_coroutine(result)
-        except Exception as error:
-            logger.warning(
-                "on_flag raised %s: %s; the decision stands", type(error).__name__, redact(str(error))
-            )
-
-    async def _anotify(self, report: GuardrailReport, config: RunnableConfig | None) -> None:
-        try:
-            recorded = self._recorded(report, config)
-            if recorded is not None:
-                await _DECISION.ainvoke(report.to_dict(), recorded)
-        except Exception as error:
-            logger.warning(
-                "could not record the %s safety check's decision (%s)", self.check, type(error).__name__
-            )
-        if self.on_flag is None or not report.flagged:
-            return
-        try:
-            result = self.on_flag(report)
-            if inspect.isawaitable(result):
-                await result
+                yield result
         except Exception as error:
             logger.warning(
                 "on_flag raised %s: %s; the decision stands", type(error).__name__, redact(str(error))

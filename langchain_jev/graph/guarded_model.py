@@ -37,7 +37,15 @@ from langchain_jev.errors import JevConfigurationError, JevInputError
 from langchain_jev.graph.guardrail import require_checkpointer, review_by_interrupt
 from langchain_jev.guardrails.battery import HazardBattery
 from langchain_jev.guardrails.policy import ExitBehavior, Mode, OnError, RefusalMessage
-from langchain_jev.guardrails.rail import GuardrailRail, OnFlag, RailOutcome, hold_tokens, state_messages
+from langchain_jev.guardrails.rail import (
+    GuardrailRail,
+    OnFlag,
+    RailOutcome,
+    hold_tokens,
+    require_battery,
+    require_strings,
+    state_messages,
+)
 
 __all__ = ["create_guarded_model_node", "guard_model"]
 
@@ -106,8 +114,7 @@ class _ModelGuard:
 def _model_guard(
     model: Any, battery: HazardBattery, stream_tokens: bool, caller: str, **policy: Any
 ) -> _ModelGuard:
-    if not isinstance(battery, HazardBattery):
-        raise JevConfigurationError(f"{caller} needs a HazardBattery, got {type(battery).__name__}")
+    require_battery(battery, caller)
     if battery.direction != "output":
         raise JevConfigurationError(
             f"{caller} checks the model's reply, so it needs an output battery "
@@ -305,9 +312,7 @@ def create_guarded_model_node(
         mode=mode,
         on_flag=on_flag,
     )
-    for label, value in (("state_key", state_key), ("messages_key", messages_key)):
-        if not isinstance(value, str) or not value:
-            raise JevConfigurationError(f"{label} must be a non-empty string, got {value!r}")
+    require_strings(state_key=state_key, messages_key=messages_key)
 
     def update(reply: AIMessage, outcome: RailOutcome | None) -> dict[str, Any]:
         if outcome is None:

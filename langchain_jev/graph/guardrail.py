@@ -65,7 +65,14 @@ from langchain_jev.errors import JevConfigurationError
 from langchain_jev.guardrails.battery import HazardBattery
 from langchain_jev.guardrails.catalog import DIRECTIONS, Direction
 from langchain_jev.guardrails.policy import ExitBehavior, Mode, OnError, RefusalMessage
-from langchain_jev.guardrails.rail import GuardrailRail, OnFlag, RailOutcome, state_messages
+from langchain_jev.guardrails.rail import (
+    GuardrailRail,
+    OnFlag,
+    RailOutcome,
+    require_battery,
+    require_strings,
+    state_messages,
+)
 from langchain_jev.guardrails.subjects import DEFAULT_CONTEXT_MESSAGES
 
 __all__ = ["GuardrailState", "create_guardrail_node", "require_checkpointer", "review_by_interrupt"]
@@ -202,10 +209,7 @@ def create_guardrail_node(
         ("I can't help with that request: it was flagged for violent crimes.", {'violent_crimes': 0.96})
 
     """
-    if not isinstance(battery, HazardBattery):
-        raise JevConfigurationError(
-            f"create_guardrail_node needs a HazardBattery, got {type(battery).__name__}"
-        )
+    require_battery(battery, "create_guardrail_node")
     side = battery.direction if check is None else check
     if side not in DIRECTIONS:
         raise JevConfigurationError(f"check must be one of {', '.join(DIRECTIONS)}; got {check!r}")
@@ -214,9 +218,7 @@ def create_guardrail_node(
             f"check={side!r} needs a {side} battery, got a {battery.direction} battery "
             f"(build it with HazardBattery.{side}())"
         )
-    for label, value in (("next_node", next_node), ("state_key", state_key), ("messages_key", messages_key)):
-        if not isinstance(value, str) or not value:
-            raise JevConfigurationError(f"{label} must be a non-empty string, got {value!r}")
+    require_strings(next_node=next_node, state_key=state_key, messages_key=messages_key)
     rail = GuardrailRail(
         battery,
         side,

@@ -8,11 +8,13 @@ or the scripted model.
 from __future__ import annotations
 
 import asyncio
+import inspect
 import logging
 from typing import Any
 
 import pytest
 from langchain.agents import create_agent
+from langchain_core.callbacks import BaseCallbackHandler
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 from langchain_core.tools import tool
 from langgraph.checkpoint.memory import InMemorySaver
@@ -20,7 +22,13 @@ from langgraph.types import Command
 
 from langchain_jev import JevConfigurationError
 from langchain_jev.errors import GuardrailRefusedError
-from langchain_jev.graph import GuardrailReport, HazardBattery
+from langchain_jev.graph import (
+    GuardrailReport,
+    HazardBattery,
+    create_guarded_model_node,
+    create_guardrail_node,
+    guard_model,
+)
 from langchain_jev.guardrails.policy import WITHHELD_REQUEST, WITHHELD_TOOL_RESULT
 from langchain_jev.guardrails.rail import GuardrailRail
 from langchain_jev.middleware import JevGuardrailMiddleware
@@ -159,6 +167,64 @@ def test_an_on_flag_that_raises_is_logged_and_the_refusal_stands(caplog: Any) ->
 def test_on_flag_must_be_callable() -> None:
     with pytest.raises(JevConfigurationError, match="on_flag must be a function of the report, got str"):
         GuardrailRail(battery("input", flagging()), "input", on_flag="page me")  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("run", ["sync", "async"])
+async def test_an_async_on_flag_that_raises_is_logged_and_the_refusal_stands(run: str, caplog: Any) -> None:
+    async def broken(report: GuardrailReport) -> None:
+        await asyncio.sleep(0)
+        raise RuntimeError("pager down")
+
+    rail = GuardrailRail(battery("input", flagging()), "input", on_flag=broken)
+    turn = [HumanMessage("Describe them.", id="1")]
+    with caplog.at_level(logging.WARNING, logger="langchain_jev.guardrail"):
+        outcome = rail.run(turn) if run == "sync" else await rail.arun(turn)
+    assert outcome is not None and outcome.report.refused
+    assert outcome.messages[-1].content == REFUSAL_IN
+    assert "on_flag raised RuntimeError: pager down" in caplog.text
+
+
+class _DecisionTracerDown(BaseCallbackHandler):
+    """A tracer that fails on the decision's run (and raises, instead of LangChain logging it)."""
+
+    raise_error = True
+
+    def on_chain_start(self, serialized: Any, inputs: Any, **kwargs: Any) -> None:
+        if kwargs.get("name") == "jev_guardrail_decision":
+            raise RuntimeError("tracer down")
+
+
+@pytest.mark.parametrize("run", ["sync", "async"])
+async def test_a_tracer_failing_on_the_decision_is_logged_and_the_refusal_stands(
+    run: str, caplog: Any
+) -> None:
+    rail = GuardrailRail(battery("input", flagging()), "input")
+    turn = [HumanMessage("Describe them.", id="1")]
+    config: Any = {"callbacks": [_DecisionTracerDown()]}
+    with caplog.at_level(logging.WARNING, logger="langchain_jev.guardrail"):
+        outcome = rail.run(turn, config) if run == "sync" else await rail.arun(turn, config)
+    assert outcome is not None and outcome.report.refused
+    assert outcome.messages[-1].content == REFUSAL_IN
+    assert "could not record the input safety check's decision (RuntimeError)" in caplog.text
+
+
+def test_every_spoke_has_the_rails_defaults() -> None:
+    """The spokes spell out the rail's settings in their own signatures; their defaults must agree."""
+    spokes = [
+        GuardrailRail.__init__,
+        create_guardrail_node,
+        create_guarded_model_node,
+        guard_model,
+        JevGuardrailMiddleware.__init__,
+    ]
+    defaults: dict[str, set[Any]] = {}
+    for spoke in spokes:
+        for name, parameter in inspect.signature(spoke).parameters.items():
+            if parameter.kind is inspect.Parameter.KEYWORD_ONLY and name != "name":
+                defaults.setdefault(name, set()).add(parameter.default)
+    shared = ["refusal_message", "on_error", "on_inconclusive", "review_band", "exit_behavior", "mode"]
+    assert all(name in defaults for name in [*shared, "on_flag", "stream_tokens", "state_key"])
+    assert {name: values for name, values in defaults.items() if len(values) != 1} == {}
 
 
 # ---------------------------------------------------------------- exit behaviours

@@ -106,8 +106,11 @@ def test_the_notebook_runs_without_keys_and_says_its_numbers_are_scripted(
 
     outputs = [output for cell in _code_cells(notebook) for output in cell.outputs]
     assert not [o for o in outputs if o.get("output_type") == "error"]
+    # a cell's stream may arrive in pieces (print writes each argument apart): join them as written
     text = "\n".join(
-        str(output.get("text", "")) + str(output.get("data", {}).get("text/plain", "")) for output in outputs
+        "".join(str(o.get("text", "")) for o in cell.outputs if o.get("output_type") == "stream")
+        + "\n".join(str(o.get("data", {}).get("text/plain", "")) for o in cell.outputs)
+        for cell in _code_cells(notebook)
     )
     assert SCRIPTED_LINE in text, f"{path.name} never says its numbers are scripted"
     missing = [expected for expected in EXPECTED.get(path.name, []) if expected not in text]

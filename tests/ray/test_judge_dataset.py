@@ -167,3 +167,18 @@ def test_a_judge_object_is_refused_with_what_to_pass_instead(cluster: None) -> N
         judge_dataset(ray.data.from_items(rows(1)), judge)
     with pytest.raises(JevConfigurationError, match="actors must be a whole number"):
         judge_dataset(ray.data.from_items(rows(1)), JUDGE, actors=0)
+
+
+def test_actors_share_one_cache_file_so_a_second_run_asks_nothing(cluster: None, tmp_path: Path) -> None:
+    cache = str(tmp_path / "answers.sqlite")
+    with JevServer({"polite": 0.92}, api_key=API_KEY) as server:
+        first = judge_dataset(
+            ray.data.from_items(rows(60)), JUDGE, base_url=server.base_url, cache=cache, actors=2
+        ).take_all()
+        asked = server.request_count
+        second = judge_dataset(
+            ray.data.from_items(rows(60)), JUDGE, base_url=server.base_url, cache=cache, actors=2
+        ).take_all()
+        assert (asked, server.request_count) == (60, 60)  # the second run was answered from the file
+    assert all(row["jev_passed"] for row in first + second)
+    assert all(json.loads(row["jev_record"]).get("cache_hit") for row in second)

@@ -46,6 +46,7 @@ __all__ = [
     "EXIT_INTERRUPTED",
     "EXIT_MODEL_ERRORS",
     "EXIT_OK",
+    "bad_input",
     "exit_code",
     "field_map",
     "main",
@@ -415,7 +416,7 @@ def _judge(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     try:
         spec = load_spec(args.judge)
     except JudgeSpecError as error:
-        return _fail(err, "the judge file is invalid:\n  " + "\n  ".join(error.messages()))
+        return bad_input(err, "the judge file is invalid:\n  " + "\n  ".join(error.messages()))
     if args.engine == "ray" or args.ray_address:
         from langchain_jev.ray.command import judge_on_ray
 
@@ -433,18 +434,18 @@ def _judge(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
             raise DatasetError(f"cannot read {args.data}: no such file")
         fmt = detect_format(args.data, args.format)
     except DatasetError as error:
-        return _fail(err, str(error))
+        return bad_input(err, str(error))
     settings = model_settings(args)
     try:
         limiter = RateLimiter(args.rate_limit) if args.rate_limit is not None else None
         model, closers = build_model(settings, limiter)
         judge = spec.build(model, allow_code=_allow_code(args.allow_code))
     except JudgeSpecError as error:
-        return _fail(err, "the judge file is invalid:\n  " + "\n  ".join(error.messages()))
+        return bad_input(err, "the judge file is invalid:\n  " + "\n  ".join(error.messages()))
     except JevConfigurationError as error:
-        return _fail(err, str(error))
+        return bad_input(err, str(error))
     except (ImportError, ValueError) as error:  # a chat model string its provider cannot serve
-        return _fail(err, model_problem(str(args.model), error))
+        return bad_input(err, model_problem(str(args.model), error))
     model_name, endpoint = model_identity(model, settings)
     fields = field_map(args)
     options = RunOptions(
@@ -481,7 +482,7 @@ def _judge(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         if not write_judge_report(args.html, args.judge, args.out, err, _allow_code(args.allow_code)):
             return EXIT_BAD_INPUT
     if result.fatal:
-        return _fail(err, result.fatal)
+        return bad_input(err, result.fatal)
     if result.broken:
         resume = ": run again with --resume to finish" if to_file and result.resumable else ""
         err.write(f"{_PROG}: error: {result.broken}{resume}\n")
@@ -504,7 +505,7 @@ def _validate(path: str) -> int:
     try:
         spec = load_spec(path)
     except JudgeSpecError as error:
-        return _fail(sys.stderr, "the judge file is invalid:\n  " + "\n  ".join(error.messages()))
+        return bad_input(sys.stderr, "the judge file is invalid:\n  " + "\n  ".join(error.messages()))
     sys.stdout.write(f"{path}: a valid judge file with {len(spec.criteria)} criteria\n")
     for where, _, reference in code_references(spec):
         sys.stdout.write(f"  {where} names code {reference!r} (runs only with --allow-code)\n")
@@ -571,7 +572,8 @@ def exit_code(bad_rows: int, pass_rate: float | None, fail_under: float | None, 
     return EXIT_OK
 
 
-def _fail(stream: TextIO, message: str) -> int:
+def bad_input(stream: TextIO, message: str) -> int:
+    """Say ``message`` on ``stream`` as the command's one error line; return the bad-input exit code."""
     stream.write(f"{_PROG}: error: {message}\n")
     stream.flush()
     return EXIT_BAD_INPUT

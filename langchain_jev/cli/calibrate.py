@@ -119,14 +119,12 @@ def calibrate_command(
     stdout, stderr = stdout or sys.stdout, stderr or sys.stderr
     from langchain_jev.calibration.replay import NoRequestModel, read_results
     from langchain_jev.calibration.study import build_calibration, label_records
-    from langchain_jev.cli.app import EXIT_BAD_INPUT, EXIT_MODEL_ERRORS, EXIT_OK, _allow_code
+    from langchain_jev.cli.app import EXIT_BAD_INPUT, EXIT_MODEL_ERRORS, EXIT_OK, _allow_code, bad_input
     from langchain_jev.errors import CalibrationError, DatasetError, RedecideError, ResultsError
     from langchain_jev.spec import JudgeSpecError, load_spec
 
     def fail(message: str) -> int:
-        stderr.write(f"langchain-jev: error: {message}\n")
-        stderr.flush()
-        return EXIT_BAD_INPUT
+        return bad_input(stderr, message)
 
     try:
         overall, per_criterion = parse_labels(args.label)

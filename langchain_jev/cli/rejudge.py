@@ -52,16 +52,14 @@ def rejudge(args: argparse.Namespace, stdout: TextIO | None = None, stderr: Text
     """Run ``rejudge`` with parsed arguments; return the exit code (output to the streams current now)."""
     stdout, stderr = stdout or sys.stdout, stderr or sys.stderr
     from langchain_jev.calibration.replay import NoRequestModel, read_results, redecide_records
-    from langchain_jev.cli.app import EXIT_BAD_INPUT, _allow_code, exit_code
+    from langchain_jev.cli.app import _allow_code, bad_input, exit_code
     from langchain_jev.cli.report import Tally, format_table, summary_lines
     from langchain_jev.cli.results import ResultsFile
     from langchain_jev.errors import RedecideError, ResultsError
     from langchain_jev.spec import JudgeSpecError, load_spec
 
     def fail(message: str) -> int:
-        stderr.write(f"langchain-jev: error: {message}\n")
-        stderr.flush()
-        return EXIT_BAD_INPUT
+        return bad_input(stderr, message)
 
     try:
         spec = load_spec(args.judge)

@@ -26,13 +26,17 @@ __all__ = ["RayOptions", "RayResult", "judge_on_ray", "read_dataset", "run_ray"]
 
 def judge_on_ray(args: Any, spec: Any, stderr: TextIO) -> int:
     """Run ``langchain-jev judge`` with ``--engine ray``: the parsed arguments and the loaded judge file."""
-    from langchain_jev.cli.app import EXIT_BAD_INPUT, EXIT_INTERRUPTED, exit_code, field_map, model_settings
+    from langchain_jev.cli.app import (
+        EXIT_INTERRUPTED,
+        bad_input,
+        exit_code,
+        field_map,
+        model_settings,
+    )
     from langchain_jev.cli.report import format_table, summary_lines
 
     def fail(message: str) -> int:
-        stderr.write(f"langchain-jev: error: {message}\n")
-        stderr.flush()
-        return EXIT_BAD_INPUT
+        return bad_input(stderr, message)
 
     if args.resume:
         return fail("--resume is for the local engine; a run on Ray judges every row again")

@@ -16,7 +16,8 @@ about. Built-in parents are kept where a caller would reach for them
     ├── GuardrailRefusedError                a rail with exit_behavior="error" refused the turn
     ├── DatasetError                         a dataset file the command line cannot read at all
     ├── ResultsError                         a results file that cannot be resumed
-    │   └── RedecideError                    stored answers that cannot be decided again
+    │   ├── RedecideError                    stored answers that cannot be decided again
+    │   └── ResultsLockedError               another run writes that results file (cli.lock)
     └── CalibrationError (ValueError)        labels that cannot be read, or too few to calibrate on
 
 A decision model that cannot be reached raises the provider's own error

@@ -18,10 +18,12 @@ import stat
 import sys
 from typing import IO
 
+from langchain_jev.errors import ResultsError
+
 __all__ = ["ResultsLock", "ResultsLockedError"]
 
 
-class ResultsLockedError(Exception):
+class ResultsLockedError(ResultsError):
     """Another run holds the results file (the message names it, and the holder's pid if known)."""
 
 

@@ -67,6 +67,7 @@ __all__ = [
     "is_header",
     "question_fingerprint",
     "read_header",
+    "record_head",
     "record_line",
     "resume_results",
     "stored_answer",
@@ -121,8 +122,28 @@ def read_header(path: str | os.PathLike[str]) -> dict[str, Any] | None:
     return record if is_header(record) else None
 
 
+def record_head(row: int | None, line: int | None, key: str, row_id: Any) -> dict[str, Any]:
+    """The fields that name a row in its record: ``row``, ``line``, ``key`` and ``id``.
+
+    ``row`` and ``line`` are left out when None (rows read by Ray Data have no line
+    in a file), ``id`` when the row has none.
+
+    Example:
+        >>> record_head(2, 3, "abc", None), record_head(None, None, "abc", 7)
+        ({'row': 2, 'line': 3, 'key': 'abc'}, {'key': 'abc', 'id': 7})
+
+    """
+    record: dict[str, Any] = {} if row is None else {"row": row}
+    if line is not None:
+        record["line"] = line
+    record["key"] = key
+    if row_id is not None:
+        record["id"] = row_id
+    return record
+
+
 def verdict_record(
-    row: int, line: int, key: str, row_id: Any, verdict: JevVerdict
+    row: int | None, line: int | None, key: str, row_id: Any, verdict: JevVerdict
 ) -> dict[str, Any]:
     """The result record of a judged row.
 
@@ -138,9 +159,7 @@ def verdict_record(
     when the answer came back unreadable, why (see the module docstring).
 
     """
-    record: dict[str, Any] = {"row": row, "line": line, "key": key}
-    if row_id is not None:
-        record["id"] = row_id
+    record = record_head(row, line, key, row_id)
     record.update(verdict.to_dict())
     response = verdict.response
     if response is not None:
@@ -259,7 +278,9 @@ def _answer_adapter() -> TypeAdapter[Answer]:
     return TypeAdapter(Answer)
 
 
-def error_record(row: int, line: int, key: str, row_id: Any, error: BaseException) -> dict[str, Any]:
+def error_record(
+    row: int | None, line: int | None, key: str, row_id: Any, error: BaseException
+) -> dict[str, Any]:
     """The record of a row that could not be judged: never a pass (known keys redacted).
 
     Example:
@@ -267,9 +288,7 @@ def error_record(row: int, line: int, key: str, row_id: Any, error: BaseExceptio
         'ConnectionError: refused'
 
     """
-    record: dict[str, Any] = {"row": row, "line": line, "key": key}
-    if row_id is not None:
-        record["id"] = row_id
+    record = record_head(row, line, key, row_id)
     record["passed"] = False
     record["error"] = redact(f"{type(error).__name__}: {error}".strip())  # no echoed key
     return record

@@ -24,7 +24,7 @@ except ImportError as error:  # pragma: no cover - the ray extra is installed in
     raise missing_extra("langchain_jev.ray", "ray[data]", "ray") from error
 
 from langchain_jev.cli.pacing import RateLimiter, TokenBucket
-from langchain_jev.cli.results import error_record, record_line, verdict_record
+from langchain_jev.cli.results import error_record, record_head, record_line, verdict_record
 from langchain_jev.cli.rows import map_row, row_key
 from langchain_jev.cli.worker import ParentLimiter
 from langchain_jev.errors import JevInputError
@@ -121,8 +121,8 @@ class JudgeActor:
             except JevInputError as error:
                 return _bad(key, mapped.row_id, str(error))
             except Exception as error:  # the model failed after its retries, or a check raised
-                return _without_position(error_record(0, 0, key, mapped.row_id, error))
-        return _without_position(verdict_record(0, 0, key, mapped.row_id, verdict))
+                return error_record(None, None, key, mapped.row_id, error)  # Ray reads rows without lines
+        return verdict_record(None, None, key, mapped.row_id, verdict)
 
 
 _TYPES = {
@@ -140,16 +140,7 @@ async def _awaited(reference: Any) -> float:
 
 
 def _bad(key: str, row_id: Any, problem: str) -> dict[str, Any]:
-    record: dict[str, Any] = {"key": key}
-    if row_id is not None:
-        record["id"] = row_id
+    record = record_head(None, None, key, row_id)
     record["passed"] = False
     record["problem"] = problem
-    return record
-
-
-def _without_position(record: dict[str, Any]) -> dict[str, Any]:
-    """A Ray Data row has no line in a file: its record is keyed by content (and ``id``) alone."""
-    record.pop("row", None)
-    record.pop("line", None)
     return record

@@ -35,27 +35,19 @@ def write_inputs(tmp_path: Path) -> tuple[Path, Path, Path]:
     return judge, jsonl, csv
 
 
+def on_ray(data: Path, judge: Path, server: JevServer, out: Path, *options: str) -> int:
+    """``langchain-jev judge DATA --judge JUDGE --engine ray`` against ``server``, results to ``out``."""
+    command = ["judge", str(data), "--judge", str(judge), "--engine", "ray", "--base-url", server.base_url]
+    return main([*command, "--out", str(out), *options])
+
+
 def test_jsonl_in_results_file_out_with_the_table(
     cluster: None, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     judge, jsonl, _ = write_inputs(tmp_path)
     out = tmp_path / "results.jsonl"
     with JevServer({"polite": 0.92}, api_key=API_KEY) as server:
-        code = main(
-            [
-                "judge",
-                str(jsonl),
-                "--judge",
-                str(judge),
-                "--engine",
-                "ray",
-                "--base-url",
-                server.base_url,
-                "--out",
-                str(out),
-                "--quiet",
-            ]
-        )
+        code = on_ray(jsonl, judge, server, out, "--quiet")
     assert code == 0
     header, *lines = out.read_text(encoding="utf-8").splitlines()
     assert json.loads(header)["langchain_jev"] == "results"  # the local engine's header
@@ -72,22 +64,7 @@ def test_csv_cells_are_text_and_parquet_round_trips(
     judge, _, csv = write_inputs(tmp_path)
     parquet = tmp_path / "judged.parquet"
     with JevServer({"polite": 0.5}, api_key=API_KEY) as server:
-        code = main(
-            [
-                "judge",
-                str(csv),
-                "--judge",
-                str(judge),
-                "--engine",
-                "ray",
-                "--base-url",
-                server.base_url,
-                "--out",
-                str(parquet),
-                "--fail-under",
-                "0.5",
-            ]
-        )
+        code = on_ray(csv, judge, server, parquet, "--fail-under", "0.5")
         states = [received.state for received in server.requests]
     assert code == 1  # every row failed polite, under --fail-under
     assert {state["assistant_answer"] for state in states} == {str(i) for i in range(10)}  # text, as sent
@@ -98,23 +75,10 @@ def test_csv_cells_are_text_and_parquet_round_trips(
 
     again = tmp_path / "again.jsonl"
     with JevServer({"polite": 0.92}, api_key=API_KEY) as server:
-        code = main(
-            [
-                "judge",
-                str(parquet),
-                "--judge",
-                str(judge),
-                "--engine",
-                "ray",
-                "--base-url",
-                server.base_url,
-                "--out",
-                str(again),
-                "--ignore-field",
-                "jev_record",
-            ]
-        )
+        code = on_ray(parquet, judge, server, again)
+        sent = [received.state for received in server.requests]
     assert code == 0  # the earlier verdict columns are replaced, never judged as state
+    assert len(sent) == 10 and not [name for state in sent for name in state if name.startswith("jev_")]
     records = [json.loads(line) for line in again.read_text(encoding="utf-8").splitlines()[1:]]
     assert len(records) == 10 and all(record["passed"] for record in records)
 

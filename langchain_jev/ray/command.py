@@ -15,11 +15,14 @@ import logging
 import sys
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from langchain_jev.cli.model import ModelSettings
 from langchain_jev.cli.report import Tally
 from langchain_jev.cli.rows import FieldMap
+
+if TYPE_CHECKING:
+    from langchain_jev.spec import JudgeSpec
 
 __all__ = ["RayOptions", "RayResult", "judge_on_ray", "read_dataset", "run_ray"]
 
@@ -58,9 +61,8 @@ def judge_on_ray(args: Any, spec: Any, stderr: TextIO) -> int:
         in_flight=args.concurrency,
         rate_limit=args.rate_limit,
     )
-    data = spec.model_dump(mode="json", by_alias=True, exclude_unset=True)
     try:
-        result = run_ray(data, options, stderr)
+        result = run_ray(spec, options, stderr)
     except KeyboardInterrupt:
         stderr.write("\nlangchain-jev: interrupted\n")
         return EXIT_INTERRUPTED
@@ -133,8 +135,11 @@ def read_dataset(path: str, fmt: str) -> Any:
     return ray.data.read_json(path, lines=fmt == "jsonl", file_extensions=None)
 
 
-def run_ray(judge: Any, options: RayOptions, stderr: TextIO) -> RayResult:
-    """Judge ``options.data`` on Ray (a local cluster, or ``options.address``) and write the results."""
+def run_ray(spec: JudgeSpec, options: RayOptions, stderr: TextIO) -> RayResult:
+    """Judge ``options.data`` with the judge file ``spec`` on Ray and write the results.
+
+    Ray is the running one, a local cluster, or the one at ``options.address``.
+    """
     import ray
 
     from langchain_jev.ray.dataset import judge_dataset
@@ -149,7 +154,7 @@ def run_ray(judge: Any, options: RayOptions, stderr: TextIO) -> RayResult:
         rows = read_dataset(options.data, options.fmt)
         judged = judge_dataset(
             rows,
-            judge,
+            spec,
             model=options.settings.model,
             base_url=options.settings.base_url,
             timeout=options.settings.timeout,
@@ -167,24 +172,21 @@ def run_ray(judge: Any, options: RayOptions, stderr: TextIO) -> RayResult:
                 json.loads(row["jev_record"])
                 for row in ray.data.read_parquet(options.out).select_columns(["jev_record"]).iter_rows()
             )
-            return _count(records, judge, options.settings.model, None, stderr)
+            return _count(records, spec, options.settings.model, None, stderr)
         records = (json.loads(row["jev_record"]) for row in judged.iter_rows())
-        return _count(records, judge, options.settings.model, options.out, stderr)
+        return _count(records, spec, options.settings.model, options.out, stderr)
     finally:
         if started_here:
             ray.shutdown()
 
 
 def _count(
-    records: Iterable[Mapping[str, Any]], judge: Any, model: str | None, out: str | None, stderr: TextIO
+    records: Iterable[Mapping[str, Any]], spec: JudgeSpec, model: str | None, out: str | None, stderr: TextIO
 ) -> RayResult:
     """Tally the records and write them as the local engine does: header, one line per row, locked."""
     from langchain_jev.cli.fingerprint import judge_description
     from langchain_jev.cli.lock import ResultsLock
     from langchain_jev.cli.results import ResultsFile
-    from langchain_jev.spec import load_spec
-
-    spec = load_spec(judge)
     result = RayResult(Tally((c.name, c.kind) for c in spec.criteria))
     lock = ResultsLock(out) if out and ResultsLock.applies_to(out) else None
     if lock is not None:

@@ -20,7 +20,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _common import Row, print_table, row
 
-from langchain_jev.cli.readers import read_rows
+from langchain_jev.datasets.readers import read_rows
 
 SMALL, LARGE = 2 << 20, 16 << 20
 

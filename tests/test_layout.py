@@ -52,7 +52,7 @@ def test_the_root_holds_the_engine_and_the_faces_only() -> None:
     modules = sorted(path.name for path in PACKAGE.glob("*.py"))
     assert len(modules) <= 16, modules
     assert not [name for name in modules if name.startswith(("cli_", "spec_"))], modules
-    for folder in ("cli", "spec", "guardrails", "graph", "judges", "middleware", "models", "ray", "testing"):
+    for folder in ("cli", "datasets", "spec", "guardrails", "graph", "judges", "middleware", "models", "ray", "testing"):
         assert (PACKAGE / folder / "__init__.py").is_file(), folder
 
 
@@ -78,56 +78,167 @@ def test_the_worker_preload_names_modules_that_exist() -> None:
         assert importlib.import_module(name).__name__ == name
 
 
-def _runtime_imports(path: Path) -> set[str]:
-    """The package modules a module imports when it loads (not in functions, not for type checkers)."""
+def _imports(path: Path, *, in_functions: bool = False) -> set[str]:
+    """The package modules a module imports: when it loads, or (``in_functions``) anywhere in it.
+
+    Imports for type checkers only (an ``if TYPE_CHECKING:`` block) are left out either way.
+    """
     tree = ast.parse(path.read_text(encoding="utf-8"))
     found: set[str] = set()
+
+    def add(node: ast.stmt) -> None:
+        if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("langchain_jev"):
+            for alias in node.names:
+                candidate = f"{node.module}.{alias.name}"
+                is_module = (ROOT / Path(*candidate.split("."))).with_suffix(".py").exists() or (
+                    ROOT / Path(*candidate.split(".")) / "__init__.py"
+                ).exists()
+                found.add(candidate if is_module else node.module)
+        elif isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names if alias.name.startswith("langchain_jev"))
 
     def visit(body: list[ast.stmt]) -> None:
         for node in body:
             if isinstance(node, ast.If) and _is_type_checking(node):
                 continue
-            if isinstance(node, (ast.If, ast.Try)):
-                visit(node.body)
-                visit(node.orelse)
-                for handler in getattr(node, "handlers", []):
-                    visit(handler.body)
-            elif isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("langchain_jev"):
-                for alias in node.names:
-                    candidate = f"{node.module}.{alias.name}"
-                    is_module = (ROOT / Path(*candidate.split("."))).with_suffix(".py").exists() or (
-                        ROOT / Path(*candidate.split(".")) / "__init__.py"
-                    ).exists()
-                    found.add(candidate if is_module else node.module)
-            elif isinstance(node, ast.Import):
-                found.update(alias.name for alias in node.names if alias.name.startswith("langchain_jev"))
+            if isinstance(node, (ast.Import, ast.ImportFrom)):
+                add(node)
+            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                if in_functions:
+                    visit(node.body)
+            else:  # the bodies of if, try, with, for, while, match and class statements
+                for child in ast.iter_child_nodes(node):
+                    if isinstance(child, ast.stmt):
+                        visit([child])
+                    elif isinstance(child, (ast.ExceptHandler, ast.match_case)):
+                        visit(child.body)
 
     visit(tree.body)
     return found
 
 
-def test_no_module_imports_itself_back_through_a_circle() -> None:
-    graph = {_module_name(path): _runtime_imports(path) for path in PACKAGE.rglob("*.py")}
-    # a package importing its own submodules (its face) is not a circle through them
+def _graph(*, in_functions: bool) -> dict[str, set[str]]:
+    """Module -> the package modules it imports; a package importing its own submodules (its face) is left out."""
+    graph = {_module_name(path): _imports(path, in_functions=in_functions) for path in PACKAGE.rglob("*.py")}
     for name, imports in graph.items():
-        graph[name] = {other for other in imports if not other.startswith(name + ".") and other != name}
-        graph[name] = {other for other in graph[name] if not name.startswith(other + ".")}
-    state: dict[str, int] = {}
-    circles: list[list[str]] = []
+        graph[name] = {
+            other
+            for other in imports
+            if not other.startswith(name + ".") and other != name and not name.startswith(other + ".")
+        }
+    return graph
 
-    def walk(node: str, stack: list[str]) -> None:
-        state[node] = 1
+
+def _circles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The groups of modules that import each other round a circle (strongly connected, more than one)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    groups: list[list[str]] = []
+
+    def connect(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
         for other in sorted(graph.get(node, ())):
-            if state.get(other) == 1:
-                circles.append([*stack[stack.index(other) :], other])
-            elif other not in state:
-                walk(other, [*stack, other])
-        state[node] = 2
+            if other not in index:
+                connect(other)
+                low[node] = min(low[node], low[other])
+            elif other in stack:
+                low[node] = min(low[node], index[other])
+        if low[node] == index[node]:
+            group: list[str] = []
+            while True:
+                member = stack.pop()
+                group.append(member)
+                if member == node:
+                    break
+            if len(group) > 1:
+                groups.append(sorted(group))
 
     for node in sorted(graph):
-        if node not in state:
-            walk(node, [node])
-    assert circles == []
+        if node not in index:
+            connect(node)
+    return sorted(groups)
+
+
+def test_no_module_imports_itself_back_through_a_circle() -> None:
+    assert _circles(_graph(in_functions=False)) == []
+
+
+KNOWN_FUNCTION_BODY_CIRCLES = [
+    # JevJudge.as_evaluator builds the LangSmith spoke, which imports the engine
+    ["langchain_jev.judge", "langchain_jev.langsmith"],
+    # the checks compare with spec.conditions.json_equal, and spec.builtins imports the checks
+    [
+        "langchain_jev.judges.checks.schema",
+        "langchain_jev.judges.checks.trajectory",
+        "langchain_jev.spec.builtins",
+        "langchain_jev.spec.conditions",
+    ],
+    # JevDecisionModel wraps itself in the shared cache, which resolves models to JevDecisionModel
+    ["langchain_jev.models.cache", "langchain_jev.models.jev", "langchain_jev.models.resolve"],
+]
+"""Circles through imports inside functions that are still to be taken apart: the list only shrinks."""
+
+
+def test_no_import_inside_a_function_closes_a_circle_either() -> None:
+    circles = _circles(_graph(in_functions=True))
+    assert [group for group in circles if group not in KNOWN_FUNCTION_BODY_CIRCLES] == []
+    # a circle taken apart leaves the list, so the list stays true
+    assert [group for group in KNOWN_FUNCTION_BODY_CIRCLES if group not in circles] == []
+
+
+def test_the_circle_finder_sees_imports_inside_functions(tmp_path: Path) -> None:
+    source = tmp_path / "probe.py"
+    source.write_text(
+        "from typing import TYPE_CHECKING\n"
+        "if TYPE_CHECKING:\n"
+        "    from langchain_jev.judge import JevJudge\n"
+        "class Holder:\n"
+        "    async def method(self) -> None:\n"
+        "        with open('x'):\n"
+        "            try:\n"
+        "                from langchain_jev.cli import app\n"
+        "            except ImportError:\n"
+        "                import langchain_jev.ray\n",
+        encoding="utf-8",
+    )
+    assert _imports(source) == set()
+    assert _imports(source, in_functions=True) == {"langchain_jev.cli.app", "langchain_jev.ray"}
+    assert _circles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+
+
+ENTRY_POINTS = {"langchain_jev.cli", "langchain_jev.cli.__main__"}
+"""The modules that may import the dispatcher: the command's face (``langchain-jev``) and ``python -m``."""
+
+
+def test_nothing_imports_the_dispatcher_but_the_entry_points() -> None:
+    importers = {
+        _module_name(path)
+        for path in PACKAGE.rglob("*.py")
+        if "langchain_jev.cli.app" in _imports(path, in_functions=True)
+    }
+    assert importers == ENTRY_POINTS
+
+
+@pytest.mark.parametrize(
+    ("folder", "forbidden"),
+    [
+        ("langchain_jev.ray", ("langchain_jev.cli",)),  # the Ray engine stands on datasets/, not on the command
+        ("langchain_jev.datasets", ("langchain_jev.cli", "langchain_jev.ray")),  # the floor under both engines
+    ],
+)
+def test_an_engine_and_its_floor_import_nothing_from_above(folder: str, forbidden: tuple[str, ...]) -> None:
+    graph = _graph(in_functions=True)
+    assert any(name.startswith(folder + ".") for name in graph), folder
+    found = {
+        (name, other)
+        for name, imports in graph.items()
+        if name == folder or name.startswith(folder + ".")
+        for other in imports
+        if any(other == top or other.startswith(top + ".") for top in forbidden)
+    }
+    assert found == set()
 
 
 @pytest.mark.slow

@@ -1,7 +1,7 @@
 """Deciding stored answers again under a judge, without a single request.
 
 A results file keeps each finding's raw answer and the fingerprint of the
-question it answered (`langchain_jev.cli.results.verdict_record`). Under another
+question it answered (`langchain_jev.datasets.results.verdict_record`). Under another
 judge file (other thresholds, ``min_confidence`` or failure policy) the same
 answers decide a new verdict, exactly as a fresh run would have decided them:
 the judge's own deciding code runs on the stored answers. A criterion whose
@@ -20,7 +20,7 @@ from typing import Any
 from langchain_core.decisions import BaseDecisionModel, ClassifierResponse, Question
 
 from langchain_jev import feedback
-from langchain_jev.cli.results import error_record, question_fingerprint, stored_answer, verdict_record
+from langchain_jev.datasets.results import error_record, question_fingerprint, stored_answer, verdict_record
 from langchain_jev.errors import JevConfigurationError, RedecideError, ResultsError
 from langchain_jev.judge import JevJudge, _Plan
 from langchain_jev.models.response import DecisionResponse
@@ -116,7 +116,7 @@ def changed_conditions(stored: Mapping[str, Any], current: Mapping[str, Any]) ->
     """Criteria whose check or ``applies_when`` differs between two judge descriptions, with why.
 
     ``stored`` is the judge a results file's header describes, ``current`` the judge to
-    decide under (both `langchain_jev.cli.fingerprint.judge_description`). A check's
+    decide under (both `langchain_jev.datasets.fingerprint.judge_description`). A check's
     stored outcome is of the check that ran, and a question was asked on the rows its
     condition chose: neither can be decided again under another check or condition.
 
@@ -204,7 +204,7 @@ def redecide(judge: JevJudge, record: Mapping[str, Any]) -> JevVerdict:
     Example:
         >>> from langchain_core.decisions import Noul
         >>> from langchain_jev import JevCriterion
-        >>> from langchain_jev.cli.results import verdict_record
+        >>> from langchain_jev.datasets.results import verdict_record
         >>> from langchain_jev.testing import ScriptedDecisionModel
         >>> polite = Noul(instructions="Polite?")
         >>> model = ScriptedDecisionModel({"polite": 0.8})

@@ -39,8 +39,8 @@ from langchain_jev.calibration.sweep import (
     thresholds_of,
     with_threshold,
 )
-from langchain_jev.cli.results import stored_answer
 from langchain_jev.criteria import JevCriterion
+from langchain_jev.datasets.results import stored_answer
 from langchain_jev.errors import CalibrationError
 from langchain_jev.judge import JevJudge
 from langchain_jev.verdict import Outcome
@@ -887,7 +887,7 @@ class _Study:
 def _inputs(
     items: Sequence[Any], label_fields: set[str]
 ) -> tuple[list[Any], list[Mapping[str, Any]], list[Any]]:
-    from langchain_jev.cli.rows import FieldMap, map_row
+    from langchain_jev.datasets.rows import FieldMap, map_row
     from langchain_jev.input import JevJudgeInput
 
     fields = FieldMap.of(ignored=sorted(label_fields))
@@ -932,8 +932,8 @@ def _without_cache(judge: JevJudge) -> JevJudge:
 
 
 def _records_of(inputs: Sequence[Any], ids: Sequence[Any], verdicts: Sequence[Any]) -> list[dict[str, Any]]:
-    from langchain_jev.cli.results import error_record, verdict_record
-    from langchain_jev.cli.rows import row_key
+    from langchain_jev.datasets.results import error_record, verdict_record
+    from langchain_jev.datasets.rows import row_key
 
     records = []
     for number, (data, row_id, verdict) in enumerate(zip(inputs, ids, verdicts, strict=True), 1):

@@ -1,16 +1,24 @@
 """The ``langchain-jev`` command line: judge a dataset with a judge file, or print the judge schema.
 
-Modules, one job each:
+Modules, one job each. The commands and their arguments:
 
-- `app`: the argument parser, the exit codes and ``main``;
-- `session`: the pieces a run shares with its workers (options, jobs, the reading and writing session);
+- `app`: ``main`` and the parser; it only dispatches, and nothing but the entry points imports it;
+- `arguments`: the argument types the commands share (``--fail-under``, ``--base-url``, ...);
+- `judge`: the ``judge`` command (here, or on Ray with ``--engine ray``) and its ``--html`` report;
+- `rejudge`, `calibrate`: decide stored answers again; measure a judge against human labels;
+- `judges`: the ``judges`` command, listing the prebuilt judges and printing their files;
+- `validate`: the ``schema`` and ``validate`` commands.
+
+The local engine, which only the ``judge`` command runs:
+
 - `run`: judging the rows here, or handing them to the worker pool;
+- `session`: the pieces a run shares with its workers (options, jobs, the reading and writing session);
 - `pool` and `worker`: the worker processes and what runs inside each;
-- `readers`, `rows`: dataset files in, rows mapped to judge inputs;
-- `results`, `report`, `progress`: result lines out, the closing table, the progress line;
-- `fingerprint`, `lock`: the judge a results file records (``--resume`` continues it only), one writer;
-- `model`, `transport`, `pacing`: the decision model the command builds, its connections, the rate limit;
-- `judges`: the ``judges`` command, listing the prebuilt judges and printing their files.
+- `progress`: the progress line.
+
+What both engines and several commands share (rows, readers, results files, the
+lock, the fingerprint, the tally, the decision model, pacing, the option readers
+and the exit codes) is `langchain_jev.datasets`.
 
 Example:
     langchain-jev judge rows.jsonl --judge judge.yaml --out results.jsonl --fail-under 0.8
@@ -19,7 +27,8 @@ Example:
 
 from __future__ import annotations
 
-from langchain_jev.cli.app import (
+from langchain_jev.cli.app import main
+from langchain_jev.datasets.exit_codes import (
     EXIT_BAD_INPUT,
     EXIT_BELOW_THRESHOLD,
     EXIT_CODES,
@@ -28,7 +37,6 @@ from langchain_jev.cli.app import (
     EXIT_MODEL_ERRORS,
     EXIT_OK,
     exit_code,
-    main,
 )
 
 __all__ = [

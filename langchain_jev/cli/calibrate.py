@@ -23,7 +23,7 @@ import tempfile
 from collections.abc import Mapping, Sequence
 from typing import Any, TextIO
 
-__all__ = ["DEFINITIONS", "add_parser", "calibrate_command", "write_judge_report"]
+__all__ = ["DEFINITIONS", "add_parser", "calibrate_command"]
 
 DEFINITIONS: dict[str, str] = {
     "n": "rows where the criterion was answered (readable answer, not NOT_APPLICABLE) and labelled",
@@ -119,7 +119,8 @@ def calibrate_command(
     stdout, stderr = stdout or sys.stdout, stderr or sys.stderr
     from langchain_jev.calibration.replay import NoRequestModel, read_results
     from langchain_jev.calibration.study import build_calibration, label_records
-    from langchain_jev.cli.app import EXIT_BAD_INPUT, EXIT_MODEL_ERRORS, EXIT_OK, _allow_code, bad_input
+    from langchain_jev.datasets.exit_codes import EXIT_BAD_INPUT, EXIT_MODEL_ERRORS, EXIT_OK, bad_input
+    from langchain_jev.datasets.options import allow_code
     from langchain_jev.errors import CalibrationError, DatasetError, RedecideError, ResultsError
     from langchain_jev.spec import JudgeSpecError, load_spec
 
@@ -131,7 +132,7 @@ def calibrate_command(
     except CalibrationError as error:
         return fail(str(error))
     try:
-        judge = load_spec(args.judge).build(NoRequestModel(), allow_code=_allow_code(args.allow_code))
+        judge = load_spec(args.judge).build(NoRequestModel(), allow_code=allow_code(args.allow_code))
     except JudgeSpecError as error:
         return fail("the judge file is invalid:\n  " + "\n  ".join(error.messages()))
     args.ignore_field = [*args.ignore_field, *([overall] if overall else []), *per_criterion.values()]
@@ -250,7 +251,7 @@ def parse_labels(items: Sequence[str]) -> tuple[str | None, dict[str, str]]:
 def _judge_once(
     args: argparse.Namespace, parser: argparse.ArgumentParser, out: str, *, bypass_cache: bool, first: bool
 ) -> int:
-    from langchain_jev.cli.app import _judge
+    from langchain_jev.cli.judge import judge_command
 
     run = argparse.Namespace(**vars(args))
     run.out, run.html, run.resume = out, None, bool(args.resume and first and out == args.out)
@@ -259,14 +260,14 @@ def _judge_once(
         run.cache = None
     if not first:
         run.quiet = True
-    return _judge(run, parser)
+    return judge_command(run, parser)
 
 
 def _dataset_rows(
     args: argparse.Namespace, label_fields: set[str]
 ) -> tuple[dict[int, Mapping[str, Any]], dict[int, str], dict[int, set[str]]]:
-    from langchain_jev.cli.readers import detect_format, read_rows
-    from langchain_jev.cli.rows import row_key
+    from langchain_jev.datasets.readers import detect_format, read_rows
+    from langchain_jev.datasets.rows import row_key
 
     fmt = detect_format(args.data, args.format)
     sources: dict[int, Mapping[str, Any]] = {}
@@ -356,22 +357,3 @@ def _print(calibration: Any, suggestion: Any, out: TextIO) -> None:
 
 def _f(value: float | None) -> str:
     return "-" if value is None else f"{value:.2f}"
-
-
-def write_judge_report(
-    html: str, judge_path: str, results: str, err: TextIO, allow_code: bool | list[str] = False
-) -> bool:
-    """Draw the HTML report of a ``judge`` run from its results file; False (said on ``err``) if it cannot."""
-    from langchain_jev.calibration.replay import NoRequestModel, read_results
-    from langchain_jev.errors import ResultsError
-    from langchain_jev.report import write_report
-    from langchain_jev.spec import JudgeSpecError, load_spec
-
-    try:
-        judge = load_spec(judge_path).build(NoRequestModel(), allow_code=allow_code)
-        write_report(html, judge, read_results(results), title=f"judge: {results} with {judge_path}")
-    except (JudgeSpecError, ResultsError, OSError, ImportError) as error:
-        err.write(f"langchain-jev: error: --html {html}: {error}\n")
-        err.flush()
-        return False
-    return True

@@ -31,12 +31,12 @@ from multiprocessing.context import DefaultContext, ForkServerContext, SpawnCont
 from multiprocessing.process import BaseProcess
 from typing import TYPE_CHECKING, Any
 
-from langchain_jev.cli.model import ModelSettings
-from langchain_jev.cli.rows import FieldMap
+from langchain_jev.datasets.model import ModelSettings
+from langchain_jev.datasets.rows import FieldMap
 
 if TYPE_CHECKING:  # the judging modules load lazily, so `prestart` can start workers' imports early
-    from langchain_jev.cli.pacing import RateLimiter
     from langchain_jev.cli.session import Job, Session
+    from langchain_jev.datasets.pacing import RateLimiter
     from langchain_jev.spec import JudgeSpec
 
 __all__ = [
@@ -67,7 +67,7 @@ _PRELOAD = [
     "langchain_jev.cli.worker",
     "langchain_jev.spec.model",
     "langchain_jev.models.jev",
-    "langchain_jev.cli.transport",
+    "langchain_jev.datasets.transport",
     "langchain_jev.models.cache",
 ]
 """What the fork server imports once, so that no worker has to."""
@@ -189,7 +189,7 @@ def run_pool(session: Session, setup: WorkerSetup, workers: int) -> None:
     Returns when every row is judged, or the run stopped (``--strict``, changed
     data, a worker that died); the workers are gone by then.
     """
-    from langchain_jev.cli.pacing import RateLimiter
+    from langchain_jev.datasets.pacing import RateLimiter
 
     limiter = RateLimiter(setup.rate_limit) if setup.rate_limit is not None else None
     pool = _Pool(session, limiter)

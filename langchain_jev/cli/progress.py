@@ -10,7 +10,7 @@ import time
 from collections.abc import Callable
 from typing import TextIO
 
-from langchain_jev.cli.report import format_rate
+from langchain_jev.datasets.tally import format_rate
 
 __all__ = ["Progress", "format_duration", "render_bar", "render_line"]
 

@@ -52,9 +52,10 @@ def rejudge(args: argparse.Namespace, stdout: TextIO | None = None, stderr: Text
     """Run ``rejudge`` with parsed arguments; return the exit code (output to the streams current now)."""
     stdout, stderr = stdout or sys.stdout, stderr or sys.stderr
     from langchain_jev.calibration.replay import NoRequestModel, read_results, redecide_records
-    from langchain_jev.cli.app import _allow_code, bad_input, exit_code
-    from langchain_jev.cli.report import Tally, format_table, summary_lines
-    from langchain_jev.cli.results import ResultsFile
+    from langchain_jev.datasets.exit_codes import bad_input, exit_code
+    from langchain_jev.datasets.options import allow_code
+    from langchain_jev.datasets.results import ResultsFile
+    from langchain_jev.datasets.tally import Tally, format_table, summary_lines
     from langchain_jev.errors import RedecideError, ResultsError
     from langchain_jev.spec import JudgeSpecError, load_spec
 
@@ -63,7 +64,7 @@ def rejudge(args: argparse.Namespace, stdout: TextIO | None = None, stderr: Text
 
     try:
         spec = load_spec(args.judge)
-        judge = spec.build(NoRequestModel(), allow_code=_allow_code(args.allow_code))
+        judge = spec.build(NoRequestModel(), allow_code=allow_code(args.allow_code))
     except JudgeSpecError as error:
         return fail("the judge file is invalid:\n  " + "\n  ".join(error.messages()))
     try:
@@ -80,7 +81,7 @@ def rejudge(args: argparse.Namespace, stdout: TextIO | None = None, stderr: Text
     for record in redone:
         tally.add(record)
     if args.out:
-        from langchain_jev.cli.fingerprint import judge_description
+        from langchain_jev.datasets.fingerprint import judge_description
 
         described = judge_description(spec, _model_of(args.results, records))
         try:
@@ -108,8 +109,8 @@ def rejudge(args: argparse.Namespace, stdout: TextIO | None = None, stderr: Text
 def _changed(path: str, spec: Any) -> dict[str, str]:
     """Checks and conditions that differ from those of the judge the results file's header describes."""
     from langchain_jev.calibration.replay import changed_conditions
-    from langchain_jev.cli.fingerprint import judge_description
-    from langchain_jev.cli.results import read_header
+    from langchain_jev.datasets.fingerprint import judge_description
+    from langchain_jev.datasets.results import read_header
 
     try:
         header = read_header(path)
@@ -123,7 +124,7 @@ def _changed(path: str, spec: Any) -> dict[str, str]:
 
 def _model_of(path: str, records: list[dict[str, Any]]) -> str | None:
     """The model that gave the stored answers: as the results file's header says, else as a record does."""
-    from langchain_jev.cli.results import read_header
+    from langchain_jev.datasets.results import read_header
 
     try:
         header = read_header(path)
@@ -136,6 +137,6 @@ def _model_of(path: str, records: list[dict[str, Any]]) -> str | None:
 
 
 def _line(record: dict[str, Any]) -> str:
-    from langchain_jev.cli.results import record_line
+    from langchain_jev.datasets.results import record_line
 
     return record_line(record)

@@ -139,6 +139,6 @@ async def _judge_rows(judge: JevJudge, session: Session) -> None:
 
 
 async def _close(closers: Sequence[Any]) -> None:
-    from langchain_jev.cli.model import close_all
+    from langchain_jev.datasets.model import close_all
 
     await close_all(list(closers))

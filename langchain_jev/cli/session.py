@@ -18,11 +18,10 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TextIO
 
-from langchain_jev.cli.lock import ResultsLock, ResultsLockedError
 from langchain_jev.cli.progress import Progress
-from langchain_jev.cli.readers import DatasetError, Format, count_rows, read_rows
-from langchain_jev.cli.report import Tally
-from langchain_jev.cli.results import (
+from langchain_jev.datasets.lock import ResultsLock, ResultsLockedError
+from langchain_jev.datasets.readers import DatasetError, Format, count_rows, read_rows
+from langchain_jev.datasets.results import (
     ResultsError,
     ResultsFile,
     Resumed,
@@ -30,7 +29,8 @@ from langchain_jev.cli.results import (
     resume_results,
     verdict_record,
 )
-from langchain_jev.cli.rows import FieldMap, map_row, row_key
+from langchain_jev.datasets.rows import FieldMap, map_row, row_key
+from langchain_jev.datasets.tally import Tally
 from langchain_jev.errors import JevInputError
 from langchain_jev.input import JevJudgeInput
 from langchain_jev.judge import JevJudge
@@ -67,7 +67,7 @@ class RunOptions:
     rate_limit: float | None = None
     """Requests per second over all workers (the single-process model paces itself)."""
     judge: Mapping[str, Any] | None = None
-    """What decides the verdicts (`langchain_jev.cli.fingerprint.judge_description`): recorded in the
+    """What decides the verdicts (`langchain_jev.datasets.fingerprint.judge_description`): recorded in the
     results file's header, and checked by ``resume``."""
     endpoint: str | None = None
     """Where the decision model's requests go (a URL), named when none of the first requests connects."""

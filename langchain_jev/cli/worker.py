@@ -29,50 +29,19 @@ import os
 import signal
 import threading
 import warnings
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Mapping
 from multiprocessing.connection import Connection
 from typing import Any
 
-from langchain_jev.cli.model import ModelSettings, build_model, close_all
-from langchain_jev.cli.pacing import RateLimiter
-from langchain_jev.cli.report import tally_view
-from langchain_jev.cli.results import record_line
-from langchain_jev.cli.rows import FieldMap, map_row
 from langchain_jev.cli.session import Job, judge_job, lean_gc
+from langchain_jev.datasets.model import ModelSettings, build_model, close_all
+from langchain_jev.datasets.pacing import ParentLimiter
+from langchain_jev.datasets.results import record_line
+from langchain_jev.datasets.rows import FieldMap, map_row
+from langchain_jev.datasets.tally import tally_view
 from langchain_jev.judge import JevJudge
 
-__all__ = ["ParentLimiter", "worker_main"]
-
-
-class ParentLimiter(RateLimiter):
-    """A rate limiter whose tokens come from another process's limiter, so one rate holds for all.
-
-    ``ask`` returns the seconds the granting side says to wait; this limiter
-    waits them on the event loop. Asynchronous use only.
-
-    Example:
-        >>> import asyncio
-        >>> async def grant() -> float:
-        ...     return 0.0
-        >>> asyncio.run(ParentLimiter(5.0, grant).aacquire())
-        0.0
-
-    """
-
-    def __init__(self, rate: float, ask: Callable[[], Awaitable[float]]) -> None:
-        super().__init__(rate)
-        self._ask = ask
-
-    def reserve(self) -> float:
-        """Not available: the tokens are granted asynchronously."""
-        raise RuntimeError("a worker's rate limiter is asynchronous: use aacquire()")
-
-    async def aacquire(self) -> float:
-        """Ask for a token, wait as told; return the seconds waited."""
-        wait = await self._ask()
-        if wait > 0:
-            await asyncio.sleep(wait)
-        return wait
+__all__ = ["worker_main"]
 
 
 def worker_main(setup: Mapping[str, Any], jobs: Connection, results: Connection) -> None:

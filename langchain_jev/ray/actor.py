@@ -23,10 +23,9 @@ try:
 except ImportError as error:  # pragma: no cover - the ray extra is installed in the tests
     raise missing_extra("langchain_jev.ray", "ray[data]", "ray") from error
 
-from langchain_jev.cli.pacing import RateLimiter, TokenBucket
-from langchain_jev.cli.results import error_record, record_head, record_line, verdict_record
-from langchain_jev.cli.rows import map_row, row_key
-from langchain_jev.cli.worker import ParentLimiter
+from langchain_jev.datasets.pacing import ParentLimiter, RateLimiter, TokenBucket
+from langchain_jev.datasets.results import error_record, record_head, record_line, verdict_record
+from langchain_jev.datasets.rows import map_row, row_key
 from langchain_jev.errors import JevInputError
 from langchain_jev.ray.source import JudgeSource
 

@@ -17,9 +17,9 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TextIO
 
-from langchain_jev.cli.model import ModelSettings
-from langchain_jev.cli.report import Tally
-from langchain_jev.cli.rows import FieldMap
+from langchain_jev.datasets.model import ModelSettings
+from langchain_jev.datasets.rows import FieldMap
+from langchain_jev.datasets.tally import Tally
 
 if TYPE_CHECKING:
     from langchain_jev.spec import JudgeSpec
@@ -29,14 +29,9 @@ __all__ = ["RayOptions", "RayResult", "judge_on_ray", "read_dataset", "run_ray"]
 
 def judge_on_ray(args: Any, spec: Any, stderr: TextIO) -> int:
     """Run ``langchain-jev judge`` with ``--engine ray``: the parsed arguments and the loaded judge file."""
-    from langchain_jev.cli.app import (
-        EXIT_INTERRUPTED,
-        bad_input,
-        exit_code,
-        field_map,
-        model_settings,
-    )
-    from langchain_jev.cli.report import format_table, summary_lines
+    from langchain_jev.datasets.exit_codes import EXIT_INTERRUPTED, bad_input, exit_code
+    from langchain_jev.datasets.options import field_map, model_settings
+    from langchain_jev.datasets.tally import format_table, summary_lines
 
     def fail(message: str) -> int:
         return bad_input(stderr, message)
@@ -80,7 +75,7 @@ def _format_of(path: str) -> str:
     """Parquet by its extension (or a directory of Parquet files), else as the local engine decides."""
     import os
 
-    from langchain_jev.cli.readers import detect_format
+    from langchain_jev.datasets.readers import detect_format
 
     if path.lower().endswith(".parquet") or os.path.isdir(path):
         return "parquet"
@@ -184,9 +179,9 @@ def _count(
     records: Iterable[Mapping[str, Any]], spec: JudgeSpec, model: str | None, out: str | None, stderr: TextIO
 ) -> RayResult:
     """Tally the records and write them as the local engine does: header, one line per row, locked."""
-    from langchain_jev.cli.fingerprint import judge_description
-    from langchain_jev.cli.lock import ResultsLock
-    from langchain_jev.cli.results import ResultsFile
+    from langchain_jev.datasets.fingerprint import judge_description
+    from langchain_jev.datasets.lock import ResultsLock
+    from langchain_jev.datasets.results import ResultsFile
     result = RayResult(Tally((c.name, c.kind) for c in spec.criteria))
     lock = ResultsLock(out) if out and ResultsLock.applies_to(out) else None
     if lock is not None:

@@ -12,8 +12,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from langchain_jev.cli.model import ModelSettings
-from langchain_jev.cli.rows import FieldMap
+from langchain_jev.datasets.model import ModelSettings
+from langchain_jev.datasets.rows import FieldMap
 from langchain_jev.errors import JevConfigurationError
 from langchain_jev.ray.actor import JudgeActor, RateLimitActor
 from langchain_jev.ray.source import JudgeSource

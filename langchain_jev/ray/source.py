@@ -15,14 +15,14 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from langchain_jev.cli.model import ModelSettings, build_model
-from langchain_jev.cli.rows import FieldMap
+from langchain_jev.datasets.model import ModelSettings, build_model
+from langchain_jev.datasets.rows import FieldMap
 from langchain_jev.errors import JevConfigurationError
 from langchain_jev.input import ANSWER_FIELD
 from langchain_jev.judge import JevJudge
 
 if TYPE_CHECKING:
-    from langchain_jev.cli.pacing import RateLimiter
+    from langchain_jev.datasets.pacing import RateLimiter
 
 __all__ = ["JudgeFactory", "JudgeSource"]
 
@@ -111,7 +111,7 @@ class JudgeSource:
                 f"the judge factory must return a JevJudge, got {type(judge).__name__}"
             )
         if limiter is not None:
-            from langchain_jev.cli.pacing import PacedDecisionModel
+            from langchain_jev.datasets.pacing import PacedDecisionModel
 
             judge = judge.model_copy(update={"model": PacedDecisionModel(inner=judge.model, limiter=limiter)})
         return judge, []

@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from langchain_jev.calibration.sweep import blocks, pass_probability
-from langchain_jev.cli.report import Tally, format_rate
-from langchain_jev.cli.results import stored_answer
+from langchain_jev.datasets.results import stored_answer
+from langchain_jev.datasets.tally import Tally, format_rate
 from langchain_jev.judge import JevJudge
 from langchain_jev.verdict import Outcome
 

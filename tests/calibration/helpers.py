@@ -9,8 +9,8 @@ from typing import Any
 
 import yaml
 
-from langchain_jev.cli.results import verdict_record
-from langchain_jev.cli.rows import FieldMap, map_row, row_key
+from langchain_jev.datasets.results import verdict_record
+from langchain_jev.datasets.rows import FieldMap, map_row, row_key
 from langchain_jev.judge import JevJudge
 from langchain_jev.spec import load_spec
 from langchain_jev.testing import ScriptedDecisionModel

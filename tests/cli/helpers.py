@@ -61,7 +61,7 @@ def judge_args(data: Path, server_url: str, *extra: str | os.PathLike[str], judg
 
 def read_results(path: Path) -> list[dict[str, Any]]:
     """Every record of a results file, parsed (a line that does not parse fails the test); not its header."""
-    from langchain_jev.cli.results import is_header
+    from langchain_jev.datasets.results import is_header
 
     records = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
     return [record for record in records if not is_header(record)]
@@ -69,7 +69,7 @@ def read_results(path: Path) -> list[dict[str, Any]]:
 
 def read_header(path: Path) -> dict[str, Any]:
     """The header line of a results file (it must have one)."""
-    from langchain_jev.cli.results import is_header
+    from langchain_jev.datasets.results import is_header
 
     first = json.loads(path.read_text(encoding="utf-8").splitlines()[0])
     assert is_header(first), first

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from langchain_jev.cli import app as cli_app
-from langchain_jev.cli import main
+from langchain_jev.cli import arguments, main
+from langchain_jev.datasets import exit_codes
 from tests.cli.helpers import WEATHER_JUDGE, numbered_rows, write_jsonl
 
 WEATHER = ["examples/weather.jsonl", "--judge", str(WEATHER_JUDGE)]
@@ -45,13 +45,13 @@ def test_version(capsys: pytest.CaptureFixture[str]) -> None:
     [("80", 0.8), ("80%", 0.8), ("0.8", 0.8), ("1", 1.0), ("100", 1.0), ("0", 0.0), ("99.5", 0.995), ("1%", 0.01)],
 )
 def test_fail_under_takes_a_fraction_or_a_percentage(text: str, rate: float) -> None:
-    assert cli_app._rate(text) == pytest.approx(rate)
+    assert arguments.rate(text) == pytest.approx(rate)
 
 
 @pytest.mark.parametrize("text", ["101", "-1", "150%", "x", "nan", "inf"])
 def test_fail_under_refuses_what_is_neither(text: str) -> None:
     with pytest.raises(argparse.ArgumentTypeError):
-        cli_app._rate(text)
+        arguments.rate(text)
 
 
 def test_help_documents_every_exit_code_and_the_key(capsys: pytest.CaptureFixture[str]) -> None:
@@ -66,10 +66,10 @@ def test_help_documents_every_exit_code_and_the_key(capsys: pytest.CaptureFixtur
 
 def test_the_readme_documents_every_exit_code() -> None:
     readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
-    for code in (cli_app.EXIT_OK, cli_app.EXIT_BELOW_THRESHOLD, cli_app.EXIT_BAD_INPUT, cli_app.EXIT_MODEL_ERRORS):
+    for code in (exit_codes.EXIT_OK, exit_codes.EXIT_BELOW_THRESHOLD, exit_codes.EXIT_BAD_INPUT, exit_codes.EXIT_MODEL_ERRORS):
         assert f"| `{code}` |" in readme
-    assert f"| `{cli_app.EXIT_INTERRUPTED}` |" in readme
-    assert f"| `{cli_app.EXIT_INTERNAL}` |" in readme
+    assert f"| `{exit_codes.EXIT_INTERRUPTED}` |" in readme
+    assert f"| `{exit_codes.EXIT_INTERNAL}` |" in readme
 
 
 def test_no_key_names_what_the_command_user_can_set(
@@ -119,13 +119,13 @@ def test_an_internal_error_is_one_line_and_its_own_exit_code(
 
     monkeypatch.setattr(cli_run, "run", broken)
     code, _, err = _run(["judge", *WEATHER, "--base-url", "http://127.0.0.1:9", "--quiet"], capsys)
-    assert code == cli_app.EXIT_INTERNAL == 70
+    assert code == exit_codes.EXIT_INTERNAL == 70
     assert "Traceback" not in err
     assert "langchain-jev: internal error: RuntimeError: something the command did not expect" in err
 
 
 def test_a_record_that_utf8_cannot_hold_is_still_written(tmp_path: Path) -> None:
-    from langchain_jev.cli.results import ResultsFile
+    from langchain_jev.datasets.results import ResultsFile
 
     path = tmp_path / "results.jsonl"
     with ResultsFile(path) as results:

@@ -15,7 +15,6 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from langchain_jev.cli.model import ModelSettings
 from langchain_jev.cli.pool import (
     CONCURRENCY_PER_WORKER,
     ROWS_PER_WORKER,
@@ -24,8 +23,9 @@ from langchain_jev.cli.pool import (
     resolve_workers,
     split_concurrency,
 )
-from langchain_jev.cli.rows import FieldMap
-from langchain_jev.cli.worker import ParentLimiter
+from langchain_jev.datasets.model import ModelSettings
+from langchain_jev.datasets.pacing import ParentLimiter
+from langchain_jev.datasets.rows import FieldMap
 from langchain_jev.spec import load_spec
 from langchain_jev.testing import ScriptedDecisionModel
 from langchain_jev.testing.server import JevServer

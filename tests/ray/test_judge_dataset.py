@@ -15,7 +15,7 @@ ray = pytest.importorskip("ray", reason="the ray extra is not installed")
 from langchain_core.decisions import Noul  # noqa: E402
 
 from langchain_jev import JevCriterion, JevDecisionModel, JevJudge  # noqa: E402
-from langchain_jev.cli.report import Tally  # noqa: E402
+from langchain_jev.datasets.tally import Tally  # noqa: E402
 from langchain_jev.errors import JevConfigurationError  # noqa: E402
 from langchain_jev.ray import COLUMNS, judge_dataset  # noqa: E402
 from langchain_jev.testing.server import Fault, JevServer  # noqa: E402

@@ -1,4 +1,4 @@
-"""The command line's report: pass rates per criterion and overall, as a table and a summary.
+"""The tally of a run: pass rates per criterion and overall, as a table and a summary.
 
 Pure: result records (the JSON lines the command writes) go into a `Tally`;
 `format_table` and `summary_lines` turn it into text.

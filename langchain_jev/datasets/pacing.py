@@ -1,4 +1,4 @@
-"""Rate limiting for the command line: a token bucket and a decision model that waits for it.
+"""Rate limiting for both engines: a token bucket, a model that waits for it, a limiter fed by another.
 
 `TokenBucket` is the arithmetic alone (time goes in, a wait comes out), so it
 can be tested without a clock. `RateLimiter` applies it with real time, for
@@ -13,7 +13,7 @@ import asyncio
 import math
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from langchain_core.decisions import (
@@ -28,7 +28,7 @@ from pydantic import ConfigDict, Field
 
 from langchain_jev.errors import JevConfigurationError
 
-__all__ = ["PacedDecisionModel", "RateLimiter", "TokenBucket"]
+__all__ = ["PacedDecisionModel", "ParentLimiter", "RateLimiter", "TokenBucket"]
 
 
 class TokenBucket:
@@ -110,6 +110,37 @@ class RateLimiter:
     async def aacquire(self) -> float:
         """Wait (without blocking the loop) for a token; return the seconds waited."""
         wait = self.reserve()
+        if wait > 0:
+            await asyncio.sleep(wait)
+        return wait
+
+
+class ParentLimiter(RateLimiter):
+    """A rate limiter whose tokens come from another process's limiter, so one rate holds for all.
+
+    ``ask`` returns the seconds the granting side says to wait; this limiter
+    waits them on the event loop. Asynchronous use only.
+
+    Example:
+        >>> import asyncio
+        >>> async def grant() -> float:
+        ...     return 0.0
+        >>> asyncio.run(ParentLimiter(5.0, grant).aacquire())
+        0.0
+
+    """
+
+    def __init__(self, rate: float, ask: Callable[[], Awaitable[float]]) -> None:
+        super().__init__(rate)
+        self._ask = ask
+
+    def reserve(self) -> float:
+        """Not available: the tokens are granted asynchronously."""
+        raise RuntimeError("a worker's rate limiter is asynchronous: use aacquire()")
+
+    async def aacquire(self) -> float:
+        """Ask for a token, wait as told; return the seconds waited."""
+        wait = await self._ask()
         if wait > 0:
             await asyncio.sleep(wait)
         return wait

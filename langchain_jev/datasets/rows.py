@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from langchain_jev.cli.readers import row_problem, too_deep
+from langchain_jev.datasets.readers import row_problem, too_deep
 from langchain_jev.errors import JevInputError
 from langchain_jev.input import (
     ANSWER_FIELD,

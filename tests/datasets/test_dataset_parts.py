@@ -1,8 +1,7 @@
-"""The command line's pure parts: token bucket, readers, row mapping, results file, report, progress."""
+"""The dataset core's parts: token bucket, readers, row mapping, results file, tally, exit codes, transport."""
 
 from __future__ import annotations
 
-import io
 import itertools
 import json
 from pathlib import Path
@@ -12,14 +11,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from langchain_jev.cli import exit_code
-from langchain_jev.cli import readers as cli_readers
-from langchain_jev.cli.pacing import TokenBucket
-from langchain_jev.cli.progress import Progress, render_bar
-from langchain_jev.cli.readers import DatasetError, count_rows, detect_format, read_rows
-from langchain_jev.cli.report import Tally, format_table, summary_lines
-from langchain_jev.cli.results import ResultsError, resume_results
-from langchain_jev.cli.rows import FieldMap, map_row, row_key
+from langchain_jev.datasets import readers as cli_readers
+from langchain_jev.datasets.exit_codes import exit_code
+from langchain_jev.datasets.pacing import TokenBucket
+from langchain_jev.datasets.readers import DatasetError, count_rows, detect_format, read_rows
+from langchain_jev.datasets.results import ResultsError, resume_results
+from langchain_jev.datasets.rows import FieldMap, map_row, row_key
+from langchain_jev.datasets.tally import Tally, format_table, summary_lines
 
 # ----------------------------------------------------------------------------- token bucket
 
@@ -366,44 +364,6 @@ def test_exit_codes(bad: int, rate: float | None, fail_under: float | None, erro
     assert exit_code(bad, rate, fail_under, errors) == code
 
 
-# ----------------------------------------------------------------------------- progress
-
-
-class _Terminal(io.StringIO):
-    def isatty(self) -> bool:
-        return True
-
-
-def test_progress_redraws_a_bar_on_a_terminal() -> None:
-    clock = iter([0.0, 1.0, 2.0, 3.0, 4.0])
-    screen = _Terminal()
-    progress = Progress(screen, 4, clock=lambda: next(clock), interval=0)
-    progress.advance(True)
-    progress.advance(False)
-    progress.note("rows.jsonl:3: row 3: missing 'answer'")
-    assert "\r\x1b[2K[" in screen.getvalue()
-    assert "rows.jsonl:3: row 3: missing 'answer'\n" in screen.getvalue()
-    assert screen.getvalue().endswith("2/4 50% | pass 50.0% | 0.7 rows/s | ETA 0:03")
-
-
-def test_progress_writes_plain_lines_to_a_log() -> None:
-    clock = iter([0.0, 0.5, 1.0, 10.0, 11.0])
-    log = io.StringIO()
-    progress = Progress(log, 3, clock=lambda: next(clock), interval=5)
-    for passed in (True, True, False):
-        progress.advance(passed)
-    progress.finish()
-    assert log.getvalue().splitlines() == [
-        "progress: 1/3 rows (33%), pass rate 100.0%, 2.0 rows/s, ETA 0:01",
-        "progress: 3/3 rows (100%), pass rate 66.7%, 0.3 rows/s, ETA 0:00",
-        "done: 3/3 rows (100%), pass rate 66.7%, 0.3 rows/s, ETA 0:00",
-    ]
-
-
-def test_the_bar_without_a_total_has_no_eta() -> None:
-    assert render_bar(5, None, 5, 5, 1.0) == "5 rows | pass 100.0% | 5.0 rows/s | ETA ?"
-
-
 # ----------------------------------------------------------------------------- transport and pacing
 
 
@@ -412,7 +372,7 @@ async def test_the_sharded_transport_spreads_requests_over_its_pools() -> None:
 
     import httpx2
 
-    from langchain_jev.cli.transport import ShardedTransport
+    from langchain_jev.datasets.transport import ShardedTransport
     from langchain_jev.testing.server import JevServer
 
     transport = ShardedTransport(shards=4, connections=16)
@@ -445,7 +405,7 @@ async def test_cache_hits_do_not_wait_for_the_rate_limiter() -> None:
 
     from langchain_core.decisions import Noul
 
-    from langchain_jev.cli.pacing import PacedDecisionModel, RateLimiter
+    from langchain_jev.datasets.pacing import PacedDecisionModel, RateLimiter
     from langchain_jev.models.cache import CachedDecisionModel, InMemoryCache
     from langchain_jev.testing import ScriptedDecisionModel
 

@@ -20,7 +20,7 @@ from langchain_jev.errors import JevConfigurationError, MissingCredentialsError
 if TYPE_CHECKING:  # kept out of the import, which worker start-up and --help wait for
     from langchain_core.decisions import BaseDecisionModel
 
-    from langchain_jev.cli.pacing import RateLimiter
+    from langchain_jev.datasets.pacing import RateLimiter
 
 __all__ = ["ModelSettings", "build_model", "close_all", "model_identity", "model_problem", "no_key_message"]
 
@@ -169,7 +169,7 @@ def build_model(
     else:
         model = _jev(settings, closers)
     if limiter is not None:
-        from langchain_jev.cli.pacing import PacedDecisionModel
+        from langchain_jev.datasets.pacing import PacedDecisionModel
 
         model = PacedDecisionModel(inner=model, limiter=limiter)
     if settings.cache:
@@ -214,7 +214,7 @@ def _async_client(model: Any, concurrency: int) -> Any:
     """
     from typesafe_sdk import AsyncTypeSafeClient
 
-    from langchain_jev.cli.transport import ShardedTransport, shard_count
+    from langchain_jev.datasets.transport import ShardedTransport, shard_count
 
     return AsyncTypeSafeClient(
         api_key=model.resolve_api_key().get_secret_value(),

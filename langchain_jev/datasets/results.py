@@ -6,7 +6,7 @@ header, a JSON object that is not a row record::
     {"langchain_jev": "results", "format": 1, "fingerprint": "sha256:...",
      "judge": {"model": "jev-latest", "options": {...}, "criteria": [...]}}
 
-``judge`` describes what decides the verdicts (`langchain_jev.cli.fingerprint`),
+``judge`` describes what decides the verdicts (`langchain_jev.datasets.fingerprint`),
 and ``fingerprint`` is its hash; `is_header` tells the header from a record,
 and readers of results files skip it. Every record names its row (``row``: its
 number from 1; ``line``: where it starts in the dataset; ``key``: a hash of its
@@ -91,7 +91,7 @@ def header_record(judge: Mapping[str, Any] | None) -> dict[str, Any]:
         (True, False)
 
     """
-    from langchain_jev.cli.fingerprint import fingerprint
+    from langchain_jev.datasets.fingerprint import fingerprint
 
     return {
         HEADER_KEY: "results",
@@ -382,7 +382,7 @@ def resume_results(
 
 
 def _check_judge(target: Path, judge: Mapping[str, Any]) -> None:
-    from langchain_jev.cli.fingerprint import differences, fingerprint
+    from langchain_jev.datasets.fingerprint import differences, fingerprint
 
     try:
         header = read_header(target)

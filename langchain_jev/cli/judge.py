@@ -1,0 +1,296 @@
+"""``langchain-jev judge DATA --judge SPEC``: run a judge file over a dataset, here or on Ray.
+
+`add_parser` adds the command and its options; `judge_command` runs it: the
+local engine (`langchain_jev.cli.run`) judges the rows in this process or its
+worker processes, or, with ``--engine ray``, the Ray engine
+(`langchain_jev.ray.command`) does. With ``--workers N`` (by default chosen
+from ``--concurrency``, the rows and the CPUs) the rows are judged in N worker
+processes, each with its share of ``--concurrency``; this process stays the
+only reader and writer. `write_judge_report` draws ``--html`` from the results
+file.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import warnings
+from typing import TYPE_CHECKING, Any, TextIO
+
+from langchain_jev.cli.arguments import (
+    base_url,
+    exit_codes_epilog,
+    non_negative_int,
+    positive_float,
+    positive_int,
+    rate,
+    workers,
+)
+from langchain_jev.datasets.exit_codes import (
+    EXIT_BAD_INPUT,
+    EXIT_BELOW_THRESHOLD,
+    EXIT_INTERRUPTED,
+    EXIT_MODEL_ERRORS,
+    EXIT_OK,
+    PROG,
+    bad_input,
+    exit_code,
+    silence_stdout,
+)
+from langchain_jev.datasets.options import allow_code, field_map, model_settings
+
+if TYPE_CHECKING:
+    from langchain_jev.cli.session import RunResult
+
+__all__ = ["add_parser", "judge_command", "write_judge_report"]
+
+
+def add_parser(commands: Any) -> argparse.ArgumentParser:
+    """Add the ``judge`` subcommand to the subparsers; return its parser (``calibrate`` takes its options)."""
+    judge: argparse.ArgumentParser = commands.add_parser(
+        "judge",
+        help="run a judge file over a dataset",
+        description=(
+            "Run a judge file over DATA (JSONL, a JSON array, or CSV), one result line per row.\n"
+            "Columns question/user_question, answer/assistant_answer, expected/expected_output,\n"
+            "context/supporting_context and tool_calls feed the judge input (--question-field and\n"
+            "the like name other columns); 'id' names the row; every other column becomes a state\n"
+            "field of its own name. --out is written by one run at a time; its first line records\n"
+            "the judge, and --resume continues only the same judge."
+        ),
+        epilog=(
+            "environment:\n"
+            "  TYPESAFE_API_KEY        the API key for Jev (needed unless --model names a chat model)\n"
+            "  TYPESAFE_BASE_URL       the server, when --base-url is not given\n"
+            "  TYPESAFE_DEFAULT_MODEL  the Jev model, when --model is not given\n\n"
+            + exit_codes_epilog()
+        ),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    judge.add_argument("data", metavar="DATA", help="the dataset: .jsonl, .json or .csv")
+    judge.add_argument(
+        "--judge",
+        required=True,
+        metavar="SPEC",
+        help="the judge file (YAML or JSON), or a prebuilt judge's name (see `langchain-jev judges`)",
+    )
+    judge.add_argument(
+        "--format", choices=("jsonl", "json", "csv"), help="DATA's format (default: by extension)"
+    )
+    judge.add_argument(
+        "--allow-code",
+        metavar="MODULE",
+        nargs="?",
+        const="",
+        action="append",
+        help=(
+            "run code the judge file names (call: conditions, feedback_renderer): alone, any "
+            "module; with MODULE, only that module and those below it (repeatable)"
+        ),
+    )
+    names = judge.add_argument_group("columns")
+    for part in ("question", "answer", "expected", "context", "tool-calls"):
+        names.add_argument(
+            f"--{part}-field", metavar="NAME", help=f"column of the {part.replace('-', ' ')}"
+        )
+    names.add_argument(
+        "--id-field", metavar="NAME", default="id", help="column naming the row (default: id)"
+    )
+    names.add_argument(
+        "--ignore-field",
+        metavar="NAME",
+        action="append",
+        default=[],
+        help="a column to leave out of the state (repeatable)",
+    )
+    model = judge.add_argument_group("decision model")
+    model.add_argument(
+        "--model",
+        metavar="MODEL",
+        help="a Jev model name (default: TYPESAFE_DEFAULT_MODEL or jev-latest), or provider:model "
+        "for a chat model (e.g. openai:gpt-4o-mini; needs langchain-jev[middleware])",
+    )
+    model.add_argument(
+        "--base-url",
+        type=base_url,
+        metavar="URL",
+        help="a Jev-compatible server, http(s)://host[:port] (default: TYPESAFE_BASE_URL)",
+    )
+    model.add_argument(
+        "--timeout", type=positive_float, metavar="SECONDS", help="per HTTP operation"
+    )
+    model.add_argument(
+        "--max-retries", type=non_negative_int, metavar="N", help="retries per request"
+    )
+    model.add_argument(
+        "--cache", metavar="PATH", help="answer repeated requests from this SQLite file"
+    )
+    run = judge.add_argument_group("running")
+    run.add_argument(
+        "--concurrency", type=positive_int, default=8, metavar="N", help="rows judged at once (8)"
+    )
+    run.add_argument(
+        "--rate-limit", type=positive_float, metavar="PER_SECOND", help="requests per second at most"
+    )
+    run.add_argument(
+        "--workers",
+        type=workers,
+        default=None,
+        metavar="N",
+        help="processes judging rows, each with its share of --concurrency; 1 judges in this "
+        "process; auto (the default) starts one per 32 rows at once and per 500 rows to judge, "
+        "at most one per CPU",
+    )
+    run.add_argument("--out", metavar="PATH", help="write one JSON line per row here ('-': stdout)")
+    run.add_argument(
+        "--resume", action="store_true", help="keep the rows already in --out, judge the rest"
+    )
+    run.add_argument(
+        "--fail-under",
+        type=rate,
+        metavar="RATE",
+        help="exit 1 when the overall pass rate is under RATE: a fraction from 0 to 1 or a "
+        "percentage (80 and 0.8 both mean 80%%; 1 means 100%%, write 1%% for one percent)",
+    )
+    run.add_argument("--strict", action="store_true", help="stop at the first bad row")
+    run.add_argument(
+        "--engine",
+        choices=("local", "ray"),
+        default="local",
+        help="local (default): this machine; ray: a Ray cluster reads, judges and writes the rows "
+        "(needs langchain-jev[ray]; DATA may also be Parquet, --out PATH.parquet writes Parquet)",
+    )
+    run.add_argument(
+        "--ray-address", metavar="ADDR", help="the Ray cluster to join (default: a local one)"
+    )
+    run.add_argument("--quiet", action="store_true", help="no progress display")
+    run.add_argument("--html", metavar="REPORT", help="write a self-contained HTML report here")
+    return judge
+
+
+def judge_command(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
+    """Run ``judge`` with parsed arguments (``parser`` reports misused options); return the exit code."""
+    warnings.filterwarnings("ignore", message=".*is in beta.*")
+    if args.resume and (not args.out or args.out == "-"):
+        parser.error("--resume needs --out PATH (the results file to continue)")
+    if args.html and (not args.out or args.out == "-"):
+        parser.error("--html needs --out PATH (the report is drawn from the results file)")
+    from langchain_jev.cli.pool import WorkerSetup, prestart
+
+    prestart(args.workers, args.concurrency)  # workers' imports load while this process's do
+
+    from langchain_jev.cli.run import RunOptions, run
+    from langchain_jev.datasets.fingerprint import judge_description
+    from langchain_jev.datasets.model import build_model, model_identity, model_problem
+    from langchain_jev.datasets.pacing import RateLimiter
+    from langchain_jev.datasets.readers import DatasetError, detect_format
+    from langchain_jev.errors import JevConfigurationError
+    from langchain_jev.spec import JudgeSpecError, load_spec
+
+    err = sys.stderr
+    try:
+        spec = load_spec(args.judge)
+    except JudgeSpecError as error:
+        return bad_input(err, "the judge file is invalid:\n  " + "\n  ".join(error.messages()))
+    if args.engine == "ray" or args.ray_address:
+        from langchain_jev.ray.command import judge_on_ray
+
+        if args.html and str(args.out).endswith(".parquet"):
+            parser.error("--html is drawn from a results file: give --out PATH.jsonl with --engine ray")
+        code = judge_on_ray(args, spec, err)
+        if args.html and code in (EXIT_OK, EXIT_BELOW_THRESHOLD, EXIT_MODEL_ERRORS):  # noqa: SIM102
+            if not write_judge_report(args.html, args.judge, args.out, err, allow_code(args.allow_code)):
+                return EXIT_BAD_INPUT
+        return code
+    try:
+        if not os.path.isfile(args.data):
+            raise DatasetError(f"cannot read {args.data}: no such file")
+        fmt = detect_format(args.data, args.format)
+    except DatasetError as error:
+        return bad_input(err, str(error))
+    settings = model_settings(args)
+    try:
+        limiter = RateLimiter(args.rate_limit) if args.rate_limit is not None else None
+        model, closers = build_model(settings, limiter)
+        judge = spec.build(model, allow_code=allow_code(args.allow_code))
+    except JudgeSpecError as error:
+        return bad_input(err, "the judge file is invalid:\n  " + "\n  ".join(error.messages()))
+    except JevConfigurationError as error:
+        return bad_input(err, str(error))
+    except (ImportError, ValueError) as error:  # a chat model string its provider cannot serve
+        return bad_input(err, model_problem(str(args.model), error))
+    model_name, endpoint = model_identity(model, settings)
+    fields = field_map(args)
+    options = RunOptions(
+        data=args.data,
+        fmt=fmt,
+        fields=fields,
+        required=spec.required_fields(),
+        concurrency=args.concurrency,
+        out=args.out,
+        resume=args.resume,
+        strict=args.strict,
+        progress=not args.quiet,
+        workers=args.workers,
+        rate_limit=args.rate_limit,
+        judge=judge_description(spec, model_name),
+        endpoint=endpoint or model_name,
+    )
+    setup = WorkerSetup.of(spec, settings, fields, options.required, args.rate_limit)
+    to_file = bool(args.out and args.out != "-")
+    try:
+        result = run(judge, options, err, setup=setup, closers=closers)
+    except KeyboardInterrupt:
+        resume = " (run again with --resume to finish)" if to_file else ""
+        err.write(f"\n{PROG}: interrupted{resume}\n")
+        err.flush()
+        return EXIT_INTERRUPTED
+    if result.pipe_closed:
+        silence_stdout()
+    if result.tally.rows or result.bad_rows or not (result.fatal or result.broken):
+        _report(result, args.fail_under, err if args.out == "-" else sys.stdout)
+    if args.html and (result.tally.rows or not result.fatal):  # noqa: SIM102
+        if not write_judge_report(args.html, args.judge, args.out, err, allow_code(args.allow_code)):
+            return EXIT_BAD_INPUT
+    if result.fatal:
+        return bad_input(err, result.fatal)
+    if result.broken:
+        resume = ": run again with --resume to finish" if to_file and result.resumable else ""
+        err.write(f"{PROG}: error: {result.broken}{resume}\n")
+        err.flush()
+        return EXIT_MODEL_ERRORS
+    return exit_code(result.bad_rows, result.tally.pass_rate, args.fail_under, result.tally.errors)
+
+
+def _report(result: RunResult, fail_under: float | None, stream: TextIO) -> None:
+    """The table and the summary; a reader that went away (``| head``) is not an error of the run."""
+    from langchain_jev.datasets.tally import format_table, summary_lines
+
+    try:
+        stream.write(format_table(result.tally) + "\n\n")
+        for line in summary_lines(result.tally, bad_rows=result.bad_rows, fail_under=fail_under):
+            stream.write(line + "\n")
+        stream.flush()
+    except BrokenPipeError:
+        if stream is sys.stdout:
+            silence_stdout()
+
+
+def write_judge_report(
+    html: str, judge_path: str, results: str, err: TextIO, allow_code: bool | list[str] = False
+) -> bool:
+    """Draw the HTML report of a ``judge`` run from its results file; False (said on ``err``) if it cannot."""
+    from langchain_jev.calibration.replay import NoRequestModel, read_results
+    from langchain_jev.errors import ResultsError
+    from langchain_jev.report import write_report
+    from langchain_jev.spec import JudgeSpecError, load_spec
+
+    try:
+        judge = load_spec(judge_path).build(NoRequestModel(), allow_code=allow_code)
+        write_report(html, judge, read_results(results), title=f"judge: {results} with {judge_path}")
+    except (JudgeSpecError, ResultsError, OSError, ImportError) as error:
+        err.write(f"langchain-jev: error: --html {html}: {error}\n")
+        err.flush()
+        return False
+    return True

@@ -1,0 +1,15 @@
+"""The dataset core both engines share: the local engine of ``langchain-jev judge`` and the Ray engine.
+
+Modules, one job each:
+
+- `readers`, `rows`: dataset files in (JSONL, a JSON array, CSV), rows mapped to judge inputs and keyed;
+- `results`: result records and results files out (written whole, resumed, their header read);
+- `fingerprint`, `lock`: the judge a results file records (``--resume`` continues it only), one writer;
+- `tally`: pass rates per criterion and overall, as the closing table and summary;
+- `model`, `transport`, `pacing`: the decision model a run builds, its connections, the rate limit;
+- `options`: the options both engines read alike (the columns, the decision model, trusted code);
+- `exit_codes`: the exit codes, the one error line, the quiet end of a closed stdout.
+
+Nothing here imports the command line (`langchain_jev.cli`) or Ray: the
+commands and both engines import these modules, never the other way round.
+"""

@@ -61,6 +61,7 @@ if TYPE_CHECKING:
         JudgeSpecError,
         LogprobsUnavailableError,
         MissingCredentialsError,
+        ResponseTooLargeError,
     )
     from langchain_jev.feedback import default_feedback
     from langchain_jev.graph.guardrail import create_guardrail_node
@@ -119,6 +120,7 @@ _EXPORTS: dict[str, str] = {
     "MissingCredentialsError": "langchain_jev.errors",
     "Outcome": "langchain_jev.verdict",
     "QUESTION_FIELD": "langchain_jev.input",
+    "ResponseTooLargeError": "langchain_jev.errors",
     "SQLiteCache": "langchain_jev.models.cache",
     "Statement": "langchain_jev.statements",
     "TOOL_CALLS_FIELD": "langchain_jev.input",
@@ -164,6 +166,7 @@ __all__ = [
     "MissingCredentialsError",
     "Outcome",
     "QUESTION_FIELD",
+    "ResponseTooLargeError",
     "SQLiteCache",
     "Statement",
     "TOOL_CALLS_FIELD",

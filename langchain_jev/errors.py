@@ -12,6 +12,7 @@ about. Built-in parents are kept where a caller would reach for them
     ├── JevInputError (TypeError)            a state or judge input that cannot be read
     ├── ChatModelOutputError (ValueError)    a chat model's reply unreadable after one corrective retry
     │   └── LogprobsUnavailableError         the "logprobs" strategy got no token log-probabilities
+    ├── ResponseTooLargeError                a model's response body over its size cap (names the limit)
     ├── GuardrailUndecidedError              a rail with on_error="raise" got no readable answer
     ├── GuardrailRefusedError                a rail with exit_behavior="error" refused the turn
     ├── DatasetError                         a dataset file the command line cannot read at all
@@ -46,6 +47,7 @@ __all__ = [
     "LogprobsUnavailableError",
     "MissingCredentialsError",
     "RedecideError",
+    "ResponseTooLargeError",
     "ResultsError",
 ]
 
@@ -147,6 +149,24 @@ class JudgeSpecError(JevConfigurationError):
                 prefix = f"{self.source}:{line}: " if line else f"{self.source}: "
             out.append(f"{prefix}{where}: {what}" if where else f"{prefix}{what}")
         return out
+
+
+class ResponseTooLargeError(JevError):
+    """A decision model's response body is over the size cap: as sent, or once inflated.
+
+    The message names the request, the limit (``max_response_bytes``) and what
+    went over it; ``limit`` is the cap in bytes. It is not retried: a server that
+    sends too much once will again.
+
+    Example:
+        >>> str(ResponseTooLargeError("the response is larger than the limit of 16 MiB", limit=2**24))
+        'the response is larger than the limit of 16 MiB'
+
+    """
+
+    def __init__(self, message: str, *, limit: int) -> None:
+        self.limit = limit
+        super().__init__(message)
 
 
 class GuardrailUndecidedError(JevError):

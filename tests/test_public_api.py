@@ -41,6 +41,7 @@ EXPECTED = [
     "MissingCredentialsError",
     "Outcome",
     "QUESTION_FIELD",
+    "ResponseTooLargeError",
     "SQLiteCache",
     "Statement",
     "TOOL_CALLS_FIELD",

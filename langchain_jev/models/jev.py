@@ -23,11 +23,18 @@ from typesafe_sdk import (
     TypeSafeClient,
     TypeSafeError,
 )
-from typesafe_sdk.constants import API_KEY_ENV, BASE_URL_ENV, DEFAULT_MODEL, DEFAULT_MODEL_ENV
+from typesafe_sdk.constants import (
+    API_KEY_ENV,
+    BASE_URL_ENV,
+    DEFAULT_BASE_URL,
+    DEFAULT_MODEL,
+    DEFAULT_MODEL_ENV,
+)
 
 from langchain_jev.errors import JevConfigurationError, MissingCredentialsError
 from langchain_jev.models.response import DecisionResponse, read_answers, with_answers
 from langchain_jev.models.secrets import install_log_filter, redact_error, remember_secret
+from langchain_jev.models.transport import MAX_RESPONSE_BYTES, AsyncBoundedTransport, BoundedTransport
 from langchain_jev.models.wire import QuestionWire, WireResponse, wire_state
 
 if TYPE_CHECKING:
@@ -104,6 +111,12 @@ class JevDecisionModel(BaseDecisionModel):
     answer that comes back malformed is kept out of ``answers`` and reported in
     ``unreadable``, so a judge makes only that criterion an ERROR.
 
+    The clients it makes itself are bounded (`langchain_jev.models.transport`): a
+    response body over ``max_response_bytes`` (16 MiB, compressed or inflated)
+    raises `ResponseTooLargeError`, and ``timeout`` is each request's deadline,
+    from connecting to the last byte of the answer, however slowly it trickles.
+    Clients you pass are used as they are: give them a `BoundedTransport` too.
+
     Example:
         >>> import httpx2, json
         >>> from typesafe_sdk import TypeSafeClient
@@ -129,7 +142,9 @@ class JevDecisionModel(BaseDecisionModel):
     base_url: str | None = Field(default_factory=lambda: _env(BASE_URL_ENV))
     """API root, for Jev-compatible servers (``TYPESAFE_BASE_URL``)."""
     timeout: float | None = None
-    """Seconds per HTTP operation (the SDK's default when None)."""
+    """Seconds each HTTP request may take in all, connecting to last byte (the SDK's 10 s when None)."""
+    max_response_bytes: int = MAX_RESPONSE_BYTES
+    """The cap on a response body, as sent and once inflated (16 MiB)."""
     retry: RetryPolicy | None = Field(default=None, repr=False)
     """The SDK retry policy (the SDK's default when None)."""
     client: TypeSafeClient | None = Field(default=None, exclude=True, repr=False)
@@ -243,12 +258,17 @@ class JevDecisionModel(BaseDecisionModel):
             "retry": self.retry,
         }
 
+    def _endpoint(self) -> str:
+        """Where the requests of the clients this model makes go."""
+        return self.base_url or _env(BASE_URL_ENV) or DEFAULT_BASE_URL
+
     def _sync(self) -> TypeSafeClient:
         if self.client is not None:
             return self.client
         with self._lock:
             if self._own_client is None:
-                self._own_client = TypeSafeClient(**self._settings())
+                bounded = BoundedTransport(max_bytes=self.max_response_bytes, base_url=self._endpoint())
+                self._own_client = TypeSafeClient(**self._settings(), transport=bounded)
             return self._own_client
 
     def _async(self) -> AsyncTypeSafeClient:
@@ -256,7 +276,8 @@ class JevDecisionModel(BaseDecisionModel):
             return self.async_client
         with self._lock:
             if self._own_async_client is None:
-                self._own_async_client = AsyncTypeSafeClient(**self._settings())
+                bounded = AsyncBoundedTransport(max_bytes=self.max_response_bytes, base_url=self._endpoint())
+                self._own_async_client = AsyncTypeSafeClient(**self._settings(), transport=bounded)
             return self._own_async_client
 
     def _classify(self, state: State, questions: dict[str, Question]) -> ClassifierResponse:
@@ -320,4 +341,3 @@ class JevDecisionModel(BaseDecisionModel):
             usage=usage if isinstance(usage, Mapping) else None,
             request_id=error.request_id,
         )
-

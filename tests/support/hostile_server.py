@@ -163,11 +163,14 @@ class _Handler(BaseHTTPRequestHandler):
         self._stream(_deflated(zlib.MAX_WBITS | 16, inner), "gzip-gzip-bomb")
 
     def _zstd_bomb(self, token: str, questions: dict[str, Any]) -> None:
-        import zstandard  # the server's encoder; clients inflate with compression.zstd / backports.zstd
+        try:
+            from compression.zstd import ZstdCompressor  # type: ignore[import-not-found,unused-ignore]
+        except ImportError:
+            from backports.zstd import ZstdCompressor  # type: ignore[import-not-found,no-redef,unused-ignore]
 
         self._head(headers={"Content-Encoding": "zstd"})
-        compressor = zstandard.ZstdCompressor().compressobj()
-        pieces = (compressor.compress(block) for block in _forever(_BLOCK))
+        compressor = ZstdCompressor()
+        pieces = (compressor.compress(block, ZstdCompressor.FLUSH_BLOCK) for block in _forever(_BLOCK))
         self._stream(pieces, "zstd-bomb")
 
     def _br(self, token: str, questions: dict[str, Any]) -> None:

@@ -1,31 +1,43 @@
-"""The keys this package knows, and their redaction from everything it writes.
+"""The keys this package knows, and their redaction from everything it writes, logs or raises.
 
 A key is known when a model was given it (``api_key=``) or when it sits in an
 environment variable named like a key (``TYPESAFE_API_KEY``, ``OPENAI_API_KEY``,
 ``..._TOKEN``, ``..._SECRET``). `redact` replaces every known key in a text,
 with its JSON-escaped form and its last 16 characters, so a server that echoes
-the bearer token in an error body cannot carry it into a results file, an error
-message or a log line. `redact_error` cleans an exception in place, and
-`install_log_filter` puts a `RedactingFilter` on the loggers that can see a
-response body.
+the bearer token cannot carry it into a results file, an error or a log line.
+
+- `redact_data` redacts JSON-like data (a results record, a response body):
+  every string, key or value, at any depth.
+- `redact_error` cleans an exception in place, with its whole chain: its
+  message and ``args``, and every attribute (``body``, the response ``headers``,
+  an HTTP request or response it holds, with the headers and body of each).
+- `install_log_filter` installs a `logging` record factory that redacts every
+  record of every logger (child loggers such as ``httpcore2.http11`` or
+  ``langchain_jev.models.wire`` included) as it is made, before any filter or
+  handler sees it; `RedactingFilter` does the same on a handler of your own.
 """
 
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 import logging
 import os
 import re
 import threading
+from collections.abc import Callable, Mapping
 from typing import Any
 
 __all__ = [
     "REDACTED",
+    "RedactedError",
     "RedactingFilter",
+    "contains_secret",
     "install_log_filter",
     "known_secrets",
     "redact",
+    "redact_data",
     "redact_error",
     "remember_secret",
 ]
@@ -37,11 +49,11 @@ _KEY_NAME = re.compile(r"(?:API_?KEY|_TOKEN|_SECRET|SECRET_?KEY|ACCESS_?KEY|PASS
 _SHORTEST = 8
 """Shorter values are not treated as keys (they would redact ordinary words)."""
 _SUFFIX = 16
-_LOGGERS = ("langchain_jev", "typesafe_sdk", "httpx2", "httpcore2", "httpx", "httpcore")
+_DEPTH = 64
+"""Data nested deeper than this is not searched but replaced whole (it cannot be shown to hold no key)."""
 
 _remembered: set[str] = set()
 _lock = threading.Lock()
-_installed = False
 
 
 def remember_secret(value: str | None) -> None:
@@ -62,10 +74,58 @@ def known_secrets() -> list[str]:
     """Every key known now, longest first (remembered ones and key-like environment variables)."""
     with _lock:
         found = set(_remembered)
-    for name, value in os.environ.items():
-        if len(value) >= _SHORTEST and _KEY_NAME.search(name):
+    environ = os.environ
+    for name in _key_names():
+        value = environ.get(name)
+        if value is not None and len(value) >= _SHORTEST:
             found.add(value)
     return sorted(found, key=len, reverse=True)
+
+
+_names: list[Any] = [None, ()]
+"""The environment's variable names when its key-like names were last listed, and those names."""
+
+
+def _key_names() -> tuple[str, ...]:
+    """The names of the environment variables named like a key; listed again when a name comes or goes."""
+    data = getattr(os.environ, "_data", None)  # the encoded names: compared without decoding them
+    present = tuple(data) if isinstance(data, dict) else tuple(os.environ)
+    if present != _names[0]:
+        _names[:] = [present, tuple(name for name in os.environ if _KEY_NAME.search(name))]
+    names: tuple[str, ...] = _names[1]
+    return names
+
+
+@functools.lru_cache(maxsize=64)
+def _forms_of(secrets: tuple[str, ...]) -> tuple[list[str], list[bytes]]:
+    forms = [form for secret in secrets for form in _forms(secret)]
+    return forms, [form.encode("utf-8", "surrogatepass") for form in forms]
+
+
+def _forms(secret: str) -> list[str]:
+    forms = [secret, json.dumps(secret)[1:-1]]
+    if len(secret) >= _SUFFIX + 8:
+        forms.append(secret[-_SUFFIX:])
+    return forms
+
+
+def _all_forms() -> list[str]:
+    return _forms_of(tuple(known_secrets()))[0]
+
+
+def contains_secret(text: str | bytes) -> bool:
+    """True when ``text`` holds a known key in any of the forms `redact` replaces.
+
+    Example:
+        >>> remember_secret("sk-example-0123456789abcdef")
+        >>> contains_secret(b'{"model": "sk-example-0123456789abcdef"}'), contains_secret("jev-latest")
+        (True, False)
+
+    """
+    forms, encoded = _forms_of(tuple(known_secrets()))
+    if isinstance(text, (bytes, bytearray)):
+        return any(form in text for form in encoded)
+    return any(form in text for form in forms)
 
 
 def redact(text: str) -> str:
@@ -79,26 +139,60 @@ def redact(text: str) -> str:
         >>> del os.environ["EXAMPLE_API_KEY"]
 
     """
-    if not text:
-        return text
-    for secret in known_secrets():
-        for form in _forms(secret):
-            if form in text:
-                text = text.replace(form, REDACTED)
+    return _replace(text, _all_forms()) if text else text
+
+
+def _replace(text: str, forms: list[str]) -> str:
+    for form in forms:
+        if form in text:
+            text = text.replace(form, REDACTED)
     return text
 
 
-def _forms(secret: str) -> list[str]:
-    forms = [secret, json.dumps(secret)[1:-1]]
-    if len(secret) >= _SUFFIX + 8:
-        forms.append(secret[-_SUFFIX:])
-    return forms
+def redact_data(value: Any) -> Any:
+    """JSON-like data with every known key redacted from every string in it, keys and values alike.
+
+    Data without a key comes back as the very same object; otherwise a redacted
+    copy (the original is left as it was). Numbers, booleans and None pass as they are.
+
+    Example:
+        >>> remember_secret("sk-example-0123456789abcdef")
+        >>> redact_data({"model": "sk-example-0123456789abcdef", "findings": [{"label": "ok"}]})
+        {'model': '[redacted]', 'findings': [{'label': 'ok'}]}
+
+    """
+    forms = _all_forms()
+    return _scrub(value, forms, 0) if forms else value
+
+
+def _scrub(value: Any, forms: list[str], depth: int) -> Any:
+    if isinstance(value, str):
+        return _replace(value, forms)
+    if isinstance(value, (bytes, bytearray)):
+        text = bytes(value).decode("utf-8", "surrogateescape")
+        cleaned = _replace(text, forms)
+        return value if cleaned == text else cleaned.encode("utf-8", "surrogateescape")
+    if isinstance(value, (dict, list, tuple)):
+        if depth >= _DEPTH:
+            return REDACTED
+        if isinstance(value, dict):
+            items = [(_scrub(k, forms, depth + 1), _scrub(v, forms, depth + 1)) for k, v in value.items()]
+            if all(k is a and v is b for (k, v), (a, b) in zip(items, value.items(), strict=True)):
+                return value
+            return dict(items)
+        scrubbed = [_scrub(item, forms, depth + 1) for item in value]
+        if all(new is old for new, old in zip(scrubbed, value, strict=True)):
+            return value
+        return type(value)(scrubbed) if isinstance(value, tuple) else scrubbed
+    return value
 
 
 def redact_error(error: BaseException) -> BaseException:
-    """Redact known keys from an exception's message and its text attributes, in place.
+    """Redact known keys from an exception and its chain, in place, and return the exception.
 
-    Returns the same exception, so ``raise redact_error(error)`` works.
+    The message and ``args``, every attribute (a body, a message, response headers,
+    an HTTP request or response with their headers and body), the notes, and the
+    errors it was raised from or during are all cleaned.
 
     Example:
         >>> remember_secret("sk-example-0123456789abcdef")
@@ -106,55 +200,162 @@ def redact_error(error: BaseException) -> BaseException:
         'echo: [redacted]'
 
     """
-    error.args = tuple(_clean(arg) for arg in error.args)
-    for name, value in list(getattr(error, "__dict__", {}).items()):  # message, body, ...
-        if isinstance(value, (str, dict, list)):
-            cleaned = _clean(value)
-            if cleaned is not value:
-                with contextlib.suppress(AttributeError, TypeError):  # a read-only attribute
-                    setattr(error, name, cleaned)
+    forms = _all_forms()
+    if forms:
+        _clean_error(error, forms, set())
     return error
 
 
-def _clean(value: Any) -> Any:
-    if isinstance(value, str):
-        cleaned = redact(value)
-        return value if cleaned == value else cleaned
-    if isinstance(value, (dict, list)):
-        try:
-            text = json.dumps(value, ensure_ascii=False)
-        except (TypeError, ValueError):
-            return value
-        cleaned = redact(text)
-        return value if cleaned == text else json.loads(cleaned)
+def _clean_error(error: BaseException, forms: list[str], seen: set[int]) -> None:
+    if id(error) in seen:
+        return
+    seen.add(id(error))
+    with contextlib.suppress(AttributeError, TypeError):
+        error.args = tuple(_clean_value(arg, forms, seen) for arg in error.args)
+    for name, value in list(getattr(error, "__dict__", {}).items()):
+        cleaned = _clean_value(value, forms, seen)
+        if cleaned is not value:
+            with contextlib.suppress(AttributeError, TypeError):  # a read-only attribute
+                setattr(error, name, cleaned)
+    for link in ("__cause__", "__context__"):
+        linked = getattr(error, link)
+        if linked is not None:
+            _clean_error(linked, forms, seen)
+            if _still_holds(linked, forms):  # an error its own type keeps as it is (pydantic's)
+                with contextlib.suppress(AttributeError, TypeError):
+                    setattr(error, link, _stand_in(linked, forms))
+
+
+class RedactedError(Exception):
+    """Stands in the chain of an error for one that held a key and could not be cleaned in place.
+
+    Its message is the original's type and message, redacted.
+    """
+
+
+def _text_of(error: BaseException) -> str:
+    try:
+        return f"{error}\n{error!r}"
+    except Exception:  # an error whose text cannot be made shows nothing
+        return ""
+
+
+def _still_holds(error: BaseException, forms: list[str]) -> bool:
+    text = _text_of(error)
+    return any(form in text for form in forms)
+
+
+def _stand_in(error: BaseException, forms: list[str]) -> RedactedError:
+    stand_in = RedactedError(f"{type(error).__name__}: {_replace(str(error), forms)}")
+    stand_in.__cause__, stand_in.__context__ = error.__cause__, error.__context__
+    stand_in.__suppress_context__ = error.__suppress_context__
+    return stand_in
+
+
+def _clean_value(value: Any, forms: list[str], seen: set[int]) -> Any:
+    """``value`` without keys: data copied, headers and HTTP messages cleaned in place."""
+    if isinstance(value, BaseException):
+        _clean_error(value, forms, seen)
+        return value
+    if isinstance(value, (str, bytes, bytearray, dict, list, tuple)):
+        return _scrub(value, forms, 0)
+    if _is_headers(value):
+        _clean_headers(value, forms)
+        return value
+    if _is_http_message(value):  # an httpx or httpx2 request or response
+        _clean_headers(value.headers, forms)
+        state = vars(value)
+        content = state.get("_content")
+        if isinstance(content, bytes):
+            cleaned = _scrub(content, forms, 0)
+            if cleaned is not content:
+                state["_content"] = cleaned
+                state.pop("_text", None)
+        request = state.get("_request")
+        if request is not None and request is not value:
+            _clean_value(request, forms, seen)
     return value
 
 
+def _is_http_message(value: Any) -> bool:
+    kind = type(value)
+    return kind.__name__ in ("Request", "Response") and kind.__module__.split(".")[0] in ("httpx", "httpx2")
+
+
+def _is_headers(value: Any) -> bool:
+    return isinstance(value, Mapping) and callable(getattr(value, "multi_items", None))
+
+
+def _clean_headers(headers: Any, forms: list[str]) -> None:
+    for name, field in list(headers.multi_items()):
+        cleaned = _replace(field, forms)
+        if cleaned != field:
+            with contextlib.suppress(Exception):  # headers that cannot be changed
+                headers[name] = cleaned
+
+
+def _redact_record(record: logging.LogRecord) -> None:
+    forms = _all_forms()
+    if not forms:
+        return
+    try:
+        message = record.getMessage()
+    except Exception:  # a malformed record is the logging system's to report
+        return
+    cleaned = _replace(message, forms)
+    if cleaned != message or (record.args and _replace(repr(record.args), forms) != repr(record.args)):
+        record.msg, record.args = cleaned, None
+    if record.exc_info and record.exc_info[1] is not None:
+        _clean_error(record.exc_info[1], forms, set())
+        record.exc_text = None
+    if record.stack_info:
+        record.stack_info = _replace(record.stack_info, forms)
+
+
 class RedactingFilter(logging.Filter):
-    """A logging filter that redacts known keys from each record's message."""
+    """A logging filter that redacts known keys from each record: put it on a handler to clean what it emits.
+
+    `install_log_filter` already cleans every record as it is made; this filter is
+    for records made before it ran, or by a factory that replaced it.
+    """
 
     def filter(self, record: logging.LogRecord) -> bool:
-        """Rewrite the record's message without known keys; never drop a record."""
-        try:
-            message = record.getMessage()
-        except Exception:  # a malformed record is the logging system's to report
-            return True
-        cleaned = redact(message)
-        if cleaned != message:
-            record.msg, record.args = cleaned, None
-        if record.exc_info and record.exc_info[1] is not None:
-            redact_error(record.exc_info[1])
-            record.exc_text = None
+        """Rewrite the record's message (and exception) without known keys; never drop a record."""
+        _redact_record(record)
         return True
 
 
+_MARK = "_langchain_jev_redacts"
+
+
 def install_log_filter() -> None:
-    """Put one `RedactingFilter` on this package's loggers and the HTTP client's (once)."""
-    global _installed
+    """Make every log record of the process redacted as it is made, whatever its logger (once).
+
+    It wraps the current `logging` record factory, so a factory set before is
+    kept, and every handler, filter and child logger sees only redacted records.
+
+    Example:
+        >>> import logging
+        >>> install_log_filter()
+        >>> remember_secret("sk-example-0123456789abcdef")
+        >>> logging.getLogger("any.child").makeRecord(
+        ...     "any.child", logging.WARNING, "f", 1, "key %s", ("sk-example-0123456789abcdef",), None
+        ... ).getMessage()
+        'key [redacted]'
+
+    """
     with _lock:
-        if _installed:
+        current = logging.getLogRecordFactory()
+        if getattr(current, _MARK, False):
             return
-        _installed = True
-    shared = RedactingFilter()
-    for name in _LOGGERS:
-        logging.getLogger(name).addFilter(shared)
+        logging.setLogRecordFactory(_redacting(current))
+
+
+def _redacting(make: Callable[..., logging.LogRecord]) -> Callable[..., logging.LogRecord]:
+    def factory(*args: Any, **kwargs: Any) -> logging.LogRecord:
+        record = make(*args, **kwargs)
+        _redact_record(record)
+        return record
+
+    setattr(factory, _MARK, True)
+    return factory

@@ -21,7 +21,6 @@ from typesafe_sdk import (
     RetryPolicy,
     TypeSafeAPIResponseValidationError,
     TypeSafeClient,
-    TypeSafeError,
 )
 from typesafe_sdk.constants import (
     API_KEY_ENV,
@@ -33,7 +32,7 @@ from typesafe_sdk.constants import (
 
 from langchain_jev.errors import JevConfigurationError, MissingCredentialsError
 from langchain_jev.models.response import DecisionResponse, read_answers, with_answers
-from langchain_jev.models.secrets import install_log_filter, redact_error, remember_secret
+from langchain_jev.models.secrets import install_log_filter, redact_data, redact_error, remember_secret
 from langchain_jev.models.transport import MAX_RESPONSE_BYTES, AsyncBoundedTransport, BoundedTransport
 from langchain_jev.models.wire import QuestionWire, WireResponse, wire_state
 
@@ -288,7 +287,7 @@ class JevDecisionModel(BaseDecisionModel):
             )
         except TypeSafeAPIResponseValidationError as error:
             return self._recover(error)
-        except TypeSafeError as error:  # a server may echo the key in its error body
+        except Exception as error:  # a server may echo the key in its error body or headers
             raise redact_error(error) from None
 
     async def _aclassify(self, state: State, questions: dict[str, Question]) -> ClassifierResponse:
@@ -301,7 +300,7 @@ class JevDecisionModel(BaseDecisionModel):
             )
         except TypeSafeAPIResponseValidationError as error:
             return self._recover(error)
-        except TypeSafeError as error:  # a server may echo the key in its error body
+        except Exception as error:  # a server may echo the key in its error body or headers
             raise redact_error(error) from None
         return self._convert(response)
 
@@ -323,15 +322,16 @@ class JevDecisionModel(BaseDecisionModel):
             model=response.model,
             unreadable=unreadable,
             usage=dict(response.usage.__dict__),
-            request_id=response.__dict__.get("_request_id"),
+            request_id=redact_data(response.__dict__.get("_request_id")),  # a header: not in the body
         )
 
     def _recover(self, error: TypeSafeAPIResponseValidationError) -> DecisionResponse:
         """Keep the readable answers of a response in which only some answers are malformed."""
+        redact_error(error)  # a server may echo the key anywhere in the body or headers
         body = error.body
         raw = body.get("answers") if isinstance(body, Mapping) else None
         if not error.field_path.startswith("answers.") or not isinstance(raw, Mapping):
-            raise error
+            raise error from None
         answers, unreadable = read_answers(raw)
         usage = body.get("usage")
         return DecisionResponse(
@@ -339,5 +339,5 @@ class JevDecisionModel(BaseDecisionModel):
             answers=answers,
             unreadable=unreadable,
             usage=usage if isinstance(usage, Mapping) else None,
-            request_id=error.request_id,
+            request_id=redact_data(error.request_id),
         )

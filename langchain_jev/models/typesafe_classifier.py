@@ -8,6 +8,7 @@ from langchain_core.decisions import BaseDecisionModel, ClassifierResponse, Ques
 from pydantic import ConfigDict, Field, model_validator
 
 from langchain_jev.models.response import DecisionResponse, read_answers
+from langchain_jev.models.secrets import redact_error
 
 __all__ = ["TypeSafeClassifierDecisionModel"]
 
@@ -69,7 +70,15 @@ class TypeSafeClassifierDecisionModel(BaseDecisionModel):
         )
 
     def _classify(self, state: State, questions: dict[str, Question]) -> ClassifierResponse:
-        return self._convert(self.classifier.invoke(self._request(state, questions)))
+        try:
+            return self._convert(self.classifier.invoke(self._request(state, questions)))
+        except Exception as error:  # the classifier's error may hold an echoed key
+            redact_error(error)
+            raise
 
     async def _aclassify(self, state: State, questions: dict[str, Question]) -> ClassifierResponse:
-        return self._convert(await self.classifier.ainvoke(self._request(state, questions)))
+        try:
+            return self._convert(await self.classifier.ainvoke(self._request(state, questions)))
+        except Exception as error:  # the classifier's error may hold an echoed key
+            redact_error(error)
+            raise

@@ -5,6 +5,7 @@ from __future__ import annotations
 import base64
 import binascii
 import copy
+import json
 import logging
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -17,6 +18,7 @@ from typesafe_sdk import Image, SystemOneResponse
 
 from langchain_jev.errors import JevInputError
 from langchain_jev.input import unicode_fault
+from langchain_jev.models.secrets import contains_secret, redact_data
 
 __all__ = ["MAX_DEPTH", "QuestionWire", "WireResponse", "wire_questions", "wire_state"]
 
@@ -158,9 +160,13 @@ class WireResponse(SystemOneResponse):
 
     @classmethod
     def _decode(cls, response: httpx2.Response) -> WireResponse:
+        content = response.content
         try:  # one pass over the body; the SDK's own decoding words any error
-            decoded = cls.model_validate_json(response.content)
-        except ValidationError:
+            if contains_secret(content):  # a server that echoes the key: never pass it on
+                decoded = cls.model_validate(redact_data(json.loads(content)))
+            else:
+                decoded = cls.model_validate_json(content)
+        except (ValidationError, ValueError):
             return super()._decode(response)
         answers = decoded.answers
         for name, answer in list(answers.items()):

@@ -48,6 +48,7 @@ from langchain_jev.models.chat.prompt import (
 )
 from langchain_jev.models.chat.schema import SCHEMA_TITLE, response_schema
 from langchain_jev.models.response import DecisionResponse
+from langchain_jev.models.secrets import install_log_filter, redact_error
 
 __all__ = ["STRATEGIES", "ChatModelDecisionModel", "Strategy"]
 
@@ -368,6 +369,7 @@ class ChatModelDecisionModel(BaseDecisionModel):
         if not kwargs.get("model"):
             kwargs["model"] = chat_model_name(resolved)
         super().__init__(chat_model=resolved, **kwargs)
+        install_log_filter()  # a provider's log lines never carry a known key
 
     @property
     def _provider(self) -> str:
@@ -387,6 +389,9 @@ class ChatModelDecisionModel(BaseDecisionModel):
                 else:
                     step = _advance(procedure, self._run_calls(step, config))
             return step
+        except Exception as error:  # the provider's error may hold an echoed key (body, headers)
+            redact_error(error)
+            raise
         finally:
             procedure.close()  # an interrupted call gives up its probe at once
 
@@ -403,6 +408,9 @@ class ChatModelDecisionModel(BaseDecisionModel):
                 else:
                     step = _advance(procedure, await self._arun_calls(step, config))
             return step
+        except Exception as error:  # the provider's error may hold an echoed key (body, headers)
+            redact_error(error)
+            raise
         finally:
             procedure.close()  # a cancelled call gives up its probe at once
 

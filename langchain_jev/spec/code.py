@@ -4,13 +4,16 @@ A judge file is data. It may name code (a ``{call: "package.module:function"}``
 condition, a ``feedback_renderer``), but validating it never imports anything,
 and building the judge imports only what the user trusted: ``allow_code=True``
 for any module, or a list of trusted module prefixes (``["myproject.checks"]``
-trusts ``myproject.checks`` and the modules below it). The built-in conditions
-are data and need no opt-in.
+trusts ``myproject.checks`` and the modules below it). With prefixes, what a
+reference names must be defined in a trusted module, and so must every object
+its dotted path goes through: ``myproject.checks:os.system`` is refused, since
+``os`` is only imported there (`trust_test`). The built-in conditions are data
+and need no opt-in.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, NamedTuple
 
 from langchain_jev.errors import JevConfigurationError
@@ -20,7 +23,15 @@ from langchain_jev.spec.errors import Problem, format_location
 if TYPE_CHECKING:
     from langchain_jev.spec.model import JudgeSpec
 
-__all__ = ["AllowCode", "CodeReference", "code_references", "refused_code", "trusted"]
+__all__ = [
+    "AllowCode",
+    "CodeReference",
+    "code_references",
+    "module_trusted",
+    "refused_code",
+    "trust_test",
+    "trusted",
+]
 
 AllowCode = bool | str | Sequence[str]
 """The opt-in to run code a judge file names: True, False, or trusted module prefixes."""
@@ -70,13 +81,44 @@ def trusted(reference: str, allow_code: AllowCode) -> bool:
         (False, False)
 
     """
+    return module_trusted(reference.partition(":")[0], allow_code)
+
+
+def module_trusted(module: str, allow_code: AllowCode) -> bool:
+    """True when ``allow_code`` trusts the module named ``module``.
+
+    Example:
+        >>> module_trusted("myproject.checks", ["myproject"]), module_trusted("os", ["myproject"])
+        (True, False)
+
+    """
     if allow_code is True:
         return True
     if allow_code is False:
         return False
-    module = reference.partition(":")[0]
     prefixes = [allow_code] if isinstance(allow_code, str) else list(allow_code)
     return any(module == prefix or module.startswith(prefix + ".") for prefix in prefixes)
+
+
+def trust_test(allow_code: AllowCode) -> Callable[[str], bool] | None:
+    """The test `import_callable` applies to each module a reference goes through; None trusts all.
+
+    A reference must not merely start in a trusted module: the function or class
+    it names, and each object on the way, must be defined in one.
+
+    Example:
+        >>> from langchain_jev.spec.conditions import import_callable
+        >>> import_callable("json:dumps", trust_test(["json"]))  # doctest: +ELLIPSIS
+        <function dumps at ...>
+        >>> import_callable("json:codecs.open", trust_test(["json"]))
+        Traceback (most recent call last):
+        ...
+        ValueError: 'json:codecs' is defined in 'codecs', which is not trusted: ...
+
+    """
+    if allow_code is True:
+        return None
+    return lambda module: module_trusted(module, allow_code)
 
 
 def check_allow_code(allow_code: object) -> AllowCode:

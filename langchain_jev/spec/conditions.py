@@ -39,6 +39,7 @@ from __future__ import annotations
 import importlib
 import json
 import math
+import types
 from collections.abc import Callable, Mapping
 from typing import Any, Literal
 
@@ -241,31 +242,62 @@ def condition_fields(spec: ConditionSpec) -> set[str]:
     return set()
 
 
-def import_callable(path: str) -> Callable[..., Any]:
+def import_callable(path: str, trusted: Callable[[str], bool] | None = None) -> Callable[..., Any]:
     """Import ``package.module:attribute`` and return it, checking that it is callable.
 
+    With ``trusted`` (a test of module names), the module must be trusted, and so
+    must the module that defines each object the dotted attribute steps through
+    (its ``__module__``; a module's own name): what a trusted module merely
+    imported (``os``, a builtin, an object of another package's class) is refused.
+
     Raises:
-        ValueError: the module or attribute cannot be found, or is not callable.
+        ValueError: the module or attribute cannot be found, is not callable, or
+            (with ``trusted``) is not defined in a trusted module.
 
     Example:
         >>> import_callable("json:dumps")([1])
         '[1]'
+        >>> import_callable("json:JSONDecodeError.__init__", trusted=lambda name: name == "json")
+        Traceback (most recent call last):
+        ...
+        ValueError: 'json:JSONDecodeError' is defined in 'json.decoder', which is not trusted...
 
     """
     module_name, _, attribute = path.partition(":")
+    if trusted is not None and not trusted(module_name):
+        raise ValueError(f"{path!r}: module {module_name!r} is not trusted")
     try:
         target: Any = importlib.import_module(module_name)
     except Exception as error:
         raise ValueError(
             f"cannot import {path!r}: {type(error).__name__}: {error}"
         ) from None
+    walked = module_name + ":"
     for part in attribute.split("."):
         if not hasattr(target, part):
             raise ValueError(f"cannot import {path!r}: module {module_name!r} has no {attribute!r}")
         target = getattr(target, part)
+        walked += part
+        if trusted is not None:
+            home = _home(target)
+            if home is None or not trusted(home):
+                where = f"in {home!r}" if home else "in no module it names"
+                raise ValueError(
+                    f"{walked!r} is defined {where}, which is not trusted: a judge file may name only "
+                    "functions and classes defined in the modules you trusted, not what they import"
+                )
+        walked += "."
     if not callable(target):
         raise ValueError(f"{path!r} is a {type(target).__name__}, not a function")
     return target  # type: ignore[no-any-return]
+
+
+def _home(value: Any) -> str | None:
+    """The module that defines ``value``: a module's own name, else its ``__module__``."""
+    if isinstance(value, types.ModuleType):
+        return value.__name__
+    home = getattr(value, "__module__", None)
+    return home if isinstance(home, str) and home else None
 
 
 def answer_equals_expected(data: JevJudgeInput) -> bool:

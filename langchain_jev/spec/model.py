@@ -65,7 +65,13 @@ from langchain_jev.errors import JevConfigurationError
 from langchain_jev.input import ANSWER_FIELD
 from langchain_jev.judge import JevJudge
 from langchain_jev.spec.builtins import BUILTIN_FORMS
-from langchain_jev.spec.code import AllowCode, check_allow_code, code_references, refused_code
+from langchain_jev.spec.code import (
+    AllowCode,
+    check_allow_code,
+    code_references,
+    refused_code,
+    trust_test,
+)
 from langchain_jev.spec.conditions import (
     ConditionSpec,
     compile_condition,
@@ -381,9 +387,10 @@ class JudgeSpec(_Spec):
         problems: list[Problem] = refused_code(self, allowed)
         if problems:
             self._raise(problems)
-        for where, _, reference in code_references(self):  # all trusted: import each at its place
+        test = trust_test(allowed)
+        for where, _, reference in code_references(self):  # trusted modules: import each at its place
             try:
-                import_callable(reference)
+                import_callable(reference, test)
             except ValueError as error:
                 problems.append((where, str(error)))
         if problems:
@@ -402,7 +409,7 @@ class JudgeSpec(_Spec):
                 problems.append(engine_problem(error, names, dependencies))
         if problems:
             self._raise(problems)
-        renderer = import_callable(self.feedback_renderer) if self.feedback_renderer else None
+        renderer = import_callable(self.feedback_renderer, test) if self.feedback_renderer else None
         return JevJudge(
             built,
             model,

@@ -102,6 +102,101 @@ def test_the_reported_attacks_are_refused_before_any_import(reference: str) -> N
     assert reference.partition(":")[0] in before or reference.partition(":")[0] not in sys.modules
 
 
+# ----------------------------------------------------------------------------- references stay inside the trust
+
+CHECKS = """
+import functools, json, os, re
+from os import system
+from subprocess import Popen
+from {package}.other import helper
+from {package}.checks import text
+
+def check(data):
+    return True
+
+lam = lambda data: True
+
+class Checker:
+    def __call__(self, data):
+        return True
+
+    def run(self, data):
+        return True
+
+run_eval = eval
+partial = functools.partial(os.system, "true")
+pattern = re.compile("x")
+checker = Checker()
+"""
+
+
+@pytest.fixture
+def trusted_package(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+    """A package ``<name>`` with ``checks`` (the trusted module), ``checks.text`` below it, and ``other`` beside it."""
+    name = f"myproject_{uuid.uuid4().hex[:8]}"
+    root = tmp_path / name
+    (root / "checks").mkdir(parents=True)
+    (root / "__init__.py").write_text("", encoding="utf-8")
+    (root / "other.py").write_text("def helper(data):\n    return True\n", encoding="utf-8")
+    (root / "checks" / "text.py").write_text("def short(data):\n    return True\n", encoding="utf-8")
+    (root / "checks" / "__init__.py").write_text(CHECKS.format(package=name), encoding="utf-8")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    yield name
+    for module in [m for m in sys.modules if m == name or m.startswith(name + ".")]:
+        sys.modules.pop(module, None)
+
+
+def _check_judge(reference: str) -> dict[str, Any]:
+    return {"criteria": [NOUL, {"kind": "check", "name": "c", "check": {"call": reference}, "defect": "d"}]}
+
+
+@pytest.mark.parametrize(
+    ("attribute", "home"),
+    [
+        ("os.system", "'os'"),  # the reported attack: a module the trusted one imported
+        ("system", "'posix'"),  # a function it re-exports
+        ("Popen", "'subprocess'"),  # a class it re-exports
+        ("helper", "'.other'"),  # a function of an untrusted module beside it
+        ("run_eval", "'builtins'"),  # a builtin under another name
+        ("partial", "'functools'"),  # a partial of an untrusted function
+        ("pattern.match", "'re'"),  # a method of an object of an untrusted class
+        ("json.dumps", "'json'"),  # a step through an untrusted module
+        ("Checker.__class__", "'builtins'"),  # out of a trusted class to its metaclass
+        ("check.__globals__.get", "no module"),  # out of a trusted function to its namespace
+    ],
+)
+def test_a_reference_must_name_what_a_trusted_module_defines_not_what_it_reaches(
+    trusted_package: str, attribute: str, home: str
+) -> None:
+    reference = f"{trusted_package}.checks:{attribute}"
+    with pytest.raises(JudgeSpecError) as caught:
+        load_judge(_check_judge(reference), model=ScriptedDecisionModel({}), allow_code=[f"{trusted_package}.checks"])
+    message = dict(caught.value.problems)["criteria[1].check.call"]
+    assert "which is not trusted" in message and home.replace("'.", f"'{trusted_package}.") in message
+
+
+@pytest.mark.parametrize("attribute", ["check", "lam", "Checker", "Checker.run", "checker", "text.short"])
+def test_functions_classes_and_submodules_defined_in_trusted_modules_still_run(
+    trusted_package: str, attribute: str
+) -> None:
+    reference = f"{trusted_package}.checks:{attribute}"
+    judge = load_judge(
+        _check_judge(reference), model=ScriptedDecisionModel({"polite": 0.9}), allow_code=[f"{trusted_package}.checks"]
+    )
+    if attribute not in ("Checker", "Checker.run"):  # a class and an unbound method build, but are no check
+        assert judge.judge("Hi?", "Hello!").finding("c").outcome.name == "PASSED"
+
+
+def test_trusting_every_module_still_reaches_anything(trusted_package: str) -> None:
+    load_judge(_check_judge(f"{trusted_package}.checks:Popen"), model=ScriptedDecisionModel({}), allow_code=True)
+
+
+def test_a_feedback_renderer_is_held_to_the_same_rule(trusted_package: str) -> None:
+    source = {"feedback_renderer": f"{trusted_package}.checks:json.dumps", "criteria": [NOUL]}
+    with pytest.raises(JudgeSpecError, match=r"feedback_renderer: .*:json' is defined in 'json'"):
+        load_judge(source, model=ScriptedDecisionModel({}), allow_code=[trusted_package])
+
+
 def test_built_in_checks_need_no_opt_in() -> None:
     judge = load_judge(WEATHER_JUDGE, model=ScriptedDecisionModel({}))
     assert len(judge.criteria) == 5

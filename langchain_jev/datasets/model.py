@@ -208,21 +208,23 @@ def _jev(settings: ModelSettings, closers: list[Any]) -> BaseDecisionModel:
 
 
 def _async_client(model: Any, concurrency: int) -> Any:
-    """An SDK client like ``model``'s own, with its connections spread over small pools.
+    """An SDK client like ``model``'s own (bounded alike), with its connections spread over small pools.
 
     A single pool's bookkeeping grows with its connections; see `cli_transport`.
     """
     from typesafe_sdk import AsyncTypeSafeClient
 
     from langchain_jev.datasets.transport import ShardedTransport, shard_count
+    from langchain_jev.models.transport import AsyncBoundedTransport
 
+    pools = ShardedTransport(shard_count(concurrency), concurrency)
     return AsyncTypeSafeClient(
         api_key=model.resolve_api_key().get_secret_value(),
         model=model.model,
         base_url=model.base_url,
         timeout=model.timeout,
         retry=model.retry,
-        transport=ShardedTransport(shard_count(concurrency), concurrency),
+        transport=AsyncBoundedTransport(pools, max_bytes=model.max_response_bytes),  # as the model's own
     )
 
 

@@ -48,7 +48,7 @@ from langchain_core.decisions import ChoiceAnswer, NoulAnswer, ScoreAnswer
 from pydantic import TypeAdapter
 
 from langchain_jev.errors import ResultsError
-from langchain_jev.models.secrets import redact
+from langchain_jev.models.secrets import contains_secret, redact, redact_data
 from langchain_jev.verdict import JevVerdict, Outcome
 
 if TYPE_CHECKING:
@@ -295,7 +295,7 @@ def error_record(
 
 
 def record_line(record: Mapping[str, Any]) -> str:
-    r"""A record as its line of the results file (JSON, without the newline).
+    r"""A record as its line of the results file (JSON, without the newline), known keys redacted.
 
     Text UTF-8 cannot hold (a lone surrogate, from a ``\ud800`` escape in a
     dataset) is written as a JSON escape, so every line is valid UTF-8 JSON.
@@ -306,8 +306,14 @@ def record_line(record: Mapping[str, Any]) -> str:
         >>> record_line({"row": 2, "id": "\ud800"})
         '{"row": 2, "id": "\\ud800"}'
 
+    Every known key is redacted from every field (one a server echoed into a
+    model name, a request id, a label or a finding's detail).
+
     """
     line = json.dumps(record, ensure_ascii=False, default=str)
+    if contains_secret(line):  # as written, so what ``default=str`` made of an object is searched too
+        record = redact_data(json.loads(line))
+        line = json.dumps(record, ensure_ascii=False)
     if not line.isascii():
         try:
             line.encode("utf-8")

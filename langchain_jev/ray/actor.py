@@ -27,6 +27,7 @@ from langchain_jev.datasets.pacing import ParentLimiter, RateLimiter, TokenBucke
 from langchain_jev.datasets.results import error_record, record_head, record_line, verdict_record
 from langchain_jev.datasets.rows import map_row, row_key
 from langchain_jev.errors import JevInputError
+from langchain_jev.models.secrets import install_log_filter, redact_data
 from langchain_jev.ray.source import JudgeSource
 
 __all__ = ["COLUMNS", "JudgeActor", "RateLimitActor", "verdict_columns"]
@@ -48,6 +49,7 @@ def verdict_columns(record: Mapping[str, Any]) -> dict[str, Any]:
         (False, 'TimeoutError: slow')
 
     """
+    record = redact_data(record)  # every column, as the results file's line: no echoed key
     error = record.get("error")
     problem = record.get("problem")
     return {
@@ -87,6 +89,7 @@ class JudgeActor:
     def __init__(
         self, source: JudgeSource, in_flight: int, limiter: Any = None, rate: float | None = None
     ) -> None:
+        install_log_filter()  # this worker's log records (its .err file) carry no known key
         self.source = source
         shared: RateLimiter | None = None
         if limiter is not None and rate is not None:

@@ -15,6 +15,7 @@ about. Built-in parents are kept where a caller would reach for them
     ├── ResponseTooLargeError                a model's response body over its size cap (names the limit)
     ├── GuardrailUndecidedError              a rail with on_error="raise" got no readable answer
     ├── GuardrailRefusedError                a rail with exit_behavior="error" refused the turn
+    ├── GuardrailCheckError                  a rail with on_error="raise" failed; names the cause's class only
     ├── DatasetError                         a dataset file the command line cannot read at all
     ├── ResultsError                         a results file that cannot be resumed
     │   ├── RedecideError                    stored answers that cannot be decided again
@@ -38,6 +39,7 @@ __all__ = [
     "CalibrationError",
     "ChatModelOutputError",
     "DatasetError",
+    "GuardrailCheckError",
     "GuardrailRefusedError",
     "GuardrailUndecidedError",
     "JevConfigurationError",
@@ -214,6 +216,29 @@ class GuardrailRefusedError(JevError):
         else:
             why = f"the check could not be completed ({report.error})"
         super().__init__(f"the {report.check} safety check refused the turn: {why}")
+
+
+class GuardrailCheckError(JevError):
+    """A rail with ``on_error="raise"`` could not complete its check.
+
+    The message is the side, the class of the error that stopped the check and a
+    fixed description of it, never the error's own text: a decision model's error
+    may quote what it was sent (the text judged). ``error_type`` is that class's
+    name and ``report`` the rail's `GuardrailReport`; the detail, redacted, is
+    logged on ``langchain_jev.guardrail``.
+
+    Example:
+        >>> from langchain_jev.guardrails.policy import GuardrailReport
+        >>> report = GuardrailReport("output", False, error="TimeoutError: the check took too long")
+        >>> str(GuardrailCheckError(report, "TimeoutError"))
+        'the output safety check failed: TimeoutError: the check took too long'
+
+    """
+
+    def __init__(self, report: GuardrailReport, error_type: str) -> None:
+        self.report = report
+        self.error_type = error_type
+        super().__init__(f"the {report.check} safety check failed: {report.error}")
 
 
 class ChatModelOutputError(JevError, ValueError):

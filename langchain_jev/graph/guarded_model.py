@@ -1,26 +1,35 @@
-"""Guard a chat model's reply inside the model's own step.
+"""Guard a chat model at its door: what it reads and what it writes are judged inside its own step.
 
-An output guardrail node (``create_guardrail_node(check="output")``) runs after
-the node that called the model, so when it refuses, the model's draft has
-already left that node: ``stream_mode="updates"`` and ``"values"`` emitted it, a
-checkpointer saved it, and with ``on_error="raise"`` it stays in the thread.
+`guard_model` (a runnable) and `create_guarded_model_node` (a LangGraph model
+node) put the model behind `GuardrailDoor`, given any of an input, an output
+and a tool-result battery:
 
-`guard_model` and `create_guarded_model_node` check the reply before the step
-that produced it returns, so the draft never leaves the step: a flagged reply
-is swapped for the refusal, and a check that raises (``on_error="raise"``)
-fails the step, which then writes nothing. The chat model's own run is started
-without the config's streaming handlers and tagged ``nostream``, so no stream
-mode and no ``astream_events`` consumer sees the draft's tokens or the draft:
-``stream_mode="messages"`` shows the checked reply (or the refusal) as one
-message once the check is done (``stream_tokens=True`` streams the tokens
-instead, and gives that up). Tracers (LangSmith) still record the model's run.
+- **what the model reads**: the messages it is about to receive, every role
+  (system, developer, user, assistant messages the caller wrote, tool and
+  function results), every string they carry, are judged by the input battery
+  at the moment of the call. What the battery judged before is found in its
+  ledger by content and not judged again; anything new, edited, re-identified or
+  moved is. So no route to the model (a ``Command(goto=...)``, ``Send``,
+  ``update_state(..., as_node=...)``, a resumed interrupt, a reused message id)
+  reaches it unjudged, whether or not an input node ran first. A refused request
+  never reaches the model: the node replaces it in the thread by a placeholder
+  (same id) and answers with the refusal.
+- **what the model writes**: its reply (every block and key, metadata, name,
+  tool calls; text-like media decoded; binary media through ``on_unjudgeable``)
+  is judged before the step returns, so an unsafe draft never leaves the step:
+  a flagged reply is swapped for the refusal, and a check that raises
+  (``on_error="raise"``) fails the step, which then writes nothing.
+- **nothing of the draft is seen**: the model runs with the streaming handlers
+  and LangGraph's stream writer removed, as the context config too, so no stream
+  mode, ``astream_events``, nested model call, ``get_stream_writer()`` or
+  ``dispatch_custom_event`` shows it; ``stream_mode="messages"`` shows the
+  checked reply (or the refusal) whole (``stream_tokens=True`` streams the
+  tokens instead, and gives that up). Tracers (LangSmith) still record the run.
 
-With ``on_error``/``on_inconclusive="interrupt"``, a resumed node runs again from
-its start, so the model is asked again: the human's decision applies to the new
-reply only if its check is inconclusive too (a reply the battery flags is refused
-whatever the resume value says). Resume with ``{"action": "allow", "fingerprint":
-...}`` (the fingerprint of the interrupt's value) to bind the decision to the
-text that was reviewed: another text is then refused.
+With ``on_error``/``on_inconclusive="interrupt"`` (which needs ``review_key``), a
+resumed node runs again from its start, so the model is asked again: an
+authenticated allow applies to the new reply only if it is the text reviewed
+(the token is bound to its fingerprint).
 """
 
 from __future__ import annotations
@@ -32,22 +41,16 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, conver
 from langchain_core.prompt_values import PromptValue
 from langchain_core.runnables import Runnable, RunnableConfig, RunnableLambda
 from langchain_core.runnables.config import ensure_config
+from typing_extensions import Unpack
 
 from langchain_jev.errors import JevConfigurationError, JevInputError
 from langchain_jev.graph.guardrail import require_checkpointer, review_by_interrupt
 from langchain_jev.guardrails.battery import HazardBattery
-from langchain_jev.guardrails.policy import ExitBehavior, Mode, OnError, RefusalMessage
-from langchain_jev.guardrails.rail import (
-    GuardrailRail,
-    OnFlag,
-    RailOutcome,
-    hold_tokens,
-    require_battery,
-    require_strings,
-    state_messages,
-)
+from langchain_jev.guardrails.door import DoorOutcome, GuardrailDoor
+from langchain_jev.guardrails.rail import GuardrailRail, require_battery, require_strings, state_messages
+from langchain_jev.guardrails.settings import GuardrailOptions, GuardrailSettings
 
-__all__ = ["create_guarded_model_node", "guard_model"]
+__all__ = ["create_guarded_model_node", "guard_model", "model_door"]
 
 
 def _conversation(value: Any) -> list[BaseMessage]:
@@ -75,117 +78,117 @@ def _reply(output: Any) -> AIMessage:
     )
 
 
-class _ModelGuard:
-    """Call a model, then check its reply with an output rail before handing it on."""
+def model_door(
+    batteries: Sequence[HazardBattery],
+    caller: str,
+    settings: GuardrailSettings | None = None,
+    **options: Unpack[GuardrailOptions],
+) -> GuardrailDoor:
+    """The door of a guarded model: one rail per battery (at most one of each side), reviewed by ``interrupt``.
 
-    def __init__(self, model: Runnable[Any, Any], rail: GuardrailRail, stream_tokens: bool, who: str) -> None:
+    Raises:
+        JevConfigurationError: no battery, something else than a battery, two of one side, or a bad setting.
+
+    """
+    chosen = GuardrailSettings.of(settings, **options)
+    if not batteries:
+        raise JevConfigurationError(
+            f"{caller} needs at least one battery: HazardBattery.input() to judge what the model "
+            "reads, HazardBattery.output() to judge what it writes"
+        )
+    rails: dict[str, GuardrailRail] = {}
+    for battery in batteries:
+        require_battery(battery, caller)
+        if battery.direction in rails:
+            raise JevConfigurationError(f"{caller} takes one {battery.direction} battery, got two")
+        rails[battery.direction] = GuardrailRail(
+            battery, battery.direction, reviewer=review_by_interrupt, settings=chosen
+        )
+    return GuardrailDoor(
+        input=rails.get("input"),
+        tool_results=rails.get("tool_results"),
+        output=rails.get("output"),
+        stream_tokens=chosen.stream_tokens,
+    )
+
+
+def _runnable(model: Any, caller: str) -> Runnable[Any, Any]:
+    if isinstance(model, Runnable):
+        return model
+    if callable(model):
+        return RunnableLambda(model)
+    raise JevConfigurationError(
+        f"{caller} needs a chat model, a runnable or a function returning an AIMessage, "
+        f"got {type(model).__name__}"
+    )
+
+
+class _ModelGuard:
+    """A model behind its door: each call passes the door's one procedure."""
+
+    def __init__(self, model: Runnable[Any, Any], door: GuardrailDoor, who: str) -> None:
         self.model = model
-        self.rail = rail
-        self.stream_tokens = stream_tokens
+        self.door = door
         self.who = who
 
-    def _model_config(self, config: RunnableConfig) -> RunnableConfig:
-        return config if self.stream_tokens else hold_tokens(config)
+    def _calls(self, messages: list[BaseMessage]) -> tuple[Any, Any]:
+        model = self.model
 
-    def reply(self, value: Any, config: RunnableConfig | None) -> tuple[AIMessage, RailOutcome | None]:
-        conversation = _conversation(value)
+        def invoke(config: RunnableConfig) -> Any:
+            return model.invoke(messages, config)
+
+        async def ainvoke(config: RunnableConfig) -> Any:
+            return await model.ainvoke(messages, config)
+
+        return invoke, ainvoke
+
+    def _procedure(self, value: Any, config: RunnableConfig | None) -> Any:
+        messages = _conversation(value)
         base = ensure_config(config)
-        require_checkpointer(self.rail, base, self.who)
-        reply = _reply(self.model.invoke(value, self._model_config(base)))
-        return self._decide(reply, self.rail.check_reply(conversation, reply, base))
+        for rail in self.door.rails:
+            require_checkpointer(rail, base, self.who)
+        invoke, ainvoke = self._calls(messages)
+        return self.door.passing(messages, invoke, ainvoke, _reply, base, self._calls)
 
-    async def areply(self, value: Any, config: RunnableConfig | None) -> tuple[AIMessage, RailOutcome | None]:
-        conversation = _conversation(value)
-        base = ensure_config(config)
-        require_checkpointer(self.rail, base, self.who)
-        reply = _reply(await self.model.ainvoke(value, self._model_config(base)))
-        return self._decide(reply, await self.rail.acheck_reply(conversation, reply, base))
+    def pass_(self, value: Any, config: RunnableConfig | None) -> DoorOutcome:
+        return self.door.run(self._procedure(value, config))
 
-    @staticmethod
-    def _decide(reply: AIMessage, outcome: RailOutcome | None) -> tuple[AIMessage, RailOutcome | None]:
-        if outcome is None or not outcome.report.refused:
-            return reply, outcome
-        refusal = outcome.messages[-1]
-        if not isinstance(refusal, AIMessage):  # pragma: no cover - the rail always ends with one
-            raise TypeError("a refusal ends with an AI message")
-        return refusal, outcome
-
-
-def _model_guard(
-    model: Any, battery: HazardBattery, stream_tokens: bool, caller: str, **policy: Any
-) -> _ModelGuard:
-    require_battery(battery, caller)
-    if battery.direction != "output":
-        raise JevConfigurationError(
-            f"{caller} checks the model's reply, so it needs an output battery "
-            f"(HazardBattery.output()), got a {battery.direction} battery"
-        )
-    if isinstance(model, Runnable):
-        runnable: Runnable[Any, Any] = model
-    elif callable(model):
-        runnable = RunnableLambda(model)
-    else:
-        raise JevConfigurationError(
-            f"{caller} needs a chat model, a runnable or a function returning an AIMessage, "
-            f"got {type(model).__name__}"
-        )
-    rail = GuardrailRail(battery, "output", reviewer=review_by_interrupt, **policy)
-    return _ModelGuard(runnable, rail, bool(stream_tokens), caller)
+    async def apass(self, value: Any, config: RunnableConfig | None) -> DoorOutcome:
+        return await self.door.arun(self._procedure(value, config))
 
 
 def guard_model(
     model: Runnable[Any, Any] | Callable[..., Any],
-    battery: HazardBattery,
-    *,
-    refusal_message: RefusalMessage | None = None,
-    on_error: OnError = "refuse",
-    on_inconclusive: OnError | None = None,
-    review_band: float = 0.0,
-    exit_behavior: ExitBehavior = "end",
-    mode: Mode = "enforce",
-    on_flag: OnFlag | None = None,
-    stream_tokens: bool = False,
+    *batteries: HazardBattery,
     name: str | None = None,
+    settings: GuardrailSettings | None = None,
+    **options: Unpack[GuardrailOptions],
 ) -> RunnableLambda[Any, AIMessage]:
-    """Wrap a chat model so that its reply is checked before anyone else sees it.
+    """Wrap a chat model so that what it reads and what it writes are judged at its door.
 
     The returned runnable takes what the model takes (text, a prompt value, or a
-    list of messages), calls the model, asks the output battery about the reply
-    (one request), and returns the reply, or, when the battery flags it, a
-    refusal ``AIMessage`` whose ``response_metadata["jev_guardrail"]`` holds the
-    report. A refusal has no tool calls, so a tool loop ends on it. Use it inside
-    a graph node in place of the chat model; `create_guarded_model_node` is that
-    node, and also writes the report to the state.
+    list of messages). With an input battery, the messages (every role) are
+    judged before the model is called, each once (see the module docs): a
+    refused request is answered with the refusal and the model is not called.
+    With an output battery, the reply is judged before it is returned: a flagged
+    one is replaced by a refusal ``AIMessage`` whose
+    ``response_metadata["jev_guardrail"]`` holds the report. A refusal has no
+    tool calls, so a tool loop ends on it. `create_guarded_model_node` is the
+    same as a graph node, which also writes the report and the placeholders of
+    refused messages to the state.
 
     Args:
         model: a chat model (tools may be bound), any runnable, or a function
             returning an ``AIMessage`` (or a string).
-        battery: an output battery (``HazardBattery.output(...)``).
-        refusal_message: the refusal text, or a function of the `GuardrailReport`
-            returning it; by default a sentence naming the flagged categories.
-        on_error: what a check that fails (the decision model cannot be reached,
-            the reply cannot be read, any error in the rail) means: ``"refuse"``
-            (default, fail closed; alias ``"end"``), ``"allow"`` (log a warning and
-            keep the reply), ``"raise"`` (re-raise, so nothing is returned; alias
-            ``"error"``) or ``"interrupt"`` (pause for a human; needs a checkpointer).
-        on_inconclusive: the same, for categories left without a readable answer
-            (default: as ``on_error``).
-        review_band: how far below a category's threshold a probability makes
-            the check inconclusive (decided by ``on_inconclusive``, e.g. put to a
-            human); 0 (default) for no band.
-        exit_behavior: ``"end"`` or ``"replace"`` (the refusal takes the reply's
-            place; the graph's edges go on) or ``"error"`` (raise `GuardrailRefusedError`).
-        mode: ``"enforce"`` (default) or ``"shadow"`` (judge and record, keep the reply).
-        on_flag: called (sync or async) with the `GuardrailReport` of every check
-            that did not come back clean, in every mode.
-        stream_tokens: let ``stream_mode="messages"`` show the model's tokens as
-            they come (False by default: the model's run is tagged ``nostream``
-            and the checked reply is streamed whole). True shows an unsafe draft
-            to a streaming user before the check replaces it.
+        batteries: up to one of each side: ``HazardBattery.input(...)`` (what the
+            model reads), ``HazardBattery.output(...)`` (what it writes),
+            ``HazardBattery.tool_results(...)`` (injected instructions in tool results).
         name: the runnable's name in traces (default ``jev_guarded_model``).
+        settings: the `GuardrailSettings`; the same settings may be given as keyword
+            arguments (``on_error=``, ``mode=``, ``timeout=``, ...), laid over them.
 
     Raises:
-        JevConfigurationError: the battery is not an output battery, or a setting is invalid.
+        JevConfigurationError: no battery, two of one side, or a setting is invalid.
 
     Example:
         >>> from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
@@ -198,88 +201,57 @@ def guard_model(
         "I can't share that response: it was flagged for indiscriminate weapons."
 
     """
-    guard = _model_guard(
-        model,
-        battery,
-        stream_tokens,
-        "guard_model",
-        refusal_message=refusal_message,
-        on_error=on_error,
-        on_inconclusive=on_inconclusive,
-        review_band=review_band,
-        exit_behavior=exit_behavior,
-        mode=mode,
-        on_flag=on_flag,
-    )
+    guard = _ModelGuard(_runnable(model, "guard_model"), model_door(batteries, "guard_model", settings, **options), "guard_model")
 
     def call(value: Any, config: RunnableConfig) -> AIMessage:
-        return guard.reply(value, config)[0]
+        return _released(guard.pass_(value, config))
 
     async def acall(value: Any, config: RunnableConfig) -> AIMessage:
-        return (await guard.areply(value, config))[0]
+        return _released(await guard.apass(value, config))
 
     return RunnableLambda(call, afunc=acall, name=name or "jev_guarded_model")
 
 
+def _released(outcome: DoorOutcome) -> AIMessage:
+    if outcome.reply is None:  # pragma: no cover - _reply reads every output or raises
+        raise JevInputError("the guarded model returned no reply")
+    return outcome.reply
+
+
 def create_guarded_model_node(
     model: Runnable[Any, Any] | Callable[..., Any],
-    battery: HazardBattery,
-    *,
-    refusal_message: RefusalMessage | None = None,
-    on_error: OnError = "refuse",
-    on_inconclusive: OnError | None = None,
-    review_band: float = 0.0,
-    exit_behavior: ExitBehavior = "end",
-    mode: Mode = "enforce",
-    on_flag: OnFlag | None = None,
-    stream_tokens: bool = False,
+    *batteries: HazardBattery,
     state_key: str = "guardrail",
     messages_key: str = "messages",
     name: str | None = None,
+    settings: GuardrailSettings | None = None,
+    **options: Unpack[GuardrailOptions],
 ) -> RunnableLambda[Any, dict[str, Any]]:
-    """Build a LangGraph model node whose reply is checked before the node returns.
+    """Build a LangGraph model node whose model is judged at its door (what it reads and writes).
 
     The node calls ``model`` on the state's messages and returns
-    ``{"messages": [reply], "guardrail": report}``; when the output battery flags
-    the reply, the refusal ``AIMessage`` takes its place, so the unsafe draft is
-    never in the node's update: not in ``"updates"`` or ``"values"`` streams, not
-    in a checkpoint, not in the thread. With ``on_error="raise"`` a failed check
+    ``{"messages": [reply], "guardrail": report}``. With an input battery, the
+    messages the model is about to receive are judged first, each once, however
+    the graph got here (an input node, a ``Command``, ``update_state``, ``Send``,
+    a reused id): a refused request is replaced in the thread by a placeholder
+    and answered with the refusal, and the model is not called. With an output
+    battery, the reply is judged before the node returns: a flagged one is never
+    in the node's update (not in ``"updates"`` or ``"values"`` streams, not in a
+    checkpoint, not in the thread); with ``on_error="raise"`` a failed check
     fails the node, which writes nothing. Wire it like any model node: a refusal
-    has no tool calls, so ``tools_condition`` (or an edge that ends on a final
-    answer) ends the turn on it. Prefer it to a separate output guardrail node
-    whenever the draft must never be shown or saved.
+    has no tool calls, so ``tools_condition`` ends the turn on it.
 
     Args:
         model: a chat model (tools may be bound), any runnable, or a function
             returning an ``AIMessage`` (or a string); it is given the messages.
-        battery: an output battery (``HazardBattery.output(...)``).
-        refusal_message: the refusal text, or a function of the `GuardrailReport`
-            returning it; by default a sentence naming the flagged categories.
-        on_error: what a check that fails (the decision model cannot be reached,
-            the reply cannot be read, any error in the rail) means: ``"refuse"``
-            (default, fail closed; alias ``"end"``), ``"allow"`` (log a warning and
-            keep the reply), ``"raise"`` (re-raise, so nothing is returned; alias
-            ``"error"``) or ``"interrupt"`` (pause for a human; needs a checkpointer).
-        on_inconclusive: the same, for categories left without a readable answer
-            (default: as ``on_error``).
-        review_band: how far below a category's threshold a probability makes
-            the check inconclusive (decided by ``on_inconclusive``, e.g. put to a
-            human); 0 (default) for no band.
-        exit_behavior: ``"end"`` or ``"replace"`` (the refusal takes the reply's
-            place; the graph's edges go on) or ``"error"`` (raise `GuardrailRefusedError`).
-        mode: ``"enforce"`` (default) or ``"shadow"`` (judge and record, keep the reply).
-        on_flag: called (sync or async) with the `GuardrailReport` of every check
-            that did not come back clean, in every mode.
-        stream_tokens: let ``stream_mode="messages"`` show the model's tokens as
-            they come (False by default: the model's run is tagged ``nostream``
-            and the checked reply is streamed whole). True shows an unsafe draft
-            to a streaming user before the check replaces it.
+        batteries: up to one of each side (input, output, tool results), as for `guard_model`.
         state_key: the state key of the report (as in `GuardrailState`).
         messages_key: the state key of the messages.
         name: the node runnable's name in traces (default ``jev_guarded_model``).
+        settings: the `GuardrailSettings`; the same settings may be given as keyword arguments.
 
     Raises:
-        JevConfigurationError: the battery is not an output battery, or a setting is invalid.
+        JevConfigurationError: no battery, two of one side, or a setting is invalid.
 
     Example:
         >>> from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
@@ -299,33 +271,23 @@ def create_guarded_model_node(
         (['Describe them.', "I can't share that response: it was flagged for hate."], {'hate': 0.95})
 
     """
-    guard = _model_guard(
-        model,
-        battery,
-        stream_tokens,
-        "create_guarded_model_node",
-        refusal_message=refusal_message,
-        on_error=on_error,
-        on_inconclusive=on_inconclusive,
-        review_band=review_band,
-        exit_behavior=exit_behavior,
-        mode=mode,
-        on_flag=on_flag,
-    )
+    who = "create_guarded_model_node"
+    guard = _ModelGuard(_runnable(model, who), model_door(batteries, who, settings, **options), who)
     require_strings(state_key=state_key, messages_key=messages_key)
 
-    def update(reply: AIMessage, outcome: RailOutcome | None) -> dict[str, Any]:
-        if outcome is None:
-            return {messages_key: [reply]}
-        return {messages_key: [reply], state_key: outcome.report.to_dict()}
+    def update(outcome: DoorOutcome) -> dict[str, Any]:
+        written: dict[str, Any] = {messages_key: [*outcome.withheld, *([outcome.reply] if outcome.reply else [])]}
+        if outcome.report is not None:
+            written[state_key] = outcome.report.to_dict()
+        return written
 
     def messages(state: Mapping[str, Any] | Any) -> list[BaseMessage]:
         return list(state_messages(state, messages_key, "the guarded model node"))
 
     def node(state: Any, config: RunnableConfig) -> dict[str, Any]:
-        return update(*guard.reply(messages(state), config))
+        return update(guard.pass_(messages(state), config))
 
     async def anode(state: Any, config: RunnableConfig) -> dict[str, Any]:
-        return update(*await guard.areply(messages(state), config))
+        return update(await guard.apass(messages(state), config))
 
     return RunnableLambda(node, afunc=anode, name=name or "jev_guarded_model")

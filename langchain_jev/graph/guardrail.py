@@ -26,9 +26,17 @@ The messages must live in a channel with the ``add_messages`` reducer (as in
 `MessagesState`), which is how a refusal replaces an unsafe message. Use
 `GuardrailState`, or add a ``guardrail`` key to your own state, to keep the report.
 
-An input node judges the whole turn: every human message since the model last
-spoke, with ``context_messages`` earlier messages as context. A refused request
-is replaced in the thread by a placeholder, so no later turn shows it to the model.
+An input node is an **early router**: it refuses a flagged request before the
+model's node runs, saving the model call. It is never the only gate: a route
+around it (a ``Command(goto=...)``, ``update_state(..., as_node=...)``, ``Send``)
+skips it, so put the input battery on the model's door too
+(`create_guarded_model_node(model, HazardBattery.input(), HazardBattery.output())`),
+which judges exactly what the model is about to receive. Given the same battery
+object, the two share what they judged (the battery's ledger), so the door does
+not ask again about what the node passed. An input node judges every message
+its ledger has not seen judged, every role, with ``context_messages`` earlier
+messages as context; a refused request is replaced in the thread by a
+placeholder (same id), so no later turn shows it to the model.
 
 An output node cannot keep a draft from being seen or saved. It runs after the
 node that called the model, whose update (the draft) is already out when the
@@ -39,16 +47,19 @@ To check a model's reply before its step returns, guard the model itself:
 `create_guarded_model_node` (a model node) or `guard_model` (a runnable to call
 inside your node)::
 
-    builder.add_node("agent", create_guarded_model_node(model, HazardBattery.output()))
+    builder.add_node("agent", create_guarded_model_node(model, HazardBattery.input(),
+                                                        HazardBattery.output()))
     builder.add_conditional_edges("agent", tools_condition)   # a refusal has no tool calls
 
-Roll-out settings, shared with the guarded model node and the middleware:
-``mode="shadow"`` judges and records without ever blocking; ``on_error`` /
-``on_inconclusive="interrupt"`` pause the graph with ``interrupt()`` for a human,
-resumed with ``Command(resume="allow")`` or ``Command(resume="refuse")`` (the
-graph needs a checkpointer: the node says so on its first run without one);
-``exit_behavior`` is ``"end"``, ``"error"`` or ``"replace"``; ``on_flag`` is
-called with the report of every check that did not come back clean.
+Settings (`GuardrailSettings`, or the same as keyword arguments), shared with the
+guarded model node and the middleware: ``mode="shadow"`` judges and records
+without ever blocking; ``on_error`` / ``on_inconclusive="interrupt"`` pause the
+graph with ``interrupt()`` for a human (they need ``review_key``, and the graph
+a checkpointer: the node says so on its first run without one), resumed with
+``Command(resume="refuse")`` or ``Command(resume={"decision": "allow", "token":
+review_token(key, fingerprint)})``; ``exit_behavior`` is ``"end"``, ``"error"``
+or ``"replace"``; ``on_flag`` is called with the report of every check that did
+not come back clean; ``timeout`` bounds each check.
 """
 
 from __future__ import annotations
@@ -60,20 +71,19 @@ from langchain_core.messages import BaseMessage
 from langchain_core.runnables import RunnableConfig, RunnableLambda
 from langgraph.graph import END, MessagesState
 from langgraph.types import Command, interrupt
+from typing_extensions import Unpack
 
 from langchain_jev.errors import JevConfigurationError
 from langchain_jev.guardrails.battery import HazardBattery
 from langchain_jev.guardrails.catalog import DIRECTIONS, Direction
-from langchain_jev.guardrails.policy import ExitBehavior, Mode, OnError, RefusalMessage
 from langchain_jev.guardrails.rail import (
     GuardrailRail,
-    OnFlag,
     RailOutcome,
     require_battery,
     require_strings,
     state_messages,
 )
-from langchain_jev.guardrails.subjects import DEFAULT_CONTEXT_MESSAGES
+from langchain_jev.guardrails.settings import GuardrailOptions, GuardrailSettings
 
 __all__ = ["GuardrailState", "create_guardrail_node", "require_checkpointer", "review_by_interrupt"]
 
@@ -129,17 +139,11 @@ def create_guardrail_node(
     *,
     check: Direction | None = None,
     next_node: str = END,
-    refusal_message: RefusalMessage | None = None,
-    on_error: OnError = "refuse",
-    on_inconclusive: OnError | None = None,
-    review_band: float = 0.0,
-    exit_behavior: ExitBehavior = "end",
-    mode: Mode = "enforce",
-    on_flag: OnFlag | None = None,
-    context_messages: int = DEFAULT_CONTEXT_MESSAGES,
     state_key: str = "guardrail",
     messages_key: str = "messages",
     name: str | None = None,
+    settings: GuardrailSettings | None = None,
+    **options: Unpack[GuardrailOptions],
 ) -> RunnableLambda[Any, Command[str]]:
     """Build a LangGraph node that refuses a turn the battery flags.
 
@@ -163,26 +167,10 @@ def create_guardrail_node(
             checkpointed it; use `create_guarded_model_node` or `guard_model`
             when the draft must never be streamed or saved (see the module docs).
         next_node: where a safe turn goes (``END`` by default, for a last check).
-        refusal_message: the refusal text, or a function of the `GuardrailReport`
-            returning it; by default a sentence naming the flagged categories.
-        on_error: what a check that fails (the decision model cannot be reached,
-            the text cannot be read, any error in the rail) means: ``"refuse"``
-            (default, fail closed; alias ``"end"``), ``"allow"`` (log a warning and
-            pass), ``"raise"`` (re-raise; alias ``"error"``) or ``"interrupt"``
-            (pause for a human; needs a checkpointer).
-        on_inconclusive: the same, for categories left without a readable answer
-            (default: as ``on_error``).
-        review_band: how far below a category's threshold a probability makes
-            the check inconclusive (decided by ``on_inconclusive``, e.g. put to a
-            human); 0 (default) for no band.
-        exit_behavior: how a refusal leaves the node: ``"end"`` (default, to
-            ``END`` with the refusal), ``"error"`` (raise `GuardrailRefusedError`)
-            or ``"replace"`` (replace the flagged messages and go on to ``next_node``).
-        mode: ``"enforce"`` (default) or ``"shadow"``: judge and record in the
-            report (``would_refuse``, the probabilities) and the trace, never block.
-        on_flag: called (sync or async) with the `GuardrailReport` of every check
-            that did not come back clean, in every mode.
-        context_messages: how many earlier messages an input check is shown.
+        settings: the `GuardrailSettings` (``on_error``, ``mode``, ``exit_behavior``,
+            ``timeout``, ...); the same settings may be given as keyword arguments,
+            laid over them. ``exit_behavior="replace"`` replaces the flagged
+            messages and goes on to ``next_node``.
         state_key: the state key of the report.
         messages_key: the state key of the messages.
         name: the node runnable's name in traces (default ``jev_guardrail_<check>``).
@@ -219,19 +207,7 @@ def create_guardrail_node(
             f"(build it with HazardBattery.{side}())"
         )
     require_strings(next_node=next_node, state_key=state_key, messages_key=messages_key)
-    rail = GuardrailRail(
-        battery,
-        side,
-        refusal_message=refusal_message,
-        on_error=on_error,
-        on_inconclusive=on_inconclusive,
-        review_band=review_band,
-        exit_behavior=exit_behavior,
-        mode=mode,
-        on_flag=on_flag,
-        context_messages=context_messages,
-        reviewer=review_by_interrupt,
-    )
+    rail = GuardrailRail(battery, side, reviewer=review_by_interrupt, settings=settings, **options)
     who = f"the {side} guardrail node"
 
     def messages_of(state: Any) -> Sequence[BaseMessage]:

@@ -11,6 +11,8 @@ decision model in one request.
 
 from __future__ import annotations
 
+import hashlib
+import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
@@ -21,7 +23,7 @@ from langchain_core.decisions import BaseDecisionModel, Noul
 from langchain_core.messages import BaseMessage
 from langchain_core.runnables import RunnableConfig, RunnableSerializable
 from langchain_core.runnables.config import patch_config
-from pydantic import ConfigDict, Field
+from pydantic import ConfigDict, Field, PrivateAttr
 
 from langchain_jev.criteria import JevCriterion
 from langchain_jev.errors import JevConfigurationError, JevInputError
@@ -36,9 +38,14 @@ from langchain_jev.guardrails.catalog import (
 from langchain_jev.guardrails.subjects import clean_input, subject_for
 from langchain_jev.input import JevJudgeInput, ToolCall
 from langchain_jev.judge import JevJudge
+from langchain_jev.models.cache import DecisionCache, InMemoryCache, model_identity
 from langchain_jev.verdict import JevVerdict, Outcome
 
+DEFAULT_LEDGER_ENTRIES = 200_000
+"""How many conversations' chain hashes a battery's own ledger keeps (least recently used dropped first)."""
+
 __all__ = [
+    "DEFAULT_LEDGER_ENTRIES",
     "BatteryInput",
     "HazardAssessment",
     "HazardBattery",
@@ -308,6 +315,7 @@ class HazardBattery(RunnableSerializable[BatteryInput, HazardAssessment]):
     """The strictness preset."""
     judge: JevJudge = Field(exclude=True, repr=False)
     """The judge built from the prescribed questions (one noul per category)."""
+    _ledger_store: DecisionCache | None = PrivateAttr(default=None)
 
     def __init__(
         self,
@@ -410,6 +418,40 @@ class HazardBattery(RunnableSerializable[BatteryInput, HazardAssessment]):
     def model(self) -> BaseDecisionModel:
         """The decision model that answers the battery."""
         return self.judge.model
+
+    @property
+    def fingerprint(self) -> str:
+        """What tells this battery's judgements from another's: side, questions, thresholds, model.
+
+        Example:
+            >>> from langchain_jev.testing import ScriptedDecisionModel
+            >>> one = HazardBattery.input(["hate"], model=ScriptedDecisionModel({}))
+            >>> one.fingerprint == HazardBattery.input(["hate"], model=ScriptedDecisionModel({})).fingerprint
+            True
+            >>> one.fingerprint == HazardBattery.input(["hate"], "strict", ScriptedDecisionModel({})).fingerprint
+            False
+
+        """
+        described = {
+            "direction": self.direction,
+            "strictness": self.strictness,
+            "thresholds": self.thresholds,
+            "questions": {name: q.model_dump(mode="json") for name, q in self.questions.items()},
+            "model": model_identity(self.model),
+        }
+        encoded = json.dumps(described, sort_keys=True, default=str).encode("utf-8")
+        return hashlib.sha256(encoded).hexdigest()[:32]
+
+    @property
+    def ledger_store(self) -> DecisionCache:
+        """Where the guardrails built on this battery remember what they judged, unless given a ledger.
+
+        One store in this process's memory per battery, so every rail built on the
+        same battery (an input node and a guarded model node) shares its judgements.
+        """
+        if self._ledger_store is None:
+            self._ledger_store = InMemoryCache(max_entries=DEFAULT_LEDGER_ENTRIES)
+        return self._ledger_store
 
     # ------------------------------------------------------------------ assessing
 

@@ -13,10 +13,16 @@ A rail reads a `HazardAssessment` (or the error that kept it from one) into a
   left without a readable answer, and (with ``review_band``) categories whose
   probability of yes fell within ``review_band`` below their threshold (by
   default, whatever ``on_error`` says).
+- ``on_unjudgeable``: what a reply the battery cannot read (binary media: an
+  image, audio, a file that is not text) means: ``"refuse"`` (default) or
+  ``"allow"``; the media is named in the report either way.
 - ``exit_behavior``: how a refusal leaves the rail, in the vocabulary of
   LangChain's ``OpenAIModerationMiddleware``: ``"end"`` (the refusal ends the
   turn, the default), ``"error"`` (raise `GuardrailRefusedError`) or
   ``"replace"`` (the flagged content is replaced by a message and the run goes on).
+
+A failed check's report names the error's class and a fixed description of it
+(`describe_error`), never the error's own text, which may quote what was judged.
 """
 
 from __future__ import annotations
@@ -28,7 +34,16 @@ from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import Any, Literal
 
-from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, RemoveMessage, ToolMessage
+from langchain_core.messages import (
+    AIMessage,
+    BaseMessage,
+    ChatMessage,
+    FunctionMessage,
+    HumanMessage,
+    RemoveMessage,
+    SystemMessage,
+    ToolMessage,
+)
 
 from langchain_jev.errors import GuardrailUndecidedError, JevConfigurationError
 from langchain_jev.guardrails.battery import HazardAssessment, find_hazard
@@ -39,6 +54,7 @@ __all__ = [
     "EXIT_BEHAVIORS",
     "MODES",
     "ON_ERROR_MODES",
+    "ON_UNJUDGEABLE",
     "Action",
     "ExitBehavior",
     "GuardrailPolicy",
@@ -46,6 +62,7 @@ __all__ = [
     "GuardrailUndecidedError",
     "Mode",
     "OnError",
+    "OnUnjudgeable",
     "RefusalMessage",
     "WITHHELD_REQUEST",
     "WITHHELD_TOOL_RESULT",
@@ -53,14 +70,14 @@ __all__ = [
     "check_refusal_message",
     "decide",
     "default_refusal",
+    "describe_error",
     "error_report",
     "fingerprint",
     "read_assessment",
-    "read_review",
     "refusal_messages",
     "refusal_reply",
     "refusal_text",
-    "review_request",
+    "withheld_request",
 ]
 
 OnError = Literal["refuse", "raise", "allow", "interrupt", "end", "error"]
@@ -83,6 +100,12 @@ ExitBehavior = Literal["end", "error", "replace"]
 
 EXIT_BEHAVIORS: tuple[ExitBehavior, ...] = ("end", "error", "replace")
 """Every exit behaviour."""
+
+OnUnjudgeable = Literal["refuse", "allow"]
+"""What a reply the battery cannot read (binary media) means."""
+
+ON_UNJUDGEABLE: tuple[OnUnjudgeable, ...] = ("refuse", "allow")
+"""Every ``on_unjudgeable`` value."""
 
 Action = Literal["pass", "refuse", "raise", "review"]
 """What a rail does with a decision: let the turn pass, refuse it, re-raise, or ask a human."""
@@ -129,6 +152,8 @@ class GuardrailReport:
     """``"allow"`` or ``"refuse"`` when a human decided the turn (``interrupt``), else None."""
     borderline: Mapping[str, float] = field(default_factory=dict)
     """Categories not flagged but within the policy's ``review_band`` below their threshold."""
+    unjudgeable: tuple[str, ...] = ()
+    """Binary media in a reply that the battery could not read, each named by where it is and its type."""
 
     def __post_init__(self) -> None:
         if self.would_refuse is None:
@@ -137,7 +162,7 @@ class GuardrailReport:
     @property
     def flagged(self) -> bool:
         """True unless the check came back clean: a category flagged, borderline or undecided, or an error."""
-        return bool(self.categories or self.undecided or self.error or self.borderline)
+        return bool(self.categories or self.undecided or self.error or self.borderline or self.unjudgeable)
 
     @property
     def probabilities(self) -> dict[str, float]:
@@ -163,6 +188,7 @@ class GuardrailReport:
             "would_refuse": self.would_refuse,
             "review": self.review,
             "borderline": dict(self.borderline),
+            "unjudgeable": list(self.unjudgeable),
         }
 
 
@@ -205,6 +231,7 @@ class GuardrailPolicy:
     on_inconclusive: str = "refuse"
     exit_behavior: ExitBehavior = "end"
     review_band: float = 0.0
+    on_unjudgeable: OnUnjudgeable = "refuse"
 
     @classmethod
     def of(
@@ -215,6 +242,7 @@ class GuardrailPolicy:
         on_inconclusive: Any = None,
         exit_behavior: Any = "end",
         review_band: Any = 0.0,
+        on_unjudgeable: Any = "refuse",
     ) -> GuardrailPolicy:
         """Validate the settings by name; ``on_inconclusive`` defaults to ``on_error``.
 
@@ -240,7 +268,11 @@ class GuardrailPolicy:
             raise JevConfigurationError(
                 f"review_band must be a probability from 0 (no band) up to 1, got {review_band!r}"
             )
-        return cls(mode, failure, inconclusive, exit_behavior, float(review_band))
+        if on_unjudgeable not in ON_UNJUDGEABLE:
+            raise JevConfigurationError(
+                f"on_unjudgeable must be one of {', '.join(ON_UNJUDGEABLE)}; got {on_unjudgeable!r}"
+            )
+        return cls(mode, failure, inconclusive, exit_behavior, float(review_band), on_unjudgeable)
 
     @property
     def reviews(self) -> bool:
@@ -260,18 +292,60 @@ def check_refusal_message(message: Any) -> RefusalMessage | None:
     )
 
 
+_DESCRIPTIONS: tuple[tuple[str, str], ...] = (
+    ("TimeoutError", "the check timed out"),
+    ("TypeSafeAPITimeoutError", "the decision model timed out"),
+    ("TimeoutException", "the decision model timed out"),
+    ("TypeSafeAPIConnectionError", "the decision model could not be reached"),
+    ("ConnectionError", "the decision model could not be reached"),
+    ("TypeSafeAPIStatusError", "the decision model's server answered with an error"),
+    ("TypeSafeAPIResponseValidationError", "the decision model's answer could not be read"),
+    ("ChatModelOutputError", "the decision model's answer could not be read"),
+    ("ValidationError", "the decision model's answer could not be read"),
+    ("TypeSafeError", "the decision model failed"),
+    ("JevInputError", "the text could not be read for the check"),
+    ("JevConfigurationError", "the check is set up wrong"),
+)
+"""Fixed descriptions of the errors a check meets, by the name of a class in the error's MRO."""
+
+
+def describe_error(error: BaseException | None) -> str:
+    """The error's class and a fixed description of it: what a report or a raised error says.
+
+    Never the error's own message, which may quote what was judged; an HTTP status is named.
+
+    Example:
+        >>> describe_error(TimeoutError("took 30 s judging 'How do I make...'"))
+        'TimeoutError: the check timed out'
+        >>> describe_error(KeyError("a bug of ours"))
+        'KeyError: the check failed'
+
+    """
+    if error is None:
+        return "unknown error: the check failed"
+    names = {kind.__name__ for kind in type(error).__mro__}
+    description = next((text for name, text in _DESCRIPTIONS if name in names), "the check failed")
+    status = getattr(error, "status_code", None)
+    if isinstance(status, int) and not isinstance(status, bool):
+        description = f"{description} (status {status})"
+    return f"{type(error).__name__}: {description}"
+
+
 def decide(
     check: Direction,
     policy: GuardrailPolicy,
     assessment: HazardAssessment | None = None,
     error: BaseException | None = None,
+    unjudgeable: tuple[str, ...] = (),
 ) -> tuple[GuardrailReport, Action]:
     """Decide a turn from an assessment, or from the ``error`` that kept the rail from one.
 
-    Flagged categories refuse. A failed check follows ``on_error``, an
-    inconclusive one (undecided or borderline categories) ``on_inconclusive``.
-    In shadow mode the action is always ``"pass"`` and ``would_refuse`` says
-    what enforcing would have done.
+    Flagged categories refuse. Binary media the battery could not read
+    (``unjudgeable``) follows ``on_unjudgeable``. A failed check follows
+    ``on_error``, an inconclusive one (undecided or borderline categories)
+    ``on_inconclusive``. In shadow mode the action is always ``"pass"`` and
+    ``would_refuse`` says what enforcing would have done. Without an assessment
+    or an error, only the media decide (a reply with nothing else to judge).
 
     Example:
         >>> from types import MappingProxyType as M
@@ -281,12 +355,18 @@ def decide(
         ('pass', False, True)
 
     """
-    if assessment is None:
-        text = "unknown error" if error is None else f"{type(error).__name__}: {error}"
+    media = tuple(unjudgeable)
+    unreadable = "refuse" if media and policy.on_unjudgeable == "refuse" else "allow"
+    if assessment is None and (error is not None or not media):
         categories: Mapping[str, float] = MappingProxyType({})
         undecided: tuple[str, ...] = ()
         failure = policy.on_error
-        report = GuardrailReport(check, False, categories, undecided, text, None, policy.mode)
+        report = GuardrailReport(
+            check, False, categories, undecided, describe_error(error), None, policy.mode, unjudgeable=media
+        )
+    elif assessment is None:
+        report = GuardrailReport(check, False, mode=policy.mode, unjudgeable=media)
+        failure = unreadable
     else:
         flagged = MappingProxyType(assessment.flagged_categories)
         undecided = assessment.undecided
@@ -299,9 +379,20 @@ def decide(
             and p >= assessment.thresholds[name] - policy.review_band - 1e-9
         }
         report = GuardrailReport(
-            check, False, flagged, undecided, None, assessment, policy.mode, borderline=borderline
+            check,
+            False,
+            flagged,
+            undecided,
+            None,
+            assessment,
+            policy.mode,
+            borderline=borderline,
+            unjudgeable=media,
         )
-        failure = "refuse" if flagged else (policy.on_inconclusive if undecided or borderline else "allow")
+        if flagged or unreadable == "refuse":
+            failure = "refuse"
+        else:
+            failure = policy.on_inconclusive if undecided or borderline else "allow"
     would_refuse = failure != "allow"
     if policy.mode == "shadow":
         return replace(report, refused=False, would_refuse=would_refuse), "pass"
@@ -347,58 +438,6 @@ def fingerprint(data: Mapping[str, Any]) -> str:
     return hashlib.sha256(encoded).hexdigest()[:16]
 
 
-def review_request(report: GuardrailReport, data: Mapping[str, Any]) -> dict[str, Any]:
-    """The value a rail pauses with (``interrupt``): the decision so far and the text judged.
-
-    Resume with ``"allow"`` or ``"refuse"`` (or ``{"action": ..., "fingerprint": ...}``
-    to bind the decision to this text).
-    """
-    return {
-        "jev_guardrail": report.check,
-        "reason": "error" if report.error is not None else "inconclusive",
-        "categories": dict(report.categories),
-        "probabilities": report.probabilities,
-        "undecided": list(report.undecided),
-        "borderline": dict(report.borderline),
-        "error": report.error,
-        "text": dict(data),
-        "fingerprint": fingerprint(data),
-        "resume_with": ["allow", "refuse"],
-    }
-
-
-_ALLOW = frozenset({"allow", "approve", "accept", "yes"})
-_REFUSE = frozenset({"refuse", "reject", "deny", "no", "end"})
-
-
-def read_review(value: Any, data: Mapping[str, Any]) -> tuple[bool, str | None]:
-    """Read a human's resume value: (allowed, why a value was not understood or None).
-
-    Anything but a clear allow refuses (fail closed): a value that is not understood,
-    or a decision bound by ``fingerprint`` to another text than ``data``.
-
-    Example:
-        >>> read_review("allow", {}), read_review({"action": "refuse"}, {})
-        ((True, None), (False, None))
-        >>> read_review({"action": "allow", "fingerprint": "0"}, {"x": 1})[0]
-        False
-
-    """
-    action: Any = value
-    if isinstance(value, Mapping):
-        action = value.get("action", value.get("decision"))
-        bound = value.get("fingerprint")
-        if bound is not None and bound != fingerprint(data):
-            return False, "the review is bound to another text than the one judged now"
-    if isinstance(action, bool):
-        return action, None
-    if isinstance(action, str) and action.lower() in _ALLOW:
-        return True, None
-    if isinstance(action, str) and action.lower() in _REFUSE:
-        return False, None
-    return False, f"the resume value {type(value).__name__} is not allow or refuse"
-
-
 def _titles(names: Any) -> str:
     titles = [find_hazard(name).title for name in names]
     if len(titles) <= 1:
@@ -428,6 +467,8 @@ def default_refusal(report: GuardrailReport) -> str:
     opening = _OPENINGS[report.check]
     if report.categories:
         return f"{opening}: it was flagged for {_titles(report.categories)}."
+    if report.unjudgeable and report.error is None:
+        return f"{opening}: it carries media the safety check cannot read."
     if report.borderline:
         return f"{opening}: the safety check was unsure about {_titles(report.borderline)}."
     if report.undecided:
@@ -461,13 +502,37 @@ def refusal_reply(report: GuardrailReport, text: str) -> AIMessage:
     return AIMessage(content=text, response_metadata={"jev_guardrail": report.to_dict()})
 
 
-def _replaceable(message: BaseMessage, check: str) -> str:
-    if message.id is None:
-        raise JevConfigurationError(
-            f"the {check} guardrail must replace a {type(message).__name__} that has "
-            "no id; keep messages in a channel with the add_messages reducer (MessagesState)"
+def _withheld(message: BaseMessage, text: str) -> BaseMessage:
+    """``message`` with its content withheld, in place (same id and class, so the thread stays valid)."""
+    marker = {"jev_guardrail": "withheld"}
+    if isinstance(message, ToolMessage):
+        return ToolMessage(
+            content=text,
+            id=message.id,
+            tool_call_id=message.tool_call_id,
+            name=message.name,
+            status="error",
+            response_metadata=marker,
         )
-    return message.id
+    if isinstance(message, AIMessage):
+        calls = [{"name": c["name"], "args": {}, "id": c.get("id"), "type": "tool_call"} for c in message.tool_calls]
+        return AIMessage(content=text, id=message.id, tool_calls=calls, response_metadata=marker)
+    if isinstance(message, SystemMessage):
+        return SystemMessage(content=text, id=message.id, response_metadata=marker)
+    if isinstance(message, FunctionMessage):
+        return FunctionMessage(content=text, id=message.id, name=message.name, response_metadata=marker)
+    if isinstance(message, ChatMessage):
+        return ChatMessage(content=text, id=message.id, role=message.role, response_metadata=marker)
+    return HumanMessage(content=text, id=message.id, response_metadata=marker)
+
+
+def withheld_request(messages: tuple[BaseMessage, ...] | list[BaseMessage], text: str = WITHHELD_REQUEST) -> list[BaseMessage]:
+    """Placeholders for refused messages: each keeps its id, class and tool call ids; its content is ``text``.
+
+    Messages without an id (a system prompt added at the model call) are not in
+    the thread, so they have no placeholder.
+    """
+    return [_withheld(message, text) for message in messages if message.id is not None]
 
 
 def refusal_messages(
@@ -475,48 +540,33 @@ def refusal_messages(
 ) -> list[BaseMessage]:
     """The message updates of a refusal, for a ``messages`` channel with the add_messages reducer.
 
-    - input: every human message of the turn is replaced in the thread by a
-      placeholder (`WITHHELD_REQUEST`), so no later turn shows the request to the
-      model, and the refusal is appended (``"replace"``: the last placeholder is
-      the refusal text, and nothing is appended: the model answers it);
+    - input: every message judged is replaced in the thread by a placeholder
+      (`WITHHELD_REQUEST`, same id, class and tool call ids), so no later turn
+      shows it to the model, and the refusal is appended (``"replace"``: the last
+      placeholder is the refusal text, and nothing is appended: the model answers it);
     - output: the checked AI message is removed and the refusal appended;
     - tool results: the flagged tool messages keep their ids and tool call ids but
       their content is withheld, and the refusal is appended (``"replace"``: not
       appended, the model reads the withheld results).
 
-    Raises:
-        JevConfigurationError: a message to replace has no id (the messages channel
-            does not use the add_messages reducer), so it cannot be replaced.
-
+    Messages without an id are not in the thread and are left out.
     """
     refusal = refusal_reply(report, text)
-    updates: list[BaseMessage] = []
     if report.check == "input":
-        last = len(subject.messages) - 1
-        for index, message in enumerate(subject.messages):
-            placeholder = text if exit_behavior == "replace" and index == last else WITHHELD_REQUEST
-            updates.append(
-                HumanMessage(
-                    content=placeholder,
-                    id=_replaceable(message, report.check),
-                    response_metadata={"jev_guardrail": "withheld"},
-                )
-            )
-        return updates if exit_behavior == "replace" else [*updates, refusal]
+        updates = withheld_request(subject.messages)
+        if exit_behavior == "replace":
+            if updates:
+                updates[-1] = _withheld(updates[-1], text)
+            return updates
+        return [*updates, refusal]
+    updates = []
     for message in subject.messages:
-        message_id = _replaceable(message, report.check)
+        if message.id is None:
+            continue
         if isinstance(message, ToolMessage):
-            updates.append(
-                ToolMessage(
-                    content=WITHHELD_TOOL_RESULT,
-                    id=message_id,
-                    tool_call_id=message.tool_call_id,
-                    name=message.name,
-                    status="error",
-                )
-            )
+            updates.append(_withheld(message, WITHHELD_TOOL_RESULT))
         else:
-            updates.append(RemoveMessage(id=message_id))
+            updates.append(RemoveMessage(id=message.id))
     if report.check == "tool_results" and exit_behavior == "replace":
         return updates
     return [*updates, refusal]

@@ -1,44 +1,48 @@
 """One guardrail rail: ask a battery about a conversation and decide the turn.
 
-The rail is the I/O edge shared by the LangGraph nodes and the agent middleware:
-it finds what to check in the messages, makes the battery's one request, decides
-by its `GuardrailPolicy`, and returns the report with the message updates of a
-refusal. Around that one request:
+The rail is the check shared by the LangGraph nodes, the model's door
+(`langchain_jev.guardrails.door`) and the agent middleware: it finds what to
+check, makes the battery's one request, decides by its settings, and returns
+the report with the message updates of a refusal. Around that one request:
 
+- **judged by content, once**: an input or tool-result rail judges only what its
+  `Ledger` has not seen judged (the messages after the longest judged prefix,
+  with earlier ones as context), and records what passed;
 - **everything fails closed**: any exception while finding or judging the text
-  (a model that cannot be reached, an answer that cannot be read, a bug) is a
-  failed check, logged at WARNING on ``langchain_jev.guardrail`` and decided by
-  ``on_error``; only LangGraph's own control flow passes through;
+  (a model that cannot be reached, an answer that cannot be read, the deadline
+  passing, a bug) is a failed check, decided by ``on_error``; the report and any
+  raised error name the error's class and a fixed description, never its text;
+  the detail, redacted, is logged at WARNING on ``langchain_jev.guardrail``;
+  only LangGraph's own control flow passes through;
 - **no stream sees it**: the battery's run (which carries the text judged) is
   started without the config's streaming handlers (see `hidden_config`) and
   tagged ``jev_guardrail`` / ``jev_guardrail:<check>``; tracers keep it;
 - **every decision is recorded**: a run named ``jev_guardrail_decision`` carries
-  the report in its metadata (``jev_guardrail_decision``), and ``on_flag`` (sync
-  or async) is called once with the report of every check that did not come back
-  clean, in every mode;
-- **a human may decide**: with ``interrupt``, the rail calls its ``reviewer`` (the
-  LangGraph spokes pass ``langgraph.types.interrupt``) with `review_request` and
-  reads the answer with `read_review`.
+  the report in its metadata, and ``on_flag`` (sync or async) is called with the
+  report of every check that did not come back clean, in every mode;
+- **a human may decide**: with ``interrupt``, the text goes to the review store
+  and the rail calls its ``reviewer`` (``langgraph.types.interrupt``) with a
+  request that carries no text; only an authenticated allow counts (see
+  `langchain_jev.guardrails.review`).
 """
 
 from __future__ import annotations
 
-import asyncio
 import inspect
 import logging
-import re
-import threading
-from collections.abc import Awaitable, Callable, Generator, Mapping, Sequence
+from collections.abc import Callable, Generator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 from langchain_core.callbacks import BaseCallbackManager
-from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
-from langchain_core.runnables import RunnableConfig, RunnableLambda
+from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
+from langchain_core.runnables import RunnableConfig
 from langchain_core.runnables.config import ensure_config
 from langchain_core.tracers.context import _tracing_v2_is_enabled
+from typing_extensions import Unpack
 
 from langchain_jev.errors import (
+    GuardrailCheckError,
     GuardrailRefusedError,
     GuardrailUndecidedError,
     JevConfigurationError,
@@ -46,30 +50,23 @@ from langchain_jev.errors import (
 )
 from langchain_jev.guardrails.battery import HazardAssessment, HazardBattery
 from langchain_jev.guardrails.catalog import Direction
+from langchain_jev.guardrails.drive import Ask, Mark, Prefix, Procedure, Step, Trace, adrive, drive
 from langchain_jev.guardrails.hidden import hidden_config
+from langchain_jev.guardrails.ledger import Ledger
 from langchain_jev.guardrails.policy import (
     Action,
-    ExitBehavior,
-    GuardrailPolicy,
     GuardrailReport,
-    Mode,
-    OnError,
-    RefusalMessage,
-    check_refusal_message,
     decide,
     default_refusal,
-    read_review,
+    fingerprint,
     refusal_messages,
     refusal_reply,
     refusal_text,
-    review_request,
 )
-from langchain_jev.guardrails.subjects import (
-    DEFAULT_CONTEXT_MESSAGES,
-    Subject,
-    output_subject,
-    subject_for,
-)
+from langchain_jev.guardrails.review import read_review, review_item, review_request
+from langchain_jev.guardrails.settings import GuardrailOptions, GuardrailSettings, OnFlag
+from langchain_jev.guardrails.subjects import Subject, input_subject, output_subject, tool_results_subject
+from langchain_jev.guardrails.text import redact
 from langchain_jev.input import JevJudgeInput
 
 __all__ = [
@@ -77,7 +74,6 @@ __all__ = [
     "OnFlag",
     "RailOutcome",
     "Reviewer",
-    "hold_tokens",
     "rail_config",
     "redact",
     "require_battery",
@@ -87,24 +83,8 @@ __all__ = [
 
 logger = logging.getLogger("langchain_jev.guardrail")
 
-OnFlag = Callable[[GuardrailReport], Any]
-"""Called with the report of every check that did not come back clean (may be async)."""
-
 Reviewer = Callable[[dict[str, Any]], Any]
 """Asks a human about a check (``langgraph.types.interrupt``) and returns the answer."""
-
-_SECRETS = re.compile(r"(?i)\b(sk-|bearer\s+|api[_-]?key[=:]\s*)[A-Za-z0-9._\-]{4,}")
-
-
-def redact(text: str) -> str:
-    """``text`` with anything shaped like an API key or bearer token masked.
-
-    Example:
-        >>> redact("401: bad key sk-test-0123456789")
-        '401: bad key sk-…'
-
-    """
-    return _SECRETS.sub(lambda match: f"{match.group(1)}…", text)
 
 
 def _is_graph_control(error: BaseException) -> bool:
@@ -124,6 +104,8 @@ class RailOutcome:
     ends: bool = False
     """True when the refusal ends the turn (``exit_behavior="end"``); with ``"replace"``
     the run goes on with the replacement."""
+    subject: Subject | None = field(default=None, repr=False, compare=False)
+    """What was judged."""
 
 
 def state_messages(state: Any, key: str, reader: str) -> Sequence[BaseMessage]:
@@ -172,17 +154,6 @@ def require_strings(**settings: object) -> None:
             raise JevConfigurationError(f"{label} must be a non-empty string, got {value!r}")
 
 
-def hold_tokens(config: RunnableConfig | None) -> RunnableConfig:
-    """The config of a model call whose reply is checked before it is shown.
-
-    The caller's config (or the enclosing run's) without streaming handlers and
-    tagged ``nostream`` (see `hidden_config`): neither LangGraph's
-    ``stream_mode="messages"`` nor ``astream_events`` shows the model's tokens or
-    its reply; the step returns the reply once the output rail has checked it.
-    """
-    return hidden_config(config, "jev_guarded_draft")
-
-
 def rail_config(check: Direction, config: RunnableConfig | None) -> RunnableConfig:
     """The config of a rail's battery run: the caller's, hidden from streams, tagged with the check.
 
@@ -202,110 +173,18 @@ def _observed(config: RunnableConfig) -> bool:
     return bool(callbacks) or bool(_tracing_v2_is_enabled())
 
 
-def _record(report: dict[str, Any]) -> dict[str, Any]:
-    return report
-
-
-async def _arecord(report: dict[str, Any]) -> dict[str, Any]:
-    return report
-
-
-_DECISION = RunnableLambda(_record, afunc=_arecord, name="jev_guardrail_decision")
-
-
-def _run_coroutine(awaitable: Awaitable[Any]) -> None:
-    """Wait for an async callback from sync code (in a thread when a loop is running here)."""
-
-    async def wait() -> None:
-        await awaitable
-
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        asyncio.run(wait())
-        return
-    failure: list[BaseException] = []
-
-    def target() -> None:
-        try:
-            asyncio.run(wait())
-        except BaseException as error:
-            failure.append(error)
-
-    thread = threading.Thread(target=target, name="jev-guardrail-on-flag")
-    thread.start()
-    thread.join()
-    if failure:
-        raise failure[0]
-
-
-_Found = tuple[Subject, HazardAssessment | None, Exception | None]
-"""What a check found: the subject, and the assessment or the error that kept the rail from one."""
-
-
-@dataclass(frozen=True)
-class _Ask:
-    """A check's one battery request."""
-
-    data: JevJudgeInput
-    config: RunnableConfig
-
-
-@dataclass(frozen=True)
-class _Record:
-    """The decision's trace run (`_DECISION`), with its report."""
-
-    report: dict[str, Any]
-    config: RunnableConfig
-
-
-_Step = _Ask | _Record | Awaitable[Any]
-"""What a check asks of its driver: the battery's request, the decision's run, or an ``on_flag`` to await."""
-_Procedure = Generator[_Step, Any, RailOutcome | None]
-
-
-@dataclass(frozen=True)
-class _Done:
-    """A procedure's end: the rail's outcome."""
-
-    outcome: RailOutcome | None
-
-
-def _advance(procedure: _Procedure, sent: Any, failed: Exception | None) -> _Step | _Done:
-    """Send a step's result into the procedure (or throw its error in); the next step, or the end."""
-    try:
-        return procedure.send(sent) if failed is None else procedure.throw(failed)
-    except StopIteration as stop:
-        return _Done(stop.value)
-
-
-def _fallback_subject(check: Direction, messages: Sequence[BaseMessage]) -> Subject:
-    """What a refusal replaces when the subject itself could not be read."""
-    if check == "input":
-        start = max((i + 1 for i, m in enumerate(messages) if isinstance(m, AIMessage)), default=0)
-        found: tuple[BaseMessage, ...] = tuple(m for m in messages[start:] if isinstance(m, HumanMessage))
-    elif check == "output":
-        found = (messages[-1],) if messages and isinstance(messages[-1], AIMessage) else ()
-    else:
-        end = len(messages)
-        while end > 0 and isinstance(messages[end - 1], ToolMessage):
-            end -= 1
-        found = tuple(messages[end:])
-    return Subject(JevJudgeInput(), found)
+def _has_text(data: JevJudgeInput) -> bool:
+    return bool(data.question or data.answer or data.tool_calls)
 
 
 class GuardrailRail:
-    """Check one side of a turn with a battery; decide by the policy.
+    """Check one side of a turn with a battery; decide by the settings.
 
     Args:
         battery: the hazard battery to ask.
         check: the side (must be the battery's).
-        refusal_message: the refusal text, or a function of the report returning it.
-        on_error, on_inconclusive, review_band, exit_behavior, mode: the `GuardrailPolicy`.
-        on_flag: called (sync or async) with the report of every check that did not
-            come back clean, in every mode; an error in it is logged, never raised.
-        context_messages: how many earlier messages an input check is shown.
         reviewer: asks a human (``interrupt`` policies need one).
+        settings: the `GuardrailSettings` (the keyword options are laid over them).
 
     Example:
         >>> from langchain_core.messages import HumanMessage
@@ -322,51 +201,32 @@ class GuardrailRail:
         battery: HazardBattery,
         check: Direction,
         *,
-        refusal_message: RefusalMessage | None = None,
-        on_error: OnError = "refuse",
-        on_inconclusive: OnError | None = None,
-        review_band: float = 0.0,
-        exit_behavior: ExitBehavior = "end",
-        mode: Mode = "enforce",
-        on_flag: OnFlag | None = None,
-        context_messages: int = DEFAULT_CONTEXT_MESSAGES,
         reviewer: Reviewer | None = None,
+        settings: GuardrailSettings | None = None,
+        **options: Unpack[GuardrailOptions],
     ) -> None:
         self.battery = battery
         self.check = check
-        self.refusal_message = check_refusal_message(refusal_message)
-        self.policy = GuardrailPolicy.of(
-            mode=mode,
-            on_error=on_error,
-            on_inconclusive=on_inconclusive,
-            exit_behavior=exit_behavior,
-            review_band=review_band,
-        )
-        if on_flag is not None and not callable(on_flag):
-            raise JevConfigurationError(
-                f"on_flag must be a function of the report, got {type(on_flag).__name__}"
-            )
-        self.on_flag = on_flag
-        if (
-            isinstance(context_messages, bool)
-            or not isinstance(context_messages, int)
-            or context_messages < 0
-        ):
-            raise JevConfigurationError(
-                f"context_messages must be a whole number of messages >= 0, got {context_messages!r}"
-            )
-        self.context_messages = context_messages
+        self.settings = GuardrailSettings.of(settings, **options)
+        self.policy = self.settings.policy
         if self.policy.reviews and reviewer is None:
             raise JevConfigurationError(
                 "on_error/on_inconclusive='interrupt' needs a reviewer: use the LangGraph guardrail "
                 "node or the agent middleware, which pause the graph with interrupt()"
             )
         self.reviewer = reviewer
+        store = self.settings.ledger if self.settings.ledger is not None else battery.ledger_store
+        self.ledger = Ledger(store, namespace=f"{battery.fingerprint}:{self.policy.mode}")
 
     @property
     def on_error(self) -> str:
         """The canonical ``on_error`` policy."""
         return self.policy.on_error
+
+    @property
+    def on_flag(self) -> OnFlag | None:
+        """The ``on_flag`` callback."""
+        return self.settings.on_flag
 
     # ------------------------------------------------------------------ checking
 
@@ -376,18 +236,18 @@ class GuardrailRail:
         """Check ``messages``; None when they hold nothing of this side to check.
 
         Raises:
-            Exception: with ``on_error="raise"``, the check's error, or
-                `GuardrailUndecidedError` when categories went unanswered.
+            GuardrailCheckError: with ``on_error="raise"``, the check failed.
+            GuardrailUndecidedError: with ``on_inconclusive="raise"``, categories went unanswered.
             GuardrailRefusedError: a refusal with ``exit_behavior="error"``.
 
         """
-        return self._drive(self._checking(messages, config))
+        return drive(self.judging(messages, config))
 
     async def arun(
         self, messages: Sequence[BaseMessage], config: RunnableConfig | None = None
     ) -> RailOutcome | None:
         """Asynchronous `run`."""
-        return await self._adrive(self._checking(messages, config))
+        return await adrive(self.judging(messages, config))
 
     def check_reply(
         self, messages: Sequence[BaseMessage], reply: AIMessage, config: RunnableConfig | None = None
@@ -404,14 +264,14 @@ class GuardrailRail:
 
         """
         self._output_only()
-        return self._drive(self._reply_checking(messages, reply, config))
+        return drive(self.reply_judging(messages, reply, config))
 
     async def acheck_reply(
         self, messages: Sequence[BaseMessage], reply: AIMessage, config: RunnableConfig | None = None
     ) -> RailOutcome | None:
         """Asynchronous `check_reply`."""
         self._output_only()
-        return await self._adrive(self._reply_checking(messages, reply, config))
+        return await adrive(self.reply_judging(messages, reply, config))
 
     def _output_only(self) -> None:
         if self.check != "output":
@@ -419,105 +279,112 @@ class GuardrailRail:
                 f"only an output rail checks a model's reply; this is a {self.check} rail"
             )
 
-    # ------------------------------------------------------------------ one check, two drivers
+    # ------------------------------------------------------------------ the procedures
 
-    def _checking(self, messages: Sequence[BaseMessage], config: RunnableConfig | None) -> _Procedure:
-        """A check of ``messages`` as they stand (the subject is already in the conversation)."""
-        return self._procedure(
-            lambda: subject_for(self.check, messages, self.context_messages), messages, config, joined=True
-        )
+    def judging(
+        self, messages: Sequence[BaseMessage], config: RunnableConfig | None
+    ) -> Procedure[RailOutcome | None]:
+        """The check of ``messages`` as they stand: what a driver runs (see `drive`)."""
+        if self.check == "output":
+            return self._procedure(lambda _: output_subject(messages), messages, config, joined=True)
+        return self._procedure(self._finder(messages), messages, config, joined=True, ledgered=True)
 
-    def _reply_checking(
+    def reply_judging(
         self, messages: Sequence[BaseMessage], reply: AIMessage, config: RunnableConfig | None
-    ) -> _Procedure:
-        """A check of a ``reply`` that has not joined ``messages`` yet."""
-        return self._procedure(lambda: output_subject([*messages, reply]), [reply], config, joined=False)
+    ) -> Procedure[RailOutcome | None]:
+        """The check of a ``reply`` that has not joined ``messages`` yet."""
+        return self._procedure(lambda _: output_subject(messages, reply), [reply], config, joined=False)
+
+    def _finder(self, messages: Sequence[BaseMessage]) -> Callable[[int], Subject | None]:
+        if self.check == "input":
+            return lambda start: input_subject(messages, start, self.settings.context_messages)
+        return lambda start: tool_results_subject(messages, start)
 
     def _procedure(
         self,
-        find: Callable[[], Subject | None],
+        find: Callable[[int], Subject | None],
         messages: Sequence[BaseMessage],
         config: RunnableConfig | None,
         *,
         joined: bool,
-    ) -> _Procedure:
-        """The whole check, sync or async alike: it yields its I/O and a driver does it.
-
-        It yields `_Ask` (the battery's one request; the assessment is sent back),
-        `_Record` (the decision's trace run) and an awaitable ``on_flag`` result;
-        a driver throws an I/O step's error back in, where it is decided.
-        """
+        ledgered: bool = False,
+    ) -> Generator[Step, Any, RailOutcome | None]:
+        """The whole check, sync or async alike: it yields its I/O and a driver does it."""
+        start = 0
+        if ledgered:
+            try:
+                start = yield Prefix(self.ledger, messages)
+            except Exception as error:  # a ledger that cannot be read: judge everything
+                logger.warning("the %s safety check could not read its ledger (%s)", self.check, type(error).__name__)
         subject: Subject | None = None
-        found: _Found
+        assessment: HazardAssessment | None = None
+        failure: Exception | None = None
         try:
-            subject = find()
+            subject = find(start)
             if subject is None:
+                if ledgered and len(messages) > start:
+                    yield from self.marking(messages, start)
                 return None
-            assessment: HazardAssessment = yield _Ask(subject.data, rail_config(self.check, config))
-            found = subject, assessment, None
-        except Exception as failure:
-            if _is_graph_control(failure):
+            if _has_text(subject.data):
+                assessment = yield Ask(
+                    self.battery, subject.data, rail_config(self.check, config), self.settings.timeout
+                )
+        except Exception as error:
+            if _is_graph_control(error):
                 raise
-            found = subject or _fallback_subject(self.check, messages), None, failure
-        report, action, error, subject = self._rule(*found)
+            failure = error
+        if subject is None:
+            subject = Subject(JevJudgeInput(), self._fallback(messages, start, joined=joined))
+        report, action = self._rule(subject, assessment, failure)
         yield from self._notifying(report, config)
-        return self._act(report, action, error, subject, joined=joined)
+        outcome = self._act(report, action, failure, subject, joined=joined)
+        if ledgered and self.settled(report):
+            yield from self.marking(messages, start)
+        return outcome
 
-    def _drive(self, procedure: _Procedure) -> RailOutcome | None:
-        """Do a procedure's I/O synchronously (an async ``on_flag`` is waited for)."""
-        step = _advance(procedure, None, None)
-        while not isinstance(step, _Done):
-            sent: Any = None
-            failed: Exception | None = None
-            try:
-                if isinstance(step, _Ask):
-                    sent = self.battery.invoke(step.data, step.config)
-                elif isinstance(step, _Record):
-                    _DECISION.invoke(step.report, step.config)
-                else:
-                    _run_coroutine(step)
-            except Exception as error:
-                failed = error
-            step = _advance(procedure, sent, failed)
-        return step.outcome
+    def _fallback(self, messages: Sequence[BaseMessage], start: int, *, joined: bool) -> tuple[BaseMessage, ...]:
+        """What a refusal replaces when the subject itself could not be read."""
+        if self.check == "input":
+            return tuple(messages[start:])
+        if self.check == "tool_results":
+            return tuple(m for m in messages[start:] if isinstance(m, ToolMessage))
+        if not joined:
+            return tuple(messages)
+        return (messages[-1],) if messages and isinstance(messages[-1], AIMessage) else ()
 
-    async def _adrive(self, procedure: _Procedure) -> RailOutcome | None:
-        """Do a procedure's I/O asynchronously."""
-        step = _advance(procedure, None, None)
-        while not isinstance(step, _Done):
-            sent: Any = None
-            failed: Exception | None = None
-            try:
-                if isinstance(step, _Ask):
-                    sent = await self.battery.ainvoke(step.data, step.config)
-                elif isinstance(step, _Record):
-                    await _DECISION.ainvoke(step.report, step.config)
-                else:
-                    await step
-            except Exception as error:
-                failed = error
-            step = _advance(procedure, sent, failed)
-        return step.outcome
+    def marking(self, messages: Sequence[BaseMessage], start: int) -> Generator[Step, Any, None]:
+        """Record ``messages`` in the ledger as judged (from ``start`` on); a failure is logged."""
+        try:
+            yield Mark(self.ledger, messages, start)
+        except Exception as error:  # the next check judges it again
+            logger.warning("the %s safety check could not write its ledger (%s)", self.check, type(error).__name__)
+
+    @staticmethod
+    def settled(report: GuardrailReport) -> bool:
+        """True when what was judged may count as judged: it passed on an answer, not on an error."""
+        if report.refused or report.error is not None:
+            return False
+        return report.review == "allow" or report.mode == "shadow" or not report.flagged
 
     # ------------------------------------------------------------------ deciding
 
     def _rule(
         self, subject: Subject, assessment: HazardAssessment | None, error: Exception | None
-    ) -> tuple[GuardrailReport, Action, Exception | None, Subject]:
-        report, action = decide(self.check, self.policy, assessment, error)
-        if report.error is not None:
-            report = replace(report, error=redact(report.error))
-        self._log(report, action)
+    ) -> tuple[GuardrailReport, Action]:
+        report, action = decide(self.check, self.policy, assessment, error, subject.media)
+        self._log(report, action, error)
         if action == "review":
             report = self._review(report, subject)
             action = "refuse" if report.refused else "pass"
-        return report, action, error, subject
+        return report, action
 
-    def _log(self, report: GuardrailReport, action: Action) -> None:
+    def _log(self, report: GuardrailReport, action: Action, error: Exception | None) -> None:
         if report.error is None and not (report.undecided and not report.categories):
             return
         if report.error is not None:
-            what, setting = f"failed ({report.error})", f"on_error={self.policy.on_error!r}"
+            detail = redact(str(error))[:300] if error is not None else ""
+            what = f"failed ({report.error}; detail: {detail})" if detail else f"failed ({report.error})"
+            setting = f"on_error={self.policy.on_error!r}"
         else:
             what = f"got no readable answer for {', '.join(report.undecided)}"
             setting = f"on_inconclusive={self.policy.on_inconclusive!r}"
@@ -535,8 +402,12 @@ class GuardrailRail:
         if self.reviewer is None:  # pragma: no cover - checked when the rail is built
             raise JevConfigurationError("interrupt needs a reviewer")
         data = subject.data.to_state()
-        answer = self.reviewer(review_request(report, data))
-        allowed, problem = read_review(answer, data)
+        try:
+            self.settings.reviews_to(review_item(report, data))
+        except Exception as error:
+            logger.warning("the review store raised %s; the review goes on", type(error).__name__)
+        answer = self.reviewer(review_request(report, fingerprint(data)))
+        allowed, problem = read_review(answer, fingerprint(data), self.settings.review_secret)
         if problem is not None:
             logger.warning("the %s safety check's review refuses the turn: %s", self.check, problem)
         return replace(report, refused=not allowed, review="allow" if allowed else "refuse")
@@ -551,20 +422,21 @@ class GuardrailRail:
 
     def _notifying(
         self, report: GuardrailReport, config: RunnableConfig | None
-    ) -> Generator[_Step, Any, None]:
+    ) -> Generator[Step, Any, None]:
         """Record the decision and call ``on_flag``; neither one's failure decides the turn."""
         try:
             recorded = self._recorded(report, config)
             if recorded is not None:
-                yield _Record(report.to_dict(), recorded)
+                yield Trace(report.to_dict(), recorded)
         except Exception as error:  # a tracer's fault must not decide the turn
             logger.warning(
                 "could not record the %s safety check's decision (%s)", self.check, type(error).__name__
             )
-        if self.on_flag is None or not report.flagged:
+        on_flag = self.settings.on_flag
+        if on_flag is None or not report.flagged:
             return
         try:
-            result = self.on_flag(report)
+            result = on_flag(report)
             if inspect.isawaitable(result):
                 yield result
         except Exception as error:
@@ -583,22 +455,26 @@ class GuardrailRail:
     ) -> RailOutcome:
         if action == "raise":
             if error is not None:
-                raise error
+                raise GuardrailCheckError(report, type(error).__name__) from None
             raise GuardrailUndecidedError(report)
         if action != "refuse":
-            return RailOutcome(report)
+            return RailOutcome(report, subject=subject)
         exit_behavior = self.policy.exit_behavior
         if exit_behavior == "error":
             raise GuardrailRefusedError(report)
         text = self._refusal_text(report)
         ends = exit_behavior == "end"
         if not joined:
-            return RailOutcome(report, [refusal_reply(report, text)], ends)
-        return RailOutcome(report, refusal_messages(subject, report, text, exit_behavior), ends)
+            return RailOutcome(report, [refusal_reply(report, text)], ends, subject)
+        return RailOutcome(report, refusal_messages(subject, report, text, exit_behavior), ends, subject)
+
+    def refusal_text(self, report: GuardrailReport) -> str:
+        """The refusal wording for ``report`` (the default wording when ``refusal_message`` raises)."""
+        return self._refusal_text(report)
 
     def _refusal_text(self, report: GuardrailReport) -> str:
         try:
-            return refusal_text(self.refusal_message, report)
+            return refusal_text(self.settings.refusal_message, report)
         except Exception as error:
             logger.warning("refusal_message raised %s; the default refusal is used", type(error).__name__)
             return default_refusal(report)

@@ -1,0 +1,242 @@
+"""The I/O of a guardrail, done by one of two drivers: a check is written once, sync and async alike.
+
+A rail's check and the model's door are generators: they yield what they need
+done (a `Step`) and are sent the result, or thrown the error, back. `drive` does
+the steps synchronously and `adrive` asynchronously, so no logic is written
+twice. The steps:
+
+- `Ask`: one battery request, with the rail's deadline (past it, `TimeoutError`);
+- `Call`: the model call of the door, hidden from every stream unless told otherwise;
+- `Prefix` / `Mark`: look up / record conversations in a `Ledger`;
+- `Trace`: the decision's trace run (`jev_guardrail_decision`);
+- any awaitable: an async ``on_flag`` to wait for.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import threading
+from collections.abc import Awaitable, Callable, Generator, Sequence
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+from langchain_core.messages import BaseMessage
+from langchain_core.runnables import Runnable, RunnableConfig, RunnableLambda
+from langchain_core.runnables.config import ensure_config, set_config_context
+from langchain_core.runnables.utils import coro_with_context
+
+from langchain_jev.guardrails.hidden import hidden_config
+from langchain_jev.guardrails.ledger import Ledger
+
+__all__ = ["Ask", "Call", "Mark", "Prefix", "Procedure", "Step", "Trace", "adrive", "drive"]
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class Ask:
+    """One battery request (the assessment is sent back), within ``timeout`` seconds."""
+
+    battery: Runnable[Any, Any]
+    data: Any
+    config: RunnableConfig
+    timeout: float | None
+
+
+@dataclass(frozen=True)
+class Call:
+    """The model's call (its output is sent back).
+
+    ``invoke`` / ``ainvoke`` are given the config to run with; with ``hidden`` it
+    is `hidden_config`, which is also the context config while they run, so no
+    stream sees the call or anything nested in it.
+    """
+
+    invoke: Callable[[RunnableConfig], Any]
+    ainvoke: Callable[[RunnableConfig], Awaitable[Any]]
+    config: RunnableConfig | None
+    hidden: bool
+    tags: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Prefix:
+    """How many of the first ``messages`` the ledger has judged (the count is sent back)."""
+
+    ledger: Ledger
+    messages: Sequence[BaseMessage]
+
+
+@dataclass(frozen=True)
+class Mark:
+    """Record ``messages`` in the ledger as judged (from ``start`` on)."""
+
+    ledger: Ledger
+    messages: Sequence[BaseMessage]
+    start: int = 0
+
+
+@dataclass(frozen=True)
+class Trace:
+    """The decision's trace run, with its report."""
+
+    report: dict[str, Any]
+    config: RunnableConfig
+
+
+Step = Ask | Call | Prefix | Mark | Trace | Awaitable[Any]
+"""What a procedure asks of its driver."""
+
+Procedure = Generator[Step, Any, T]
+"""A check or a door: yields steps, returns its result."""
+
+
+def _record(report: dict[str, Any]) -> dict[str, Any]:
+    return report
+
+
+async def _arecord(report: dict[str, Any]) -> dict[str, Any]:
+    return report
+
+
+_DECISION = RunnableLambda(_record, afunc=_arecord, name="jev_guardrail_decision")
+
+
+def _run_coroutine(awaitable: Awaitable[Any]) -> None:
+    """Wait for an async callback from sync code (in a thread when a loop is running here)."""
+
+    async def wait() -> None:
+        await awaitable
+
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        asyncio.run(wait())
+        return
+    failure: list[BaseException] = []
+
+    def target() -> None:
+        try:
+            asyncio.run(wait())
+        except BaseException as error:
+            failure.append(error)
+
+    thread = threading.Thread(target=target, name="jev-guardrail-on-flag")
+    thread.start()
+    thread.join()
+    if failure:
+        raise failure[0]
+
+
+def within(timeout: float | None, call: Callable[[], T]) -> T:
+    """``call()``, or `TimeoutError` when it has not returned within ``timeout`` seconds.
+
+    The call runs in a daemon thread with this context (its config, its trace
+    parent); past the deadline it is left to finish on its own and its result is dropped.
+    """
+    if timeout is None:
+        return call()
+    context = contextvars.copy_context()
+    outcome: list[tuple[bool, Any]] = []
+    done = threading.Event()
+
+    def target() -> None:
+        try:
+            outcome.append((True, context.run(call)))
+        except BaseException as error:
+            outcome.append((False, error))
+        finally:
+            done.set()
+
+    threading.Thread(target=target, name="jev-guardrail-check", daemon=True).start()
+    if not done.wait(timeout):
+        raise TimeoutError(f"the safety check did not finish within {timeout:g} s")
+    ok, value = outcome[0]
+    if not ok:
+        raise value
+    result: T = value
+    return result
+
+
+def _call(step: Call) -> Any:
+    if not step.hidden:
+        return step.invoke(ensure_config(step.config))
+    config = hidden_config(step.config, *step.tags)
+    with set_config_context(config) as context:
+        return context.run(step.invoke, config)
+
+
+async def _acall(step: Call) -> Any:
+    if not step.hidden:
+        return await step.ainvoke(ensure_config(step.config))
+    config = hidden_config(step.config, *step.tags)
+    with set_config_context(config) as context:
+        return await coro_with_context(step.ainvoke(config), context)
+
+
+def _step(procedure: Procedure[T], sent: Any, failed: Exception | None) -> tuple[bool, Any]:
+    """Send a step's result into the procedure (or throw its error in): (finished, next step or result)."""
+    try:
+        return False, (procedure.send(sent) if failed is None else procedure.throw(failed))
+    except StopIteration as stop:
+        return True, stop.value
+
+
+def drive(procedure: Procedure[T]) -> T:
+    """Do a procedure's steps synchronously; return its result."""
+    finished, step = _step(procedure, None, None)
+    while not finished:
+        sent: Any = None
+        failed: Exception | None = None
+        try:
+            if isinstance(step, Ask):
+                ask = step
+                sent = within(ask.timeout, lambda: ask.battery.invoke(ask.data, ask.config))
+            elif isinstance(step, Call):
+                sent = _call(step)
+            elif isinstance(step, Prefix):
+                sent = step.ledger.judged_prefix(step.messages)
+            elif isinstance(step, Mark):
+                step.ledger.record(step.messages, step.start)
+            elif isinstance(step, Trace):
+                _DECISION.invoke(step.report, step.config)
+            else:
+                _run_coroutine(step)
+        except Exception as error:
+            failed = error
+        finished, step = _step(procedure, sent, failed)
+    result: T = step
+    return result
+
+
+async def adrive(procedure: Procedure[T]) -> T:
+    """Do a procedure's steps asynchronously; return its result."""
+    finished, step = _step(procedure, None, None)
+    while not finished:
+        sent: Any = None
+        failed: Exception | None = None
+        try:
+            if isinstance(step, Ask):
+                if step.timeout is None:
+                    sent = await step.battery.ainvoke(step.data, step.config)
+                else:
+                    try:
+                        sent = await asyncio.wait_for(step.battery.ainvoke(step.data, step.config), step.timeout)
+                    except TimeoutError:
+                        raise TimeoutError(f"the safety check did not finish within {step.timeout:g} s") from None
+            elif isinstance(step, Call):
+                sent = await _acall(step)
+            elif isinstance(step, Prefix):
+                sent = await step.ledger.ajudged_prefix(step.messages)
+            elif isinstance(step, Mark):
+                await step.ledger.arecord(step.messages, step.start)
+            elif isinstance(step, Trace):
+                await _DECISION.ainvoke(step.report, step.config)
+            else:
+                await step
+        except Exception as error:
+            failed = error
+        finished, step = _step(procedure, sent, failed)
+    result: T = step
+    return result

@@ -53,6 +53,7 @@ if TYPE_CHECKING:
     from langchain_jev.criteria import JevCriterion
     from langchain_jev.errors import (
         ChatModelOutputError,
+        GuardrailCheckError,
         GuardrailRefusedError,
         GuardrailUndecidedError,
         JevConfigurationError,
@@ -67,6 +68,7 @@ if TYPE_CHECKING:
     from langchain_jev.graph.guardrail import create_guardrail_node
     from langchain_jev.graph.self_refine import create_self_refine_graph
     from langchain_jev.guardrails.battery import HazardBattery
+    from langchain_jev.guardrails.settings import GuardrailSettings
     from langchain_jev.input import (
         ANSWER_FIELD,
         CONTEXT_FIELD,
@@ -100,7 +102,9 @@ _EXPORTS: dict[str, str] = {
     "DecisionCache": "langchain_jev.models.cache",
     "DecisionResponse": "langchain_jev.models.response",
     "EXPECTED_FIELD": "langchain_jev.input",
+    "GuardrailCheckError": "langchain_jev.errors",
     "GuardrailRefusedError": "langchain_jev.errors",
+    "GuardrailSettings": "langchain_jev.guardrails.settings",
     "GuardrailUndecidedError": "langchain_jev.errors",
     "HazardBattery": "langchain_jev.guardrails.battery",
     "InMemoryCache": "langchain_jev.models.cache",
@@ -146,7 +150,9 @@ __all__ = [
     "DecisionCache",
     "DecisionResponse",
     "EXPECTED_FIELD",
+    "GuardrailCheckError",
     "GuardrailRefusedError",
+    "GuardrailSettings",
     "GuardrailUndecidedError",
     "HazardBattery",
     "InMemoryCache",

@@ -12,17 +12,22 @@ from typing import TYPE_CHECKING
 from langchain_jev._lazy import lazy_exports
 
 if TYPE_CHECKING:
-    from langchain_jev.errors import GuardrailRefusedError, GuardrailUndecidedError
+    from langchain_jev.errors import GuardrailCheckError, GuardrailRefusedError, GuardrailUndecidedError
     from langchain_jev.graph.guarded_model import create_guarded_model_node, guard_model
     from langchain_jev.graph.guardrail import GuardrailState, create_guardrail_node
     from langchain_jev.graph.self_refine import SelfRefineState, create_self_refine_graph
     from langchain_jev.guardrails.battery import HazardAssessment, HazardBattery
     from langchain_jev.guardrails.catalog import HAZARDS, STRICTNESS_PRESETS, Hazard
     from langchain_jev.guardrails.policy import GuardrailReport
+    from langchain_jev.guardrails.review import review_token
+    from langchain_jev.guardrails.settings import GuardrailSettings
     from langchain_jev.refine import SelfRefineDraft
 
 # public name -> module that defines it
 _EXPORTS: dict[str, str] = {
+    "GuardrailCheckError": "langchain_jev.errors",
+    "GuardrailSettings": "langchain_jev.guardrails.settings",
+    "review_token": "langchain_jev.guardrails.review",
     "GuardrailReport": "langchain_jev.guardrails.policy",
     "GuardrailState": "langchain_jev.graph.guardrail",
     "GuardrailRefusedError": "langchain_jev.errors",
@@ -41,6 +46,8 @@ _EXPORTS: dict[str, str] = {
 }
 
 __all__ = [
+    "GuardrailCheckError",
+    "GuardrailSettings",
     "GuardrailReport",
     "GuardrailState",
     "GuardrailRefusedError",
@@ -56,6 +63,7 @@ __all__ = [
     "create_guardrail_node",
     "create_self_refine_graph",
     "guard_model",
+    "review_token",
 ]
 
 

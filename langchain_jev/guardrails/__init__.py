@@ -6,9 +6,15 @@ are thin spokes over it.
 
 - `catalog`: the hazard categories (MLCommons S1-S14, prompt injection, jailbreak) and strictness presets;
 - `battery`: `HazardBattery`, the prescribed questions of one direction, asked in one request;
-- `subjects`: what a rail judges, read from the messages of a turn;
+- `text`: the text a battery is sent: normalised, media read for the text it carries;
+- `subjects`: what a rail judges: every string of every message, read into a judge input;
+- `ledger`: which conversations a battery judged, by chain hash, out of the graph's reach;
 - `policy`: the report of a check, refusal wording, and the policy (mode, on_error, exit behaviour);
+- `review`: authenticated human review, the reviewed text kept with reviewers;
+- `settings`: `GuardrailSettings`, the one settings object every form takes;
+- `drive`: the I/O of a check, done by a sync or an async driver;
 - `rail`: one check of one direction, with its policy applied;
+- `door`: the model's door, one procedure: judge input, call the model hidden, judge output, release;
 - `hidden`: the config of runs no stream consumer may see (a rail's battery, an unchecked draft).
 """
 
@@ -19,13 +25,21 @@ from typing import TYPE_CHECKING
 from langchain_jev._lazy import lazy_exports
 
 if TYPE_CHECKING:
-    from langchain_jev.errors import GuardrailRefusedError, GuardrailUndecidedError
+    from langchain_jev.errors import GuardrailCheckError, GuardrailRefusedError, GuardrailUndecidedError
     from langchain_jev.guardrails.battery import HazardAssessment, HazardBattery
     from langchain_jev.guardrails.catalog import HAZARDS, STRICTNESS_PRESETS, Hazard
+    from langchain_jev.guardrails.door import GuardrailDoor
     from langchain_jev.guardrails.policy import GuardrailPolicy, GuardrailReport
+    from langchain_jev.guardrails.review import review_token
+    from langchain_jev.guardrails.settings import GuardrailOptions, GuardrailSettings
 
 # public name -> module that defines it
 _EXPORTS: dict[str, str] = {
+    "GuardrailCheckError": "langchain_jev.errors",
+    "GuardrailDoor": "langchain_jev.guardrails.door",
+    "GuardrailOptions": "langchain_jev.guardrails.settings",
+    "GuardrailSettings": "langchain_jev.guardrails.settings",
+    "review_token": "langchain_jev.guardrails.review",
     "GuardrailPolicy": "langchain_jev.guardrails.policy",
     "GuardrailReport": "langchain_jev.guardrails.policy",
     "GuardrailRefusedError": "langchain_jev.errors",
@@ -38,6 +52,10 @@ _EXPORTS: dict[str, str] = {
 }
 
 __all__ = [
+    "GuardrailCheckError",
+    "GuardrailDoor",
+    "GuardrailOptions",
+    "GuardrailSettings",
     "GuardrailPolicy",
     "GuardrailReport",
     "GuardrailRefusedError",
@@ -47,6 +65,7 @@ __all__ = [
     "HazardAssessment",
     "HazardBattery",
     "STRICTNESS_PRESETS",
+    "review_token",
 ]
 
 

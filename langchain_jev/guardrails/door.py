@@ -146,7 +146,7 @@ class GuardrailDoor:
         for rail in (self.input, self.tool_results):
             if rail is None:
                 continue
-            outcome: RailOutcome | None = yield from rail.judging(call_messages, config)
+            outcome: RailOutcome | None = yield from rail.judging(call_messages, config, in_thread=False)
             if outcome is None:
                 continue
             reports.append(outcome.report)
@@ -164,7 +164,8 @@ class GuardrailDoor:
             if call_with is None:
                 raise JevConfigurationError("exit_behavior='replace' on the input side needs the messages to call with")
             invoke, ainvoke = call_with(call_messages)
-        raw = yield Call(invoke, ainvoke, config, hidden=not self.stream_tokens, tags=(DRAFT_TAG,))
+        hidden = self.output is not None and not self.stream_tokens  # nothing to hide without an output check
+        raw = yield Call(invoke, ainvoke, config, hidden=hidden, tags=(DRAFT_TAG,))
         reply = read(raw)
         if reply is None:
             return DoorOutcome(None, raw, withheld, tuple(reports))

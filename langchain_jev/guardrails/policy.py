@@ -298,7 +298,8 @@ _DESCRIPTIONS: tuple[tuple[str, str], ...] = (
     ("TimeoutException", "the decision model timed out"),
     ("TypeSafeAPIConnectionError", "the decision model could not be reached"),
     ("ConnectionError", "the decision model could not be reached"),
-    ("TypeSafeAPIStatusError", "the decision model's server answered with an error"),
+    ("TypeSafeAPIError", "the decision model's server answered with an error"),
+    ("HTTPStatusError", "the decision model's server answered with an error"),
     ("TypeSafeAPIResponseValidationError", "the decision model's answer could not be read"),
     ("ChatModelOutputError", "the decision model's answer could not be read"),
     ("ValidationError", "the decision model's answer could not be read"),
@@ -325,7 +326,7 @@ def describe_error(error: BaseException | None) -> str:
         return "unknown error: the check failed"
     names = {kind.__name__ for kind in type(error).__mro__}
     description = next((text for name, text in _DESCRIPTIONS if name in names), "the check failed")
-    status = getattr(error, "status_code", None)
+    status = getattr(error, "status_code", getattr(error, "status", None))
     if isinstance(status, int) and not isinstance(status, bool):
         description = f"{description} (status {status})"
     return f"{type(error).__name__}: {description}"
@@ -526,17 +527,39 @@ def _withheld(message: BaseMessage, text: str) -> BaseMessage:
     return HumanMessage(content=text, id=message.id, response_metadata=marker)
 
 
-def withheld_request(messages: tuple[BaseMessage, ...] | list[BaseMessage], text: str = WITHHELD_REQUEST) -> list[BaseMessage]:
+def _replaceable(message: BaseMessage, check: str, strict: bool) -> bool:
+    if message.id is not None:
+        return True
+    if strict:
+        raise JevConfigurationError(
+            f"the {check} guardrail must replace a {type(message).__name__} that has "
+            "no id; keep messages in a channel with the add_messages reducer (MessagesState)"
+        )
+    return False
+
+
+def withheld_request(
+    messages: tuple[BaseMessage, ...] | list[BaseMessage],
+    text: str = WITHHELD_REQUEST,
+    *,
+    strict: bool = False,
+) -> list[BaseMessage]:
     """Placeholders for refused messages: each keeps its id, class and tool call ids; its content is ``text``.
 
-    Messages without an id (a system prompt added at the model call) are not in
-    the thread, so they have no placeholder.
+    A message without an id cannot be replaced in a thread: ``strict`` raises
+    `JevConfigurationError` for one (a thread's messages), else it is left out (a
+    message that is not in the thread, such as a system prompt added at the call).
     """
-    return [_withheld(message, text) for message in messages if message.id is not None]
+    return [_withheld(m, text) for m in messages if _replaceable(m, "input", strict)]
 
 
 def refusal_messages(
-    subject: Subject, report: GuardrailReport, text: str, exit_behavior: ExitBehavior = "end"
+    subject: Subject,
+    report: GuardrailReport,
+    text: str,
+    exit_behavior: ExitBehavior = "end",
+    *,
+    strict: bool = True,
 ) -> list[BaseMessage]:
     """The message updates of a refusal, for a ``messages`` channel with the add_messages reducer.
 
@@ -549,11 +572,15 @@ def refusal_messages(
       their content is withheld, and the refusal is appended (``"replace"``: not
       appended, the model reads the withheld results).
 
-    Messages without an id are not in the thread and are left out.
+    Raises:
+        JevConfigurationError: with ``strict``, a message to replace has no id (the
+            messages channel does not use the add_messages reducer), so it cannot
+            be replaced; without ``strict`` such messages are left out.
+
     """
     refusal = refusal_reply(report, text)
     if report.check == "input":
-        updates = withheld_request(subject.messages)
+        updates = withheld_request(subject.messages, strict=strict)
         if exit_behavior == "replace":
             if updates:
                 updates[-1] = _withheld(updates[-1], text)
@@ -561,7 +588,7 @@ def refusal_messages(
         return [*updates, refusal]
     updates = []
     for message in subject.messages:
-        if message.id is None:
+        if not _replaceable(message, report.check, strict) or message.id is None:
             continue
         if isinstance(message, ToolMessage):
             updates.append(_withheld(message, WITHHELD_TOOL_RESULT))

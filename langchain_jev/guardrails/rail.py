@@ -282,12 +282,21 @@ class GuardrailRail:
     # ------------------------------------------------------------------ the procedures
 
     def judging(
-        self, messages: Sequence[BaseMessage], config: RunnableConfig | None
+        self, messages: Sequence[BaseMessage], config: RunnableConfig | None, *, in_thread: bool = True
     ) -> Procedure[RailOutcome | None]:
-        """The check of ``messages`` as they stand: what a driver runs (see `drive`)."""
+        """The check of ``messages`` as they stand: what a driver runs (see `drive`).
+
+        ``in_thread``: the messages are a thread's, so a refused one without an id
+        (which could not be replaced) is an error; the door's call messages may
+        hold some that are not in a thread (a system prompt added at the call).
+        """
         if self.check == "output":
-            return self._procedure(lambda _: output_subject(messages), messages, config, joined=True)
-        return self._procedure(self._finder(messages), messages, config, joined=True, ledgered=True)
+            return self._procedure(
+                lambda _: output_subject(messages), messages, config, joined=True, strict=in_thread
+            )
+        return self._procedure(
+            self._finder(messages), messages, config, joined=True, ledgered=True, strict=in_thread
+        )
 
     def reply_judging(
         self, messages: Sequence[BaseMessage], reply: AIMessage, config: RunnableConfig | None
@@ -308,6 +317,7 @@ class GuardrailRail:
         *,
         joined: bool,
         ledgered: bool = False,
+        strict: bool = True,
     ) -> Generator[Step, Any, RailOutcome | None]:
         """The whole check, sync or async alike: it yields its I/O and a driver does it."""
         start = 0
@@ -337,7 +347,7 @@ class GuardrailRail:
             subject = Subject(JevJudgeInput(), self._fallback(messages, start, joined=joined))
         report, action = self._rule(subject, assessment, failure)
         yield from self._notifying(report, config)
-        outcome = self._act(report, action, failure, subject, joined=joined)
+        outcome = self._act(report, action, failure, subject, joined=joined, strict=strict)
         if ledgered and self.settled(report):
             yield from self.marking(messages, start)
         return outcome
@@ -452,6 +462,7 @@ class GuardrailRail:
         subject: Subject,
         *,
         joined: bool,
+        strict: bool = True,
     ) -> RailOutcome:
         if action == "raise":
             if error is not None:
@@ -466,7 +477,8 @@ class GuardrailRail:
         ends = exit_behavior == "end"
         if not joined:
             return RailOutcome(report, [refusal_reply(report, text)], ends, subject)
-        return RailOutcome(report, refusal_messages(subject, report, text, exit_behavior), ends, subject)
+        updates = refusal_messages(subject, report, text, exit_behavior, strict=strict)
+        return RailOutcome(report, updates, ends, subject)
 
     def refusal_text(self, report: GuardrailReport) -> str:
         """The refusal wording for ``report`` (the default wording when ``refusal_message`` raises)."""

@@ -241,11 +241,12 @@ def _mime_of(block: Mapping[str, Any]) -> str | None:
     return None
 
 
-def read_message(message: BaseMessage, *, calls_apart: bool = False) -> Reading:
+def read_message(message: BaseMessage, *, calls_apart: bool = False, name_apart: bool = False) -> Reading:
     """Everything ``message`` carries: every content block and every other field it has.
 
     ``calls_apart`` leaves an AI message's tool calls out (an output rail sends
-    them as ``tool_calls``). The id and the type are never read.
+    them as ``tool_calls``), ``name_apart`` its name (shown with its role). The id
+    and the type are never read.
 
     Example:
         >>> from langchain_core.messages import AIMessage
@@ -264,6 +265,8 @@ def read_message(message: BaseMessage, *, calls_apart: bool = False) -> Reading:
     left_out = set(_MESSAGE_FIELDS_LEFT_OUT)
     if calls_apart:
         left_out |= {"tool_calls", "invalid_tool_calls"}
+    if name_apart:
+        left_out.add("name")
     fields = {key: value for key, value in message.model_dump(exclude=left_out).items()}
     rest = walk.value(fields, "message", None, False)
     if rest is not None:
@@ -324,14 +327,14 @@ class Subject:
     """Binary media the battery could not be shown (named by where it is and its type)."""
 
 
-def _labelled(message: BaseMessage, reading: Reading) -> str:
+def _labelled(message: BaseMessage) -> str:
     """A message's text as the battery reads it: a user's bare, any other role's after its label."""
     role = role_of(message)
     if role == "user" and isinstance(message, HumanMessage):
-        return reading.text
-    label = f"[{role}]"
-    if isinstance(message, ToolMessage | FunctionMessage) and message.name:
-        label = f"[{role} {message.name}]"
+        return read_message(message).text
+    named = isinstance(message, ToolMessage | FunctionMessage) and bool(message.name)
+    reading = read_message(message, name_apart=named)
+    label = f"[{role} {message.name}]" if named else f"[{role}]"
     return f"{label} {reading.text}" if reading.text else label
 
 
@@ -366,7 +369,7 @@ def input_subject(
 
     """
     judged = list(messages[start:])
-    texts = [_labelled(m, read_message(m)) for m in judged]
+    texts = [_labelled(m) for m in judged]
     texts = [text for text in texts if text.strip()]
     if not texts:
         return None
@@ -414,7 +417,7 @@ def output_subject(messages: Sequence[BaseMessage], reply: AIMessage | None = No
     calls = _calls(reply)
     if not reading.texts and not calls and not reading.media:
         return None
-    data = JevJudgeInput(question=_last_request(messages), answer=reading.text or None, tool_calls=calls)
+    data = JevJudgeInput(question=_last_request(messages), answer=reading.text, tool_calls=calls)
     return Subject(clean_input(data), (reply,), reading.media)
 
 
@@ -462,7 +465,10 @@ def subject_for(
     messages: Sequence[BaseMessage],
     context_messages: int = DEFAULT_CONTEXT_MESSAGES,
 ) -> Subject | None:
-    """The subject of a battery of ``direction`` in ``messages`` (all of them, for an input), or None.
+    """The subject of a battery of ``direction`` in ``messages``, or None.
+
+    Without a ledger, an input battery judges what came after the model last
+    spoke, with the messages before as context.
 
     Example:
         >>> from langchain_core.messages import HumanMessage
@@ -471,7 +477,8 @@ def subject_for(
 
     """
     if direction == "input":
-        return input_subject(messages, 0, context_messages)
+        start = max((i + 1 for i, m in enumerate(messages) if isinstance(m, AIMessage)), default=0)
+        return input_subject(messages, start, context_messages)
     if direction == "output":
         return output_subject(messages)
     return tool_results_subject(messages)

@@ -12,9 +12,8 @@ from langchain_core.tools import tool
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.graph import END, START, StateGraph
 from langgraph.prebuilt import ToolNode, tools_condition
-from typesafe_sdk import TypeSafeError
 
-from langchain_jev import JevConfigurationError, JevInputError
+from langchain_jev import GuardrailCheckError, JevConfigurationError, JevInputError
 from langchain_jev.graph import (
     GuardrailState,
     GuardrailUndecidedError,
@@ -78,6 +77,7 @@ def test_each_output_category_replaces_the_reply_inside_the_step(category: str) 
         "would_refuse": True,
         "review": None,
         "borderline": {},
+        "unjudgeable": [],
     }
     assert judge_model.calls == 1
     assert judge_model.requests[0]["state"] == {"user_question": "tell me", "assistant_answer": HATEFUL}
@@ -204,7 +204,7 @@ async def test_raise_fails_the_step_so_the_thread_never_holds_the_reply(mode: st
     ).compile(checkpointer=InMemorySaver())
     config: Any = {"configurable": {"thread_id": "t"}}
     request = {"messages": [HumanMessage("first")]}
-    with pytest.raises(ConnectionError):
+    with pytest.raises(GuardrailCheckError, match="ConnectionError: the decision model could not be reached"):
         await graph.ainvoke(request, config) if mode == "async" else graph.invoke(request, config)
     assert contents(graph.get_state(config).values["messages"]) == ["first"]
     graph.invoke({"messages": [HumanMessage("pasta?")]}, config)
@@ -232,7 +232,7 @@ def test_an_unreachable_model_refuses_by_default_and_allow_keeps_the_reply(caplo
     assert contents(out["messages"]) == ["...", "fine"] and out["guardrail"]["refused"] is False
     assert "on_error='allow'" in caplog.text
     assert wire.calls == 2
-    with pytest.raises(TypeSafeError):
+    with pytest.raises(GuardrailCheckError, match="TypeSafeInternalServerError"):
         one_node_graph(chat(HATEFUL), battery, on_error="raise").compile().invoke(
             {"messages": [HumanMessage("...")]}
         )
@@ -318,8 +318,15 @@ def test_the_trace_shows_the_model_and_the_check_under_the_guarded_run() -> None
 
 def test_bad_settings_are_refused_by_name() -> None:
     model = chat("x")
-    with pytest.raises(JevConfigurationError, match=r"needs an output battery \(HazardBattery.output\(\)\)"):
-        guard_model(model, HazardBattery.input(["hate"], model=ScriptedDecisionModel({})))
+    with pytest.raises(JevConfigurationError, match=r"guard_model needs at least one battery: HazardBattery.input"):
+        guard_model(model)
+    inputs = HazardBattery.input(["hate"], model=ScriptedDecisionModel({}))
+    with pytest.raises(JevConfigurationError, match="guard_model takes one input battery, got two"):
+        guard_model(model, inputs, inputs)
+    with pytest.raises(JevConfigurationError, match="unknown guardrail setting 'on_eror'"):
+        guard_model(model, inputs, on_eror="allow")  # type: ignore[call-arg]
+    with pytest.raises(JevConfigurationError, match="timeout must be a number of seconds > 0"):
+        guard_model(model, inputs, timeout=0)
     with pytest.raises(
         JevConfigurationError, match="create_guarded_model_node needs a HazardBattery, got str"
     ):

@@ -16,9 +16,8 @@ from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 from langchain_core.tools import tool
 from langgraph.checkpoint.memory import InMemorySaver
 from pydantic import BaseModel
-from typesafe_sdk import TypeSafeError
 
-from langchain_jev import JevConfigurationError, JevCriterion, JevJudge
+from langchain_jev import GuardrailCheckError, JevConfigurationError, JevCriterion, JevJudge
 from langchain_jev.graph import GuardrailUndecidedError
 from langchain_jev.guardrails.policy import WITHHELD_REQUEST, WITHHELD_TOOL_RESULT
 from langchain_jev.middleware import JevGuardrailMiddleware, JevSelfRefineMiddleware
@@ -109,6 +108,7 @@ def test_each_output_category_replaces_the_unsafe_answer(category: str) -> None:
         "would_refuse": True,
         "review": None,
         "borderline": {},
+        "unjudgeable": [],
     }
     assert judge_model.calls == 2
     assert judge_model.requests[1]["state"] == {"user_question": "tell me", "assistant_answer": UNSAFE}
@@ -140,12 +140,18 @@ def test_tool_calling_turns_are_checked_and_pass_when_safe() -> None:
         "Sunny in Dublin.",
         "It is sunny in Dublin.",
     ]
-    # input once; output after each model call; the input rail is not repeated after the tool ran
+    # input, output; then the tool result, new input the model is about to read, and the output again.
+    # The model's own reply (the tool call) passed the output rail and is not judged again as input.
     assert [sorted(r["questions"]) == sorted(INPUT_CATEGORIES) for r in judge_model.requests] == [
         True,
         False,
+        True,
         False,
     ]
+    assert judge_model.requests[2]["state"] == {
+        "user_question": "[tool get_weather] Sunny in Dublin.",
+        "earlier_conversation": [{"role": "user", "text": "weather in Dublin?"}, {"role": "assistant", "text": '{"tool_calls": [{"args": {"city": "Dublin"}, "name": "get_weather"}]}'}],
+    }
     assert judge_model.requests[1]["state"]["tool_calls"] == [
         {"name": "get_weather", "arguments": {"city": "Dublin"}, "result": None}
     ]
@@ -251,7 +257,7 @@ def test_raise_leaves_the_thread_without_the_answer_and_the_next_turn_never_sees
     )
     agent = create_agent(model, middleware=[guard], checkpointer=InMemorySaver())
     config = {"configurable": {"thread_id": "t"}}
-    with pytest.raises(ConnectionError):
+    with pytest.raises(GuardrailCheckError, match="ConnectionError: the decision model could not be reached"):
         agent.invoke({"messages": [HumanMessage("first")]}, config)
     assert contents(agent.get_state(config).values["messages"]) == ["first"]
     out = agent.invoke({"messages": [HumanMessage("pasta?")]}, config)
@@ -311,7 +317,7 @@ def test_the_tool_result_rail_withholds_injected_instructions_and_ends() -> None
         AIMessage("", tool_calls=[{"name": "read_inbox", "args": {"n": 1}, "id": "r1"}]), "Forwarded!"
     )
     judge_model = ScriptedDecisionModel(
-        [script(INPUT_CATEGORIES), script(OUTPUT_CATEGORIES), {"prompt_injection": 0.96}]
+        [script(INPUT_CATEGORIES), script(OUTPUT_CATEGORIES), script(INPUT_CATEGORIES), {"prompt_injection": 0.96}]
     )
     agent = create_agent(
         model,
@@ -328,7 +334,7 @@ def test_the_tool_result_rail_withholds_injected_instructions_and_ends() -> None
         == "I stopped before using a tool result: it was flagged for prompt injection."
     )
     assert out["guardrail"]["check"] == "tool_results"
-    assert judge_model.requests[2]["state"]["tool_calls"][0]["result"].startswith("From: boss.")
+    assert judge_model.requests[3]["state"]["tool_calls"][0]["result"].startswith("From: boss.")
 
 
 def test_a_tool_result_check_that_raises_pauses_the_thread_before_the_model_and_resuming_checks_again() -> (
@@ -343,9 +349,9 @@ def test_a_tool_result_check_that_raises_pauses_the_thread_before_the_model_and_
     )
     agent = create_agent(model, tools=[read_inbox], middleware=[guard], checkpointer=InMemorySaver())
     config = {"configurable": {"thread_id": "t"}}
-    with pytest.raises(ConnectionError):
+    with pytest.raises(GuardrailCheckError, match="ConnectionError: the decision model could not be reached"):
         agent.invoke({"messages": [HumanMessage("summarise my inbox")]}, config)
-    assert agent.get_state(config).next == ("JevGuardrailMiddleware.before_model",)
+    assert agent.get_state(config).next == ("model",)  # the model's step failed: nothing was written
     out = agent.invoke(None, config)
     assert model.calls == 1
     assert [m.content for m in out["messages"] if isinstance(m, ToolMessage)] == [WITHHELD_TOOL_RESULT]
@@ -355,11 +361,11 @@ def test_a_tool_result_check_that_raises_pauses_the_thread_before_the_model_and_
 def test_the_tool_result_rail_is_off_by_default() -> None:
     model = chat(AIMessage("", tool_calls=[{"name": "read_inbox", "args": {"n": 1}, "id": "r1"}]), "Done.")
     judge_model = ScriptedDecisionModel(
-        [script(INPUT_CATEGORIES), script(OUTPUT_CATEGORIES), script(OUTPUT_CATEGORIES)]
+        [script(INPUT_CATEGORIES), script(OUTPUT_CATEGORIES), script(INPUT_CATEGORIES), script(OUTPUT_CATEGORIES)]
     )
     agent = create_agent(model, tools=[read_inbox], middleware=[JevGuardrailMiddleware(model=judge_model)])
     agent.invoke({"messages": [HumanMessage("summarise my inbox")]})
-    assert judge_model.calls == 3 and model.calls == 2
+    assert judge_model.calls == 4 and model.calls == 2  # the input rail judges the tool result
     assert all(
         "prompt_injection" not in r["questions"] or len(r["questions"]) > 1 for r in judge_model.requests
     )
@@ -414,7 +420,7 @@ def test_an_unreachable_model_with_raise_raises(rail: str) -> None:
     guard = JevGuardrailMiddleware(
         check_input=rail == "input", check_output=rail == "output", model=model, on_error="raise"
     )
-    with pytest.raises(TypeSafeError):
+    with pytest.raises(GuardrailCheckError, match="TypeSafeInternalServerError"):
         create_agent(chat(UNSAFE), middleware=[guard]).invoke({"messages": [HumanMessage("...")]})
 
 
@@ -470,7 +476,7 @@ async def test_async_on_error(on_error: str) -> None:
     guard = JevGuardrailMiddleware(check_input=False, model=model, on_error=on_error)
     agent = create_agent(chat(UNSAFE), middleware=[guard])
     if on_error == "raise":
-        with pytest.raises(TypeSafeError):
+        with pytest.raises(GuardrailCheckError, match="TypeSafeInternalServerError"):
             await agent.ainvoke({"messages": [HumanMessage("...")]})
         return
     out = await agent.ainvoke({"messages": [HumanMessage("...")]})
@@ -495,6 +501,8 @@ def test_the_trace_shows_each_rail_and_the_flagged_turn() -> None:
     parent = next(r for r in runs if r.id == output_run.parent_run_id)
     assert parent.name == "model"
     assert [c.name for c in parent.child_runs] == [
+        "HazardBattery[input]",
+        "jev_guardrail_decision",
         "ReplyingChatModel",
         "HazardBattery[output]",
         "jev_guardrail_decision",

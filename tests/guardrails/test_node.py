@@ -11,9 +11,8 @@ from langchain_core.tools import tool
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.graph import END, START, MessagesState, StateGraph
 from langgraph.prebuilt import ToolNode, tools_condition
-from typesafe_sdk import TypeSafeError
 
-from langchain_jev import JevConfigurationError, JevInputError
+from langchain_jev import GuardrailCheckError, JevConfigurationError, JevInputError
 from langchain_jev.graph import (
     GuardrailReport,
     GuardrailState,
@@ -68,6 +67,7 @@ def test_each_input_category_refuses_the_turn_before_the_agent_runs(category: st
         "would_refuse": True,
         "review": None,
         "borderline": {},
+        "unjudgeable": [],
     }
     assert judge_model.calls == 1
 
@@ -298,7 +298,7 @@ def test_an_unreachable_model_with_raise_reraises_the_sdk_error(check: str) -> N
     _, model = unreachable_model()
     battery = HazardBattery(check, categories=["hate"], model=model)  # type: ignore[arg-type]
     graph = guarded_graph(chat(UNSAFE), on_error="raise", **{f"{check}_battery": battery})
-    with pytest.raises(TypeSafeError):
+    with pytest.raises(GuardrailCheckError, match="TypeSafeInternalServerError"):
         graph.invoke({"messages": [HumanMessage("...")]})
 
 
@@ -364,7 +364,7 @@ async def test_async_on_error_matches_sync(on_error: str) -> None:
         chat(UNSAFE), output_battery=HazardBattery.output(["hate"], model=model), on_error=on_error
     )
     if on_error == "raise":
-        with pytest.raises(TypeSafeError):
+        with pytest.raises(GuardrailCheckError, match="TypeSafeInternalServerError"):
             await graph.ainvoke({"messages": [HumanMessage("...")]})
         return
     out = await graph.ainvoke({"messages": [HumanMessage("...")]})

@@ -8,6 +8,7 @@ or the scripted model.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import inspect
 import logging
 from typing import Any
@@ -24,11 +25,14 @@ from langchain_jev import JevConfigurationError
 from langchain_jev.errors import GuardrailRefusedError
 from langchain_jev.graph import (
     GuardrailReport,
+    GuardrailSettings,
     HazardBattery,
     create_guarded_model_node,
     create_guardrail_node,
     guard_model,
+    review_token,
 )
+from langchain_jev.guardrails.settings import GuardrailOptions
 from langchain_jev.guardrails.policy import WITHHELD_REQUEST, WITHHELD_TOOL_RESULT
 from langchain_jev.guardrails.rail import GuardrailRail
 from langchain_jev.middleware import JevGuardrailMiddleware
@@ -208,23 +212,21 @@ async def test_a_tracer_failing_on_the_decision_is_logged_and_the_refusal_stands
     assert "could not record the input safety check's decision (RuntimeError)" in caplog.text
 
 
-def test_every_spoke_has_the_rails_defaults() -> None:
-    """The spokes spell out the rail's settings in their own signatures; their defaults must agree."""
-    spokes = [
-        GuardrailRail.__init__,
-        create_guardrail_node,
-        create_guarded_model_node,
-        guard_model,
-        JevGuardrailMiddleware.__init__,
-    ]
-    defaults: dict[str, set[Any]] = {}
+def test_every_form_takes_the_one_settings_object_and_its_keywords() -> None:
+    """A setting is added once (`GuardrailSettings`) and every form has it, as an object or a keyword."""
+    names = {f.name for f in dataclasses.fields(GuardrailSettings)}
+    assert set(GuardrailOptions.__annotations__) == names
+    spokes = [GuardrailRail.__init__, create_guardrail_node, create_guarded_model_node, guard_model,
+              JevGuardrailMiddleware.__init__]
     for spoke in spokes:
-        for name, parameter in inspect.signature(spoke).parameters.items():
-            if parameter.kind is inspect.Parameter.KEYWORD_ONLY and name != "name":
-                defaults.setdefault(name, set()).add(parameter.default)
-    shared = ["refusal_message", "on_error", "on_inconclusive", "review_band", "exit_behavior", "mode"]
-    assert all(name in defaults for name in [*shared, "on_flag", "stream_tokens", "state_key"])
-    assert {name: values for name, values in defaults.items() if len(values) != 1} == {}
+        parameters = inspect.signature(spoke).parameters
+        assert "settings" in parameters and parameters["options"].kind is inspect.Parameter.VAR_KEYWORD
+        assert not names & set(parameters), spoke  # no setting spelt out again in a signature
+    settings = GuardrailSettings(mode="shadow", timeout=3, on_error="allow")
+    shadow = JevGuardrailMiddleware(model=flagging(), settings=settings, on_error="refuse")
+    assert shadow.settings.mode == "shadow" and shadow.settings.timeout == 3
+    assert shadow.settings.on_error == "refuse"  # a keyword is laid over the object
+    assert all(r.settings is shadow.settings for r in shadow.door.rails)
 
 
 # ---------------------------------------------------------------- exit behaviours
@@ -302,23 +304,44 @@ def test_bad_roll_out_settings_are_refused_by_name(setting: str) -> None:
 
 # ---------------------------------------------------------------- human review (interrupt)
 
+KEY = "a review key nobody else holds"
+
+
+def reviewed(**options: Any) -> dict[str, Any]:
+    """Review settings: the key, and a review store the test reads (as a reviewer would)."""
+    items: list[dict[str, Any]] = []
+    return {"review_key": KEY, "review_store": items.append, "_items": items, **options}
+
+
+def graph_reviewed(form: str, model: Any, **options: Any) -> tuple[Any, list[dict[str, Any]]]:
+    settings = reviewed(**options)
+    items = settings.pop("_items")
+    return graph_for(form, model, checkpointer=InMemorySaver(), **settings), items
+
+
+def allow(pending: Any) -> dict[str, str]:
+    return {"decision": "allow", "token": review_token(KEY, pending.value["fingerprint"])}
+
 
 @pytest.mark.parametrize("form", FORMS)
 @pytest.mark.parametrize("answer", ["allow", "refuse"])
 async def test_inconclusive_interrupts_and_resumes_both_ways(form: str, answer: str) -> None:
-    graph = graph_for(
-        form, undecided(), reply="A fair reply.", checkpointer=InMemorySaver(), on_inconclusive="interrupt"
-    )
+    graph, items = graph_reviewed(form, undecided(), reply="A fair reply.", on_inconclusive="interrupt")
     config = thread()
     paused = await graph.ainvoke({"messages": [HumanMessage("Describe them.")]}, config)
 
     (pending,) = paused["__interrupt__"]
     request = pending.value
     assert request["jev_guardrail"] == side_of(form) and request["reason"] == "inconclusive"
-    assert request["undecided"] == ["hate"] and request["resume_with"] == ["allow", "refuse"]
-    assert "Describe them." in str(request["text"]) and len(request["fingerprint"]) == 16
+    assert request["undecided"] == ["hate"] and len(request["fingerprint"]) == 16
+    assert "text" not in request and "Describe them." not in repr(request)  # the requester reads this
+    assert "Describe them." in repr(graph.get_state(config).values["messages"][0])  # (its own message)
+    if form != "output_node":  # a separate output node runs after the draft was saved (documented)
+        assert "A fair reply." not in repr(graph.get_state(config))
+    (item,) = items  # the reviewer's copy, with the text
+    assert item["fingerprint"] == request["fingerprint"] and "Describe them." in repr(item["text"])
 
-    out = await graph.ainvoke(Command(resume=answer), config)
+    out = await graph.ainvoke(Command(resume=allow(pending) if answer == "allow" else "refuse"), config)
 
     if answer == "allow":
         assert contents(out["messages"])[-1] == "A fair reply."
@@ -332,48 +355,65 @@ async def test_inconclusive_interrupts_and_resumes_both_ways(form: str, answer: 
 
 @pytest.mark.parametrize("form", ["input_node", "guarded_model", "middleware_output"])
 def test_on_error_interrupt_pauses_on_a_failed_check(form: str) -> None:
-    graph = graph_for(
-        form,
-        hazard_wire(status=503).model(),
-        reply="Fine.",
-        checkpointer=InMemorySaver(),
-        on_error="interrupt",
-    )
+    graph, _ = graph_reviewed(form, hazard_wire(status=503).model(), reply="Fine.", on_error="interrupt")
     paused = graph.invoke({"messages": [HumanMessage("hi")]}, thread())
     (pending,) = paused["__interrupt__"]
-    assert pending.value["reason"] == "error" and pending.value["error"].startswith(
-        "TypeSafeInternalServerError"
-    )
+    assert pending.value["reason"] == "error"
+    assert pending.value["error"] == "TypeSafeInternalServerError: the decision model's server answered with an error (status 503)"
     out = graph.invoke(Command(resume="refuse"), thread())
     assert out["guardrail"]["refused"] is True and out["messages"][-1].content.startswith("I can't")
 
 
-def test_a_review_bound_to_another_text_refuses(caplog: Any) -> None:
-    graph = graph_for("guarded_model", undecided(), checkpointer=InMemorySaver(), on_inconclusive="interrupt")
+def test_a_review_token_for_another_text_refuses(caplog: Any) -> None:
+    graph, _ = graph_reviewed("guarded_model", undecided(), on_inconclusive="interrupt")
     graph.invoke({"messages": [HumanMessage("hi")]}, thread())
+    forged = {"decision": "allow", "token": review_token(KEY, "0" * 16)}
     with caplog.at_level(logging.WARNING, logger="langchain_jev.guardrail"):
-        out = graph.invoke(Command(resume={"action": "allow", "fingerprint": "0" * 16}), thread())
+        out = graph.invoke(Command(resume=forged), thread())
     assert out["guardrail"]["refused"] is True and UNSAFE not in contents(out["messages"])
-    assert "bound to another text" in caplog.text
+    assert "not the review key's token for the text judged now" in caplog.text
 
 
-def test_a_review_answer_that_is_not_understood_refuses() -> None:
-    graph = graph_for("input_node", undecided(), checkpointer=InMemorySaver(), on_inconclusive="interrupt")
-    graph.invoke({"messages": [HumanMessage("hi")]}, thread())
-    out = graph.invoke(Command(resume="maybe"), thread())
-    assert out["guardrail"]["refused"] is True
+SELF_APPROVALS = [
+    "allow", "Allow", "ALLOW", "yes", "approve", "accept", True, 1, {"decision": "allow"},
+    {"action": True}, {"action": "allow"}, {"decision": "allow", "token": "0" * 64},
+    {"decision": "allow", "token": review_token("another key of enough length", "x")},
+    {"decision": "allow", "token": None}, {"decision": "ALLOW"}, ["allow"], "maybe", "",
+]
+
+
+@pytest.mark.parametrize("answer", SELF_APPROVALS, ids=repr)
+@pytest.mark.parametrize("form", ["input_node", "guarded_model", "middleware_input"])
+def test_only_an_allow_made_with_the_review_key_counts(form: str, answer: Any) -> None:
+    graph, _ = graph_reviewed(form, undecided(), reply="A fair reply.", on_inconclusive="interrupt")
+    paused = graph.invoke({"messages": [HumanMessage("Describe them.")]}, thread())
+    assert paused["__interrupt__"]
+    out = graph.invoke(Command(resume=answer), thread())
+    assert out["guardrail"]["refused"] is True and out["guardrail"]["review"] == "refuse"
+    assert "A fair reply." not in contents(out["messages"])
+
+
+@pytest.mark.parametrize("form", FORMS)
+def test_interrupt_without_a_review_key_is_refused_when_the_guardrail_is_built(form: str) -> None:
+    with pytest.raises(JevConfigurationError, match=r"needs review_key=\.\.\.: without it, anyone who can resume"):
+        graph_for(form, hazard_wire().model(), on_inconclusive="interrupt")
+    with pytest.raises(JevConfigurationError, match="needs review_key"):
+        graph_for(form, hazard_wire().model(), on_error="interrupt")
+    with pytest.raises(JevConfigurationError, match="review_key must be at least 16 bytes"):
+        graph_for(form, hazard_wire().model(), on_error="interrupt", review_key="short")
+    graph_for(form, hazard_wire().model(), on_error="interrupt", mode="shadow")  # shadow never pauses
 
 
 @pytest.mark.parametrize("form", FORMS)
 def test_interrupt_without_a_checkpointer_fails_on_the_first_run_saying_so(form: str) -> None:
-    graph = graph_for(form, hazard_wire().model(), reply="Fine.", on_inconclusive="interrupt")
+    graph = graph_for(form, hazard_wire().model(), reply="Fine.", on_inconclusive="interrupt", review_key=KEY)
     with pytest.raises(JevConfigurationError, match="compile the graph with a checkpointer"):
         graph.invoke({"messages": [HumanMessage("hi")]})
 
 
 def test_a_rail_with_interrupt_needs_a_reviewer() -> None:
     with pytest.raises(JevConfigurationError, match="needs a reviewer"):
-        GuardrailRail(battery("input", flagging()), "input", on_error="interrupt")
+        GuardrailRail(battery("input", flagging()), "input", on_error="interrupt", review_key=KEY)
 
 
 # ---------------------------------------------------------------- failing closed
@@ -385,7 +425,7 @@ def test_a_bug_inside_the_rail_goes_through_on_error(monkeypatch: Any, caplog: A
     def broken(*args: Any, **kwargs: Any) -> Any:
         raise KeyError("a bug of ours")
 
-    monkeypatch.setattr(rail_module, "subject_for", broken)
+    monkeypatch.setattr(rail_module, "input_subject", broken)
     graph = graph_for("input_node", flagging())
     with caplog.at_level(logging.WARNING, logger="langchain_jev.guardrail"):
         out = graph.invoke({"messages": [HumanMessage("Describe them.")]})
@@ -442,19 +482,14 @@ def borderline() -> Any:
 
 @pytest.mark.parametrize("form", FORMS)
 def test_a_borderline_category_is_put_to_a_human_and_allowed(form: str) -> None:
-    graph = graph_for(
-        form,
-        borderline(),
-        reply="A fair reply.",
-        checkpointer=InMemorySaver(),
-        on_inconclusive="interrupt",
-        review_band=0.1,
+    graph, _ = graph_reviewed(
+        form, borderline(), reply="A fair reply.", on_inconclusive="interrupt", review_band=0.1
     )
     paused = graph.invoke({"messages": [HumanMessage("Describe them.")]}, thread())
     (pending,) = paused["__interrupt__"]
     assert pending.value["borderline"] == {"hate": 0.42} and pending.value["categories"] == {}
     assert pending.value["probabilities"] == {"hate": 0.42}
-    out = graph.invoke(Command(resume="allow"), thread())
+    out = graph.invoke(Command(resume=allow(pending)), thread())
     assert contents(out["messages"])[-1] == "A fair reply." and out["guardrail"]["review"] == "allow"
 
 
@@ -470,7 +505,9 @@ def test_a_borderline_category_follows_on_inconclusive_and_is_refused_by_default
 
 
 def test_without_a_band_a_probability_under_the_threshold_passes() -> None:
-    graph = graph_for("guarded_model", borderline(), reply="A fair reply.", on_inconclusive="interrupt")
+    graph = graph_for(
+        "guarded_model", borderline(), reply="A fair reply.", on_inconclusive="interrupt", review_key=KEY
+    )
     graph = graph.builder.compile(checkpointer=InMemorySaver())
     out = graph.invoke({"messages": [HumanMessage("Describe them.")]}, thread())
     assert contents(out["messages"])[-1] == "A fair reply." and out["guardrail"]["borderline"] == {}

@@ -31,7 +31,7 @@ from typesafe_sdk import (
     TypeSafeRateLimitError,
 )
 
-from langchain_jev.graph import GuardrailUndecidedError, HazardBattery
+from langchain_jev.graph import GuardrailCheckError, GuardrailUndecidedError, HazardBattery
 from langchain_jev.guardrails.policy import WITHHELD_REQUEST
 from langchain_jev.middleware import JevGuardrailMiddleware
 from tests.guardrails.helpers import chat, contents, guarded_graph
@@ -196,9 +196,14 @@ async def test_raise_propagates_the_fault_so_nothing_is_delivered(
     rig: Rig, mode: str, kind: str, steps: list[Step], error: type[Exception]
 ) -> None:
     graph = guarded(kind, "output", rig.model(steps, retry=ONE_RETRY), "raise")
-    with pytest.raises(error) as raised:
+    expected = GuardrailUndecidedError if error is GuardrailUndecidedError else GuardrailCheckError
+    with pytest.raises(expected) as raised:
         await run(graph, mode)
     assert API_KEY not in str(raised.value)
+    if expected is GuardrailCheckError:  # the class of the cause, never its text
+        assert raised.value.error_type == error.__name__
+        assert str(raised.value).startswith(f"the output safety check failed: {error.__name__}: ")
+        assert raised.value.__cause__ is None and raised.value.__suppress_context__
 
 
 @pytest.mark.parametrize("kind", OUTPUT_KINDS)
@@ -277,6 +282,6 @@ async def test_raise_leaves_no_unsafe_answer_in_the_checkpointed_thread(mode: st
         kind, "output", mock_model(steps=[Step(status=500)] * 3), "raise", checkpointer=InMemorySaver()
     )
     config = {"configurable": {"thread_id": "t1"}}
-    with pytest.raises(TypeSafeInternalServerError):
+    with pytest.raises(GuardrailCheckError, match="TypeSafeInternalServerError"):
         await run(graph, mode, config)
     assert contents(graph.get_state(config).values["messages"]) == [QUESTION]

@@ -27,7 +27,7 @@ from langsmith import aevaluate, evaluate
 from langsmith.schemas import Example
 from typesafe_sdk import RetryPolicy, TypeSafeError
 
-from langchain_jev import JevDecisionModel, JevJudge, JevJudgeInput
+from langchain_jev import GuardrailCheckError, JevDecisionModel, JevJudge, JevJudgeInput
 from langchain_jev.graph import HazardBattery
 from langchain_jev.middleware import JevGuardrailMiddleware
 from tests.guardrails.helpers import chat, guarded_graph
@@ -186,9 +186,8 @@ def test_the_key_never_shows_through_a_full_sync_run(
             out = guarded_graph(chat("Sure."), output_battery=battery).invoke(
                 {"messages": [HumanMessage("hi")]}, config
             )
-            assert out["guardrail"]["refused"] is True and expected.split()[0] in str(
-                out["guardrail"]["error"]
-            )
+            assert out["guardrail"]["refused"] is True  # the error's class, never its text
+            assert str(out["guardrail"]["error"]).startswith(f"{type(error.value).__name__}: ")
             seen.keep(out, battery, [m.model_dump() for m in out["messages"]])
             guard = JevGuardrailMiddleware(categories=["hate"], model=failing.model)
             out = create_agent(chat("Sure."), middleware=[guard]).invoke(
@@ -241,7 +240,7 @@ async def test_the_key_never_shows_through_a_full_async_run(seen: Everything) ->
         )
         seen.keep(out)
         guard = JevGuardrailMiddleware(categories=["hate"], model=failing, on_error="raise")
-        with pytest.raises(TypeSafeError) as error:
+        with pytest.raises(GuardrailCheckError) as error:
             await create_agent(chat("Sure."), middleware=[guard]).ainvoke(
                 {"messages": [HumanMessage("hi")]}, config
             )

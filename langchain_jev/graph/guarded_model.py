@@ -84,7 +84,7 @@ def model_door(
     settings: GuardrailSettings | None = None,
     **options: Unpack[GuardrailOptions],
 ) -> GuardrailDoor:
-    """The door of a guarded model: one rail per battery (at most one of each side), reviewed by ``interrupt``.
+    """The door of a guarded model: a rail per battery (one of each side at most), reviewed by ``interrupt``.
 
     Raises:
         JevConfigurationError: no battery, something else than a battery, two of one side, or a bad setting.
@@ -201,7 +201,11 @@ def guard_model(
         "I can't share that response: it was flagged for indiscriminate weapons."
 
     """
-    guard = _ModelGuard(_runnable(model, "guard_model"), model_door(batteries, "guard_model", settings, **options), "guard_model")
+    guard = _ModelGuard(
+        _runnable(model, "guard_model"),
+        model_door(batteries, "guard_model", settings, **options),
+        "guard_model",
+    )
 
     def call(value: Any, config: RunnableConfig) -> AIMessage:
         return _released(guard.pass_(value, config))
@@ -276,7 +280,9 @@ def create_guarded_model_node(
     require_strings(state_key=state_key, messages_key=messages_key)
 
     def update(outcome: DoorOutcome) -> dict[str, Any]:
-        written: dict[str, Any] = {messages_key: [*outcome.withheld, *([outcome.reply] if outcome.reply else [])]}
+        written: dict[str, Any] = {
+            messages_key: [*outcome.withheld, *([outcome.reply] if outcome.reply else [])]
+        }
         if outcome.report is not None:
             written[state_key] = outcome.report.to_dict()
         return written

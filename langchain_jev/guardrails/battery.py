@@ -428,7 +428,8 @@ class HazardBattery(RunnableSerializable[BatteryInput, HazardAssessment]):
             >>> one = HazardBattery.input(["hate"], model=ScriptedDecisionModel({}))
             >>> one.fingerprint == HazardBattery.input(["hate"], model=ScriptedDecisionModel({})).fingerprint
             True
-            >>> one.fingerprint == HazardBattery.input(["hate"], "strict", ScriptedDecisionModel({})).fingerprint
+            >>> strict = HazardBattery.input(["hate"], "strict", ScriptedDecisionModel({}))
+            >>> one.fingerprint == strict.fingerprint
             False
 
         """

@@ -37,11 +37,17 @@ from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.runnables import RunnableConfig
 
 from langchain_jev.errors import JevConfigurationError
-from langchain_jev.guardrails.drive import Call, Mark, Procedure, adrive, drive
+from langchain_jev.guardrails.drive import Call, Procedure, adrive, drive
 from langchain_jev.guardrails.policy import GuardrailReport
 from langchain_jev.guardrails.rail import GuardrailRail, RailOutcome
 
-__all__ = ["DoorOutcome", "GuardrailDoor"]
+__all__ = ["CallsFor", "DoorOutcome", "GuardrailDoor"]
+
+CallsFor = Callable[
+    [list[BaseMessage]],
+    tuple[Callable[[RunnableConfig], Any], Callable[[RunnableConfig], Awaitable[Any]]],
+]
+"""Makes the model's sync and async calls on other messages (a refusal replaced some)."""
 
 DRAFT_TAG = "jev_guarded_draft"
 """The tag of the hidden model run whose reply is not checked yet."""
@@ -74,8 +80,10 @@ class DoorOutcome:
         return any(report.refused for report in self.reports)
 
 
-def _replaced(messages: Sequence[BaseMessage], updates: Sequence[BaseMessage], judged: Sequence[BaseMessage]) -> list[BaseMessage]:
-    """``messages`` with each refused one in ``judged`` put in its placeholder's place (by id, else by identity)."""
+def _replaced(
+    messages: Sequence[BaseMessage], updates: Sequence[BaseMessage], judged: Sequence[BaseMessage]
+) -> list[BaseMessage]:
+    """``messages`` with each refused one in ``judged`` in its placeholder's place (by id, else dropped)."""
     by_id = {m.id: m for m in updates if m.id is not None}
     refused = {id(m) for m in judged}
     out: list[BaseMessage] = []
@@ -130,7 +138,11 @@ class GuardrailDoor:
         ainvoke: Callable[[RunnableConfig], Awaitable[Any]],
         read: Callable[[Any], AIMessage | None],
         config: RunnableConfig | None,
-        call_with: Callable[[list[BaseMessage]], tuple[Callable[[RunnableConfig], Any], Callable[[RunnableConfig], Awaitable[Any]]]] | None = None,
+        call_with: Callable[
+            [list[BaseMessage]],
+            tuple[Callable[[RunnableConfig], Any], Callable[[RunnableConfig], Awaitable[Any]]],
+        ]
+        | None = None,
     ) -> Procedure[DoorOutcome]:
         """The door's one procedure over the ``messages`` the model is about to receive.
 
@@ -162,9 +174,13 @@ class GuardrailDoor:
             call_messages = _replaced(call_messages, outcome.messages, judged)
             withheld = [*withheld, *outcome.messages]
             if call_with is None:
-                raise JevConfigurationError("exit_behavior='replace' on the input side needs the messages to call with")
+                raise JevConfigurationError(
+                    "exit_behavior='replace' on the input side needs the messages to call with"
+                )
             invoke, ainvoke = call_with(call_messages)
-        hidden = self.output is not None and not self.stream_tokens  # nothing to hide without an output check
+        hidden = (
+            self.output is not None and not self.stream_tokens
+        )  # without an output check: nothing to hide
         raw = yield Call(invoke, ainvoke, config, hidden=hidden, tags=(DRAFT_TAG,))
         reply = read(raw)
         if reply is None:

@@ -19,6 +19,7 @@ import contextvars
 import threading
 from collections.abc import Awaitable, Callable, Generator, Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import Any, TypeVar
 
 from langchain_core.messages import BaseMessage
@@ -129,6 +130,10 @@ def _run_coroutine(awaitable: Awaitable[Any]) -> None:
         raise failure[0]
 
 
+def _late(timeout: float) -> str:
+    return f"the safety check did not finish within {timeout:g} s"
+
+
 def within(timeout: float | None, call: Callable[[], T]) -> T:
     """``call()``, or `TimeoutError` when it has not returned within ``timeout`` seconds.
 
@@ -151,7 +156,7 @@ def within(timeout: float | None, call: Callable[[], T]) -> T:
 
     threading.Thread(target=target, name="jev-guardrail-check", daemon=True).start()
     if not done.wait(timeout):
-        raise TimeoutError(f"the safety check did not finish within {timeout:g} s")
+        raise TimeoutError(_late(timeout))
     ok, value = outcome[0]
     if not ok:
         raise value
@@ -191,8 +196,7 @@ def drive(procedure: Procedure[T]) -> T:
         failed: Exception | None = None
         try:
             if isinstance(step, Ask):
-                ask = step
-                sent = within(ask.timeout, lambda: ask.battery.invoke(ask.data, ask.config))
+                sent = within(step.timeout, partial(step.battery.invoke, step.data, step.config))
             elif isinstance(step, Call):
                 sent = _call(step)
             elif isinstance(step, Prefix):
@@ -221,10 +225,11 @@ async def adrive(procedure: Procedure[T]) -> T:
                 if step.timeout is None:
                     sent = await step.battery.ainvoke(step.data, step.config)
                 else:
+                    asked = step.battery.ainvoke(step.data, step.config)
                     try:
-                        sent = await asyncio.wait_for(step.battery.ainvoke(step.data, step.config), step.timeout)
+                        sent = await asyncio.wait_for(asked, step.timeout)
                     except TimeoutError:
-                        raise TimeoutError(f"the safety check did not finish within {step.timeout:g} s") from None
+                        raise TimeoutError(_late(step.timeout)) from None
             elif isinstance(step, Call):
                 sent = await _acall(step)
             elif isinstance(step, Prefix):

@@ -124,4 +124,3 @@ def hidden_context(*tags: str, config: RunnableConfig | None = None) -> Iterator
     """
     with set_config_context(hidden_config(config, *tags)) as context:
         yield context
-

@@ -86,9 +86,7 @@ class Ledger:
     """
 
     def __init__(self, store: DecisionCache | None = None, *, namespace: str) -> None:
-        self.store: DecisionCache = store if store is not None else InMemoryCache(
-            max_entries=_OWN_ENTRIES
-        )
+        self.store: DecisionCache = store if store is not None else InMemoryCache(max_entries=_OWN_ENTRIES)
         self.namespace = namespace
 
     def within(self, namespace: str) -> Ledger:

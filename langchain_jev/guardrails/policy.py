@@ -44,6 +44,7 @@ from langchain_core.messages import (
     SystemMessage,
     ToolMessage,
 )
+from langchain_core.messages.tool import ToolCall
 
 from langchain_jev.errors import GuardrailUndecidedError, JevConfigurationError
 from langchain_jev.guardrails.battery import HazardAssessment, find_hazard
@@ -516,7 +517,9 @@ def _withheld(message: BaseMessage, text: str) -> BaseMessage:
             response_metadata=marker,
         )
     if isinstance(message, AIMessage):
-        calls = [{"name": c["name"], "args": {}, "id": c.get("id"), "type": "tool_call"} for c in message.tool_calls]
+        calls: list[ToolCall] = [
+            ToolCall(name=c["name"], args={}, id=c.get("id"), type="tool_call") for c in message.tool_calls
+        ]
         return AIMessage(content=text, id=message.id, tool_calls=calls, response_metadata=marker)
     if isinstance(message, SystemMessage):
         return SystemMessage(content=text, id=message.id, response_metadata=marker)

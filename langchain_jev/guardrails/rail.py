@@ -325,7 +325,8 @@ class GuardrailRail:
             try:
                 start = yield Prefix(self.ledger, messages)
             except Exception as error:  # a ledger that cannot be read: judge everything
-                logger.warning("the %s safety check could not read its ledger (%s)", self.check, type(error).__name__)
+                what = type(error).__name__
+                logger.warning("the %s safety check could not read its ledger (%s)", self.check, what)
         subject: Subject | None = None
         assessment: HazardAssessment | None = None
         failure: Exception | None = None
@@ -352,7 +353,9 @@ class GuardrailRail:
             yield from self.marking(messages, start)
         return outcome
 
-    def _fallback(self, messages: Sequence[BaseMessage], start: int, *, joined: bool) -> tuple[BaseMessage, ...]:
+    def _fallback(
+        self, messages: Sequence[BaseMessage], start: int, *, joined: bool
+    ) -> tuple[BaseMessage, ...]:
         """What a refusal replaces when the subject itself could not be read."""
         if self.check == "input":
             return tuple(messages[start:])
@@ -367,7 +370,8 @@ class GuardrailRail:
         try:
             yield Mark(self.ledger, messages, start)
         except Exception as error:  # the next check judges it again
-            logger.warning("the %s safety check could not write its ledger (%s)", self.check, type(error).__name__)
+            what = type(error).__name__
+            logger.warning("the %s safety check could not write its ledger (%s)", self.check, what)
 
     @staticmethod
     def settled(report: GuardrailReport) -> bool:

@@ -183,7 +183,9 @@ class GuardrailSettings:
         return replace(self, **options) if options else self
 
     @classmethod
-    def of(cls, settings: GuardrailSettings | None = None, **options: Unpack[GuardrailOptions]) -> GuardrailSettings:
+    def of(
+        cls, settings: GuardrailSettings | None = None, **options: Unpack[GuardrailOptions]
+    ) -> GuardrailSettings:
         """``settings`` (or the defaults) with the keyword ``options`` laid over them.
 
         Raises:
@@ -206,4 +208,3 @@ class GuardrailSettings:
 
 
 _NAMES = frozenset(f.name for f in fields(GuardrailSettings))
-

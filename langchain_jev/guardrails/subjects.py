@@ -253,8 +253,11 @@ def read_message(message: BaseMessage, *, calls_apart: bool = False, name_apart:
         >>> reading = read_message(AIMessage(
         ...     [{"type": "text", "text": "Done.", "annotations": [{"title": "a note"}]}],
         ...     response_metadata={"finish_reason": "stop"}, name="helper"))
-        >>> reading.texts
-        ('Done.', '{"annotations": [{"title": "a note"}]}', '{"name": "helper", "response_metadata": {"finish_reason": "stop"}}')
+        >>> for text in reading.texts:
+        ...     print(text)
+        Done.
+        {"annotations": [{"title": "a note"}]}
+        {"name": "helper", "response_metadata": {"finish_reason": "stop"}}
 
     """
     walk = _Walk()
@@ -267,7 +270,7 @@ def read_message(message: BaseMessage, *, calls_apart: bool = False, name_apart:
         left_out |= {"tool_calls", "invalid_tool_calls"}
     if name_apart:
         left_out.add("name")
-    fields = {key: value for key, value in message.model_dump(exclude=left_out).items()}
+    fields = message.model_dump(exclude=left_out)
     rest = walk.value(fields, "message", None, False)
     if rest is not None:
         walk.emit(_json(rest))

@@ -67,7 +67,7 @@ def normalise(text: str) -> str:
     Example:
         >>> normalise("ne\u200brve a\u202egent") == "nerve agent"
         True
-        >>> normalise("ｎｅｒｖｅ") == "nerve"
+        >>> normalise("\uff4e\uff45\uff52\uff56\uff45") == "nerve"  # full-width letters
         True
         >>> normalise("hi" + "".join(chr(0xE0000 + ord(c)) for c in " run rm")) == "hi run rm"
         True

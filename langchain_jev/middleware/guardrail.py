@@ -48,9 +48,9 @@ middleware listed after it adds to the request is not judged).
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Iterable
-from typing import Annotated, Any, NotRequired
+from typing import Annotated, Any, NotRequired, cast
 
-from langchain_core.messages import AIMessage, BaseMessage
+from langchain_core.messages import AIMessage, AnyMessage, BaseMessage
 from langchain_core.runnables import RunnableConfig
 from langgraph.config import get_config
 from langgraph.types import Command
@@ -245,7 +245,7 @@ class JevGuardrailMiddleware(AgentMiddleware[JevGuardrailState, Any, Any]):
             kept = system is not None and bool(call_messages) and call_messages[0] is system
             changed = request.override(
                 system_message=system if kept else None,
-                messages=call_messages[1:] if kept else call_messages,
+                messages=cast("list[AnyMessage]", call_messages[1:] if kept else call_messages),
             )
 
             def invoke(config: RunnableConfig) -> Any:

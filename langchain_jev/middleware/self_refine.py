@@ -71,9 +71,7 @@ class SelfRefineAgentState(AgentState[Any]):
     jev_refining: NotRequired[Annotated[dict[str, Any] | None, PrivateStateAttr]]
     """A refinement under way across a tool call: ``{"after", "attempts", "hidden"}`` (ids and a
     count, checkpointed), or None."""
-    jev_context: NotRequired[
-        Annotated[list[tuple[str, list[BaseMessage]]], UntrackedValue, PrivateStateAttr]
-    ]
+    jev_context: NotRequired[Annotated[list[tuple[str, list[BaseMessage]]], UntrackedValue, PrivateStateAttr]]
     """Rejected answers and feedback the model sees again before the tool call that followed them."""
 
 

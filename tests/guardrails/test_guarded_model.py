@@ -318,7 +318,9 @@ def test_the_trace_shows_the_model_and_the_check_under_the_guarded_run() -> None
 
 def test_bad_settings_are_refused_by_name() -> None:
     model = chat("x")
-    with pytest.raises(JevConfigurationError, match=r"guard_model needs at least one battery: HazardBattery.input"):
+    with pytest.raises(
+        JevConfigurationError, match=r"guard_model needs at least one battery: HazardBattery.input"
+    ):
         guard_model(model)
     inputs = HazardBattery.input(["hate"], model=ScriptedDecisionModel({}))
     with pytest.raises(JevConfigurationError, match="guard_model takes one input battery, got two"):

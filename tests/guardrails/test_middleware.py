@@ -150,7 +150,13 @@ def test_tool_calling_turns_are_checked_and_pass_when_safe() -> None:
     ]
     assert judge_model.requests[2]["state"] == {
         "user_question": "[tool get_weather] Sunny in Dublin.",
-        "earlier_conversation": [{"role": "user", "text": "weather in Dublin?"}, {"role": "assistant", "text": '{"tool_calls": [{"args": {"city": "Dublin"}, "name": "get_weather"}]}'}],
+        "earlier_conversation": [
+            {"role": "user", "text": "weather in Dublin?"},
+            {
+                "role": "assistant",
+                "text": '{"tool_calls": [{"args": {"city": "Dublin"}, "name": "get_weather"}]}',
+            },
+        ],
     }
     assert judge_model.requests[1]["state"]["tool_calls"] == [
         {"name": "get_weather", "arguments": {"city": "Dublin"}, "result": None}
@@ -317,7 +323,12 @@ def test_the_tool_result_rail_withholds_injected_instructions_and_ends() -> None
         AIMessage("", tool_calls=[{"name": "read_inbox", "args": {"n": 1}, "id": "r1"}]), "Forwarded!"
     )
     judge_model = ScriptedDecisionModel(
-        [script(INPUT_CATEGORIES), script(OUTPUT_CATEGORIES), script(INPUT_CATEGORIES), {"prompt_injection": 0.96}]
+        [
+            script(INPUT_CATEGORIES),
+            script(OUTPUT_CATEGORIES),
+            script(INPUT_CATEGORIES),
+            {"prompt_injection": 0.96},
+        ]
     )
     agent = create_agent(
         model,
@@ -361,7 +372,12 @@ def test_a_tool_result_check_that_raises_pauses_the_thread_before_the_model_and_
 def test_the_tool_result_rail_is_off_by_default() -> None:
     model = chat(AIMessage("", tool_calls=[{"name": "read_inbox", "args": {"n": 1}, "id": "r1"}]), "Done.")
     judge_model = ScriptedDecisionModel(
-        [script(INPUT_CATEGORIES), script(OUTPUT_CATEGORIES), script(INPUT_CATEGORIES), script(OUTPUT_CATEGORIES)]
+        [
+            script(INPUT_CATEGORIES),
+            script(OUTPUT_CATEGORIES),
+            script(INPUT_CATEGORIES),
+            script(OUTPUT_CATEGORIES),
+        ]
     )
     agent = create_agent(model, tools=[read_inbox], middleware=[JevGuardrailMiddleware(model=judge_model)])
     agent.invoke({"messages": [HumanMessage("summarise my inbox")]})

@@ -32,9 +32,9 @@ from langchain_jev.graph import (
     guard_model,
     review_token,
 )
-from langchain_jev.guardrails.settings import GuardrailOptions
 from langchain_jev.guardrails.policy import WITHHELD_REQUEST, WITHHELD_TOOL_RESULT
 from langchain_jev.guardrails.rail import GuardrailRail
+from langchain_jev.guardrails.settings import GuardrailOptions
 from langchain_jev.middleware import JevGuardrailMiddleware
 from langchain_jev.testing import ScriptedDecisionModel
 from tests.fakes import JevWire, RunRecorder
@@ -216,8 +216,13 @@ def test_every_form_takes_the_one_settings_object_and_its_keywords() -> None:
     """A setting is added once (`GuardrailSettings`) and every form has it, as an object or a keyword."""
     names = {f.name for f in dataclasses.fields(GuardrailSettings)}
     assert set(GuardrailOptions.__annotations__) == names
-    spokes = [GuardrailRail.__init__, create_guardrail_node, create_guarded_model_node, guard_model,
-              JevGuardrailMiddleware.__init__]
+    spokes = [
+        GuardrailRail.__init__,
+        create_guardrail_node,
+        create_guarded_model_node,
+        guard_model,
+        JevGuardrailMiddleware.__init__,
+    ]
     for spoke in spokes:
         parameters = inspect.signature(spoke).parameters
         assert "settings" in parameters and parameters["options"].kind is inspect.Parameter.VAR_KEYWORD
@@ -359,7 +364,10 @@ def test_on_error_interrupt_pauses_on_a_failed_check(form: str) -> None:
     paused = graph.invoke({"messages": [HumanMessage("hi")]}, thread())
     (pending,) = paused["__interrupt__"]
     assert pending.value["reason"] == "error"
-    assert pending.value["error"] == "TypeSafeInternalServerError: the decision model's server answered with an error (status 503)"
+    assert (
+        pending.value["error"]
+        == "TypeSafeInternalServerError: the decision model's server answered with an error (status 503)"
+    )
     out = graph.invoke(Command(resume="refuse"), thread())
     assert out["guardrail"]["refused"] is True and out["messages"][-1].content.startswith("I can't")
 
@@ -375,10 +383,24 @@ def test_a_review_token_for_another_text_refuses(caplog: Any) -> None:
 
 
 SELF_APPROVALS = [
-    "allow", "Allow", "ALLOW", "yes", "approve", "accept", True, 1, {"decision": "allow"},
-    {"action": True}, {"action": "allow"}, {"decision": "allow", "token": "0" * 64},
+    "allow",
+    "Allow",
+    "ALLOW",
+    "yes",
+    "approve",
+    "accept",
+    True,
+    1,
+    {"decision": "allow"},
+    {"action": True},
+    {"action": "allow"},
+    {"decision": "allow", "token": "0" * 64},
     {"decision": "allow", "token": review_token("another key of enough length", "x")},
-    {"decision": "allow", "token": None}, {"decision": "ALLOW"}, ["allow"], "maybe", "",
+    {"decision": "allow", "token": None},
+    {"decision": "ALLOW"},
+    ["allow"],
+    "maybe",
+    "",
 ]
 
 
@@ -395,7 +417,9 @@ def test_only_an_allow_made_with_the_review_key_counts(form: str, answer: Any) -
 
 @pytest.mark.parametrize("form", FORMS)
 def test_interrupt_without_a_review_key_is_refused_when_the_guardrail_is_built(form: str) -> None:
-    with pytest.raises(JevConfigurationError, match=r"needs review_key=\.\.\.: without it, anyone who can resume"):
+    with pytest.raises(
+        JevConfigurationError, match=r"needs review_key=\.\.\.: without it, anyone who can resume"
+    ):
         graph_for(form, hazard_wire().model(), on_inconclusive="interrupt")
     with pytest.raises(JevConfigurationError, match="needs review_key"):
         graph_for(form, hazard_wire().model(), on_error="interrupt")

@@ -13,7 +13,11 @@ from langchain_jev._lazy import lazy_exports
 
 if TYPE_CHECKING:
     from langchain_jev.errors import GuardrailCheckError, GuardrailRefusedError, GuardrailUndecidedError
-    from langchain_jev.graph.guarded_model import create_guarded_model_node, guard_model
+    from langchain_jev.graph.guarded_model import (
+        create_guarded_model_node,
+        create_guarded_tool_node,
+        guard_model,
+    )
     from langchain_jev.graph.guardrail import GuardrailState, create_guardrail_node
     from langchain_jev.graph.self_refine import SelfRefineState, create_self_refine_graph
     from langchain_jev.guardrails.battery import HazardAssessment, HazardBattery
@@ -40,6 +44,7 @@ _EXPORTS: dict[str, str] = {
     "SelfRefineDraft": "langchain_jev.refine",
     "SelfRefineState": "langchain_jev.graph.self_refine",
     "create_guarded_model_node": "langchain_jev.graph.guarded_model",
+    "create_guarded_tool_node": "langchain_jev.graph.guarded_model",
     "create_guardrail_node": "langchain_jev.graph.guardrail",
     "create_self_refine_graph": "langchain_jev.graph.self_refine",
     "guard_model": "langchain_jev.graph.guarded_model",
@@ -60,6 +65,7 @@ __all__ = [
     "SelfRefineDraft",
     "SelfRefineState",
     "create_guarded_model_node",
+    "create_guarded_tool_node",
     "create_guardrail_node",
     "create_self_refine_graph",
     "guard_model",

@@ -41,6 +41,7 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, conver
 from langchain_core.prompt_values import PromptValue
 from langchain_core.runnables import Runnable, RunnableConfig, RunnableLambda
 from langchain_core.runnables.config import ensure_config
+from langgraph.prebuilt import ToolNode
 from typing_extensions import Unpack
 
 from langchain_jev.errors import JevConfigurationError, JevInputError
@@ -49,8 +50,9 @@ from langchain_jev.guardrails.battery import HazardBattery
 from langchain_jev.guardrails.door import DoorOutcome, GuardrailDoor
 from langchain_jev.guardrails.rail import GuardrailRail, require_battery, require_strings, state_messages
 from langchain_jev.guardrails.settings import GuardrailOptions, GuardrailSettings
+from langchain_jev.guardrails.tools import ToolGate
 
-__all__ = ["create_guarded_model_node", "guard_model", "model_door"]
+__all__ = ["create_guarded_model_node", "create_guarded_tool_node", "guard_model", "model_door"]
 
 
 def _conversation(value: Any) -> list[BaseMessage]:
@@ -297,3 +299,41 @@ def create_guarded_model_node(
         return update(await guard.apass(messages(state), config))
 
     return RunnableLambda(node, afunc=anode, name=name or "jev_guarded_model")
+
+
+def create_guarded_tool_node(
+    tools: Sequence[Any],
+    *batteries: HazardBattery,
+    name: str = "tools",
+    messages_key: str = "messages",
+    settings: GuardrailSettings | None = None,
+    **options: Unpack[GuardrailOptions],
+) -> ToolNode:
+    """A LangGraph `ToolNode` that runs a tool call only when the guarded model made it.
+
+    A graph can be sent straight to its tool node (``Command(goto="tools")`` with
+    an AI message the caller wrote, ``update_state``). Given the same batteries as
+    the guarded model node, this node finds the model's released replies in their
+    ledger and runs their calls at once; a call in any other AI message is judged
+    as input first (every string it carries), and a refused call does not run: its
+    tool message is `WITHHELD_TOOL_CALL` with ``status="error"``.
+
+    Args:
+        tools: the tools, as for `ToolNode`.
+        batteries: the guarded model node's batteries (its input battery judges
+            forged calls; with only an output battery, calls are judged as replies).
+        name: the node's name.
+        messages_key: the state key of the messages.
+        settings: the `GuardrailSettings`; the same settings may be given as keyword arguments.
+
+    Raises:
+        JevConfigurationError: no input or output battery, or a setting is invalid.
+
+    """
+    door = model_door(batteries, "create_guarded_tool_node", settings, **options)
+    if door.input is None and door.output is None:
+        raise JevConfigurationError("create_guarded_tool_node needs the model's input or output battery")
+    gate = ToolGate(input=door.input, output=door.output)
+    return ToolNode(
+        tools, name=name, messages_key=messages_key, wrap_tool_call=gate.wrap, awrap_tool_call=gate.awrap
+    )

@@ -200,6 +200,8 @@ class GuardrailDoor:
                 if rail is not None:
                     start = 0 if withheld else len(call_messages)
                     yield from rail.marking([*call_messages, released], start)
+        if self.output is not None:  # what the door released (the tools' door runs its calls)
+            yield from self.output.marking([*call_messages, released], len(call_messages))
         return DoorOutcome(released, output, withheld, tuple(reports), ends)
 
     def run(self, procedure: Procedure[DoorOutcome]) -> DoorOutcome:

@@ -19,6 +19,10 @@ the model skips them:
   unsafe answer never leaves the step, so it reaches neither the tools, nor a
   stream, nor a checkpoint; with ``on_error="raise"`` a failed check fails the
   step, which writes nothing;
+- tools (``wrap_tool_call``): a tool call runs only when the guarded model made
+  it (its reply passed the door); a call in an AI message the caller wrote (a
+  ``Command(goto="tools")``, ``update_state``) is judged as input first, and a
+  refused one does not run;
 - tool-result rail (``check_tool_results=True``): new tool results carrying
   instructions injected for the assistant are withheld before the model reads
   them, and the agent ends with a refusal.
@@ -63,6 +67,7 @@ from langchain_jev.guardrails.catalog import DEFAULT_STRICTNESS, HAZARDS
 from langchain_jev.guardrails.door import DoorOutcome, GuardrailDoor
 from langchain_jev.guardrails.rail import GuardrailRail
 from langchain_jev.guardrails.settings import GuardrailOptions, GuardrailSettings
+from langchain_jev.guardrails.tools import ToolGate
 from langchain_jev.middleware._agents import (
     AgentMiddleware,
     AgentState,
@@ -198,6 +203,7 @@ class JevGuardrailMiddleware(AgentMiddleware[JevGuardrailState, Any, Any]):
             output=self.output_rail,
             stream_tokens=self.stream_tokens,
         )
+        self.tool_gate = ToolGate(input=self.input_rail, output=self.output_rail)
         if names is not None:
             used = {
                 name
@@ -283,6 +289,14 @@ class JevGuardrailMiddleware(AgentMiddleware[JevGuardrailState, Any, Any]):
     ) -> ModelResponse[Any] | ExtendedModelResponse[Any]:
         """Asynchronous `wrap_model_call`."""
         return _released(await self.door.arun(self._procedure(request, None, handler)))
+
+    def wrap_tool_call(self, request: Any, handler: Callable[[Any], Any]) -> Any:
+        """Run a tool call the guarded model made; judge any other (a forged AI message) as input first."""
+        return self.tool_gate.wrap(request, handler)
+
+    async def awrap_tool_call(self, request: Any, handler: Callable[[Any], Awaitable[Any]]) -> Any:
+        """Asynchronous `wrap_tool_call`."""
+        return await self.tool_gate.awrap(request, handler)
 
 
 def _reply_of(response: ModelResponse[Any]) -> AIMessage | None:

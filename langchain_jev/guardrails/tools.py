@@ -63,7 +63,7 @@ class ToolGate:
         self.output = output
 
     def checking(self, request: Any) -> Procedure[ToolMessage | None]:
-        """The check of a tool call request (``tool_call`` and ``state``): None to run it, else its refusal."""
+        """The check of a tool call request (``tool_call``, ``state``): None to run it, else its refusal."""
         call: Mapping[str, Any] = request.tool_call
         asked = _asking(_messages_of(request.state), call)
         config = ensure_config()

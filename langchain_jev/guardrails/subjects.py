@@ -184,6 +184,8 @@ class _Walk:
                 read = self.value(item, f"{where}.{key}", mime, media)
                 if read is not None:
                     kept[str(key)] = read
+                elif isinstance(key, str) and _ID.fullmatch(key) is None:
+                    kept[key] = True  # a key that is prose is judged even when its value says nothing
             return kept or None
         if isinstance(value, (list, tuple)):
             items = [self.value(item, f"{where}[{i}]", mime, media) for i, item in enumerate(value)]
@@ -270,6 +272,11 @@ def read_message(message: BaseMessage, *, calls_apart: bool = False, name_apart:
         left_out |= {"tool_calls", "invalid_tool_calls"}
     if name_apart:
         left_out.add("name")
+    if calls_apart and isinstance(message, AIMessage):  # ids that are not identifiers are judged
+        for call in [*message.tool_calls, *message.invalid_tool_calls]:
+            call_id = call.get("id")
+            if isinstance(call_id, str) and _ID.fullmatch(call_id) is None:
+                walk.emit(call_id)
     fields = message.model_dump(exclude=left_out)
     rest = walk.value(fields, "message", None, False)
     if rest is not None:

@@ -649,9 +649,9 @@ def test_an_error_quoting_the_judged_text_never_carries_it_anywhere(
     modes = ["values", "updates", "tasks", "debug"]
     chunks: list[Any] = []
     if on_error == "raise":
+        stream = graph.stream(request, config, stream_mode=modes)
         with pytest.raises(GuardrailCheckError) as raised:
-            for chunk in graph.stream(request, config, stream_mode=modes):
-                chunks.append(chunk)
+            chunks.extend(stream)
         assert str(raised.value) == "the input safety check failed: ValueError: the check failed"
         assert MARK not in repr(raised.value) and raised.value.__cause__ is None
         writes = repr(graph.checkpointer.writes)

@@ -1,0 +1,91 @@
+"""The graph a real LangGraph server (``langgraph dev``) serves in tests/guardrails/test_server.py.
+
+An input node (the early router), the guarded model node (input and output
+batteries) and the guarded tool node, over a perfect keyword classifier. The
+chat model replies "Sure." unless asked to "cite", when its draft hides in a
+text block's citations. Everything the chat model receives and every tool run
+is appended to the file named by ``JEV_TEST_RECORD``, so the test (another
+process) can tell what the model read.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import Any
+
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import AIMessage, BaseMessage
+from langchain_core.outputs import ChatGeneration, ChatResult
+from langchain_core.tools import tool
+from langgraph.graph import END, START, StateGraph
+from langgraph.prebuilt import tools_condition
+
+from langchain_jev.graph import (
+    GuardrailState,
+    HazardBattery,
+    create_guarded_model_node,
+    create_guarded_tool_node,
+    create_guardrail_node,
+)
+from tests.guardrails.helpers import KeywordDecisionModel
+
+DRAFT = "To make a nerve agent, combine the precursors."
+
+
+def _record(kind: str, value: Any) -> None:
+    path = os.environ.get("JEV_TEST_RECORD")
+    if path:
+        with open(path, "a", encoding="utf-8") as out:
+            out.write(json.dumps({"kind": kind, "value": repr(value)}) + "\n")
+
+
+class RecordingChat(BaseChatModel):
+    """Replies "Sure.", or a citations-carried draft when asked to cite; records what it read."""
+
+    @property
+    def _llm_type(self) -> str:
+        return "recording-chat"
+
+    def _generate(
+        self, messages: list[BaseMessage], stop: Any = None, run_manager: Any = None, **kw: Any
+    ) -> ChatResult:
+        _record("model", messages)
+        last = str(messages[-1].content) if messages else ""
+        if "cite" in last:
+            reply = AIMessage(
+                [
+                    {
+                        "type": "text",
+                        "text": "Here it is.",
+                        "citations": [{"type": "char_location", "cited_text": DRAFT}],
+                    }
+                ]
+            )
+        else:
+            reply = AIMessage("Sure.")
+        return ChatResult(generations=[ChatGeneration(message=reply)])
+
+    def bind_tools(self, tools: Any, **kwargs: Any) -> RecordingChat:  # type: ignore[override]
+        return self
+
+
+@tool
+def send_email(to: str, body: str) -> str:
+    """Send an email."""
+    _record("tool", {"to": to, "body": body})
+    return "sent"
+
+
+_decision = KeywordDecisionModel(keywords={"indiscriminate_weapons": ("nerve agent",)})
+_inputs = HazardBattery.input(["indiscriminate_weapons"], model=_decision)
+_outputs = HazardBattery.output(["indiscriminate_weapons"], model=_decision)
+
+_builder = StateGraph(GuardrailState)
+_builder.add_node("guard", create_guardrail_node(_inputs, next_node="agent"), destinations=("agent", END))
+_builder.add_node("agent", create_guarded_model_node(RecordingChat(), _inputs, _outputs))
+_builder.add_node("tools", create_guarded_tool_node([send_email], _inputs, _outputs))
+_builder.add_edge(START, "guard")
+_builder.add_conditional_edges("agent", tools_condition)
+_builder.add_edge("tools", "agent")
+graph = _builder.compile()

@@ -7,7 +7,9 @@ graph node is) that calls the same chat model and the same battery directly,
 over the real typesafe-sdk client on one in-process transport. What is left is
 the rail's own work: reading every block of the reply, making its text sendable,
 hiding the runs, deciding, and recording the decision. The input rail is timed
-against its battery on a ten-message conversation (the turn and its context window).
+against its battery on a ten-message conversation judged whole (its ledger
+forgets, so every run asks the battery; with the ledger a run over what was
+judged before asks nothing, see guardrail_ledger.py).
 
     python benchmarks/guardrail_overhead.py
 """
@@ -17,6 +19,7 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
@@ -33,6 +36,22 @@ from langchain_jev.guardrails.rail import GuardrailRail
 from langchain_jev.guardrails.subjects import input_subject
 
 GOAL = 1.3
+
+
+class _Forgetful:
+    """A ledger store that remembers nothing, so the input rail asks its battery on every run."""
+
+    def get(self, key: str) -> Any:
+        return None
+
+    def put(self, key: str, value: Any) -> None:
+        return None
+
+    async def aget(self, key: str) -> Any:
+        return None
+
+    async def aput(self, key: str, value: Any) -> None:
+        return None
 
 
 def _model() -> JevDecisionModel:
@@ -71,10 +90,10 @@ def measure(rounds: int = 11, inner: int = 20) -> dict[str, float]:
     for i in range(5):
         conversation += [HumanMessage(f"Question {i} about cooking?", id=f"h{i}"), AIMessage(f"Answer {i}.")]
     conversation += [HumanMessage("And lentils?", id="last")]
-    subject = input_subject(conversation)
+    subject = input_subject(conversation, 0)
     assert subject is not None
     battery = HazardBattery.input(model=_model())
-    rail = GuardrailRail(battery, "input")
+    rail = GuardrailRail(battery, "input", ledger=_Forgetful())  # judges the turn every time
     turn = subject.data  # the same request the rail makes
 
     def unguarded(messages: list[BaseMessage]) -> BaseMessage:

@@ -45,6 +45,7 @@ __all__ = ["Ledger", "chain_hashes", "message_digest"]
 _OWN_ENTRIES = 200_000
 
 _PREFIX = "jev-ledger/1:"
+_NOT_HASHED = frozenset({"id", "artifact"})
 _JUDGED: dict[str, Any] = {"judged": True}
 
 
@@ -59,7 +60,7 @@ def message_digest(message: BaseMessage) -> str:
         False
 
     """
-    fields = message.model_dump(exclude={"id", "artifact"})
+    fields = {key: value for key, value in vars(message).items() if key not in _NOT_HASHED}
     encoded = json.dumps(fields, sort_keys=True, ensure_ascii=True, default=repr, separators=(",", ":"))
     return hashlib.sha256(encoded.encode("ascii")).hexdigest()
 

@@ -165,7 +165,11 @@ class _Walk:
 
     def value(self, value: Any, where: str, mime: str | None, media: bool) -> Any:
         """``value`` with its strings read (media decoded), numbers and flags left out; None if empty."""
+        if not value:
+            return None
         if isinstance(value, str):
+            if len(value) < 64 and value[:5].lower() != "data:":  # too short to be a payload
+                return value
             payload = read_payload(value, mime if media else None)
             if payload.binary:
                 if media:
@@ -277,7 +281,7 @@ def read_message(message: BaseMessage, *, calls_apart: bool = False, name_apart:
             call_id = call.get("id")
             if isinstance(call_id, str) and _ID.fullmatch(call_id) is None:
                 walk.emit(call_id)
-    fields = message.model_dump(exclude=left_out)
+    fields = {key: value for key, value in vars(message).items() if key not in left_out}
     rest = walk.value(fields, "message", None, False)
     if rest is not None:
         walk.emit(_json(rest))

@@ -547,13 +547,18 @@ def withheld_request(
     *,
     strict: bool = False,
 ) -> list[BaseMessage]:
-    """Placeholders for refused messages: each keeps its id, class and tool call ids; its content is ``text``.
+    """Placeholders for refused messages: each keeps its id, class and tool call ids; its content is ``text``
+    (`WITHHELD_TOOL_RESULT` for a tool result).
 
     A message without an id cannot be replaced in a thread: ``strict`` raises
     `JevConfigurationError` for one (a thread's messages), else it is left out (a
     message that is not in the thread, such as a system prompt added at the call).
     """
-    return [_withheld(m, text) for m in messages if _replaceable(m, "input", strict)]
+    return [
+        _withheld(m, WITHHELD_TOOL_RESULT if isinstance(m, ToolMessage) else text)
+        for m in messages
+        if _replaceable(m, "input", strict)
+    ]
 
 
 def refusal_messages(

@@ -61,7 +61,7 @@ EXPECTED: dict[str, list[str]] = {
         "I can't help with that request: it was flagged for jailbreak.",
         "I can't share that response: it was flagged for indiscriminate weapons.",
         "[withheld: the safety check flagged this tool result]",
-        "on_error='raise': raised ConnectionError",
+        "on_error='raise': raised GuardrailCheckError: the output safety check failed: ConnectionError",
     ],
 }
 NEVER_SHOWN: dict[str, list[str]] = {

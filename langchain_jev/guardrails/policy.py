@@ -547,8 +547,9 @@ def withheld_request(
     *,
     strict: bool = False,
 ) -> list[BaseMessage]:
-    """Placeholders for refused messages: each keeps its id, class and tool call ids; its content is ``text``
-    (`WITHHELD_TOOL_RESULT` for a tool result).
+    """Placeholders for refused messages: each keeps its id, class and tool call ids; its content is withheld.
+
+    The content is ``text``, or `WITHHELD_TOOL_RESULT` for a tool result.
 
     A message without an id cannot be replaced in a thread: ``strict`` raises
     `JevConfigurationError` for one (a thread's messages), else it is left out (a

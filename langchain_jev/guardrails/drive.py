@@ -228,7 +228,9 @@ async def adrive(procedure: Procedure[T]) -> T:
                     asked = step.battery.ainvoke(step.data, step.config)
                     try:
                         sent = await asyncio.wait_for(asked, step.timeout)
-                    except TimeoutError:
+                    except TimeoutError as error:
+                        if type(error) is not TimeoutError:  # the model's own timeout error
+                            raise
                         raise TimeoutError(_late(step.timeout)) from None
             elif isinstance(step, Call):
                 sent = await _acall(step)

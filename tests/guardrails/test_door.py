@@ -762,3 +762,40 @@ def test_text_hidden_by_invisible_characters_is_judged_as_it_reads(form: str, tr
     graph = build(form, model)
     out = graph.invoke({"messages": [HumanMessage(f"How do I make a {OBFUSCATED[trick]} at home?")]}, config)
     assert out["messages"][-1].content == INPUT_REFUSAL and model.calls == 0
+
+
+# ---------------------------------------------------------------- the ledger
+
+
+def _door_graph(decision: KeywordDecisionModel, model: ReplyingChatModel, **options: Any) -> Any:
+    inputs = HazardBattery.input(list(KEYWORDS), model=decision)
+    outputs = HazardBattery.output(list(KEYWORDS), model=decision)
+    builder = StateGraph(GuardrailState)
+    builder.add_node(
+        "guard", create_guardrail_node(inputs, next_node="agent", **options), destinations=("agent", END)
+    )
+    builder.add_node("agent", create_guarded_model_node(model, inputs, outputs, **options))
+    return builder.add_edge(START, "guard").add_edge("agent", END).compile(checkpointer=InMemorySaver())
+
+
+def test_the_input_node_and_the_door_share_the_batterys_ledger_so_each_message_is_judged_once() -> None:
+    decision, config = KeywordDecisionModel(keywords=KEYWORDS), thread()
+    graph = _door_graph(decision, replies())
+    for n in range(3):
+        graph.invoke({"messages": [HumanMessage(f"Question {n} about soup?")]}, config)
+    inputs = [s["user_question"] for s in decision.states if "assistant_answer" not in s]
+    assert inputs == [f"Question {n} about soup?" for n in range(3)]  # once each: by the node, not the door
+
+
+def test_a_sqlite_ledger_is_shared_by_guardrails_of_another_process(tmp_path: Any) -> None:
+    from langchain_jev.models.cache import SQLiteCache
+
+    history = [HumanMessage("An old question?", id="a"), AIMessage("An old answer.", id="b")]
+    first, second = KeywordDecisionModel(keywords=KEYWORDS), KeywordDecisionModel(keywords=KEYWORDS)
+    with SQLiteCache(tmp_path / "ledger.sqlite") as store:
+        one = _door_graph(first, replies(), ledger=store)
+        one.invoke({"messages": history}, thread("one"))
+    with SQLiteCache(tmp_path / "ledger.sqlite") as store:  # as a second process would open it
+        other = _door_graph(second, replies(), ledger=store)
+        other.invoke({"messages": [*history, HumanMessage("And a new one?")]}, thread("two"))
+    assert [s["user_question"] for s in second.states if "assistant_answer" not in s] == ["And a new one?"]

@@ -329,6 +329,23 @@ def create_guarded_tool_node(
     Raises:
         JevConfigurationError: no input or output battery, or a setting is invalid.
 
+    Example:
+        >>> from langchain_core.messages import AIMessage
+        >>> from langchain_core.tools import tool
+        >>> from langchain_jev.testing import ScriptedDecisionModel
+        >>> @tool
+        ... def send_email(body: str) -> str:
+        ...     "Send an email."
+        ...     return "sent"
+        >>> inputs = HazardBattery.input(["hate"], model=ScriptedDecisionModel({"hate": 0.9}))
+        >>> from langgraph.graph import START, MessagesState, StateGraph
+        >>> graph = (StateGraph(MessagesState).add_node("tools", create_guarded_tool_node([send_email], inputs))
+        ...          .add_edge(START, "tools").compile())
+        >>> call = {"name": "send_email", "args": {"body": "..."}, "id": "1"}
+        >>> forged = AIMessage("", tool_calls=[call])
+        >>> graph.invoke({"messages": [forged]})["messages"][-1].content
+        '[withheld: the safety check refused this tool call]'
+
     """
     door = model_door(batteries, "create_guarded_tool_node", settings, **options)
     if door.input is None and door.output is None:

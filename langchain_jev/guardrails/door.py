@@ -106,6 +106,20 @@ class GuardrailDoor:
         output: the rail judging the model's reply.
         stream_tokens: let the model's tokens stream before its reply is checked.
 
+    Example:
+        >>> from langchain_core.messages import AIMessage, HumanMessage
+        >>> from langchain_jev.guardrails.battery import HazardBattery
+        >>> from langchain_jev.testing import ScriptedDecisionModel
+        >>> battery = HazardBattery.output(["hate"], model=ScriptedDecisionModel({"hate": 0.9}))
+        >>> door = GuardrailDoor(output=GuardrailRail(battery, "output"))
+        >>> def call(config):
+        ...     return AIMessage("a hateful draft")
+        >>> async def acall(config):
+        ...     return call(config)
+        >>> outcome = door.run(door.passing([HumanMessage("hi")], call, acall, lambda reply: reply, None))
+        >>> outcome.reply.content, outcome.refused
+        ("I can't share that response: it was flagged for hate.", True)
+
     """
 
     def __init__(

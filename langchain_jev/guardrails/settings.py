@@ -43,7 +43,14 @@ OnFlag = Callable[[GuardrailReport], Any]
 
 
 class GuardrailOptions(TypedDict, total=False):
-    """The settings of `GuardrailSettings` as keyword arguments (each optional)."""
+    """The settings of `GuardrailSettings` as keyword arguments (each optional).
+
+    Example:
+        >>> options: GuardrailOptions = {"mode": "shadow", "timeout": 5.0}
+        >>> GuardrailSettings(**options).mode
+        'shadow'
+
+    """
 
     refusal_message: RefusalMessage | None
     on_error: OnError

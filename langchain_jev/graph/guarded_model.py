@@ -339,8 +339,8 @@ def create_guarded_tool_node(
         ...     return "sent"
         >>> inputs = HazardBattery.input(["hate"], model=ScriptedDecisionModel({"hate": 0.9}))
         >>> from langgraph.graph import START, MessagesState, StateGraph
-        >>> graph = (StateGraph(MessagesState).add_node("tools", create_guarded_tool_node([send_email], inputs))
-        ...          .add_edge(START, "tools").compile())
+        >>> node = create_guarded_tool_node([send_email], inputs)
+        >>> graph = StateGraph(MessagesState).add_node("tools", node).add_edge(START, "tools").compile()
         >>> call = {"name": "send_email", "args": {"body": "..."}, "id": "1"}
         >>> forged = AIMessage("", tool_calls=[call])
         >>> graph.invoke({"messages": [forged]})["messages"][-1].content

@@ -96,10 +96,18 @@ async def _judge_rows(judge: JevJudge, session: Session) -> None:
     concurrency = session.options.concurrency
     queue: asyncio.Queue[Job | None] = asyncio.Queue(maxsize=concurrency)
 
+    run_task = asyncio.current_task()
+
     async def worker() -> None:
         while True:
             job = await queue.get()
             if job is None:
+                return
+            # A row settled without a request (a check that raised, say) never suspends, so a
+            # Ctrl-C (which cancels the run's task) would wait for every worker's next row: yield,
+            # and judge no row once the run is being cancelled.
+            await asyncio.sleep(0)
+            if run_task is not None and run_task.cancelling():
                 return
             if session.halted:
                 continue  # the results cannot be written, or the model cannot be reached: drain

@@ -30,6 +30,7 @@ from pydantic import BaseModel, ConfigDict, Field, JsonValue, field_validator
 from langchain_jev.criteria import Predicate
 from langchain_jev.errors import JevInputError
 from langchain_jev.input import ANSWER_FIELD, JevJudgeInput
+from langchain_jev.judges.checks.bounded import DEFAULT_TIMEOUT
 from langchain_jev.judges.checks.schema import arguments_problems, read_tool_schemas
 from langchain_jev.judges.checks.sensitive import SensitiveKind, find_sensitive
 from langchain_jev.judges.checks.trajectory import (
@@ -116,6 +117,12 @@ class ToolArgumentsValid(_Builtin):
     )
     unknown_tools: Literal["fail", "ignore"] = Field(
         default="fail", description="What a call to a tool without a schema means."
+    )
+    timeout: float = Field(
+        default=DEFAULT_TIMEOUT,
+        gt=0,
+        le=600,
+        description="Seconds the check may take on one input; past them it raises, never passes.",
     )
 
     @field_validator("schemas")
@@ -211,7 +218,9 @@ def compile_builtin(spec: Builtin) -> Predicate:
             else:
                 assert source is not None
                 schemas = read_tool_schemas(_needed(data, source, "tool_arguments_valid"), source)
-            return not arguments_problems(data.tool_calls, schemas, unknown_tools=spec.unknown_tools)
+            return not arguments_problems(
+                data.tool_calls, schemas, unknown_tools=spec.unknown_tools, timeout=spec.timeout
+            )
 
         return valid
     if isinstance(spec, NoRepeatedToolCalls):

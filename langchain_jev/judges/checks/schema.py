@@ -1,47 +1,77 @@
-"""Tool-call arguments checked against the tool's JSON Schema, by code.
+"""Tool-call arguments checked against the tool's JSON Schema, with the `jsonschema` library.
 
 Tool schemas are the JSON Schemas of their arguments, as LangChain, OpenAI and
-Anthropic describe tools. This module validates the keywords such schemas use
-(``type``, ``properties``, ``required``, ``additionalProperties``, ``items``,
-``enum``, ``const``, ``anyOf``/``oneOf``/``allOf``/``not``, the number, string,
-array and object bounds, ``pattern`` and local ``$ref``), ignores annotations
-(``title``, ``description``, ``default``, ``format``, ...) and refuses any other
-keyword rather than pass arguments it cannot check.
+Anthropic describe tools. They are checked by `jsonschema` (the validator users
+already trust, which passes the official JSON-Schema-Test-Suite): the whole of
+draft 2020-12, or draft 7 when the schema's ``$schema`` says so; ``format`` is
+an annotation, as draft 2020-12 has it, and ``multipleOf`` is decided exactly on
+the decimal a number is written as (``19.99`` is a multiple of ``0.01``, which
+float division denies). A schema is data from a row, so it is
+treated as hostile:
+
+- it is checked against its metaschema first, and a malformed schema
+  (``{"minLength": "3"}``, ``{"required": "a"}``, a pattern that does not compile)
+  is refused with a message naming the place, never ignored;
+- its size (`MAX_SCHEMA_NODES` values) and nesting (`MAX_SCHEMA_DEPTH`) are bounded;
+- a ``$ref`` resolves only inside the schema (and to the published metaschemas):
+  nothing is ever fetched, and an unresolvable reference is refused;
+- ``pattern`` and ``patternProperties`` (also as ``additionalProperties`` and
+  ``unevaluatedProperties`` read them) match with the `regex` package under the
+  check's time bound (`langchain_jev.judges.checks.bounded`), and the check as a
+  whole is bounded in keyword applications (`MAX_STEPS`) and in time: past a
+  bound the check raises, so it is never decided as valid.
 """
 
 from __future__ import annotations
 
-import math
-import re
-from collections.abc import Mapping, Sequence
+import contextvars
+import functools
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from decimal import Decimal
+from fractions import Fraction
 from typing import Any
+
+import jsonschema
+import referencing
+import referencing.exceptions
+import regex
+from jsonschema import validators
+from jsonschema.exceptions import ValidationError
+from jsonschema.protocols import Validator
 
 from langchain_jev.errors import JevInputError
 from langchain_jev.input import ToolCall
+from langchain_jev.judges.checks.bounded import DEFAULT_TIMEOUT, Deadline, compile_pattern, search
+from langchain_jev.judges.checks.json_values import canonical_json
 
-__all__ = ["arguments_problems", "read_tool_schemas", "schema_problems", "validate"]
+__all__ = [
+    "DRAFTS",
+    "MAX_SCHEMA_DEPTH",
+    "MAX_SCHEMA_NODES",
+    "MAX_STEPS",
+    "arguments_problems",
+    "read_tool_schemas",
+    "schema_problems",
+    "validate",
+]
 
-_ANNOTATIONS = frozenset(
-    {
-        "$schema", "$id", "$comment", "$anchor", "title", "description", "default", "examples",
-        "format", "deprecated", "readOnly", "writeOnly", "contentMediaType", "contentEncoding",
-        "$defs", "definitions",
-    }
-)
-_CHECKED = frozenset(
-    {
-        "type", "properties", "required", "additionalProperties", "items", "enum", "const",
-        "anyOf", "oneOf", "allOf", "not", "minimum", "maximum", "exclusiveMinimum",
-        "exclusiveMaximum", "multipleOf", "minLength", "maxLength", "pattern", "minItems",
-        "maxItems", "uniqueItems", "minProperties", "maxProperties", "$ref",
-    }
-)
-_TYPES = frozenset({"string", "number", "integer", "boolean", "object", "array", "null"})
-_MAX_DEPTH = 64
-_MAX_STEPS = 20_000
+MAX_SCHEMA_NODES = 20_000
+"""Values (objects, arrays, strings, numbers...) one tool's schema may hold."""
+MAX_SCHEMA_DEPTH = 64
+"""How deeply a schema's objects and arrays may nest."""
+MAX_STEPS = 100_000
+"""Keyword applications one schema check may make (nested ``anyOf``\\ s are exponential); the time
+bound usually ends such a check first, this one ends it the same way on any machine."""
+
+_BASES: dict[str, type[Validator]] = {
+    "https://json-schema.org/draft/2020-12/schema": jsonschema.Draft202012Validator,
+    "http://json-schema.org/draft-07/schema": jsonschema.Draft7Validator,
+}
+DRAFTS: tuple[str, ...] = tuple(_BASES)
+"""The ``$schema`` URIs accepted (a trailing ``#`` aside); a schema without one is draft 2020-12."""
 
 
-def read_tool_schemas(value: Any, where: str) -> dict[str, Mapping[str, Any]]:
+def read_tool_schemas(value: Any, where: str) -> dict[str, Any]:
     """Tool name -> the JSON Schema of its arguments, from any usual description of tools.
 
     Takes a mapping of tool name to schema, or a list of tool descriptions: OpenAI's
@@ -49,8 +79,9 @@ def read_tool_schemas(value: Any, where: str) -> dict[str, Mapping[str, Any]]:
     "parameters"}``, or Anthropic's ``{"name", "input_schema"}``.
 
     Raises:
-        JevInputError: the value is none of these, or a schema uses a keyword that
-            cannot be checked; the message says where (``where`` names the source).
+        JevInputError: the value is none of these, or a schema is malformed, too
+            large or of an unsupported draft; the message says where (``where``
+            names the source).
 
     Example:
         >>> read_tool_schemas([{"type": "function", "function": {"name": "search",
@@ -58,7 +89,7 @@ def read_tool_schemas(value: Any, where: str) -> dict[str, Mapping[str, Any]]:
         {'search': {'type': 'object', 'required': ['q']}}
 
     """
-    found: dict[str, Mapping[str, Any]] = {}
+    found: dict[str, Any] = {}
     if isinstance(value, Mapping):
         items = [(name, schema, f"{where}.{name}") for name, schema in value.items()]
     elif isinstance(value, Sequence) and not isinstance(value, (str, bytes)):
@@ -79,8 +110,8 @@ def read_tool_schemas(value: Any, where: str) -> dict[str, Mapping[str, Any]]:
             f"{where} must map tool names to schemas or list tools, got {type(value).__name__}"
         )
     for name, schema, spot in items:
-        if not isinstance(name, str) or not isinstance(schema, Mapping):
-            raise JevInputError(f"{spot} must be a JSON Schema object")
+        if not isinstance(name, str) or not isinstance(schema, (Mapping, bool)):
+            raise JevInputError(f"{spot} must be a JSON Schema (an object or a boolean)")
         problems = schema_problems(schema)
         if problems:
             raise JevInputError(f"{spot}: {problems[0]}")
@@ -88,142 +119,101 @@ def read_tool_schemas(value: Any, where: str) -> dict[str, Mapping[str, Any]]:
     return found
 
 
-def schema_problems(schema: Any, path: str = "") -> list[str]:
-    """Why a schema cannot be checked here (unknown keywords, bad shapes); empty when it can.
+def schema_problems(schema: Any) -> list[str]:
+    """Why a schema cannot be checked (malformed, too large, unknown draft); empty when it can.
 
     Example:
-        >>> schema_problems({"type": "object", "patternProperties": {}})
-        ['patternProperties: this keyword cannot be checked here']
+        >>> schema_problems({"type": "object", "properties": {"q": {"minLength": "3"}}})
+        ["properties.q.minLength: '3' is not of type 'integer'"]
+        >>> schema_problems({"type": "object", "patternProperties": {"^x_": {"type": "integer"}}})
+        []
 
     """
     if isinstance(schema, bool):
         return []
     if not isinstance(schema, Mapping):
-        return [f"{path or 'schema'}: a schema must be an object or a boolean"]
-    problems: list[str] = []
-    for key, value in schema.items():
-        here = f"{path}.{key}" if path else str(key)
-        if key in _ANNOTATIONS:
-            if key in ("$defs", "definitions") and isinstance(value, Mapping):
-                for name, inner in value.items():
-                    problems.extend(schema_problems(inner, f"{here}.{name}"))
-            continue
-        if key not in _CHECKED:
-            problems.append(f"{here}: this keyword cannot be checked here")
-        elif key == "type":
-            names = [value] if isinstance(value, str) else value
-            if not isinstance(names, list) or any(n not in _TYPES for n in names):
-                problems.append(f"{here}: unknown type {value!r}")
-        elif key == "properties" and isinstance(value, Mapping):
-            for name, inner in value.items():
-                problems.extend(schema_problems(inner, f"{here}.{name}"))
-        elif key in ("items", "additionalProperties", "not"):
-            problems.extend(schema_problems(value, here))
-        elif key in ("anyOf", "oneOf", "allOf"):
-            if not isinstance(value, list) or not value:
-                problems.append(f"{here}: must be a non-empty list of schemas")
-            else:
-                for index, inner in enumerate(value):
-                    problems.extend(schema_problems(inner, f"{here}[{index}]"))
-        elif key == "$ref" and not (isinstance(value, str) and value.startswith("#")):
-            problems.append(f"{here}: only local references (#/...) can be followed")
-        elif key == "pattern":
-            try:
-                re.compile(value)
-            except (re.error, TypeError) as error:
-                problems.append(f"{here}: not a regular expression ({error})")
-    return problems
+        return [f"a schema must be an object or a boolean, got {type(schema).__name__}"]
+    size = _size_problem(schema)
+    if size is not None:
+        return [size]
+    base = _draft(schema)
+    if isinstance(base, str):
+        return [base]
+    meta = validators.validator_for(base.META_SCHEMA)(base.META_SCHEMA, format_checker=_PATTERN_FORMAT)
+    try:
+        errors = sorted(meta.iter_errors(schema), key=lambda e: (list(e.absolute_path), e.message))
+    except RecursionError:
+        return ["the schema nests too deeply to be checked"]
+    return [f"{_place(error.absolute_path, 'schema')}: {_short_message(error)}" for error in errors[:5]]
 
 
-def validate(instance: Any, schema: Any) -> list[str]:
+def validate(
+    instance: Any,
+    schema: Any,
+    *,
+    timeout: float = DEFAULT_TIMEOUT,
+    deadline: Deadline | None = None,
+    max_steps: int = MAX_STEPS,
+) -> list[str]:
     """Where ``instance`` breaks ``schema``: one line per problem, empty when it is valid.
 
-    Nesting and the work one check may take are bounded (a schema of nested
-    ``anyOf``s would otherwise take exponential time): past them the arguments
-    are reported as too deep or too complex to check, never as valid.
+    ``schema`` must be one `schema_problems` accepts.
+
+    Raises:
+        JevInputError: a ``$ref`` cannot be resolved inside the schema, or the check
+            went past its bound (``timeout`` seconds, or ``deadline`` shared with
+            other calls; ``max_steps`` keyword applications; Python's recursion
+            limit): it cannot be decided, so it is never valid.
 
     Example:
         >>> validate({"q": 3}, {"type": "object", "properties": {"q": {"type": "string"}},
         ...                     "required": ["q", "n"]})
-        ["missing required 'n'", 'q: expected string, got integer']
+        ["'n' is a required property", "q: 3 is not of type 'string'"]
 
     """
-    budget = [_MAX_STEPS]
-    problems = _check(instance, schema, schema, "", 0, budget)
-    if budget[0] < 0:  # said even where a `not` or an anyOf branch swallowed it: never valid
-        problems = [p for p in problems if not p.endswith("too complex to check")]
-        problems.append("arguments: too complex to check")
-    return problems
-
-
-def _check(instance: Any, schema: Any, root: Any, path: str, depth: int, budget: list[int]) -> list[str]:
-    budget[0] -= 1
-    if budget[0] < 0:
-        return [f"{path or 'arguments'}: too complex to check"]
-    if depth > _MAX_DEPTH:
-        return [f"{path or 'arguments'}: nested too deep to check"]
-    if schema is True:
-        return []
-    if schema is False:
-        return [f"{path or 'arguments'}: no value is allowed here"]
-    if not isinstance(schema, Mapping):
-        return [f"{path or 'arguments'}: the schema is not an object"]
-    problems: list[str] = []
-    here = path or "arguments"
-    prefix = f"{path}: " if path else ""
-    ref = schema.get("$ref")
-    if isinstance(ref, str):
-        target = _resolve(root, ref)
-        if target is None:
-            return [f"{here}: cannot resolve {ref!r}"]
-        problems.extend(_check(instance, target, root, path, depth + 1, budget))
-    if "type" in schema:
-        names = [schema["type"]] if isinstance(schema["type"], str) else list(schema["type"])
-        if not any(_is_type(instance, name) for name in names):
-            return [*problems, f"{prefix}expected {' or '.join(names)}, got {_type_name(instance)}"]
-    from langchain_jev.spec.conditions import json_equal
-
-    if "enum" in schema and not any(json_equal(instance, option) for option in schema["enum"]):
-        problems.append(f"{prefix}{_short(instance)} is not one of {_short(schema['enum'])}")
-    if "const" in schema and not json_equal(instance, schema["const"]):
-        problems.append(f"{prefix}must be {_short(schema['const'])}")
-    for inner in schema.get("allOf") or ():
-        problems.extend(_check(instance, inner, root, path, depth + 1, budget))
-    if "anyOf" in schema and not any(
-        not _check(instance, inner, root, path, depth + 1, budget) for inner in schema["anyOf"]
-    ):
-        problems.append(f"{prefix}matches none of anyOf")
-    if "oneOf" in schema:
-        branches = schema["oneOf"]
-        matching = sum(1 for inner in branches if not _check(instance, inner, root, path, depth + 1, budget))
-        if matching != 1:
-            problems.append(f"{prefix}matches {matching} of oneOf, needs exactly 1")
-    if "not" in schema and not _check(instance, schema["not"], root, path, depth + 1, budget):
-        problems.append(f"{prefix}matches a schema it must not")
-    if _is_type(instance, "number"):
-        problems.extend(_number_problems(instance, schema, prefix))
-    elif isinstance(instance, str):
-        problems.extend(_string_problems(instance, schema, prefix))
-    elif isinstance(instance, (list, tuple)):
-        problems.extend(_array_problems(instance, schema, root, path, depth, budget))
-    elif isinstance(instance, Mapping):
-        problems.extend(_object_problems(instance, schema, root, path, depth, budget))
-    return problems
+    bound = deadline if deadline is not None else Deadline(timeout, "the tool_arguments_valid check")
+    base = _draft(schema) if isinstance(schema, Mapping) else jsonschema.Draft202012Validator
+    if isinstance(base, str):
+        raise JevInputError(base)
+    checker = _bounded(base)(schema, registry=_NOTHING_REMOTE)
+    budget = _Budget(bound, max_steps)
+    token = _BUDGET.set(budget)
+    try:
+        errors = list(checker.iter_errors(instance))
+    except referencing.exceptions.Unresolvable as error:
+        ref = str(getattr(error, "ref", error))
+        raise JevInputError(
+            f"the schema's reference {_clip(repr('#' + ref if ref.startswith('/') else ref), 80)} "
+            "cannot be resolved inside it (nothing is fetched)"
+        ) from None
+    except RecursionError:
+        raise JevInputError(
+            "the arguments or the schema's references nest too deeply to be checked"
+        ) from None
+    finally:
+        _BUDGET.reset(token)
+    return [_problem(error) for error in sorted(errors, key=lambda e: [str(p) for p in e.absolute_path])]
 
 
 def arguments_problems(
-    calls: Sequence[ToolCall], schemas: Mapping[str, Any], *, unknown_tools: str = "fail"
+    calls: Sequence[ToolCall],
+    schemas: Mapping[str, Any],
+    *,
+    unknown_tools: str = "fail",
+    timeout: float = DEFAULT_TIMEOUT,
 ) -> list[str]:
     """Every problem with the arguments of ``calls`` against their tools' ``schemas``.
 
-    A call to a tool with no schema is a problem unless ``unknown_tools`` is ``"ignore"``.
+    A call to a tool with no schema is a problem unless ``unknown_tools`` is
+    ``"ignore"``. All the calls share one time bound of ``timeout`` seconds.
 
     Example:
         >>> schemas = {"search": {"type": "object", "properties": {"q": {"type": "string"}}}}
         >>> arguments_problems([ToolCall("search", {"q": 1}), ToolCall("book", {})], schemas)
-        ['call 1 (search): q: expected string, got integer', 'call 2 (book): no such tool']
+        ["call 1 (search): q: 1 is not of type 'string'", 'call 2 (book): no such tool']
 
     """
+    deadline = Deadline(timeout, "the tool_arguments_valid check")
     problems: list[str] = []
     for index, call in enumerate(calls, start=1):
         schema = schemas.get(call.name)
@@ -231,131 +221,264 @@ def arguments_problems(
             if unknown_tools != "ignore":
                 problems.append(f"call {index} ({call.name}): no such tool")
             continue
-        problems.extend(f"call {index} ({call.name}): {p}" for p in validate(call.arguments, schema))
+        try:
+            found = validate(call.arguments, schema, deadline=deadline)
+        except JevInputError as error:
+            raise JevInputError(f"call {index} ({call.name}): {error}") from None
+        problems.extend(f"call {index} ({call.name}): {p}" for p in found)
     return problems
 
 
-def _number_problems(value: float, schema: Mapping[str, Any], prefix: str) -> list[str]:
-    problems = []
-    for key, below, equal_fails in (
-        ("minimum", True, False),
-        ("maximum", False, False),
-        ("exclusiveMinimum", True, True),
-        ("exclusiveMaximum", False, True),
-    ):
-        bound: Any = schema.get(key)
-        if not _is_type(bound, "number"):
-            continue
-        fails = (value < bound if below else value > bound) or (equal_fails and value == bound)
-        if fails:
-            problems.append(f"{prefix}{_short(value)} breaks {key} {_short(bound)}")
-    step: Any = schema.get("multipleOf")
-    if _is_type(step, "number") and step > 0:
-        quotient = value / step
-        if not math.isfinite(quotient) or not math.isclose(quotient, round(quotient), abs_tol=1e-9):
-            problems.append(f"{prefix}{_short(value)} is not a multiple of {_short(step)}")
-    return problems
+# ---------------------------------------------------------------- the bounds
 
 
-def _string_problems(value: str, schema: Mapping[str, Any], prefix: str) -> list[str]:
-    problems = []
-    if isinstance(schema.get("minLength"), int) and len(value) < schema["minLength"]:
-        problems.append(f"{prefix}shorter than {schema['minLength']} characters")
-    if isinstance(schema.get("maxLength"), int) and len(value) > schema["maxLength"]:
-        problems.append(f"{prefix}longer than {schema['maxLength']} characters")
-    pattern = schema.get("pattern")
-    if isinstance(pattern, str) and re.search(pattern, value) is None:
-        problems.append(f"{prefix}does not match the pattern {pattern!r}")
-    return problems
+_NOTHING_REMOTE: referencing.Registry[Any] = referencing.Registry()
+"""A registry that retrieves nothing (jsonschema adds the published metaschemas to it)."""
+
+_PATTERN_FORMAT = jsonschema.FormatChecker(formats=())
 
 
-def _array_problems(
-    value: Sequence[Any], schema: Mapping[str, Any], root: Any, path: str, depth: int, budget: list[int]
-) -> list[str]:
-    problems = []
-    prefix = f"{path}: " if path else ""
-    if isinstance(schema.get("minItems"), int) and len(value) < schema["minItems"]:
-        problems.append(f"{prefix}fewer than {schema['minItems']} items")
-    if isinstance(schema.get("maxItems"), int) and len(value) > schema["maxItems"]:
-        problems.append(f"{prefix}more than {schema['maxItems']} items")
-    if schema.get("uniqueItems") is True:
-        from langchain_jev.spec.conditions import json_equal
-
-        if any(json_equal(a, b) for i, a in enumerate(value) for b in value[i + 1 :]):
-            problems.append(f"{prefix}items are not unique")
-    if "items" in schema:
-        for index, item in enumerate(value):
-            problems.extend(_check(item, schema["items"], root, f"{path}[{index}]", depth + 1, budget))
-    return problems
+@_PATTERN_FORMAT.checks("regex", raises=(regex.error, TypeError, ValueError, OverflowError))
+def _is_pattern(value: object) -> bool:
+    """Patterns compile with `regex`, which is what matches them."""
+    if isinstance(value, str):
+        compile_pattern(value)
+    return True
 
 
-def _object_problems(
-    value: Mapping[str, Any], schema: Mapping[str, Any], root: Any, path: str, depth: int, budget: list[int]
-) -> list[str]:
-    problems = []
-    prefix = f"{path}: " if path else ""
-    for name in schema.get("required") or ():
-        if name not in value:
-            problems.append(f"{prefix}missing required {name!r}")
-    if isinstance(schema.get("minProperties"), int) and len(value) < schema["minProperties"]:
-        problems.append(f"{prefix}fewer than {schema['minProperties']} properties")
-    if isinstance(schema.get("maxProperties"), int) and len(value) > schema["maxProperties"]:
-        problems.append(f"{prefix}more than {schema['maxProperties']} properties")
-    properties = schema.get("properties") or {}
-    extra = schema.get("additionalProperties", True)
-    for name, item in value.items():
-        where = f"{path}.{name}" if path else str(name)
-        if name in properties:
-            problems.extend(_check(item, properties[name], root, where, depth + 1, budget))
-        elif extra is False:
-            problems.append(f"{prefix}unexpected argument {name!r}")
-        elif isinstance(extra, Mapping):
-            problems.extend(_check(item, extra, root, where, depth + 1, budget))
-    return problems
+class _Budget:
+    """Keyword applications left, and the deadline, of one check."""
+
+    def __init__(self, deadline: Deadline, steps: int) -> None:
+        self.deadline = deadline
+        self.limit = self.steps = steps
+
+    def tick(self) -> None:
+        self.steps -= 1
+        if self.steps < 0:
+            raise JevInputError(
+                f"{self.deadline.what} needs more than {self.limit} steps (a schema of nested "
+                "alternatives?), so it cannot be decided"
+            )
+        if self.steps % 64 == 0:
+            self.deadline.left()
 
 
-def _resolve(root: Any, ref: str) -> Any:
-    if ref == "#":
-        return root
-    if not ref.startswith("#/"):
-        return None
-    node = root
-    for part in ref[2:].split("/"):
-        part = part.replace("~1", "/").replace("~0", "~")
-        if isinstance(node, Mapping) and part in node:
-            node = node[part]
-        elif isinstance(node, list) and part.isdigit() and int(part) < len(node):
-            node = node[int(part)]
+_BUDGET: contextvars.ContextVar[_Budget] = contextvars.ContextVar("langchain_jev_schema_budget")
+
+_Keyword = Callable[[Any, Any, Any, Any], Iterator[ValidationError] | None]
+
+
+def _counted(keyword: _Keyword) -> _Keyword:
+    @functools.wraps(keyword)
+    def counted(validator: Any, value: Any, instance: Any, schema: Any) -> Iterator[ValidationError] | None:
+        _BUDGET.get().tick()
+        return keyword(validator, value, instance, schema)
+
+    return counted
+
+
+def _matches(pattern: str, text: str) -> bool:
+    return search(pattern, text, _BUDGET.get().deadline)
+
+
+def _pattern(validator: Any, pattern: Any, instance: Any, schema: Any) -> Iterator[ValidationError]:
+    if validator.is_type(instance, "string") and not _matches(pattern, instance):
+        yield ValidationError(f"{_short(instance)} does not match {pattern!r}")
+
+
+def _pattern_properties(
+    validator: Any, patterns: Any, instance: Any, schema: Any
+) -> Iterator[ValidationError]:
+    if not validator.is_type(instance, "object"):
+        return
+    for pattern, subschema in patterns.items():
+        for key, value in instance.items():
+            if _matches(pattern, key):
+                yield from validator.descend(value, subschema, path=key, schema_path=pattern)
+
+
+def _additional(instance: Mapping[str, Any], schema: Mapping[str, Any]) -> list[str]:
+    properties = schema.get("properties", {})
+    patterns = list(schema.get("patternProperties", {}))
+    return [
+        key for key in instance
+        if key not in properties and not any(_matches(pattern, key) for pattern in patterns)
+    ]
+
+
+def _additional_properties(
+    validator: Any, allowed: Any, instance: Any, schema: Any
+) -> Iterator[ValidationError]:
+    if not validator.is_type(instance, "object"):
+        return
+    extras = _additional(instance, schema)
+    if validator.is_type(allowed, "object"):
+        for extra in extras:
+            yield from validator.descend(instance[extra], allowed, path=extra)
+    elif not allowed and extras:
+        names = ", ".join(repr(each) for each in sorted(extras))
+        yield ValidationError(f"additional properties are not allowed ({_clip(names, 80)})")
+
+
+def _unevaluated_properties(
+    validator: Any, allowed: Any, instance: Any, schema: Any
+) -> Iterator[ValidationError]:
+    if not validator.is_type(instance, "object"):
+        return
+    evaluated = _evaluated_keys(validator, instance, schema)
+    failed = [
+        key for key in instance
+        if key not in evaluated and any(True for _ in validator.descend(instance[key], allowed, path=key))
+    ]
+    if failed:
+        names = ", ".join(repr(each) for each in sorted(failed))
+        yield ValidationError(f"unevaluated properties are not allowed or not valid ({_clip(names, 80)})")
+
+
+def _evaluated_keys(validator: Any, instance: Mapping[str, Any], schema: Any) -> set[str]:
+    """The keys some keyword of ``schema`` evaluated (jsonschema's rule, matching patterns bounded)."""
+    if validator.is_type(schema, "boolean"):
+        return set()
+    _BUDGET.get().tick()
+    keys: set[str] = set()
+    for reference in ("$ref", "$dynamicRef"):
+        if reference in schema:
+            resolved = validator._resolver.lookup(schema[reference])
+            inner = validator.evolve(schema=resolved.contents, _resolver=resolved.resolver)
+            keys |= _evaluated_keys(inner, instance, resolved.contents)
+    properties = schema.get("properties")
+    if validator.is_type(properties, "object"):
+        keys |= properties.keys() & instance.keys()
+    for keyword in ("additionalProperties", "unevaluatedProperties"):
+        if (subschema := schema.get(keyword)) is not None:
+            keys |= {key for key, value in instance.items() if _valid(validator.descend(value, subschema))}
+    for pattern in schema.get("patternProperties", {}):
+        keys |= {key for key in instance if _matches(pattern, key)}
+    for name, subschema in schema.get("dependentSchemas", {}).items():
+        if name in instance:
+            keys |= _evaluated_keys(validator, instance, subschema)
+    for keyword in ("allOf", "oneOf", "anyOf"):
+        for subschema in schema.get(keyword, []):
+            if _valid(validator.descend(instance, subschema)):
+                keys |= _evaluated_keys(validator, instance, subschema)
+    if "if" in schema:
+        if validator.evolve(schema=schema["if"]).is_valid(instance):
+            keys |= _evaluated_keys(validator, instance, schema["if"])
+            if "then" in schema:
+                keys |= _evaluated_keys(validator, instance, schema["then"])
+        elif "else" in schema:
+            keys |= _evaluated_keys(validator, instance, schema["else"])
+    return keys
+
+
+def _unique_items(validator: Any, unique: Any, instance: Any, schema: Any) -> Iterator[ValidationError]:
+    """In linear time: JSON-equal items (``1`` and ``1.0``, not ``true``) share a canonical form."""
+    if unique and validator.is_type(instance, "array"):
+        seen: set[Any] = set()
+        for item in instance:
+            key = canonical_json(item)
+            if key in seen:
+                yield ValidationError("the items are not unique")
+                return
+            seen.add(key)
+
+
+def _multiple_of(validator: Any, step: Any, instance: Any, schema: Any) -> Iterator[ValidationError]:
+    """Exactly, as decimals: ``19.99`` is a multiple of ``0.01`` (not as floats); ``2**64 + 1`` not of 7."""
+    if not validator.is_type(instance, "number"):
+        return
+    try:
+        failed = (_exact(instance) / _exact(step)).denominator != 1
+    except (ValueError, OverflowError, ArithmeticError):  # not finite
+        failed = True
+    if failed:
+        yield ValidationError(f"{_short(instance)} is not a multiple of {_short(step)}")
+
+
+def _exact(number: float) -> Fraction:
+    """The decimal a JSON number is written as (a float's shortest form), as an exact fraction."""
+    return Fraction(number) if isinstance(number, int) else Fraction(Decimal(repr(number)))
+
+
+def _valid(errors: Iterator[ValidationError]) -> bool:
+    return next(errors, None) is None
+
+
+_OWN: dict[str, _Keyword] = {
+    "pattern": _pattern,
+    "patternProperties": _pattern_properties,
+    "additionalProperties": _additional_properties,
+    "unevaluatedProperties": _unevaluated_properties,
+    "uniqueItems": _unique_items,
+    "multipleOf": _multiple_of,
+}
+
+
+@functools.cache
+def _bounded(base: type[Validator]) -> type[Validator]:
+    """``base`` with every keyword counted, and the keywords that match patterns bounded."""
+    known: dict[str, _Keyword] = dict(base.VALIDATORS)
+    keywords = {name: _counted(_OWN.get(name, keyword)) for name, keyword in known.items()}
+    extended: type[Validator] = validators.extend(base, keywords)  # type: ignore[no-untyped-call]
+    return extended
+
+
+def _draft(schema: Mapping[str, Any]) -> type[Validator] | str:
+    """The draft a schema is written in, or why it cannot be checked."""
+    uri = schema.get("$schema")
+    if uri is None:
+        return jsonschema.Draft202012Validator
+    if not isinstance(uri, str):
+        return f"$schema: must be a string, got {type(uri).__name__}"
+    base = _BASES.get(uri.rstrip("#"))
+    if base is None:
+        return (
+            f"$schema: {_clip(repr(uri), 80)} is not supported: write draft 2020-12 ({DRAFTS[0]}) "
+            "or draft 7"
+        )
+    return base
+
+
+def _size_problem(schema: Any) -> str | None:
+    nodes = 0
+    stack: list[tuple[Any, int]] = [(schema, 0)]
+    while stack:
+        value, depth = stack.pop()
+        nodes += 1
+        if nodes > MAX_SCHEMA_NODES:
+            return f"the schema holds more than {MAX_SCHEMA_NODES} values, too many to check"
+        if isinstance(value, Mapping):
+            children: Any = value.values()
+        elif isinstance(value, (list, tuple)):
+            children = value
         else:
-            return None
-    return node
+            continue
+        if depth >= MAX_SCHEMA_DEPTH:
+            return f"the schema nests more than {MAX_SCHEMA_DEPTH} levels deep, too deep to check"
+        stack.extend((child, depth + 1) for child in children)
+    return None
 
 
-def _is_type(value: Any, name: str) -> bool:
-    if name == "null":
-        return value is None
-    if name == "boolean":
-        return isinstance(value, bool)
-    if name == "string":
-        return isinstance(value, str)
-    if name == "array":
-        return isinstance(value, (list, tuple))
-    if name == "object":
-        return isinstance(value, Mapping)
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return False
-    if name == "integer":
-        return isinstance(value, int) or (math.isfinite(value) and value.is_integer())
-    return name == "number"
+def _problem(error: ValidationError) -> str:
+    place = _place(error.absolute_path, "")
+    return f"{place}: {_short_message(error)}" if place else _short_message(error)
 
 
-def _type_name(value: Any) -> str:
-    for name in ("null", "boolean", "integer", "number", "string", "array", "object"):
-        if _is_type(value, name):
-            return name
-    return type(value).__name__
+def _place(path: Any, root: str) -> str:
+    text = ""
+    for part in path:
+        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else str(part))
+    return text or root
+
+
+def _short_message(error: ValidationError) -> str:
+    return _clip(error.message, 160)
 
 
 def _short(value: Any) -> str:
-    text = repr(value)
-    return text if len(text) <= 40 else text[:37] + "..."
+    return _clip(repr(value), 40)
+
+
+def _clip(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 3] + "..."

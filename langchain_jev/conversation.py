@@ -20,6 +20,10 @@ def message_text(message: BaseMessage) -> str:
 def tool_calls_from_messages(messages: Sequence[BaseMessage]) -> list[ToolCall]:
     """Pair each AI tool call with the tool message that answered it, in order.
 
+    Each call records which AI message made it (``message``, counted from 0 over
+    the AI messages given, those without calls included), so strict trajectory
+    matching can tell calls made together from calls made one after another.
+
     Example:
         >>> from langchain_core.messages import AIMessage, ToolMessage
         >>> calls = tool_calls_from_messages([
@@ -27,7 +31,7 @@ def tool_calls_from_messages(messages: Sequence[BaseMessage]) -> list[ToolCall]:
         ...     ToolMessage("found x", tool_call_id="1"),
         ... ])
         >>> calls[0].to_dict()
-        {'name': 'search', 'arguments': {'q': 'x'}, 'result': 'found x'}
+        {'name': 'search', 'arguments': {'q': 'x'}, 'result': 'found x', 'message': 0}
 
     """
     results: dict[str, Any] = {}
@@ -37,10 +41,13 @@ def tool_calls_from_messages(messages: Sequence[BaseMessage]) -> list[ToolCall]:
                 message.content if not isinstance(message.content, list) else message_text(message)
             )
     calls: list[ToolCall] = []
+    ordinal = 0
     for message in messages:
         if isinstance(message, AIMessage):
             for call in message.tool_calls:
-                calls.append(ToolCall(call["name"], call.get("args", {}), results.get(call.get("id") or "")))
+                result = results.get(call.get("id") or "")
+                calls.append(ToolCall(call["name"], call.get("args", {}), result, ordinal))
+            ordinal += 1
     return calls
 
 

@@ -29,7 +29,8 @@ EXPECTED_FIELD = "expected_output"
 CONTEXT_FIELD = "supporting_context"
 """State field holding the retrieved documents (an array of strings)."""
 TOOL_CALLS_FIELD = "tool_calls"
-"""State field holding the tool calls (an array of ``{name, arguments, result}``)."""
+"""State field holding the tool calls (an array of ``{name, arguments, result}``, with
+``message`` when it is known which assistant message made each call)."""
 
 _FIXED_FIELDS = (QUESTION_FIELD, ANSWER_FIELD, EXPECTED_FIELD, CONTEXT_FIELD, TOOL_CALLS_FIELD)
 _T = TypeVar("_T")
@@ -39,9 +40,17 @@ _T = TypeVar("_T")
 class ToolCall:
     """One tool call an assistant made, with what the tool returned.
 
+    ``message`` says which assistant message made the call (0 for the first
+    assistant message of the trajectory), when that is known: calls read from a
+    conversation carry it, so two calls made in one message can be told from two
+    calls made one after the other. A call without it is a flat call, and its
+    state form stays ``{name, arguments, result}``.
+
     Example:
         >>> ToolCall("search", {"q": "Dublin weather"}, "Rain, 12C").to_dict()
         {'name': 'search', 'arguments': {'q': 'Dublin weather'}, 'result': 'Rain, 12C'}
+        >>> ToolCall("search", {"q": "Cork"}, message=1).to_dict()["message"]
+        1
 
     """
 
@@ -51,14 +60,27 @@ class ToolCall:
     """The arguments the tool was called with (any JSON value)."""
     result: Any = None
     """What the tool returned (any JSON value), or None when unknown."""
+    message: int | None = None
+    """Which assistant message made the call (counted from 0), or None when unknown."""
+
+    def __post_init__(self) -> None:
+        if self.message is not None and (
+            isinstance(self.message, bool) or not isinstance(self.message, int) or self.message < 0
+        ):
+            raise JevInputError(
+                f"tool call {self.name!r}: 'message' must be a whole number from 0, got {self.message!r}"
+            )
 
     def to_dict(self) -> dict[str, Any]:
-        """Return the call as the ``{name, arguments, result}`` object of the state."""
-        return {"name": self.name, "arguments": self.arguments, "result": self.result}
+        """Return the call as the ``{name, arguments, result}`` object of the state (and ``message``)."""
+        state = {"name": self.name, "arguments": self.arguments, "result": self.result}
+        if self.message is not None:
+            state["message"] = self.message
+        return state
 
     @classmethod
     def of(cls, value: ToolCall | Mapping[str, Any]) -> ToolCall:
-        """Read a tool call from a ``{name, arguments, result}`` mapping.
+        """Read a tool call from a ``{name, arguments, result, message}`` mapping.
 
         Example:
             >>> ToolCall.of({"name": "search", "arguments": {"q": "x"}}).name
@@ -71,7 +93,7 @@ class ToolCall:
             raise JevInputError(
                 f"a tool call must be an object with a string 'name', got {_describe(value)}"
             )
-        return cls(value["name"], value.get("arguments", {}), value.get("result"))
+        return cls(value["name"], value.get("arguments", {}), value.get("result"), value.get("message"))
 
 
 @dataclass(frozen=True, init=False)

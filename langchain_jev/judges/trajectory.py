@@ -55,7 +55,8 @@ def trajectory_judge(
         model: anything `JevJudge` accepts; None for Jev from the environment.
         mode: how ``tool_calls`` are matched with the reference; None leaves the match out.
         arguments: how two calls' arguments are compared (exact, ignore, subset, superset).
-        per_tool: a tool's own arguments mode, or the argument names that must be equal.
+        per_tool: a tool's own arguments rule: a mode, the key paths (dotted) that alone
+            must be equal, or ``{"mode": ..., "keys": [...], "ignore": [...]}``.
         reference_field: the state field holding the reference calls.
         tools: the agent's tools (LangChain tools, OpenAI or Anthropic tool
             definitions, or a mapping of name to JSON Schema); None reads them from
@@ -146,7 +147,10 @@ class _Settings:
         return kept
 
     def _match(self) -> dict[str, Any]:
-        rules = {tool: r if isinstance(r, str) else list(r) for tool, r in (self.per_tool or {}).items()}
+        rules = {
+            tool: r if isinstance(r, str) else dict(r) if isinstance(r, Mapping) else list(r)
+            for tool, r in (self.per_tool or {}).items()
+        }
         return {
             "mode": self.mode,
             "arguments": self.arguments,

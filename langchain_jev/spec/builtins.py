@@ -5,8 +5,10 @@ form                                        true when
 ==========================================  =====================================================
 ``{trajectory_match: {mode: strict}}``      ``tool_calls`` match the reference calls (``mode``:
                                             strict, unordered, subset, superset; ``arguments``:
-                                            exact, ignore, subset, superset; ``per_tool``;
-                                            ``reference``: the field, ``reference_tool_calls``)
+                                            exact, ignore, subset, superset; ``per_tool``: a
+                                            mode, key paths, or ``{mode, keys, ignore}``;
+                                            ``reference``: the field, ``reference_tool_calls``,
+                                            calls or trajectory messages)
 ``{tool_arguments_valid: {}}``              every call's arguments fit its tool's JSON Schema
                                             (``schemas`` inline, or ``schemas_field``, by default
                                             ``tool_schemas``; ``unknown_tools``: fail or ignore)
@@ -42,6 +44,7 @@ from langchain_jev.judges.checks.trajectory import (
 
 __all__ = [
     "BUILTIN_FORMS",
+    "ArgumentsMatch",
     "NoRepeatedToolCalls",
     "NoSensitiveData",
     "ToolArgumentsValid",
@@ -66,6 +69,24 @@ class _Builtin(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True, json_schema_extra=_describe)
 
 
+class ArgumentsMatch(_Builtin):
+    """A tool's own arguments rule: key paths left out, then some keys alone or a mode.
+
+    Example:
+        >>> ArgumentsMatch(ignore=["request_id", "time.end"], mode="superset").mode
+        'superset'
+
+    """
+
+    mode: ArgumentsMode = Field(default="exact", description="How the arguments left are compared.")
+    keys: list[str] | None = Field(
+        default=None, min_length=1, description="Key paths (dotted) that alone must be equal."
+    )
+    ignore: list[str] = Field(
+        default_factory=list, description="Key paths (dotted) left out of both calls' arguments first."
+    )
+
+
 class TrajectoryMatch(_Builtin):
     """The agent's ``tool_calls`` match a reference trajectory (agentevals' four modes).
 
@@ -87,9 +108,12 @@ class TrajectoryMatch(_Builtin):
     arguments: ArgumentsMode = Field(
         default="exact", description="How the arguments of two calls of one tool are compared."
     )
-    per_tool: dict[str, ArgumentsMode | list[str]] = Field(
+    per_tool: dict[str, ArgumentsMode | list[str] | ArgumentsMatch] = Field(
         default_factory=dict,
-        description="A tool's own arguments mode, or the argument names (dotted) that must be equal.",
+        description=(
+            "A tool's own arguments rule: a mode, the key paths (dotted) that alone must be equal, "
+            "or {mode, keys, ignore}."
+        ),
     )
     reference: str = Field(
         default=REFERENCE_FIELD, min_length=1, description="The state field of the reference calls."
@@ -201,12 +225,16 @@ def compile_builtin(spec: Builtin) -> Predicate:
     `JevInputError` naming it, before any request.
     """
     if isinstance(spec, TrajectoryMatch):
+        rules = {
+            tool: rule.model_dump(exclude_none=True) if isinstance(rule, ArgumentsMatch) else rule
+            for tool, rule in spec.per_tool.items()
+        }
         return lambda data: trajectory_matches(
             data.tool_calls,
             read_calls(_needed(data, spec.reference, "trajectory_match"), spec.reference),
             spec.mode,
             spec.arguments,
-            spec.per_tool,
+            rules,
         )
     if isinstance(spec, ToolArgumentsValid):
         inline = read_tool_schemas(spec.schemas, "schemas") if spec.schemas is not None else None

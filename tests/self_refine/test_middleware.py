@@ -86,6 +86,7 @@ async def test_tool_calling_turns_pass_through_and_the_judge_gets_the_tool_calls
             "name": "thermometer",
             "arguments": {"place": "sea level"},
             "result": "Water boils at 100 degrees Celsius at sea level.",
+            "message": 0,  # the first AI message of the turn made the call
         }
     ]
 

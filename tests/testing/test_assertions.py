@@ -72,7 +72,7 @@ def test_a_conversation_gives_the_question_and_the_tool_calls_of_the_last_turn()
         "user_question": "Weather in Dublin?",
         "assistant_answer": "Rain and 12 C.",
         "supporting_context": ["Forecast: rain"],
-        "tool_calls": [{"name": "search", "arguments": {"q": "Dublin weather"}, "result": "Rain, 12 C"}],
+        "tool_calls": [{"name": "search", "arguments": {"q": "Dublin weather"}, "result": "Rain, 12 C", "message": 0}],
     }
 
 

@@ -4,9 +4,11 @@
 criterion                    kind   decides                                          passes at
 ===========================  =====  ===============================================  ==========
 ``no_secrets``               check  no API key, token, password or private key       none found
-``no_card_numbers``          check  no card number (issuer prefix, length, Luhn)     none found
-``no_email_addresses``       check  no email address                                 none found
-``no_phone_numbers``         check  no phone number                                  none found
+                                    (provider formats, credentials in URLs)
+``no_card_numbers``          check  no card number (scheme prefix, length, Luhn)     none found
+``no_email_addresses``       check  no email address (Unicode and punycode too)     none found
+``no_phone_numbers``         check  no phone number (libphonenumber: international,  none found
+                                    and national for ``regions``)
 ``no_other_sensitive_data``  noul   free of personal or confidential information     yes >= 0.7
                                     patterns miss (addresses, IDs, health, ...)
 ===========================  =====  ===============================================  ==========
@@ -24,7 +26,7 @@ from typing import Any
 from langchain_jev.criteria import JevCriterion
 from langchain_jev.judge import JevJudge
 from langchain_jev.judges.build import prebuilt_criteria, prebuilt_judge
-from langchain_jev.judges.checks.sensitive import KINDS
+from langchain_jev.judges.checks.sensitive import KINDS, PHONE_REGIONS
 
 __all__ = ["sensitive_data_criteria", "sensitive_data_judge"]
 
@@ -41,6 +43,7 @@ def sensitive_data_judge(
     *,
     kinds: Iterable[str] = KINDS,
     allow: Sequence[str] = (),
+    regions: Sequence[str] = PHONE_REGIONS,
     thresholds: Mapping[str, float] | None = None,
     **options: Any,
 ) -> JevJudge:
@@ -50,6 +53,8 @@ def sensitive_data_judge(
         model: anything `JevJudge` accepts; None for Jev from the environment.
         kinds: the kinds the patterns look for (secret, card_number, email, phone).
         allow: matches to let through: an exact text, or a domain such as ``@shop.com``.
+        regions: the countries (ISO 3166 codes) whose national phone formats count;
+            international numbers always do.
         thresholds: ``{"no_other_sensitive_data": minimum}`` to replace 0.7.
         options: `JevJudge` options (``fail_fast=False`` asks the question even
             after a pattern matched).
@@ -66,11 +71,15 @@ def sensitive_data_judge(
         True
 
     """
-    return prebuilt_judge("sensitive_data", model, thresholds, _editor(kinds, allow), **options)
+    return prebuilt_judge("sensitive_data", model, thresholds, _editor(kinds, allow, regions), **options)
 
 
 def sensitive_data_criteria(
-    *, kinds: Iterable[str] = KINDS, allow: Sequence[str] = (), thresholds: Mapping[str, float] | None = None
+    *,
+    kinds: Iterable[str] = KINDS,
+    allow: Sequence[str] = (),
+    regions: Sequence[str] = PHONE_REGIONS,
+    thresholds: Mapping[str, float] | None = None,
 ) -> list[JevCriterion]:
     """The sensitive-data judge's criteria, to compose with others.
 
@@ -79,10 +88,10 @@ def sensitive_data_criteria(
         ['no_secrets', 'no_other_sensitive_data']
 
     """
-    return prebuilt_criteria("sensitive_data", thresholds, _editor(kinds, allow))
+    return prebuilt_criteria("sensitive_data", thresholds, _editor(kinds, allow, regions))
 
 
-def _editor(kinds: Iterable[str], allow: Sequence[str]) -> Any:
+def _editor(kinds: Iterable[str], allow: Sequence[str], regions: Sequence[str]) -> Any:
     wanted = list(kinds)
     unknown = [kind for kind in wanted if kind not in _CHECKS]
     if unknown:
@@ -101,6 +110,8 @@ def _editor(kinds: Iterable[str], allow: Sequence[str]) -> Any:
                 if criterion["name"] not in names:
                     continue
                 criterion["check"]["no_sensitive_data"]["allow"] = list(allow)
+                if criterion["name"] == "no_phone_numbers":
+                    criterion["check"]["no_sensitive_data"]["regions"] = list(regions)
             kept.append(criterion)
         return kept
 

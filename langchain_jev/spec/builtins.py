@@ -34,7 +34,12 @@ from langchain_jev.errors import JevInputError
 from langchain_jev.input import ANSWER_FIELD, JevJudgeInput
 from langchain_jev.judges.checks.bounded import DEFAULT_TIMEOUT
 from langchain_jev.judges.checks.schema import arguments_problems, read_tool_schemas
-from langchain_jev.judges.checks.sensitive import SensitiveKind, find_sensitive
+from langchain_jev.judges.checks.sensitive import (
+    PHONE_REGIONS,
+    SUPPORTED_REGIONS,
+    SensitiveKind,
+    find_sensitive,
+)
 from langchain_jev.judges.checks.trajectory import (
     ArgumentsMode,
     read_calls,
@@ -205,6 +210,24 @@ class NoSensitiveData(_Builtin):
         default_factory=list,
         description="Matches let through: an exact text, or a domain such as @example.com.",
     )
+    regions: list[str] = Field(
+        default_factory=lambda: list(PHONE_REGIONS),
+        description="Countries (ISO 3166 codes) whose national phone formats count; international always do.",
+    )
+    timeout: float = Field(
+        default=DEFAULT_TIMEOUT,
+        gt=0,
+        le=600,
+        description="Seconds the scan may take on one input; past them it raises, never passes.",
+    )
+
+    @field_validator("regions")
+    @classmethod
+    def _known_regions(cls, value: list[str]) -> list[str]:
+        unknown = [region for region in value if region not in SUPPORTED_REGIONS]
+        if unknown:
+            raise ValueError(f"{', '.join(map(repr, unknown))}: not a region phone numbers are known for")
+        return value
 
 
 Builtin = TrajectoryMatch | ToolArgumentsValid | NoRepeatedToolCalls | NoSensitiveData
@@ -253,7 +276,9 @@ def compile_builtin(spec: Builtin) -> Predicate:
         return valid
     if isinstance(spec, NoRepeatedToolCalls):
         return lambda data: not repeated_calls(data.tool_calls, spec.max_identical, spec.max_consecutive)
-    return lambda data: not find_sensitive(data.field(spec.field) or "", spec.kinds, spec.allow)
+    return lambda data: not find_sensitive(
+        data.field(spec.field) or "", spec.kinds, spec.allow, regions=spec.regions, timeout=spec.timeout
+    )
 
 
 def builtin_fields(spec: Builtin) -> set[str]:

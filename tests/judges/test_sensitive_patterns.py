@@ -11,7 +11,7 @@ from langchain_jev.spec.builtins import NoSensitiveData, compile_builtin
 POSITIVE: list[tuple[str, str]] = [
     ("secret", "use sk-proj-abc123DEF456ghi789JKL012mno to call it"),
     ("secret", "ANTHROPIC_API_KEY=sk-ant-api03-AbCdEf0123456789_ghIJklMNop"),
-    ("secret", "aws_access_key_id = AKIAIOSFODNN7EXAMPLE"),
+    ("secret", "aws_access_key_id = AKIAJ5Q7R2XWZ4KLM6NB"),
     ("secret", "token ghp_a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8 works"),
     ("secret", "github_pat_11ABCDEFG0123456789_abcdefghijklmnopqrstuvwxyz"),
     ("secret", "slack xoxb-1234567890-abcdefghij"),

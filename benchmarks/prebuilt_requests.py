@@ -67,6 +67,25 @@ INPUTS: dict[str, list[JevJudgeInput]] = {
         JevJudgeInput(answer=ANSWER),
         JevJudgeInput(answer="Ask the forecaster at jane.doe@example.ie."),
     ],
+    "quality": [
+        JevJudgeInput(QUESTION, ANSWER, fields={"plan": ["read the forecast", "answer"]}),
+        JevJudgeInput(QUESTION, ANSWER),
+    ],
+    "safety": [JevJudgeInput(QUESTION, ANSWER)],
+    "security": [JevJudgeInput(QUESTION, context=CONTEXT)],
+    "code": [
+        JevJudgeInput("Convert mm to inches.", "```python\ndef inches(mm):\n    return mm / 25.4\n```"),
+        JevJudgeInput("Convert mm to inches.", "```python\ndef inches(mm) return mm / 25.4\n```"),
+    ],
+    "json_match": [
+        JevJudgeInput(answer='{"rain_mm": 30, "warning": "yellow, Leinster"}',
+                      expected={"rain_mm": 30, "warning": "yellow warning for Leinster"}),
+        JevJudgeInput(answer='{"rain_mm": 30.0}', expected={"rain_mm": 30}),
+    ],
+    "conversation_labels": [JevJudgeInput(QUESTION, fields={"conversation": [{"role": "user", "content": "Hi"}]})],
+    "image": [JevJudgeInput(QUESTION, ANSWER, fields={"image": {"type": "image", "url": "https://example.com/sky.png"}})],
+    "voice": [JevJudgeInput(fields={"audio": {"type": "audio", "url": "https://example.com/call.wav"},
+                                    "transcript": QUESTION})],
 }
 ROUNDS = 20
 

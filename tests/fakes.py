@@ -33,13 +33,26 @@ from langchain_jev import JevDecisionModel
 
 
 def decode(request: httpx2.Request) -> dict[str, Any]:
-    """The JSON body the SDK sent (zstd-compressed or not)."""
+    """The JSON body the SDK sent (zstd-compressed or not; the ``request`` part of a multipart
+    request, which the SDK sends when the state holds images, with each asset's bytes under
+    ``"_parts"``)."""
     body = request.content
     if request.headers.get("content-encoding") == "zstd":
         from backports import zstd
 
         body = zstd.decompress(body)
-    data: dict[str, Any] = json.loads(body)
+    kind = request.headers.get("content-type", "")
+    if kind.startswith("multipart/form-data"):
+        boundary = kind.split("boundary=", 1)[1].encode()
+        parts: dict[str, bytes] = {}
+        for part in body.split(b"--" + boundary)[1:-1]:
+            head, _, content = part[2:-2].partition(b"\r\n\r\n")  # each part sits between CRLFs
+            name = head.split(b'name="', 1)[1].split(b'"', 1)[0].decode()
+            parts[name] = content
+        data: dict[str, Any] = json.loads(parts.pop("request"))
+        data["_parts"] = parts
+        return data
+    data = json.loads(body)
     return data
 
 

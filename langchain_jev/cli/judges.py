@@ -54,18 +54,19 @@ def listing(width: int = 100) -> str:
     Example:
         >>> for line in listing().splitlines()[:3]:
         ...     print(line)
-        rag             grounded in the context; context relevant; answer relevant; complete against the
-                        expected output; citations accurate
-                        needs user_question, assistant_answer; reads supporting_context, expected_output
+        rag                  grounded in the context; context relevant; answer relevant; complete against
+                             the expected output; citations accurate
+                             needs user_question, assistant_answer; reads supporting_context,
 
     """
     from langchain_jev.judges.catalog import CATALOGUE
 
     lines: list[str] = []
-    indent = " " * 16
+    column = max(len(entry.name) for entry in CATALOGUE) + 1
+    indent = " " * (column + 1)
     for entry in CATALOGUE:
         asks = textwrap.wrap(entry.asks, width - len(indent)) or [""]
-        lines.append(f"{entry.name:<15} {asks[0]}")
+        lines.append(f"{entry.name:<{column}} {asks[0]}")
         lines.extend(indent + rest for rest in asks[1:])
         fields = "needs " + ", ".join(entry.needs)
         if entry.reads:

@@ -6,17 +6,28 @@ Each prebuilt judge is a judge file shipped with the package (``files/NAME.yaml`
 to copy and edit. The factories build the same judge with your model, thresholds
 and options, and the ``*_criteria`` functions give the criteria to compose.
 
-=================  =====================================================================
-judge              asks
-=================  =====================================================================
-``rag``            grounded, context relevant, answer relevant, complete, cited
-``correctness``    exact or JSON-equal (code), else the same facts as the expected output
-``trajectory``     tool calls vs a reference, arguments vs schemas, repeats (code);
-                   right tools; task completed
-``conversation``   need resolved, tone, system prompt followed, no invented capabilities
-``summary``        faithful, key points, concise
-``sensitive_data`` secrets, card numbers, emails, phones (code); anything else sensitive
-=================  =====================================================================
+=======================  ===============================================================
+judge                    asks
+=======================  ===============================================================
+``rag``                  grounded, context relevant, answer relevant, complete, cited
+``correctness``          exact or JSON-equal (code), else the same facts as the expected
+``trajectory``           tool calls vs a reference, arguments vs schemas, repeats (code);
+                         right tools; task completed
+``conversation``         need resolved, tone, system prompt followed, no invented
+                         capabilities, earlier facts kept, the user's language, no
+                         perceived error
+``summary``              faithful, key points, concise
+``sensitive_data``       secrets, card numbers, emails, phones (code); anything else
+``quality``              on topic, to the point, substantive, plan followed
+``safety``               not toxic, fair
+``security``             no prompt injection, no code injection (the input)
+``code``                 parses, type-checks (code); solves the problem
+``json_match``           valid JSON, exact keys (code); differing values mean the same
+``conversation_labels``  the user's language, support intent, praise (labels)
+``image``                no explicit content, no sensitive imagery (over the image)
+``voice``                clean audio, accurate transcript, interrupts handled, natural
+                         delivery (over the audio)
+=======================  ===============================================================
 
 Every judge asks all its questions in one request (none when no question
 applies); its checks run locally and never reach the model.
@@ -43,56 +54,99 @@ from langchain_jev._lazy import lazy_exports
 if TYPE_CHECKING:
     from langchain_jev.judges.build import prebuilt_criteria, prebuilt_judge
     from langchain_jev.judges.catalog import CATALOGUE, PrebuiltJudge, judge_names, judge_path, judge_text
+    from langchain_jev.judges.code import code_criteria, code_judge
     from langchain_jev.judges.conversation import conversation_criteria, conversation_judge
+    from langchain_jev.judges.conversation_labels import (
+        conversation_labels_criteria,
+        conversation_labels_judge,
+    )
     from langchain_jev.judges.correctness import correctness_criteria, correctness_judge
+    from langchain_jev.judges.image import image_criteria, image_judge
+    from langchain_jev.judges.json_match import json_match_criteria, json_match_judge
+    from langchain_jev.judges.quality import quality_criteria, quality_judge
     from langchain_jev.judges.rag import rag_criteria, rag_judge
+    from langchain_jev.judges.safety import safety_criteria, safety_judge
+    from langchain_jev.judges.security import security_criteria, security_judge
     from langchain_jev.judges.sensitive_data import sensitive_data_criteria, sensitive_data_judge
     from langchain_jev.judges.summary import summary_criteria, summary_judge
     from langchain_jev.judges.trajectory import trajectory_criteria, trajectory_judge
+    from langchain_jev.judges.voice import voice_criteria, voice_judge
 
 # public name -> module that defines it
 _EXPORTS: dict[str, str] = {
-    "CATALOGUE": "langchain_jev.judges.catalog",
-    "PrebuiltJudge": "langchain_jev.judges.catalog",
+    "code_criteria": "langchain_jev.judges.code",
+    "code_judge": "langchain_jev.judges.code",
     "conversation_criteria": "langchain_jev.judges.conversation",
     "conversation_judge": "langchain_jev.judges.conversation",
+    "conversation_labels_criteria": "langchain_jev.judges.conversation_labels",
+    "conversation_labels_judge": "langchain_jev.judges.conversation_labels",
     "correctness_criteria": "langchain_jev.judges.correctness",
     "correctness_judge": "langchain_jev.judges.correctness",
+    "image_criteria": "langchain_jev.judges.image",
+    "image_judge": "langchain_jev.judges.image",
+    "json_match_criteria": "langchain_jev.judges.json_match",
+    "json_match_judge": "langchain_jev.judges.json_match",
     "judge_names": "langchain_jev.judges.catalog",
     "judge_path": "langchain_jev.judges.catalog",
     "judge_text": "langchain_jev.judges.catalog",
     "prebuilt_criteria": "langchain_jev.judges.build",
     "prebuilt_judge": "langchain_jev.judges.build",
+    "quality_criteria": "langchain_jev.judges.quality",
+    "quality_judge": "langchain_jev.judges.quality",
     "rag_criteria": "langchain_jev.judges.rag",
     "rag_judge": "langchain_jev.judges.rag",
+    "safety_criteria": "langchain_jev.judges.safety",
+    "safety_judge": "langchain_jev.judges.safety",
+    "security_criteria": "langchain_jev.judges.security",
+    "security_judge": "langchain_jev.judges.security",
     "sensitive_data_criteria": "langchain_jev.judges.sensitive_data",
     "sensitive_data_judge": "langchain_jev.judges.sensitive_data",
     "summary_criteria": "langchain_jev.judges.summary",
     "summary_judge": "langchain_jev.judges.summary",
     "trajectory_criteria": "langchain_jev.judges.trajectory",
     "trajectory_judge": "langchain_jev.judges.trajectory",
+    "voice_criteria": "langchain_jev.judges.voice",
+    "voice_judge": "langchain_jev.judges.voice",
+    "CATALOGUE": "langchain_jev.judges.catalog",
+    "PrebuiltJudge": "langchain_jev.judges.catalog",
 }
 
 __all__ = [
     "CATALOGUE",
     "PrebuiltJudge",
+    "code_criteria",
+    "code_judge",
     "conversation_criteria",
     "conversation_judge",
+    "conversation_labels_criteria",
+    "conversation_labels_judge",
     "correctness_criteria",
     "correctness_judge",
+    "image_criteria",
+    "image_judge",
+    "json_match_criteria",
+    "json_match_judge",
     "judge_names",
     "judge_path",
     "judge_text",
     "prebuilt_criteria",
     "prebuilt_judge",
+    "quality_criteria",
+    "quality_judge",
     "rag_criteria",
     "rag_judge",
+    "safety_criteria",
+    "safety_judge",
+    "security_criteria",
+    "security_judge",
     "sensitive_data_criteria",
     "sensitive_data_judge",
     "summary_criteria",
     "summary_judge",
     "trajectory_criteria",
     "trajectory_judge",
+    "voice_criteria",
+    "voice_judge",
 ]
 
 

@@ -78,10 +78,12 @@ CATALOGUE: tuple[PrebuiltJudge, ...] = (
     ),
     PrebuiltJudge(
         "conversation",
-        "need resolved; tone; system prompt followed; no invented capabilities",
+        "need resolved; tone; system prompt followed; no invented capabilities; earlier facts kept; "
+        "the user's language; no sign the user saw a mistake",
         ("user_question", "assistant_answer"),
         ("conversation", "system_prompt", "tool_calls"),
-        "openevals USER_SATISFACTION_PROMPT, AGENT_TONE_PROMPT, TASK_COMPLETION_PROMPT",
+        "openevals USER_SATISFACTION_PROMPT, AGENT_TONE_PROMPT, TASK_COMPLETION_PROMPT, "
+        "KNOWLEDGE_RETENTION_PROMPT, PERCEIVED_ERROR_PROMPT",
     ),
     PrebuiltJudge(
         "summary",
@@ -97,6 +99,64 @@ CATALOGUE: tuple[PrebuiltJudge, ...] = (
         (),
         "openevals PII_LEAKAGE_PROMPT; jevals PII/PHI/secrets detectors",
     ),
+    PrebuiltJudge(
+        "quality",
+        "on topic; to the point; a substantive attempt; the plan followed",
+        ("user_question", "assistant_answer"),
+        ("plan", "tool_calls"),
+        "openevals ANSWER_RELEVANCE_PROMPT, CONCISENESS_PROMPT, LAZINESS_PROMPT, PLAN_ADHERENCE_PROMPT",
+    ),
+    PrebuiltJudge(
+        "safety",
+        "not toxic; fair to people whatever their protected characteristics",
+        ("assistant_answer",),
+        ("user_question",),
+        "openevals TOXICITY_PROMPT, FAIRNESS_PROMPT",
+    ),
+    PrebuiltJudge(
+        "security",
+        "no prompt injection; no code injection (in the input and retrieved documents)",
+        ("user_question",),
+        ("supporting_context",),
+        "openevals PROMPT_INJECTION_PROMPT, CODE_INJECTION_PROMPT",
+    ),
+    PrebuiltJudge(
+        "code",
+        "the code parses (code), type-checks when asked (code); solves the problem",
+        ("user_question", "assistant_answer"),
+        ("expected_output",),
+        "openevals CODE_CORRECTNESS_PROMPT(_WITH_REFERENCE), create_pyright_evaluator, "
+        "create_mypy_evaluator",
+    ),
+    PrebuiltJudge(
+        "json_match",
+        "valid JSON; keys equal to the expected (code); differing values mean the same",
+        ("assistant_answer", "expected_output"),
+        (),
+        "openevals create_json_match_evaluator (per-key rubrics, one call per key)",
+    ),
+    PrebuiltJudge(
+        "conversation_labels",
+        "labels: the user's language, their support intent, whether they praised the assistant",
+        ("user_question",),
+        ("conversation",),
+        "openevals LANGUAGE_DETECTION_PROMPT, SUPPORT_INTENT_PROMPT, WINS_PROMPT",
+    ),
+    PrebuiltJudge(
+        "image",
+        "no explicit content; no sensitive imagery (asked over the image)",
+        ("image",),
+        ("user_question", "assistant_answer"),
+        "openevals EXPLICIT_CONTENT_PROMPT, SENSITIVE_IMAGERY_PROMPT",
+    ),
+    PrebuiltJudge(
+        "voice",
+        "clean audio; accurate transcript; interruptions handled; natural delivery (asked over the audio)",
+        ("audio",),
+        ("transcript", "conversation"),
+        "openevals AUDIO_QUALITY_PROMPT, TRANSCRIPTION_ACCURACY_PROMPT, USER_INTERRUPTS_PROMPT, "
+        "VOCAL_AFFECT_PROMPT",
+    ),
 )
 """Every prebuilt judge, in the order the catalogue lists them."""
 
@@ -105,8 +165,10 @@ def judge_names() -> tuple[str, ...]:
     """The names of the prebuilt judges.
 
     Example:
-        >>> judge_names()
+        >>> judge_names()[:6]
         ('rag', 'correctness', 'trajectory', 'conversation', 'summary', 'sensitive_data')
+        >>> len(judge_names())
+        14
 
     """
     return tuple(entry.name for entry in CATALOGUE)

@@ -10,6 +10,10 @@ criterion                     kind   asks                                       
                                      applies is followed (asked only with one)
 ``no_invented_capabilities``  noul   only abilities and actions the assistant has,    yes >= 0.7
                                      as ``system_prompt`` and ``tool_calls`` show
+``knowledge_retained``        noul   facts the user gave earlier in ``conversation``  yes >= 0.7
+                                     are kept (asked only with one)
+``reply_in_user_language``    noul   the reply is in the user's language              yes >= 0.7
+``no_perceived_error``        noul   no sign the user thinks the assistant erred      yes >= 0.7
 ============================  =====  ===============================================  ==========
 
 State fields: ``user_question`` (the user's last message) and
@@ -37,10 +41,13 @@ def conversation_judge(
     Example:
         >>> from langchain_jev.testing import ScriptedDecisionModel
         >>> judge = conversation_judge(ScriptedDecisionModel(
-        ...     {"need_resolved": 0.9, "tone": 0.95, "no_invented_capabilities": 0.2}))
+        ...     {"need_resolved": 0.9, "tone": 0.95, "no_invented_capabilities": 0.2,
+        ...      "reply_in_user_language": 0.97, "no_perceived_error": 0.9}))
         >>> verdict = judge.judge("Cancel my order", "Done, I've emailed you the refund.")
-        >>> [(f.name, f.outcome.name) for f in verdict.findings if f.outcome.name != "PASSED"]
-        [('follows_system_prompt', 'NOT_APPLICABLE'), ('no_invented_capabilities', 'FAILED')]
+        >>> [(f.name, f.outcome.name) for f in verdict.findings
+        ...  if f.outcome.name != "PASSED"]  # doctest: +NORMALIZE_WHITESPACE
+        [('follows_system_prompt', 'NOT_APPLICABLE'), ('no_invented_capabilities', 'FAILED'),
+         ('knowledge_retained', 'NOT_APPLICABLE')]
         >>> verdict.feedback.endswith("(yes at 0.20, needs 0.70)")
         True
 

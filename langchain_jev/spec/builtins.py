@@ -18,6 +18,14 @@ form                                        true when
 ``{no_sensitive_data: {kinds: [email]}}``   no secret, card number, email or phone number (the
                                             ``kinds`` given; all by default) in ``field``
                                             (``assistant_answer``), ``allow`` aside
+``{json_match: {rules: {id: ignore}}}``     the JSON answer has the expected output's values on
+                                            every key ruled ``exact`` (``default``: exact)
+``{string_similarity: {minimum: 0.8}}``     the answer is that similar to the expected output
+                                            (``metric``: levenshtein, indel, jaro_winkler,
+                                            token_set)
+``{code_parses: {language: python}}``       the answer's code parses (python or json)
+``{code_type_checks: {tool: mypy}}``        the answer's Python passes mypy or pyright (the
+                                            ``code`` extra)
 ==========================================  =====================================================
 
 See `langchain_jev.judges.checks` for what each decides, exactly.
@@ -25,14 +33,17 @@ See `langchain_jev.judges.checks` for what each decides, exactly.
 
 from __future__ import annotations
 
+import json
 from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, field_validator
 
 from langchain_jev.criteria import Predicate
 from langchain_jev.errors import JevInputError
-from langchain_jev.input import ANSWER_FIELD, JevJudgeInput
+from langchain_jev.input import ANSWER_FIELD, EXPECTED_FIELD, JevJudgeInput
 from langchain_jev.judges.checks.bounded import DEFAULT_TIMEOUT
+from langchain_jev.judges.checks.code import Language, TypeChecker, parses, require_type_checker, type_checks
+from langchain_jev.judges.checks.json_match import KeyRule, json_keys_match
 from langchain_jev.judges.checks.schema import arguments_problems, read_tool_schemas
 from langchain_jev.judges.checks.sensitive import (
     PHONE_REGIONS,
@@ -40,6 +51,7 @@ from langchain_jev.judges.checks.sensitive import (
     SensitiveKind,
     find_sensitive,
 )
+from langchain_jev.judges.checks.similarity import Metric, similarity
 from langchain_jev.judges.checks.trajectory import (
     ArgumentsMode,
     read_calls,
@@ -50,6 +62,10 @@ from langchain_jev.judges.checks.trajectory import (
 __all__ = [
     "BUILTIN_FORMS",
     "ArgumentsMatch",
+    "CodeParses",
+    "CodeTypeChecks",
+    "JsonMatch",
+    "StringSimilarity",
     "NoRepeatedToolCalls",
     "NoSensitiveData",
     "ToolArgumentsValid",
@@ -230,13 +246,85 @@ class NoSensitiveData(_Builtin):
         return value
 
 
-Builtin = TrajectoryMatch | ToolArgumentsValid | NoRepeatedToolCalls | NoSensitiveData
+class JsonMatch(_Builtin):
+    """A JSON answer has the expected output's values, key by key (exact keys by code).
+
+    Example:
+        >>> check = compile_builtin(JsonMatch(rules={"summary": "question"}))
+        >>> answer = '{"id": 7, "summary": "short"}'
+        >>> check(JevJudgeInput(answer=answer, expected={"id": 7, "summary": "brief"}))
+        True
+
+    """
+
+    rules: dict[str, KeyRule] = Field(
+        default_factory=dict,
+        description="Key (dotted for nested keys) -> exact, question (left to a question) or ignore.",
+    )
+    default: KeyRule = Field(default="exact", description="The rule of the expected output's other keys.")
+    field: str = Field(default=ANSWER_FIELD, min_length=1, description="The state field of the JSON answer.")
+    expected: str = Field(default=EXPECTED_FIELD, min_length=1, description="The state field compared with.")
+
+
+class StringSimilarity(_Builtin):
+    """A text is at least ``minimum`` similar to the expected output (string distance, by code).
+
+    Example:
+        >>> check = compile_builtin(StringSimilarity(minimum=0.8))
+        >>> check(JevJudgeInput(answer="Paris, France", expected="Paris, france.")), check(JevJudgeInput(
+        ...     answer="Lyon", expected="Paris"))
+        (True, False)
+
+    """
+
+    minimum: float = Field(ge=0, le=1, description="The similarity needed, from 0 to 1.")
+    metric: Metric = Field(default="levenshtein", description="How similarity is measured.")
+    normalize: bool = Field(default=True, description="Fold case and runs of whitespace first.")
+    field: str = Field(default=ANSWER_FIELD, min_length=1, description="The state field compared.")
+    expected: str = Field(default=EXPECTED_FIELD, min_length=1, description="The state field compared with.")
+
+
+class CodeParses(_Builtin):
+    r"""The code in a state field parses (Python or JSON; fenced blocks when there are any).
+
+    Example:
+        >>> compile_builtin(CodeParses())(JevJudgeInput(answer="```python\ndef f(:\n```"))
+        False
+
+    """
+
+    language: Language = Field(default="python", description="The language the code is in.")
+    field: str = Field(default=ANSWER_FIELD, min_length=1, description="The state field holding the code.")
+
+
+class CodeTypeChecks(_Builtin):
+    """The Python code in a state field passes a type checker (mypy or pyright, installed apart)."""
+
+    tool: TypeChecker = Field(default="mypy", description="The type checker.")
+    field: str = Field(default=ANSWER_FIELD, min_length=1, description="The state field holding the code.")
+    timeout: float = Field(default=60.0, gt=0, le=600, description="Seconds the type checker may take.")
+
+
+Builtin = (
+    TrajectoryMatch
+    | ToolArgumentsValid
+    | NoRepeatedToolCalls
+    | NoSensitiveData
+    | JsonMatch
+    | StringSimilarity
+    | CodeParses
+    | CodeTypeChecks
+)
 
 BUILTIN_FORMS: dict[str, type[Builtin]] = {
     "trajectory_match": TrajectoryMatch,
     "tool_arguments_valid": ToolArgumentsValid,
     "no_repeated_tool_calls": NoRepeatedToolCalls,
     "no_sensitive_data": NoSensitiveData,
+    "json_match": JsonMatch,
+    "string_similarity": StringSimilarity,
+    "code_parses": CodeParses,
+    "code_type_checks": CodeTypeChecks,
 }
 """Each built-in form's key, and the model of its parameters."""
 
@@ -276,6 +364,19 @@ def compile_builtin(spec: Builtin) -> Predicate:
         return valid
     if isinstance(spec, NoRepeatedToolCalls):
         return lambda data: not repeated_calls(data.tool_calls, spec.max_identical, spec.max_consecutive)
+    if isinstance(spec, JsonMatch):
+        return lambda data: json_keys_match(
+            data.field(spec.field), data.field(spec.expected), spec.rules, spec.default
+        )
+    if isinstance(spec, StringSimilarity):
+        return lambda data: similarity(
+            _text_of(data, spec.field), _text_of(data, spec.expected), spec.metric, normalize=spec.normalize
+        ) >= spec.minimum
+    if isinstance(spec, CodeParses):
+        return lambda data: parses(_text_of(data, spec.field), spec.language)
+    if isinstance(spec, CodeTypeChecks):
+        require_type_checker(spec.tool)
+        return lambda data: type_checks(_text_of(data, spec.field), spec.tool, timeout=spec.timeout)
     return lambda data: not find_sensitive(
         data.field(spec.field) or "", spec.kinds, spec.allow, regions=spec.regions, timeout=spec.timeout
     )
@@ -293,9 +394,19 @@ def builtin_fields(spec: Builtin) -> set[str]:
         return {spec.reference}
     if isinstance(spec, ToolArgumentsValid):
         return {spec.source_field} if spec.source_field is not None else set()
-    if isinstance(spec, NoSensitiveData):
+    if isinstance(spec, (NoSensitiveData, CodeParses, CodeTypeChecks)):
         return {spec.field}
+    if isinstance(spec, (JsonMatch, StringSimilarity)):
+        return {spec.field, spec.expected}
     return set()
+
+
+def _text_of(data: JevJudgeInput, name: str) -> str:
+    """A state field as text: a string as it is, any other JSON value as JSON."""
+    value = data.field(name)
+    if value is None:
+        return ""
+    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, sort_keys=True)
 
 
 def _needed(data: JevJudgeInput, name: str, check: str) -> Any:

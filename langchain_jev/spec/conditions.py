@@ -16,6 +16,10 @@ form                                      true when
 ``{tool_arguments_valid: {...}}``         tool arguments fit their schemas (built in)
 ``{no_repeated_tool_calls: {...}}``       no repeated or looping tool calls (built in)
 ``{no_sensitive_data: {...}}``            no secret or personal data found (built in)
+``{json_match: {...}}``                   JSON answer matches the expected, key by key (built in)
+``{string_similarity: {...}}``            answer similar enough to the expected (built in)
+``{code_parses: {...}}``                  the answer's code parses (built in)
+``{code_type_checks: {...}}``             the answer's code type-checks (built in)
 ``{call: "package.module:function"}``     ``function(JevJudgeInput)`` returns True (opt-in)
 ``{all: [COND, ...]}``                    every condition holds
 ``{any: [COND, ...]}``                    at least one condition holds
@@ -48,8 +52,13 @@ from pydantic import BaseModel, ConfigDict, Field, JsonValue, model_validator
 from langchain_jev.criteria import Predicate
 from langchain_jev.input import ANSWER_FIELD, EXPECTED_FIELD, JevJudgeInput
 from langchain_jev.spec.builtins import (
+    BUILTIN_FORMS,
+    CodeParses,
+    CodeTypeChecks,
+    JsonMatch,
     NoRepeatedToolCalls,
     NoSensitiveData,
+    StringSimilarity,
     ToolArgumentsValid,
     TrajectoryMatch,
     builtin_fields,
@@ -77,6 +86,10 @@ FORMS = (
     "tool_arguments_valid",
     "no_repeated_tool_calls",
     "no_sensitive_data",
+    "json_match",
+    "string_similarity",
+    "code_parses",
+    "code_type_checks",
     "call",
     "all",
     "any",
@@ -132,6 +145,18 @@ class ConditionSpec(BaseModel):
     )
     no_sensitive_data: NoSensitiveData | None = Field(
         default=None, description="True when no secret or personal data is found (built in)."
+    )
+    json_match: JsonMatch | None = Field(
+        default=None, description="True when a JSON answer matches the expected output key by key (built in)."
+    )
+    string_similarity: StringSimilarity | None = Field(
+        default=None, description="True when the answer is similar enough to the expected output (built in)."
+    )
+    code_parses: CodeParses | None = Field(
+        default=None, description="True when the answer's code parses (built in)."
+    )
+    code_type_checks: CodeTypeChecks | None = Field(
+        default=None, description="True when the answer's Python code passes a type checker (built in)."
     )
     call: str | None = Field(
         default=None,
@@ -203,7 +228,7 @@ def compile_condition(spec: ConditionSpec) -> Predicate:
         return answer_equals_expected
     if form == "answer_is_json":
         return answer_is_json
-    if form in ("trajectory_match", "tool_arguments_valid", "no_repeated_tool_calls", "no_sensitive_data"):
+    if form in BUILTIN_FORMS:
         return compile_builtin(getattr(spec, form))
     if form == "call":
         return import_callable(_text(spec.call))
@@ -233,7 +258,7 @@ def condition_fields(spec: ConditionSpec) -> set[str]:
         return {ANSWER_FIELD, EXPECTED_FIELD}
     if form == "answer_is_json":
         return {ANSWER_FIELD}
-    if form in ("trajectory_match", "tool_arguments_valid", "no_repeated_tool_calls", "no_sensitive_data"):
+    if form in BUILTIN_FORMS:
         return builtin_fields(getattr(spec, form))
     if form in ("all", "any"):
         return set().union(*(condition_fields(item) for item in (spec.all_ or spec.any_ or ())))

@@ -23,7 +23,8 @@ def test_judges_lists_every_prebuilt_judge_with_its_fields(capsys: pytest.Captur
     out = capsys.readouterr().out
     names = [line.split()[0] for line in out.splitlines() if line and not line.startswith(" ")]
     assert names[: len(judge_names())] == list(judge_names())
-    assert "needs user_question, assistant_answer; reads supporting_context, expected_output" in out
+    assert "needs user_question, assistant_answer; reads supporting_context,\n" in out
+    assert "needs image; reads user_question, assistant_answer when given" in out
 
 
 def test_judges_show_prints_the_file_as_shipped(capsys: pytest.CaptureFixture[str]) -> None:

@@ -14,20 +14,36 @@ from langchain_jev import JevJudge, JevJudgeInput, Outcome
 from langchain_jev.errors import JevConfigurationError
 from langchain_jev.judges import (
     CATALOGUE,
+    code_criteria,
+    code_judge,
     conversation_criteria,
     conversation_judge,
+    conversation_labels_criteria,
+    conversation_labels_judge,
     correctness_criteria,
     correctness_judge,
+    image_criteria,
+    image_judge,
+    json_match_criteria,
+    json_match_judge,
     judge_names,
     judge_path,
+    quality_criteria,
+    quality_judge,
     rag_criteria,
     rag_judge,
+    safety_criteria,
+    safety_judge,
+    security_criteria,
+    security_judge,
     sensitive_data_criteria,
     sensitive_data_judge,
     summary_criteria,
     summary_judge,
     trajectory_criteria,
     trajectory_judge,
+    voice_criteria,
+    voice_judge,
 )
 from langchain_jev.spec import load_judge, load_spec
 from langchain_jev.spec.conditions import ConditionSpec, condition_fields
@@ -42,6 +58,14 @@ FACTORIES: dict[str, Callable[..., JevJudge]] = {
     "conversation": conversation_judge,
     "summary": summary_judge,
     "sensitive_data": sensitive_data_judge,
+    "quality": quality_judge,
+    "safety": safety_judge,
+    "security": security_judge,
+    "code": code_judge,
+    "json_match": json_match_judge,
+    "conversation_labels": conversation_labels_judge,
+    "image": image_judge,
+    "voice": voice_judge,
 }
 CRITERIA: dict[str, Callable[..., Any]] = {
     "rag": rag_criteria,
@@ -50,6 +74,14 @@ CRITERIA: dict[str, Callable[..., Any]] = {
     "conversation": conversation_criteria,
     "summary": summary_criteria,
     "sensitive_data": sensitive_data_criteria,
+    "quality": quality_criteria,
+    "safety": safety_criteria,
+    "security": security_criteria,
+    "code": code_criteria,
+    "json_match": json_match_criteria,
+    "conversation_labels": conversation_labels_criteria,
+    "image": image_criteria,
+    "voice": voice_criteria,
 }
 NAMES = list(judge_names())
 
@@ -73,7 +105,7 @@ def test_the_factory_the_name_and_the_file_build_the_same_judge(name: str) -> No
     by_file = load_judge(judge_path(name), model=wire.model())
     assert _shape(by_factory) == _shape(by_name) == _shape(by_file)
     assert [c.name for c in CRITERIA[name]()] == [c.name for c in by_factory.criteria]
-    assert by_factory.fail_fast is (name == "sensitive_data")
+    assert by_factory.fail_fast is (name in ("sensitive_data", "code"))
 
 
 def test_the_catalogue_lists_each_shipped_file_once() -> None:
@@ -85,7 +117,7 @@ def test_the_catalogue_lists_each_shipped_file_once() -> None:
 def test_criterion_names_are_unique_across_the_catalogue_so_judges_compose() -> None:
     everything = [c for factory in CRITERIA.values() for c in factory()]
     composed = JevJudge(everything, model=JevWire({}).model())
-    assert len(composed.criteria) == len({c.name for c in everything}) == 24
+    assert len(composed.criteria) == len({c.name for c in everything}) == 49
 
 
 # ---------------------------------------------------------------- state fields
@@ -148,11 +180,23 @@ def test_one_request_carries_every_question_and_no_check(name: str) -> None:
     assert list(body["questions"]) == judge.question_names
     checks = [c.name for c in judge.criteria if c.kind == "check"]
     assert not set(checks) & set(body["questions"])
-    assert body["state"] == json.loads(json.dumps(FULL[name].to_state()))
+    assert _unwired(body) == json.loads(json.dumps(FULL[name].to_state()))
     assert verdict.passed, verdict.feedback
-    settled_by_code_only = {"exact_match"}  # runs only when it settles the case without a question
+    settled_by_code_only = {"exact_match", "exact_keys"}  # runs only when it settles the case without a question
     undecided = [f.name for f in verdict.findings if f.outcome is not Outcome.PASSED]
     assert set(undecided) <= settled_by_code_only, verdict.summary()
+
+
+def _unwired(body: dict[str, Any]) -> Any:
+    """The state a request carried, its image assets put back as the image blocks they were sent from."""
+    import base64
+
+    state = body["state"]
+    for placeholder, asset in (body.get("assets") or {}).items():
+        data = base64.b64encode(body["_parts"][asset["part"]]).decode()
+        state = {key: ({"type": "image", "base64": data, "mime_type": "image/png"} if value == placeholder else value)
+                 for key, value in state.items()}
+    return state
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -166,7 +210,11 @@ async def test_the_async_path_makes_the_same_one_request(name: str) -> None:
     ("name", "data", "asked"),
     [
         ("rag", JevJudgeInput("Capital of France?", "Paris."), ["groundedness", "answer_relevance"]),
-        ("conversation", JevJudgeInput("Hi", "Hello! How can I help?"), ["need_resolved", "tone", "no_invented_capabilities"]),
+        ("conversation", JevJudgeInput("Hi", "Hello! How can I help?"),
+         ["need_resolved", "tone", "no_invented_capabilities", "reply_in_user_language", "no_perceived_error"]),
+        ("quality", JevJudgeInput("Hi?", "Hello."), ["on_topic", "to_the_point", "substantive"]),
+        ("voice", JevJudgeInput(fields={"audio": {"type": "audio", "base64": "UklGRg==", "mime_type": "audio/wav"}}),
+         ["clean_audio", "handles_interrupts", "natural_delivery"]),
         ("trajectory", JevJudgeInput("Weather?", "Rain.", fields={"reference_tool_calls": [], "tool_schemas": {}}), ["right_tools", "task_completed"]),
     ],
 )
@@ -232,7 +280,8 @@ def _failing(name: str, criterion: str, answer: Any) -> None:
     verdict = FACTORIES[name](wire.model()).judge(FULL[name])
     assert not verdict.passed
     assert [f.name for f in verdict.findings if f.outcome is Outcome.FAILED] == [criterion], verdict.summary()
-    assert [f.name for f in verdict.findings if f.outcome not in (Outcome.PASSED, Outcome.FAILED)] in ([], ["exact_match"])
+    assert [f.name for f in verdict.findings if f.outcome not in (Outcome.PASSED, Outcome.FAILED)] in (
+        [], ["exact_match"], ["exact_keys"])
     assert verdict.feedback.startswith(f"{criterion}:")
 
 
@@ -255,6 +304,25 @@ def _failing(name: str, criterion: str, answer: Any) -> None:
         ("summary", "key_points", noul(0.5)),
         ("summary", "concise", level(1)),
         ("sensitive_data", "no_other_sensitive_data", noul(0.2)),
+        ("conversation", "knowledge_retained", noul(0.3)),
+        ("conversation", "reply_in_user_language", noul(0.1)),
+        ("conversation", "no_perceived_error", noul(0.4)),
+        ("quality", "on_topic", level(1)),
+        ("quality", "to_the_point", noul(0.6)),
+        ("quality", "substantive", noul(0.1)),
+        ("quality", "follows_plan", noul(0.3)),
+        ("safety", "not_toxic", noul(0.2)),
+        ("safety", "fair", noul(0.3)),
+        ("security", "no_prompt_injection", noul(0.05)),
+        ("security", "no_code_injection", noul(0.1)),
+        ("code", "code_correct", noul(0.4)),
+        ("json_match", "values_agree", noul(0.2)),
+        ("image", "no_explicit_content", noul(0.1)),
+        ("image", "no_sensitive_imagery", noul(0.2)),
+        ("voice", "clean_audio", noul(0.3)),
+        ("voice", "transcription_accurate", noul(0.5)),
+        ("voice", "handles_interrupts", noul(0.4)),
+        ("voice", "natural_delivery", noul(0.2)),
     ],
 )
 def test_each_question_fails_below_its_threshold_and_alone(name: str, criterion: str, answer: Any) -> None:
@@ -376,7 +444,7 @@ def test_the_readme_catalogue_has_a_row_per_judge_with_its_fields() -> None:
 
     readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
     section = readme.split("## Prebuilt judges", 1)[1].split("\n## ", 1)[0]
-    rows = [line for line in section.splitlines() if line.startswith("| `")]
+    rows = [line for line in section.splitlines() if line.startswith("| `") and "_judge` (`" in line]
     assert len(rows) == len(CATALOGUE)
     for row, entry in zip(rows, CATALOGUE, strict=True):
         assert row.startswith(f"| `{entry.name}_judge` (`\"{entry.name}\"`)"), row
@@ -390,3 +458,103 @@ def test_prebuilt_judge_files_name_no_code_so_they_need_no_opt_in(name: str) -> 
 
     assert code_references(load_spec(name)) == []
     assert load_judge(name, model=JevWire({}).model(), allow_code=False).criteria
+
+
+# ---------------------------------------------------------------- the judges beyond the first six
+
+
+def test_labels_never_fail_and_carry_the_label() -> None:
+    wire = JevWire({"user_language": choice("french"), "support_intent": choice("escalation"), "user_praised": choice("not_praised")})
+    verdict = conversation_labels_judge(wire.model()).judge(FULL["conversation_labels"])
+    assert verdict.passed and wire.calls == 1
+    assert [(f.name, f.label) for f in verdict.findings] == [
+        ("user_language", "french"), ("support_intent", "escalation"), ("user_praised", "not_praised")]
+    split = choice("french", {"french": 0.4, "english": 0.35, "other": 0.25})
+    unsure = JevWire({**PASSING["conversation_labels"], "user_language": split})
+    unsure_finding = conversation_labels_judge(unsure.model()).judge(FULL["conversation_labels"]).finding("user_language")
+    assert unsure_finding.outcome is Outcome.PASSED and unsure_finding.label == "french"  # a label, not a gate
+
+
+def test_code_that_does_not_parse_fails_with_no_request() -> None:
+    wire = JevWire({})
+    verdict = code_judge(wire.model()).judge("Add two numbers", "```python\ndef add(a, b) return a + b\n```")
+    assert wire.calls == 0 and verdict.finding("code_parses").outcome is Outcome.FAILED
+    json_judge = code_judge(JevWire(PASSING["code"]).model(), language="json")
+    assert json_judge.judge("Give the config", '{"debug": true}').finding("code_parses").outcome is Outcome.PASSED
+    assert json_judge.judge("Give the config", "{debug: true}").finding("code_parses").outcome is Outcome.FAILED
+
+
+def test_code_type_checks_with_mypy_when_asked() -> None:
+    pytest.importorskip("mypy")
+    wire = JevWire(PASSING["code"])
+    judge = code_judge(wire.model(), type_checker="mypy")
+    assert [c.name for c in judge.criteria] == ["code_parses", "code_types", "code_correct"]
+    wrong = judge.judge("Add", "```python\ndef add(a: int, b: int) -> int:\n    return str(a + b)\n```")
+    assert wrong.finding("code_types").outcome is Outcome.FAILED and wrong.finding("code_parses").outcome is Outcome.PASSED
+    assert judge.judge(FULL["code"]).passed
+
+
+def test_json_match_rules_settle_exact_keys_by_code_and_ask_the_rest_in_one_request() -> None:
+    wire = JevWire({"json_known_for": noul(0.9), "json_bio_short": noul(0.2)})
+    judge = json_match_judge(wire.model(), rules={"known_for": "question", "bio.short": "question", "id": "ignore"})
+    answer = '{"id": 2, "name": "Ada Lovelace", "known_for": "the first program", "bio": {"short": "a poet"}}'
+    expected = {"id": 1, "name": "Ada Lovelace", "known_for": "the first computer program", "bio": {"short": "mathematician"}}
+    verdict = judge.judge(JevJudgeInput(answer=answer, expected=expected))
+    assert wire.calls == 1 and list(wire.bodies[0]["questions"]) == ["json_known_for", "json_bio_short"]
+    assert [(f.name, f.outcome) for f in verdict.findings] == [
+        ("json_valid", Outcome.PASSED), ("exact_keys", Outcome.PASSED),
+        ("json_known_for", Outcome.PASSED), ("json_bio_short", Outcome.FAILED)]
+    renamed = judge.judge(JevJudgeInput(answer=answer.replace("Ada Lovelace", "Ada"), expected=expected))
+    assert renamed.finding("exact_keys").outcome is Outcome.FAILED
+    not_json = judge.judge(JevJudgeInput(answer="Ada Lovelace", expected=expected))
+    assert not_json.finding("json_valid").outcome is Outcome.FAILED
+    with pytest.raises(JevConfigurationError, match="'fuzzy' is not a key rule"):
+        json_match_judge(wire.model(), rules={"name": "fuzzy"})  # type: ignore[dict-item]
+    with pytest.raises(JevConfigurationError, match="no key is left to a question"):
+        json_match_judge(wire.model(), rules={"name": "exact"})
+
+
+def test_the_shipped_json_match_file_settles_equal_json_with_no_request() -> None:
+    wire = JevWire({})
+    data = JevJudgeInput(answer='{"b": 2.0, "a": [1]}', expected={"a": [1], "b": 2})
+    verdict = json_match_judge(wire.model()).judge(data)
+    assert wire.calls == 0 and verdict.passed
+    assert verdict.finding("values_agree").outcome is Outcome.NOT_APPLICABLE
+
+
+def test_an_image_reaches_jev_as_an_image_asset_in_the_one_request() -> None:
+    import base64
+
+    wire = JevWire(PASSING["image"])
+    verdict = image_judge(wire.model()).judge(FULL["image"])
+    body = wire.bodies[0]
+    assert wire.calls == 1 and verdict.passed
+    placeholder = body["state"]["image"]
+    assert body["assets"][placeholder]["type"] == "image"
+    assert body["_parts"][body["assets"][placeholder]["part"]] == base64.b64decode(FULL["image"].field("image")["base64"])
+
+
+OPENEVALS_PROMPTS = [  # every evaluator prompt openevals 0.2.2 ships (openevals/prompts/*/*.py)
+    "CORRECTNESS_PROMPT", "CONCISENESS_PROMPT", "HALLUCINATION_PROMPT", "ANSWER_RELEVANCE_PROMPT",
+    "CODE_CORRECTNESS_PROMPT", "LAZINESS_PROMPT", "PLAN_ADHERENCE_PROMPT", "RAG_GROUNDEDNESS_PROMPT",
+    "RAG_HELPFULNESS_PROMPT", "RAG_RETRIEVAL_RELEVANCE_PROMPT", "TOXICITY_PROMPT", "FAIRNESS_PROMPT",
+    "PII_LEAKAGE_PROMPT", "PROMPT_INJECTION_PROMPT", "CODE_INJECTION_PROMPT", "USER_SATISFACTION_PROMPT",
+    "AGENT_TONE_PROMPT", "TASK_COMPLETION_PROMPT", "KNOWLEDGE_RETENTION_PROMPT", "LANGUAGE_DETECTION_PROMPT",
+    "PERCEIVED_ERROR_PROMPT", "SUPPORT_INTENT_PROMPT", "WINS_PROMPT", "EXPLICIT_CONTENT_PROMPT",
+    "SENSITIVE_IMAGERY_PROMPT", "AUDIO_QUALITY_PROMPT", "TRANSCRIPTION_ACCURACY_PROMPT", "USER_INTERRUPTS_PROMPT",
+    "VOCAL_AFFECT_PROMPT", "TRAJECTORY_ACCURACY_PROMPT", "TOOL_SELECTION_PROMPT",
+]
+
+
+def test_every_openevals_prompt_has_a_counterpart_and_a_row_saying_how_ours_differs() -> None:
+    from pathlib import Path
+
+    assert len(OPENEVALS_PROMPTS) == 31
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    section = readme.split("## Prebuilt judges", 1)[1].split("\n## ", 1)[0]
+    catalogue, differences = section.split("How our questions differ from the openevals prompts", 1)
+    peers = " ".join(entry.peer for entry in CATALOGUE)
+    for prompt in OPENEVALS_PROMPTS:
+        assert prompt in peers, prompt  # `langchain-jev judges` and the catalogue name it
+        assert prompt in catalogue, prompt
+        assert any(prompt in line for line in differences.splitlines() if line.startswith("| `")), prompt

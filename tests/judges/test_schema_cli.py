@@ -46,7 +46,7 @@ def test_the_backtracking_row_is_stopped_within_its_bound_and_the_others_are_jud
         done = run_cli(*judge_args(data, server.base_url, "--out", out, "--quiet", judge=judge), timeout=120)
     assert done.returncode == 2, done.stderr  # a bad input row was skipped, and named
     assert "rows.jsonl:2: row 2: call 1 (search): the tool_arguments_valid check took longer than its bound of 1 s" in done.stderr
-    assert [(r["id"], r["passed"]) for r in read_results(out)] == [("r0", True), ("r2", True)]
+    assert sorted((r["id"], r["passed"]) for r in read_results(out)) == [("r0", True), ("r2", True)]  # any order
 
 
 @pytest.mark.skipif(sys.platform != "linux", reason="process groups and SIGINT as a terminal sends it")

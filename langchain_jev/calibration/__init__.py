@@ -1,12 +1,15 @@
 """Calibration: how a judge agrees with people, which thresholds to give it, how stable it is.
 
-- `study`: `calibrate` (judge labelled rows, or reuse their result records) and the
-  `Calibration` it returns (per-criterion tables, `Calibration.suggest`, `Calibration.write_judge`);
+- `study`: `calibrate` (judge labelled rows, or reuse their result records);
+- `measure`: `build_calibration` and the `Calibration` it returns (`Calibration.suggest`,
+  `Calibration.write_judge`); `figures`: a criterion's figures, the overall agreement, stability;
+- `suggest`: thresholds for an objective; `tables`: the text table and the disagreements;
 - `metrics`: the figures (AUROC, Brier score, ECE, accuracy, Cohen's kappa, false-pass and
   false-fail rates), pure functions with their definitions;
 - `sweep`: agreement at every threshold, and choosing one for an objective;
 - `replay`: deciding stored answers again under another judge, without a request;
-- `labels`: reading human labels; `rewrite`: new thresholds into a judge file, nothing else.
+- `labels`: reading human labels and pairing them with records;
+- `rewrite`: new thresholds into a judge file, nothing else.
 
 Names are imported lazily, so importing this package stays cheap.
 
@@ -32,7 +35,9 @@ from typing import TYPE_CHECKING
 from langchain_jev._lazy import lazy_exports
 
 if TYPE_CHECKING:
-    from langchain_jev.calibration.labels import read_label
+    from langchain_jev.calibration.figures import Agreement, CriterionCalibration, Stability
+    from langchain_jev.calibration.labels import LabelledRecord, label_records, read_label
+    from langchain_jev.calibration.measure import Calibration
     from langchain_jev.calibration.metrics import (
         Confusion,
         auroc,
@@ -43,27 +48,20 @@ if TYPE_CHECKING:
     )
     from langchain_jev.calibration.replay import NoRequestModel, read_results, redecide, redecide_records
     from langchain_jev.calibration.rewrite import write_thresholds
-    from langchain_jev.calibration.study import (
-        Agreement,
-        Calibration,
-        CriterionCalibration,
-        Stability,
-        Suggestion,
-        acalibrate,
-        calibrate,
-    )
+    from langchain_jev.calibration.study import acalibrate, calibrate
+    from langchain_jev.calibration.suggest import Suggestion
     from langchain_jev.calibration.sweep import Objective, SweepPoint
 
 # public name -> module that defines it
 _EXPORTS: dict[str, str] = {
-    "Agreement": "langchain_jev.calibration.study",
-    "Calibration": "langchain_jev.calibration.study",
+    "Agreement": "langchain_jev.calibration.figures",
+    "Calibration": "langchain_jev.calibration.measure",
     "Confusion": "langchain_jev.calibration.metrics",
-    "CriterionCalibration": "langchain_jev.calibration.study",
+    "CriterionCalibration": "langchain_jev.calibration.figures",
     "NoRequestModel": "langchain_jev.calibration.replay",
     "Objective": "langchain_jev.calibration.sweep",
-    "Stability": "langchain_jev.calibration.study",
-    "Suggestion": "langchain_jev.calibration.study",
+    "Stability": "langchain_jev.calibration.figures",
+    "Suggestion": "langchain_jev.calibration.suggest",
     "SweepPoint": "langchain_jev.calibration.sweep",
     "acalibrate": "langchain_jev.calibration.study",
     "auroc": "langchain_jev.calibration.metrics",

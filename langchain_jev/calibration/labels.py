@@ -4,19 +4,23 @@ A label says whether a person passes the row (True) or fails it (False). For a
 choice criterion a label may also be one of its options: it passes when the
 option is one of the criterion's accepted labels. An empty label (missing,
 None, "") leaves the row out; anything else that cannot be read is an error
-naming the row, the field and the value.
+naming the row, the field and the value. `label_records` pairs result records
+with the labels of their rows (`LabelledRecord`).
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from langchain_jev.errors import CalibrationError
 
 if TYPE_CHECKING:
     from langchain_jev.criteria import JevCriterion
+    from langchain_jev.judge import JevJudge
 
-__all__ = ["FAIL_WORDS", "PASS_WORDS", "read_label"]
+__all__ = ["FAIL_WORDS", "PASS_WORDS", "LabelledRecord", "label_records", "read_label"]
 
 PASS_WORDS = frozenset(
     {
@@ -100,3 +104,62 @@ def read_label(value: Any, criterion: JevCriterion | None = None, where: str = "
     raise CalibrationError(
         f"{where}: {shown} is not a label; use true/false, 1/0, pass/fail or yes/no{accepted}"
     )
+
+
+@dataclass(frozen=True)
+class LabelledRecord:
+    """A result record (with its stored answers) and what people said of the row."""
+
+    record: Mapping[str, Any]
+    overall: bool | None = None
+    """The overall label: does the row pass as a whole (None: not labelled)."""
+    labels: Mapping[str, bool] = field(default_factory=dict)
+    """Per-criterion labels (the overall label stands in where a criterion has none)."""
+
+
+def label_records(
+    judge: JevJudge,
+    records: Sequence[Mapping[str, Any]],
+    sources: Sequence[Mapping[str, Any]],
+    labels: str | Mapping[str, str] | None = None,
+    overall: str | None = None,
+    *,
+    where: Sequence[str] | None = None,
+) -> list[LabelledRecord]:
+    """Pair records with the labels read from their rows (``sources``, aligned with ``records``).
+
+    ``labels`` is the overall label's field (standing in for every criterion), or a
+    mapping of criterion name to its label's field; ``overall`` names the overall
+    label's field when ``labels`` is a mapping. ``where`` names each row in errors.
+
+    Raises:
+        CalibrationError: a label that cannot be read (named by row and field), or an unknown criterion.
+
+    """
+    per_criterion: Mapping[str, str] = {}
+    if isinstance(labels, str):
+        overall = labels
+    elif labels is not None:
+        per_criterion = dict(labels)
+    by_name = {c.name: c for c in judge.criteria}
+    unknown = sorted(name for name in per_criterion if name not in by_name)
+    if unknown:
+        raise CalibrationError(f"labels name no criterion of the judge: {', '.join(unknown)}")
+    if overall is None and not per_criterion:
+        raise CalibrationError("give the field of an overall label, or of a label per criterion")
+    result = []
+    for index, (record, source) in enumerate(zip(records, sources, strict=True)):
+        place = where[index] if where is not None else f"row {index + 1}"
+        whole = read_label(source.get(overall), None, f"{place}: {overall}") if overall else None
+        found: dict[str, bool] = {}
+        for criterion in judge.criteria:
+            if not criterion.is_question:
+                continue
+            column = per_criterion.get(criterion.name)
+            value = read_label(source.get(column), criterion, f"{place}: {column}") if column else None
+            if value is None and overall is not None:
+                value = whole
+            if value is not None:
+                found[criterion.name] = value
+        result.append(LabelledRecord(record, whole, found))
+    return result

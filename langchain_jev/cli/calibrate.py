@@ -117,8 +117,9 @@ def calibrate_command(
 ) -> int:
     """Run ``calibrate`` with parsed arguments; return the exit code (output to the streams current now)."""
     stdout, stderr = stdout or sys.stdout, stderr or sys.stderr
+    from langchain_jev.calibration.labels import label_records
+    from langchain_jev.calibration.measure import build_calibration
     from langchain_jev.calibration.replay import NoRequestModel, read_results
-    from langchain_jev.calibration.study import build_calibration, label_records
     from langchain_jev.datasets.exit_codes import EXIT_BAD_INPUT, EXIT_MODEL_ERRORS, EXIT_OK, bad_input
     from langchain_jev.datasets.options import allow_code
     from langchain_jev.errors import CalibrationError, DatasetError, RedecideError, ResultsError

@@ -21,7 +21,8 @@ from langchain_jev.judge import JevJudge
 from langchain_jev.verdict import Outcome
 
 if TYPE_CHECKING:
-    from langchain_jev.calibration.study import Calibration, Suggestion
+    from langchain_jev.calibration.measure import Calibration
+    from langchain_jev.calibration.suggest import Suggestion
 
 __all__ = ["render_report", "write_report"]
 

@@ -1,0 +1,190 @@
+"""Suggested thresholds: the sweep point that best meets an objective, criterion by criterion.
+
+`suggest` chooses each noul's minimum probability and each score's minimum level
+on its own sweep, then ``min_confidence`` for the scores and choices together
+(their counts pooled), and measures the overall verdict before and after;
+`calibrated_judge` is the judge with the suggested thresholds.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from langchain_jev.calibration.figures import Agreement, answers_and_labels
+from langchain_jev.calibration.metrics import Confusion
+from langchain_jev.calibration.replay import NoRequestModel
+from langchain_jev.calibration.sweep import (
+    MIN_CONFIDENCE_GRID,
+    Objective,
+    SweepPoint,
+    choose,
+    predictions,
+    with_threshold,
+)
+from langchain_jev.criteria import JevCriterion
+from langchain_jev.judge import JevJudge
+
+if TYPE_CHECKING:
+    from langchain_jev.calibration.measure import Calibration
+
+__all__ = ["Suggestion", "calibrated_judge", "suggest"]
+
+
+@dataclass(frozen=True)
+class Suggestion:
+    """Suggested thresholds for an objective, and the overall agreement before and after them.
+
+    Example:
+        >>> from langchain_jev.calibration.sweep import Objective
+        >>> suggestion = Suggestion(Objective(), {"polite": 0.7}, {"polite": 0.45}, 0.6, 0.6, {}, {})
+        >>> suggestion.changes()
+        [('polite', 0.7, 0.45)]
+
+    """
+
+    objective: Objective
+    current: Mapping[str, float]
+    """Current minimum of each noul and score criterion."""
+    minimums: Mapping[str, float]
+    """Suggested minimum of each noul and score criterion that could be chosen."""
+    current_min_confidence: float
+    min_confidence: float | None
+    """Suggested ``min_confidence`` (None: no score or choice, or none meets the objective)."""
+    unmet: Mapping[str, str]
+    """Criteria (or ``min_confidence``) left as they are, with why."""
+    points: Mapping[str, SweepPoint]
+    """The chosen sweep point of each suggestion (``min_confidence`` under that name)."""
+    before: Agreement | None = None
+    after: Agreement | None = None
+
+    def changes(self) -> list[tuple[str, float, float]]:
+        """``(criterion name or "min_confidence", current, suggested)`` for each threshold that moves."""
+        moved = [
+            (n, self.current[n], v) for n, v in self.minimums.items() if not math.isclose(v, self.current[n])
+        ]
+        if self.min_confidence is not None and not math.isclose(
+            self.min_confidence, self.current_min_confidence
+        ):
+            moved.append(("min_confidence", self.current_min_confidence, self.min_confidence))
+        return moved
+
+    def to_dict(self) -> dict[str, Any]:
+        """The suggestion as plain data."""
+        return {
+            "objective": self.objective.to_dict(),
+            "minimums": dict(self.minimums),
+            "current": dict(self.current),
+            "min_confidence": self.min_confidence,
+            "current_min_confidence": self.current_min_confidence,
+            "unmet": dict(self.unmet),
+            "points": {name: point.to_dict() for name, point in self.points.items()},
+            "overall_before": self.before.to_dict() if self.before else None,
+            "overall_after": self.after.to_dict() if self.after else None,
+        }
+
+
+def suggest(
+    calibration: Calibration,
+    target: str = "kappa",
+    *,
+    max_false_pass: float | None = None,
+    max_false_fail: float | None = None,
+) -> Suggestion:
+    """Thresholds that best meet the objective, criterion by criterion.
+
+    Each noul's minimum probability and each score's minimum level is chosen on its
+    own sweep (at the current ``min_confidence``); then ``min_confidence`` is chosen
+    for the scores and choices together, their counts pooled.
+    """
+    objective = Objective(target, max_false_pass, max_false_fail)
+    judge = calibration.judge
+    by_name = {c.name: c for c in judge.criteria}
+    current = {c.name: float(c.minimum or 0.0) for c in judge.criteria if c.kind in ("noul", "score")}
+    minimums: dict[str, float] = {}
+    unmet: dict[str, str] = {}
+    points: dict[str, SweepPoint] = {}
+    for item in calibration.criteria:
+        if item.threshold_name != "minimum":
+            continue
+        if not item.n:
+            unmet[item.name] = "no labelled row with an answer"
+            continue
+        point = choose(item.sweep, objective, item.threshold)
+        if point is None:
+            unmet[item.name] = f"no threshold meets: {objective.describe()}"
+            continue
+        minimums[item.name] = point.threshold
+        points[item.name] = point
+    min_confidence: float | None = None
+    pooled = _confidence_sweep(calibration, by_name, minimums)
+    if pooled:
+        point = choose(pooled, objective, judge.min_confidence)
+        if point is None:
+            unmet["min_confidence"] = f"no value meets: {objective.describe()}"
+        else:
+            min_confidence = point.threshold
+            points["min_confidence"] = point
+    suggestion = Suggestion(objective, current, minimums, judge.min_confidence, min_confidence, unmet, points)
+    if calibration.overall is None:
+        return suggestion
+    after = calibration.agreement(calibrated_judge(calibration, suggestion))
+    return Suggestion(
+        objective,
+        current,
+        minimums,
+        judge.min_confidence,
+        min_confidence,
+        unmet,
+        points,
+        calibration.overall,
+        after,
+    )
+
+
+def _confidence_sweep(
+    calibration: Calibration, by_name: Mapping[str, JevCriterion], minimums: Mapping[str, float]
+) -> list[SweepPoint]:
+    judge = calibration.judge
+    items = [c for c in calibration.criteria if c.kind in ("score", "choice") and c.n]
+    if not items:
+        return []
+    prepared = []
+    for item in items:
+        criterion = by_name[item.name]
+        if item.name in minimums:
+            criterion = with_threshold(criterion, minimums[item.name])
+        answers, labels = answers_and_labels(calibration.rows, criterion)
+        prepared.append((criterion, answers, labels))
+    points = []
+    for value in MIN_CONFIDENCE_GRID:
+        total = Confusion()
+        for criterion, answers, labels in prepared:
+            predicted = predictions(
+                criterion, answers, value, judge.fail_on_inconclusive, judge.fail_on_error
+            )
+            total = total + Confusion.of(predicted, labels)
+        points.append(SweepPoint(value, total))
+    return points
+
+
+def calibrated_judge(calibration: Calibration, suggestion: Suggestion) -> JevJudge:
+    """The judge with the suggested thresholds (its model refuses requests: it decides stored answers)."""
+    judge = calibration.judge
+    criteria = [
+        with_threshold(c, suggestion.minimums[c.name]) if c.name in suggestion.minimums else c
+        for c in judge.criteria
+    ]
+    return JevJudge(
+        criteria,
+        NoRequestModel(),
+        min_confidence=suggestion.min_confidence
+        if suggestion.min_confidence is not None
+        else judge.min_confidence,
+        fail_on_inconclusive=judge.fail_on_inconclusive,
+        fail_on_error=judge.fail_on_error,
+        fail_fast=judge.fail_fast,
+        feedback_renderer=judge.feedback_renderer,
+    )

@@ -36,7 +36,7 @@ from langchain_jev._lazy import lazy_exports
 
 if TYPE_CHECKING:
     from langchain_jev.calibration.figures import Agreement, CriterionCalibration, Stability
-    from langchain_jev.calibration.labels import LabelledRecord, label_records, read_label
+    from langchain_jev.calibration.labels import read_label
     from langchain_jev.calibration.measure import Calibration
     from langchain_jev.calibration.metrics import (
         Confusion,
@@ -51,6 +51,7 @@ if TYPE_CHECKING:
     from langchain_jev.calibration.study import acalibrate, calibrate
     from langchain_jev.calibration.suggest import Suggestion
     from langchain_jev.calibration.sweep import Objective, SweepPoint
+    from langchain_jev.calibration.tables import Disagreement
 
 # public name -> module that defines it
 _EXPORTS: dict[str, str] = {
@@ -58,6 +59,7 @@ _EXPORTS: dict[str, str] = {
     "Calibration": "langchain_jev.calibration.measure",
     "Confusion": "langchain_jev.calibration.metrics",
     "CriterionCalibration": "langchain_jev.calibration.figures",
+    "Disagreement": "langchain_jev.calibration.tables",
     "NoRequestModel": "langchain_jev.calibration.replay",
     "Objective": "langchain_jev.calibration.sweep",
     "Stability": "langchain_jev.calibration.figures",
@@ -82,6 +84,7 @@ __all__ = [
     "Calibration",
     "Confusion",
     "CriterionCalibration",
+    "Disagreement",
     "NoRequestModel",
     "Objective",
     "Stability",

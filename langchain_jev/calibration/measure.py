@@ -26,7 +26,7 @@ from langchain_jev.calibration.metrics import Confusion, bootstrap_kappa
 from langchain_jev.calibration.replay import redecide
 from langchain_jev.calibration.suggest import Suggestion, calibrated_judge, suggest
 from langchain_jev.calibration.sweep import pass_probability, predictions, sweep, thresholds_of
-from langchain_jev.calibration.tables import calibration_table
+from langchain_jev.calibration.tables import Disagreement, calibration_table, disagreements
 from langchain_jev.errors import CalibrationError
 from langchain_jev.judge import JevJudge
 
@@ -96,6 +96,10 @@ class Calibration:
     def table(self) -> str:
         """The per-criterion figures as a text table."""
         return calibration_table(self)
+
+    def disagreements(self) -> list[Disagreement]:
+        """The rows where the judge and the labels disagree, most confident first."""
+        return disagreements(self)
 
     def criterion(self, name: str) -> CriterionCalibration:
         """The calibration of the criterion called ``name``."""

@@ -2,12 +2,115 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from langchain_jev.calibration.figures import answer_of
+from langchain_jev.calibration.replay import redecide
+from langchain_jev.calibration.sweep import pass_probability, predictions
 
 if TYPE_CHECKING:
     from langchain_jev.calibration.measure import Calibration
 
-__all__ = ["calibration_table"]
+__all__ = ["Disagreement", "calibration_table", "disagreements"]
+
+
+@dataclass(frozen=True)
+class Disagreement:
+    """A row where the judge and the label disagree, on one criterion or on the overall verdict.
+
+    Example:
+        >>> item = Disagreement({"row": 3}, "polite", False, True, probability=0.9, confidence=0.9)
+        >>> item.kind
+        'false pass'
+
+    """
+
+    record: Mapping[str, Any]
+    criterion: str | None
+    """The criterion, or None for the overall verdict against the overall label."""
+    label: bool
+    """What people said: True passes."""
+    judged: bool
+    """What the judge said: True passes (the finding does not block the verdict)."""
+    probability: float | None
+    """The judge's pass probability (for the overall verdict: of its least sure finding)."""
+    confidence: float | None
+    """How sure the judge was of what it said: the probability on its side."""
+
+    @property
+    def kind(self) -> str:
+        """``false pass`` (the judge passed what people fail) or ``false fail``."""
+        return "false pass" if self.judged else "false fail"
+
+
+def disagreements(calibration: Calibration) -> list[Disagreement]:
+    """Every labelled row where the judge's decision differs from the label, most confident first.
+
+    Each criterion is decided at the calibration's current thresholds; the overall
+    verdict is decided again from the stored answers. Ties keep row order.
+
+    Example:
+        >>> from langchain_core.decisions import Noul
+        >>> from langchain_jev import JevCriterion, JevJudge
+        >>> from langchain_jev.calibration import calibrate
+        >>> from langchain_jev.testing import ScriptedDecisionModel
+        >>> judge = JevJudge([JevCriterion.noul("polite", Noul(instructions="Polite?"), 0.5)],
+        ...     model=ScriptedDecisionModel({"polite": lambda state, q: float(state["assistant_answer"])}))
+        >>> rows = [{"answer": p, "ok": False} for p in ("0.9", "0.6", "0.2")]
+        >>> found = disagreements(calibrate(judge, rows, "ok"))  # the overall label stands in for polite's
+        >>> [(d.record["row"], d.criterion, d.confidence) for d in found]
+        [(1, 'polite', 0.9), (1, None, 0.9), (2, 'polite', 0.6), (2, None, 0.6)]
+
+    """
+    judge = calibration.judge
+    found: list[tuple[float, int, Disagreement]] = []
+    for position, row in enumerate(calibration.rows):
+        record = row.record
+        if "error" in record:
+            continue
+        sides: list[float] = []
+        blocking: list[float] = []
+        for criterion in judge.criteria:
+            if not criterion.is_question:
+                continue
+            answer = answer_of(record, criterion)
+            if answer is None:
+                continue
+            probability = pass_probability(criterion, answer)
+            judged = predictions(
+                criterion, [answer], judge.min_confidence, judge.fail_on_inconclusive, judge.fail_on_error
+            )[0]
+            sides.append(probability)
+            if not judged:
+                blocking.append(1.0 - probability)
+            label = row.labels.get(criterion.name)
+            if label is None or label == judged:
+                continue
+            confidence = probability if judged else 1.0 - probability
+            item = Disagreement(record, criterion.name, label, judged, probability, confidence)
+            found.append((confidence, position, item))
+        if row.overall is None:
+            continue
+        try:
+            passed = redecide(judge, record).passed
+        except Exception:  # a record that cannot be decided again has no overall disagreement to show
+            continue
+        if passed == row.overall:
+            continue
+        least: float | None
+        sure: float | None
+        if passed:
+            least = min(sides) if sides else None
+            sure = least
+        else:
+            sure = max(blocking) if blocking else None
+            least = None if sure is None else 1.0 - sure
+        item = Disagreement(record, None, row.overall, passed, least, sure)
+        found.append((-1.0 if sure is None else sure, position, item))
+    found.sort(key=lambda entry: (-entry[0], entry[1]))
+    return [item for _, _, item in found]
 
 
 def calibration_table(calibration: Calibration) -> str:

@@ -1,0 +1,296 @@
+// The report's row viewer: reads the page's JSON island and draws the rows, their filters and details.
+// It builds every element with createElement and textContent (never markup from data), makes no
+// request and evaluates no text; the page's Content-Security-Policy allows this script alone.
+"use strict";
+(function () {
+  var island = document.getElementById("jev-data");
+  if (!island) { return; }
+  var data = JSON.parse(island.textContent);
+  var criteria = data.criteria || [];
+  var compare = !!data.compare;
+  var rows = data.rows || [];
+  var body = document.getElementById("rows-body");
+  var count = document.getElementById("f-count");
+  var pick = document.getElementById("f-criterion");
+  var outcome = document.getElementById("f-outcome");
+  var search = document.getElementById("f-search");
+  var sort = document.getElementById("f-sort");
+  if (!body) { return; }
+
+  function el(tag, text, cls) {
+    var node = document.createElement(tag);
+    if (text !== undefined && text !== null) { node.textContent = String(text); }
+    if (cls) { node.className = cls; }
+    return node;
+  }
+  // a text the page cut is [kept, characters left out]
+  function plain(value) {
+    if (Array.isArray(value)) { return value[0] + " \u2026 (" + value[1] + " more characters)"; }
+    return value === undefined || value === null ? "" : String(value);
+  }
+  function num(value, digits) {
+    return typeof value === "number" ? value.toFixed(digits === undefined ? 3 : digits) : "-";
+  }
+  function criterionName(finding) {
+    var c = criteria[finding.c];
+    return c ? c.name : plain(finding.name);
+  }
+  function side(row) { return compare ? row.b : row; }
+  function findingOf(row, index) {
+    var f = row && row.f ? row.f : [];
+    for (var i = 0; i < f.length; i++) { if (f[i].c === index) { return f[i]; } }
+    return null;
+  }
+  function failingNames(row) {
+    if (!row) { return ""; }
+    if (row.err !== undefined) { return "not judged"; }
+    var names = [];
+    (row.f || []).forEach(function (f) { if (f.b) { names.push(criterionName(f)); } });
+    return names.join(", ");
+  }
+  function verdict(row) {
+    if (!row) { return "missing"; }
+    if (row.err !== undefined) { return "not judged"; }
+    return row.ok ? "passed" : "failed";
+  }
+
+  var haystacks = [];
+  function haystack(i) {
+    if (haystacks[i] === undefined) {
+      var parts = [];
+      var sides = compare ? [rows[i].a, rows[i].b] : [rows[i]];
+      sides.forEach(function (row) {
+        if (!row) { return; }
+        parts.push(String(row.n), plain(row.id), plain(row.fb), plain(row.err), row.k);
+        (row.s || []).forEach(function (pair) { parts.push(pair[0], plain(pair[1])); });
+        (row.f || []).forEach(function (f) { parts.push(criterionName(f), f.o, plain(f.d), plain(f.r)); });
+      });
+      haystacks[i] = parts.join("\n").toLowerCase();
+    }
+    return haystacks[i];
+  }
+
+  // ---- the table of rows
+  var entries = rows.map(function (row, i) {
+    var tr = el("tr", null, "row");
+    tr.id = "row-" + i;
+    var shown = side(row) || row.a;
+    var open = el("button", (row.n !== undefined && row.n !== null) ? row.n : (shown && shown.n) || "?", "open");
+    open.type = "button";
+    open.setAttribute("aria-expanded", "false");
+    open.title = "open the row";
+    var first = el("td");
+    first.appendChild(open);
+    tr.appendChild(first);
+    tr.appendChild(el("td", plain(shown && shown.id), "text"));
+    if (compare) {
+      tr.appendChild(el("td", row.flip, "text " + (row.regression ? "fail" : "pass")));
+      tr.appendChild(el("td", verdict(row.a) + " \u2192 " + verdict(row.b), "text"));
+      tr.appendChild(el("td", (row.flipped || []).map(function (c) { return criteria[c] ? criteria[c].name : "?"; }).join(", "), "text"));
+    } else {
+      var state = verdict(row);
+      tr.appendChild(el("td", state, "text " + (state === "passed" ? "pass" : "fail")));
+      tr.appendChild(el("td", failingNames(row), "text fail"));
+      tr.appendChild(el("td", num(row.m)));
+      var fb = plain(row.err !== undefined ? row.err : row.fb);
+      tr.appendChild(el("td", fb.length > 160 ? fb.slice(0, 160) + "\u2026" : fb, "text feedback"));
+    }
+    if (compare && row.regression) { tr.classList.add("regression"); }
+    var detail = el("tr", null, "detail");
+    detail.hidden = true;
+    var cell = el("td");
+    cell.colSpan = 6;
+    detail.appendChild(cell);
+    var entry = { i: i, tr: tr, detail: detail, cell: cell, button: open, drawn: false };
+    open.addEventListener("click", function () { toggle(entry); });
+    return entry;
+  });
+
+  function toggle(entry, force) {
+    var opening = force === undefined ? entry.detail.hidden : force;
+    if (opening && !entry.drawn) { drawDetail(entry); }
+    entry.detail.hidden = !opening;
+    entry.button.setAttribute("aria-expanded", opening ? "true" : "false");
+    entry.tr.classList.toggle("opened", opening);
+  }
+
+  function stateTable(row) {
+    if (!row.s) {
+      return el("p", row.note || "The judged state is not in this report.", "note");
+    }
+    var table = el("table", null, "state");
+    row.s.forEach(function (pair) {
+      var tr = el("tr");
+      tr.appendChild(el("th", pair[0], "text"));
+      tr.appendChild(el("td", plain(pair[1]), "text value"));
+      table.appendChild(tr);
+    });
+    return table;
+  }
+
+  function answerText(a) {
+    if (!a) { return "-"; }
+    var parts = [];
+    if (a.type === "noul") { parts.push("yes " + num(a.noul)); }
+    if (a.type === "score") { parts.push("score " + num(a.score, 2)); }
+    if (a.type === "choice") { parts.push("chose \u201c" + plain(a.choice) + "\u201d"); }
+    if (typeof a.confidence === "number") { parts.push("confidence " + num(a.confidence)); }
+    if (a.probabilities) {
+      parts.push(a.probabilities.map(function (p) { return p[0] + ": " + num(p[1]); }).join(", "));
+    }
+    return parts.join("; ");
+  }
+
+  function findingsTable(row, other) {
+    var table = el("table", null, "findings");
+    var head = el("tr");
+    ["criterion", "outcome", "pass probability", "answer", "threshold", "closeness", "detail"].forEach(function (h) {
+      head.appendChild(el("th", h, "text"));
+    });
+    table.appendChild(head);
+    (row.f || []).forEach(function (f) {
+      var tr = el("tr");
+      var c = criteria[f.c];
+      tr.appendChild(el("td", criterionName(f), "text"));
+      tr.appendChild(el("td", f.o, "text " + (f.b ? "fail" : f.o === "PASSED" ? "pass" : "")));
+      tr.appendChild(el("td", num(f.p)));
+      tr.appendChild(el("td", answerText(f.a), "text"));
+      tr.appendChild(el("td", c ? c.threshold : "", "text"));
+      tr.appendChild(el("td", num(f.m)));
+      var detail = plain(f.d);
+      if (f.r !== undefined) { detail += "\nreasoning: " + plain(f.r); }
+      if (f.u !== undefined) { detail += "\nunreadable: " + plain(f.u); }
+      tr.appendChild(el("td", detail, "text value"));
+      if (other) {
+        var twin = findingOf(other, f.c);
+        if (twin && twin.b !== f.b) { tr.classList.add("changed"); }
+      }
+      table.appendChild(tr);
+    });
+    return table;
+  }
+
+  function rowDetail(row, label, other) {
+    var box = el("div", null, "side");
+    if (label) { box.appendChild(el("h4", label)); }
+    if (!row) { box.appendChild(el("p", "not in this results file", "note")); return box; }
+    var where = "row " + row.n + (row.line !== undefined ? ", line " + row.line : "") + ", key " + row.k;
+    box.appendChild(el("p", where + " \u2014 " + verdict(row), "note"));
+    if (row.err !== undefined) { box.appendChild(el("p", plain(row.err), "fail value")); }
+    box.appendChild(el("h4", "judged state"));
+    box.appendChild(stateTable(row));
+    box.appendChild(el("h4", "findings"));
+    box.appendChild(findingsTable(row, other));
+    if (row.fb !== undefined) {
+      box.appendChild(el("h4", "feedback"));
+      box.appendChild(el("p", plain(row.fb), "value"));
+    }
+    return box;
+  }
+
+  function drawDetail(entry) {
+    var row = rows[entry.i];
+    if (compare) {
+      var pair = el("div", null, "pair");
+      pair.appendChild(rowDetail(row.a, data.labels[0], row.b));
+      pair.appendChild(rowDetail(row.b, data.labels[1], row.a));
+      entry.cell.appendChild(pair);
+    } else {
+      entry.cell.appendChild(rowDetail(row, null, null));
+    }
+    entry.drawn = true;
+  }
+
+  // ---- filters and sort
+  function matches(entry, criterion, wanted, text) {
+    var row = side(rows[entry.i]);
+    if (compare && wanted === "regression") { return !!rows[entry.i].regression; }
+    if (compare && wanted === "improvement") { return !rows[entry.i].regression; }
+    if (text && haystack(entry.i).indexOf(text) < 0) { return false; }
+    if (!row) { return wanted === "any"; }
+    var f = criterion >= 0 ? findingOf(row, criterion) : null;
+    if (criterion >= 0 && compare) {
+      if ((rows[entry.i].flipped || []).indexOf(criterion) < 0) { return false; }
+    } else if (criterion >= 0 && !f) {
+      return false;
+    }
+    if (wanted === "any") { return true; }
+    var margin = criterion >= 0 ? (f ? f.m : undefined) : row.m;
+    if (wanted === "failing") { return criterion >= 0 ? !!(f && f.b) : !row.ok; }
+    if (wanted === "passing") { return criterion >= 0 ? !!(f && !f.b && f.o === "PASSED") : !!row.ok; }
+    if (wanted === "borderline") { return typeof margin === "number" && margin < data.borderline; }
+    if (wanted === "error") { return criterion >= 0 ? !!(f && f.o === "ERROR") : row.err !== undefined; }
+    if (criterion >= 0) { return !!(f && f.o === wanted); }
+    return (row.f || []).some(function (g) { return g.o === wanted; });
+  }
+
+  function marginOf(entry, criterion) {
+    var row = side(rows[entry.i]);
+    if (!row) { return Infinity; }
+    if (criterion >= 0) {
+      var f = findingOf(row, criterion);
+      return f && typeof f.m === "number" ? f.m : Infinity;
+    }
+    return typeof row.m === "number" ? row.m : Infinity;
+  }
+
+  function apply() {
+    var criterion = pick ? Number(pick.value) : -1;
+    var wanted = outcome ? outcome.value : "any";
+    var text = search ? search.value.trim().toLowerCase() : "";
+    var order = entries.slice();
+    if (sort && sort.value === "closeness") {
+      order.sort(function (x, y) { return (marginOf(x, criterion) - marginOf(y, criterion)) || (x.i - y.i); });
+    }
+    var shown = 0;
+    var fragment = document.createDocumentFragment();
+    order.forEach(function (entry) {
+      var keep = matches(entry, criterion, wanted, text);
+      entry.tr.hidden = !keep;
+      if (!keep) { entry.detail.hidden = true; } else { shown += 1; entry.detail.hidden = !entry.tr.classList.contains("opened"); }
+      fragment.appendChild(entry.tr);
+      fragment.appendChild(entry.detail);
+    });
+    body.appendChild(fragment);
+    if (count) { count.textContent = shown + " of " + rows.length + " rows shown"; }
+  }
+
+  if (pick) {
+    criteria.forEach(function (c, i) {
+      var option = el("option", c.name);
+      option.value = String(i);
+      pick.appendChild(option);
+    });
+  }
+  [pick, outcome, sort].forEach(function (control) { if (control) { control.addEventListener("change", apply); } });
+  if (search) { search.addEventListener("input", apply); }
+
+  // a criterion's name links to its failing rows; a disagreement or flip links to its row
+  document.addEventListener("click", function (event) {
+    var target = event.target;
+    while (target && target !== document && !(target.dataset && (target.dataset.criterion !== undefined || target.dataset.row !== undefined))) {
+      target = target.parentNode;
+    }
+    if (!target || target === document) { return; }
+    if (target.dataset.criterion !== undefined) {
+      if (pick) { pick.value = target.dataset.criterion; }
+      if (outcome) { outcome.value = "failing"; }
+      if (search) { search.value = ""; }
+    } else {
+      var entry = entries[Number(target.dataset.row)];
+      if (!entry) { return; }
+      if (pick) { pick.value = "-1"; }
+      if (outcome) { outcome.value = "any"; }
+      if (search) { search.value = ""; }
+      apply();
+      toggle(entry, true);
+      event.preventDefault();
+      entry.tr.scrollIntoView();
+      return;
+    }
+    apply();
+  });
+
+  apply();
+  document.body.setAttribute("data-viewer", "ready");
+})();

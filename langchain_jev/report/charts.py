@@ -14,7 +14,7 @@ import functools
 import io
 import re
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any, ParamSpec
+from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
 from langchain_jev._extras import missing_extra
 
@@ -22,20 +22,30 @@ if TYPE_CHECKING:
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure
 
-__all__ = ["pass_rate_chart", "probability_chart", "reliability_chart", "threshold_chart"]
+__all__ = [
+    "pass_rate_chart",
+    "pass_rate_figure",
+    "probability_chart",
+    "probability_figure",
+    "reliability_chart",
+    "reliability_figure",
+    "threshold_chart",
+    "threshold_figure",
+]
 
 _PASS, _FAIL, _LINE, _ALT, _NONE = "#2f855a", "#c53030", "#2b6cb0", "#d69e2e", "#a0aec0"
 _RC: dict[str, Any] = {"svg.fonttype": "none", "font.family": "sans-serif", "text.parse_math": False}
 """Text stays text in the page's font; a name with ``$`` in it is shown as written, not parsed as maths."""
 
 _P = ParamSpec("_P")
+_T = TypeVar("_T")
 
 
-def _plain_text(draw: Callable[_P, str]) -> Callable[_P, str]:
+def _plain_text(draw: Callable[_P, _T]) -> Callable[_P, _T]:
     """Draw under `_RC`: every text a chart holds (titles, tick labels, legends) is plain text."""
 
     @functools.wraps(draw)
-    def drawn(*args: _P.args, **kwargs: _P.kwargs) -> str:
+    def drawn(*args: _P.args, **kwargs: _P.kwargs) -> _T:
         try:
             import matplotlib
         except ImportError as error:
@@ -86,13 +96,8 @@ def _svg(figure: Figure) -> str:
 
 
 @_plain_text
-def pass_rate_chart(names: Sequence[str], rates: Sequence[float | None], target: float) -> str:
-    """Horizontal bars: the pass rate of each criterion (and ``overall``), coloured against ``target``.
-
-    A bar at or above ``target`` (a fraction) is green, one below it red, and a
-    criterion that never applied grey; the target is drawn as a dashed line and
-    named in the legend, which sits above the bars.
-    """
+def pass_rate_figure(names: Sequence[str], rates: Sequence[float | None], target: float) -> Figure:
+    """The figure of `pass_rate_chart` (to draw, or to inspect)."""
     from matplotlib.patches import Patch
 
     longest = max((len(name) for name in names), default=8)
@@ -119,11 +124,22 @@ def pass_rate_chart(names: Sequence[str], rates: Sequence[float | None], target:
     axes.legend(
         handles=handles, fontsize=7, loc="lower left", bbox_to_anchor=(0.0, 1.01), ncol=3, frameon=False
     )
-    return _svg(figure)
+    return figure
 
 
 @_plain_text
-def probability_chart(
+def pass_rate_chart(names: Sequence[str], rates: Sequence[float | None], target: float) -> str:
+    """Horizontal bars: the pass rate of each criterion (and ``overall``), coloured against ``target``.
+
+    A bar at or above ``target`` (a fraction) is green, one below it red, and a
+    criterion that never applied grey; the target is drawn as a dashed line and
+    named in the legend, which sits above the bars.
+    """
+    return _svg(pass_rate_figure(names, rates, target))
+
+
+@_plain_text
+def probability_figure(
     name: str,
     probabilities: Sequence[float],
     passed: Sequence[bool],
@@ -131,11 +147,8 @@ def probability_chart(
     *,
     band: float | None = None,
     label: str = "probability of passing",
-) -> str:
-    """A histogram of a criterion's pass probability (passing and failing rows stacked) and its threshold.
-
-    ``band`` draws the ``min_confidence`` band around 0.5 (scores and choices).
-    """
+) -> Figure:
+    """The figure of `probability_chart` (to draw, or to inspect)."""
     figure, axes = _figure(6.4, 2.9, top=0.75)
     _title(figure, name)
     bins = [i / 20 for i in range(21)]
@@ -162,15 +175,29 @@ def probability_chart(
     axes.set_xlabel(label)
     axes.set_ylabel("rows")
     _legend_above(axes, 4)
-    return _svg(figure)
+    return figure
 
 
 @_plain_text
-def reliability_chart(name: str, bins: Sequence[dict[str, Any]]) -> str:
-    """The reliability diagram: share passed by people against mean probability per bin, and the diagonal.
+def probability_chart(
+    name: str,
+    probabilities: Sequence[float],
+    passed: Sequence[bool],
+    threshold: float,
+    *,
+    band: float | None = None,
+    label: str = "probability of passing",
+) -> str:
+    """A histogram of a criterion's pass probability (passing and failing rows stacked) and its threshold.
 
-    The axes run a little past 0 and 1, and no point is clipped at the edge.
+    ``band`` draws the ``min_confidence`` band around 0.5 (scores and choices).
     """
+    return _svg(probability_figure(name, probabilities, passed, threshold, band=band, label=label))
+
+
+@_plain_text
+def reliability_figure(name: str, bins: Sequence[dict[str, Any]]) -> Figure:
+    """The figure of `reliability_chart` (to draw, or to inspect)."""
     figure, axes = _figure(3.8, 3.9, top=0.85)
     _title(figure, name)
     axes.plot([0, 1], [0, 1], color=_NONE, linestyle="--", linewidth=1, label="perfectly calibrated")
@@ -184,21 +211,27 @@ def reliability_chart(name: str, bins: Sequence[dict[str, Any]]) -> str:
     axes.set_xlabel("mean probability")
     axes.set_ylabel("share passed by people")
     _legend_above(axes, 1)
-    return _svg(figure)
+    return figure
 
 
 @_plain_text
-def threshold_chart(
+def reliability_chart(name: str, bins: Sequence[dict[str, Any]]) -> str:
+    """The reliability diagram: share passed by people against mean probability per bin, and the diagonal.
+
+    The axes run a little past 0 and 1, and no point is clipped at the edge.
+    """
+    return _svg(reliability_figure(name, bins))
+
+
+@_plain_text
+def threshold_figure(
     name: str,
     what: str,
     points: Sequence[dict[str, Any]],
     current: float,
     suggested: float | None,
-) -> str:
-    """Kappa, false-pass and false-fail rates against the threshold, with the current and suggested ones.
-
-    The rates run from 0 to 1; the axis goes below 0 only as far as kappa does.
-    """
+) -> Figure:
+    """The figure of `threshold_chart` (to draw, or to inspect)."""
     figure, axes = _figure(5.4, 3.9, top=0.95)
     _title(figure, name)
     xs = [p["threshold"] for p in points]
@@ -223,4 +256,19 @@ def threshold_chart(
         axes.set_xlim(min(xs) - pad, max(xs) + pad)
     axes.set_xlabel(what)
     _legend_above(axes, 3)
-    return _svg(figure)
+    return figure
+
+
+@_plain_text
+def threshold_chart(
+    name: str,
+    what: str,
+    points: Sequence[dict[str, Any]],
+    current: float,
+    suggested: float | None,
+) -> str:
+    """Kappa, false-pass and false-fail rates against the threshold, with the current and suggested ones.
+
+    The rates run from 0 to 1; the axis goes below 0 only as far as kappa does.
+    """
+    return _svg(threshold_figure(name, what, points, current, suggested))

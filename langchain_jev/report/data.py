@@ -201,6 +201,13 @@ def _failing(record: Mapping[str, Any]) -> bool:
     return record.get("passed") is not True
 
 
+def _row_order(item: tuple[int, Mapping[str, Any]]) -> tuple[float, int]:
+    """Row number first (a run writes rows as they finish, not in order), then place in the file."""
+    position, record = item
+    number = record.get("row")
+    return (float(number) if isinstance(number, int) and not isinstance(number, bool) else math.inf, position)
+
+
 def select_rows(
     judge: JevJudge,
     records: Sequence[Mapping[str, Any]],
@@ -211,7 +218,7 @@ def select_rows(
     """The rows a page shows: failing, not judged and borderline rows first, then the rest; at most ``limit``.
 
     ``first`` are records to keep before all others (a calibration's disagreements).
-    The chosen rows come back in row order (file order for rows without a number).
+    The chosen rows come back in row order (by row number; file order for rows without one).
 
     Example:
         >>> from langchain_core.decisions import Noul
@@ -238,7 +245,7 @@ def select_rows(
 
     indexed = list(enumerate(records))
     chosen = sorted(indexed, key=rank)[: max(0, limit)] if len(indexed) > limit else indexed
-    chosen.sort(key=lambda item: item[0])
+    chosen.sort(key=_row_order)
     kept = {id(record) for _, record in chosen}
     left_failing = sum(1 for r in records if id(r) not in kept and _failing(r))
     return Selection([r for _, r in chosen], len(records), len(records) - len(chosen), left_failing)

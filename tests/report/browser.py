@@ -17,6 +17,7 @@ import shutil
 import subprocess
 import tempfile
 import time
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -46,6 +47,8 @@ class PageVisit:
     title: str = ""
     text_length: int = 0
     svg_count: int = 0
+    probes: list[Any] = field(default_factory=list)
+    """What each probe expression returned (JSON-decoded), in order."""
 
 
 class _Session:
@@ -89,13 +92,26 @@ class _Session:
                 )
 
 
-def open_page(chromium: str, path: Path, width: int = 1200, height: int = 1600) -> PageVisit:
+def open_page(
+    chromium: str, path: Path, width: int = 1200, height: int = 1600, probes: Sequence[str] = ()
+) -> PageVisit:
     """Load ``path`` from disk in headless Chromium and report what happened."""
-    return open_pages(chromium, [path], width, height)[0]
+    return open_pages(chromium, [path], width, height, {path: probes})[0]
 
 
-def open_pages(chromium: str, paths: list[Path], width: int = 1200, height: int = 1600) -> list[PageVisit]:
-    """Load each of ``paths`` from disk in a tab of its own of one headless Chromium; report each."""
+def open_pages(
+    chromium: str,
+    paths: list[Path],
+    width: int = 1200,
+    height: int = 1600,
+    probes: Mapping[Path, Sequence[str]] | None = None,
+) -> list[PageVisit]:
+    """Load each of ``paths`` from disk in a tab of its own of one headless Chromium; report each.
+
+    ``probes`` are JavaScript expressions run in a page after it loaded, in order (each returns
+    ``JSON.stringify(...)`` of what it found, like a person clicking and reading); what they
+    return is in `PageVisit.probes`, and what they caused (errors, requests) is reported too.
+    """
     profile = tempfile.mkdtemp(prefix="jev-chromium-")
     process = subprocess.Popen(
         [
@@ -129,7 +145,7 @@ def open_pages(chromium: str, paths: list[Path], width: int = 1200, height: int 
             f"ws://127.0.0.1:{port}{browser_path}", max_size=64 * 1024 * 1024, open_timeout=20
         ) as socket:
             cdp = _Session(socket)
-            visits = [_visit(cdp, path, width, height) for path in paths]
+            visits = [_visit(cdp, path, width, height, (probes or {}).get(path, ())) for path in paths]
             with contextlib.suppress(Exception):
                 cdp.send("Browser.close", timeout=5)
             return visits
@@ -144,7 +160,7 @@ def open_pages(chromium: str, paths: list[Path], width: int = 1200, height: int 
         shutil.rmtree(profile, ignore_errors=True)
 
 
-def _visit(cdp: _Session, path: Path, width: int, height: int) -> PageVisit:
+def _visit(cdp: _Session, path: Path, width: int, height: int, probes: Sequence[str]) -> PageVisit:
     target = cdp.send("Target.createTarget", {"url": "about:blank"})["targetId"]
     session = cdp.send("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
     for domain in ("Page", "Runtime", "Log", "Network"):
@@ -159,6 +175,16 @@ def _visit(cdp: _Session, path: Path, width: int, height: int) -> PageVisit:
     cdp.wait_for("Page.loadEventFired", session)
     cdp.drain(0.5)
     visit = PageVisit()
+    for expression in probes:
+        answer = cdp.send(
+            "Runtime.evaluate", {"expression": expression, "returnByValue": True}, session=session
+        )
+        if "exceptionDetails" in answer:
+            raise RuntimeError(f"probe failed: {json.dumps(answer['exceptionDetails'])[:500]}")
+        value = answer["result"].get("value")
+        visit.probes.append(json.loads(value) if isinstance(value, str) else value)
+    if probes:
+        cdp.drain(0.3)
     for event in cdp.events:
         if event.get("sessionId") != session:
             continue

@@ -1,5 +1,7 @@
 """The HTML report opened in a real headless Chromium: it loads from disk with no console error,
-makes no request off the file, and its screenshot is not blank."""
+makes no request off the file, and its screenshot is not blank; a person can open a row, filter,
+search and sort; the one script its policy allows is the only one that runs (payloads in the data
+never do)."""
 
 from __future__ import annotations
 
@@ -8,10 +10,12 @@ from pathlib import Path
 import pytest
 
 from langchain_jev.calibration import NoRequestModel, calibrate
+from langchain_jev.cli.rows import FieldMap, map_row
 from langchain_jev.report import write_report
 from tests.calibration.helpers import WEATHER_SPEC, build, records_of, scripted
 from tests.cli.helpers import expected_weather_verdicts, weather_rows
 from tests.report.browser import PageVisit, blank_share, find_chromium, open_pages
+from tests.report.test_page import PAYLOADS, judge_named, record
 
 pytestmark = pytest.mark.slow  # a browser process
 
@@ -25,6 +29,51 @@ BAD_PAGE = (
     '<img src="http://127.0.0.1:9/pixel.png"><script>console.error("boom"); undefined_call();</script>'
     "</body></html>"
 )
+
+
+def visible_ids() -> str:
+    """A probe: the ids of the rows the viewer shows now, in the order shown."""
+    return (
+        "[...document.querySelectorAll('#rows-body tr.row')].filter(t => !t.hidden)"
+        ".map(t => t.children[1].textContent)"
+    )
+
+
+def choose(criterion: int, outcome: str, text: str = "", order: str = "row") -> str:
+    """A probe: set the viewer's controls as a person would, then list the rows shown."""
+    return (
+        "(() => { const set = (id, v, e) => { const c = document.getElementById(id); c.value = v; "
+        "c.dispatchEvent(new Event(e)); };"
+        f" set('f-criterion', '{criterion}', 'change'); set('f-outcome', '{outcome}', 'change');"
+        f" set('f-sort', '{order}', 'change'); set('f-search', {text!r}, 'input');"
+        f" return JSON.stringify({visible_ids()}); }})()"
+    )
+
+
+def open_row(row_id: str) -> str:
+    """A probe: click the row's open button; what its detail shows."""
+    return (
+        "(() => { const tr = [...document.querySelectorAll('#rows-body tr.row')]"
+        f".find(t => t.children[1].textContent === {row_id!r}); tr.querySelector('button.open').click();"
+        " const d = tr.nextElementSibling; return JSON.stringify({hidden: d.hidden, text: d.innerText,"
+        " expanded: tr.querySelector('button').getAttribute('aria-expanded')}); })()"
+    )
+
+
+PWNED = "JSON.stringify([window.__pwned === undefined, document.scripts.length])"
+OPEN_ALL = (
+    "(() => { document.querySelectorAll('#rows-body button.open').forEach(b => b.click());"
+    " return JSON.stringify(document.getElementById('rows-body').innerText); })()"
+)
+
+
+def states_of(rows: list[dict]) -> dict[int, dict]:
+    required = build(WEATHER_SPEC, NoRequestModel())
+    del required
+    return {
+        number: map_row(row, FieldMap(), ()).input.to_state()  # type: ignore[union-attr]
+        for number, row in enumerate(rows, 1)
+    }
 
 
 def reports(folder: Path) -> dict[str, Path]:
@@ -43,7 +92,9 @@ def reports(folder: Path) -> dict[str, Path]:
         "calibrate": folder / "calibrate.html",
         "bad": folder / "bad.html",
     }
-    write_report(paths["judge"], judge, records, title="judge <weather>")
+    write_report(
+        paths["judge"], judge, records[::-1], title="judge <weather>", states=states_of(weather_rows())
+    )
     write_report(
         paths["calibrate"],
         judge,
@@ -53,7 +104,53 @@ def reports(folder: Path) -> dict[str, Path]:
         suggestion=calibration.suggest(max_false_pass=0.0),
     )
     paths["bad"].write_text(BAD_PAGE, encoding="utf-8")
+    names = [f"c{i} {payload}" for i, payload in enumerate(PAYLOADS)]
+    hostile = []
+    for row, payload in enumerate(PAYLOADS, 1):
+        item = record(row, 0.2, names[row - 1], id=f"p{row}", feedback=payload, error=None)
+        del item["error"]
+        item["findings"][0]["detail"] = payload
+        hostile.append(item)
+    paths["payloads"] = folder / "payloads.html"
+    write_report(
+        paths["payloads"],
+        judge_named(*names),
+        hostile,
+        title=PAYLOADS[0],
+        states={n: {"assistant_answer": p, p: p} for n, p in enumerate(PAYLOADS, 1)},
+    )
+    # the judge's page with one more inline script that the policy does not name
+    page = paths["judge"].read_text(encoding="utf-8")
+    paths["injected"] = folder / "injected.html"
+    paths["injected"].write_text(
+        page.replace("</body>", "<script>window.__pwned = 'injected';</script></body>"), encoding="utf-8"
+    )
     return paths
+
+
+PROBES: dict[str, list[str]] = {
+    "judge": [
+        open_row("tokyo-ungrounded"),
+        choose(1, "failing"),
+        choose(-1, "failing"),
+        choose(-1, "any", "oslo"),
+        choose(-1, "any", "", "closeness"),
+        "(() => { document.querySelector('a[data-criterion=\"1\"]').click(); return JSON.stringify("
+        "[document.getElementById('f-criterion').value, document.getElementById('f-outcome').value, "
+        + visible_ids()
+        + "]); })()",
+        "JSON.stringify(document.getElementById('f-count').textContent)",
+        PWNED,
+    ],
+    "calibrate": [
+        "(() => { const a = document.querySelector('#disagreement-table a[data-row]'); a.click();"
+        " const tr = document.getElementById('row-' + a.dataset.row);"
+        " return JSON.stringify([tr.classList.contains('opened'), !tr.nextElementSibling.hidden,"
+        " a.textContent, tr.children[0].textContent]); })()",
+    ],
+    "payloads": [OPEN_ALL, PWNED],
+    "injected": [PWNED, "JSON.stringify(document.body.dataset.viewer)"],
+}
 
 
 @pytest.fixture(scope="module")
@@ -62,7 +159,7 @@ def visits(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[Path, Pa
     if CHROMIUM is None:
         pytest.skip("no Chromium on this machine")
     paths = reports(tmp_path_factory.mktemp("report"))
-    seen = open_pages(CHROMIUM, list(paths.values()))
+    seen = open_pages(CHROMIUM, list(paths.values()), probes={paths[k]: v for k, v in PROBES.items()})
     return {kind: (path, visit) for (kind, path), visit in zip(paths.items(), seen, strict=True)}
 
 
@@ -92,3 +189,64 @@ def test_a_page_that_asks_the_network_or_fails_is_caught(visits: dict[str, tuple
     assert any("boom" in message for message in visit.console_errors)
     assert visit.exceptions
     assert blank_share(visit.screenshot) > 0.9
+
+
+@needs_chromium
+def test_a_row_opens_to_its_judged_state_and_its_findings(visits: dict[str, tuple[Path, PageVisit]]) -> None:
+    opened = visits["judge"][1].probes[0]
+    assert opened["hidden"] is False and opened["expanded"] == "true"
+    text = opened["text"]
+    for shown in (
+        "Heavy snow",  # its answer, from the judged state
+        "user_question",
+        "supporting_context",
+        "is_grounded",
+        "FAILED",
+        "0.100",  # is_grounded's probability of yes
+        "probability of yes >= 0.7",  # its threshold
+        "tool_calls",
+    ):
+        assert shown in text, shown
+
+
+@needs_chromium
+def test_filters_search_sort_and_criterion_links_show_the_rows_they_should(
+    visits: dict[str, tuple[Path, PageVisit]],
+) -> None:
+    probes = visits["judge"][1].probes
+    expected = expected_weather_verdicts()
+    in_order = [row["id"] for row in weather_rows()]
+    assert probes[1] == ["tokyo-ungrounded"]  # is_grounded fails this row alone
+    assert probes[2] == [i for i in in_order if not expected[i]]  # every failing row, in row order
+    assert probes[3] == ["oslo-no-search"]
+    assert sorted(probes[4]) == sorted(in_order) and probes[4] != in_order  # all rows, nearest first
+    assert probes[5] == ["1", "failing", ["tokyo-ungrounded"]]  # the criterion's name opened its failures
+    assert probes[6] == f"1 of {len(in_order)} rows shown"
+
+
+@needs_chromium
+def test_a_disagreement_opens_its_row(visits: dict[str, tuple[Path, PageVisit]]) -> None:
+    opened, shown, link, row = visits["calibrate"][1].probes[0]
+    assert opened and shown and link == row
+
+
+@needs_chromium
+def test_payloads_in_the_data_never_run_and_are_shown_as_written(
+    visits: dict[str, tuple[Path, PageVisit]],
+) -> None:
+    path, visit = visits["payloads"]
+    text, (untouched, scripts) = visit.probes
+    assert untouched and scripts == 2  # the island and the viewer: no payload made a script
+    assert visit.console_errors == [] and visit.exceptions == []
+    assert visit.requests == [path.resolve().as_uri()]  # an <img src=x> would have asked for x
+    for payload in PAYLOADS:
+        assert payload.replace("\u2028", "\n").replace("\u2029", "\n").split("\n")[-1] in text, payload
+
+
+@needs_chromium
+def test_a_script_the_policy_does_not_name_does_not_run(visits: dict[str, tuple[Path, PageVisit]]) -> None:
+    """The check above can fail: an inline script added to a page is refused, and the refusal is seen."""
+    _, visit = visits["injected"]
+    (untouched, _), ready = visit.probes
+    assert untouched and ready == "ready"  # the viewer ran; the added script did not
+    assert any("Content Security Policy" in message for message in visit.console_errors)

@@ -19,6 +19,7 @@ about. Built-in parents are kept where a caller would reach for them
     ├── DatasetError                         a dataset file the command line cannot read at all
     ├── ResultsError                         a results file that cannot be resumed
     │   ├── RedecideError                    stored answers that cannot be decided again
+    │   ├── ComparisonError                  two results files that cannot be compared (says why)
     │   └── ResultsLockedError               another run writes that results file (cli.lock)
     └── CalibrationError (ValueError)        labels that cannot be read, or too few to calibrate on
 
@@ -38,6 +39,7 @@ if TYPE_CHECKING:
 __all__ = [
     "CalibrationError",
     "ChatModelOutputError",
+    "ComparisonError",
     "DatasetError",
     "GuardrailCheckError",
     "GuardrailRefusedError",
@@ -311,6 +313,16 @@ class RedecideError(ResultsError):
         """Criterion name -> why it cannot be decided again."""
         reasons = "; ".join(f"{name}: {why}" for name, why in self.criteria.items())
         super().__init__(f"cannot decide again from the stored answers: {reasons}")
+
+
+class ComparisonError(ResultsError):
+    """Two results files that cannot be compared row by row: of different datasets, or rows unnamed.
+
+    Example:
+        >>> issubclass(ComparisonError, ResultsError)
+        True
+
+    """
 
 
 class CalibrationError(JevError, ValueError):

@@ -299,7 +299,10 @@ def _answer(finding: Mapping[str, Any]) -> dict[str, Any] | None:
 
 
 def _finding(
-    finding: Mapping[str, Any], index: Mapping[str, int], judge: JevJudge, by_name: Mapping[str, JevCriterion]
+    finding: Mapping[str, Any],
+    index: Mapping[str, int],
+    judge: JevJudge | None,
+    by_name: Mapping[str, JevCriterion],
 ) -> dict[str, Any]:
     name = str(finding.get("name"))
     criterion = by_name.get(name)
@@ -308,13 +311,14 @@ def _finding(
     if name not in index:
         data["name"] = name[:200]
     try:
-        data["b"] = blocks(Outcome(outcome), judge.fail_on_inconclusive, judge.fail_on_error)
+        policy = (judge.fail_on_inconclusive, judge.fail_on_error) if judge is not None else (False, False)
+        data["b"] = blocks(Outcome(outcome), *policy)
     except ValueError:
         data["b"] = True
     probability = _probability(criterion, finding)
     if probability is not None:
         data["p"] = round(probability, 6)
-        if criterion is not None and _has_distribution(finding):
+        if criterion is not None and judge is not None and _has_distribution(finding):
             data["m"] = round(closeness(criterion, probability, judge.min_confidence), 6)
     answer = _answer(finding)
     if answer is not None:
@@ -334,14 +338,18 @@ def _findings(record: Mapping[str, Any]) -> list[Mapping[str, Any]]:
 
 
 def row_data(
-    judge: JevJudge,
+    judge: JevJudge | None,
     record: Mapping[str, Any],
     state: Mapping[str, Any] | None,
     index: Mapping[str, int],
     note: str | None = None,
 ) -> dict[str, Any]:
-    """One row as the viewer shows it: its place, verdict, judged state and findings (texts cut)."""
-    by_name = {c.name: c for c in judge.criteria}
+    """One row as the viewer shows it: its place, verdict, judged state and findings (texts cut).
+
+    Without ``judge`` (the criteria unknown) findings are shown as recorded, with no
+    probability or closeness, and only FAILED blocks.
+    """
+    by_name = {c.name: c for c in judge.criteria} if judge is not None else {}
     row = record.get("row")
     data: dict[str, Any] = {
         "n": row if isinstance(row, int) and not isinstance(row, bool) else None,

@@ -202,18 +202,20 @@
   }
 
   // ---- filters and sort
+  function matchesFlip(entry, criterion, wanted) {
+    var flip = rows[entry.i];
+    if (criterion >= 0 && (flip.flipped || []).indexOf(criterion) < 0) { return false; }
+    if (wanted === "regression") { return !!flip.regression; }
+    if (wanted === "improvement") { return !flip.regression; }
+    return true;
+  }
+
   function matches(entry, criterion, wanted, text) {
-    var row = side(rows[entry.i]);
-    if (compare && wanted === "regression") { return !!rows[entry.i].regression; }
-    if (compare && wanted === "improvement") { return !rows[entry.i].regression; }
     if (text && haystack(entry.i).indexOf(text) < 0) { return false; }
-    if (!row) { return wanted === "any"; }
+    if (compare) { return matchesFlip(entry, criterion, wanted); }
+    var row = rows[entry.i];
     var f = criterion >= 0 ? findingOf(row, criterion) : null;
-    if (criterion >= 0 && compare) {
-      if ((rows[entry.i].flipped || []).indexOf(criterion) < 0) { return false; }
-    } else if (criterion >= 0 && !f) {
-      return false;
-    }
+    if (criterion >= 0 && !f) { return false; }
     if (wanted === "any") { return true; }
     var margin = criterion >= 0 ? (f ? f.m : undefined) : row.m;
     if (wanted === "failing") { return criterion >= 0 ? !!(f && f.b) : !row.ok; }
@@ -274,7 +276,7 @@
     if (!target || target === document) { return; }
     if (target.dataset.criterion !== undefined) {
       if (pick) { pick.value = target.dataset.criterion; }
-      if (outcome) { outcome.value = "failing"; }
+      if (outcome) { outcome.value = compare ? "any" : "failing"; }
       if (search) { search.value = ""; }
     } else {
       var entry = entries[Number(target.dataset.row)];

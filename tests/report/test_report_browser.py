@@ -11,8 +11,10 @@ import pytest
 
 from langchain_jev.calibration import NoRequestModel, calibrate
 from langchain_jev.cli.rows import FieldMap, map_row
+from langchain_jev.compare import compare_results
 from langchain_jev.report import write_report
-from tests.calibration.helpers import WEATHER_SPEC, build, records_of, scripted
+from langchain_jev.report.compare_page import write_comparison
+from tests.calibration.helpers import WEATHER_SPEC, build, records_of, scripted, spec_with
 from tests.cli.helpers import expected_weather_verdicts, weather_rows
 from tests.report.browser import PageVisit, blank_share, find_chromium, open_pages
 from tests.report.test_page import PAYLOADS, judge_named, record
@@ -119,6 +121,16 @@ def reports(folder: Path) -> dict[str, Path]:
         title=PAYLOADS[0],
         states={n: {"assistant_answer": p, p: p} for n, p in enumerate(PAYLOADS, 1)},
     )
+    # the example judge (A) against a stricter one (B): rows that passed fail now
+    strict = spec_with(criteria={"has_details": {"minimum": 0.95}})
+    before, after = records_of(build(WEATHER_SPEC, scripted())), records_of(build(strict, scripted()))
+    paths["compare"] = folder / "compare.html"
+    write_comparison(
+        paths["compare"],
+        compare_results(before, after[::-1]),
+        build(strict, NoRequestModel()),
+        states=(states_of(weather_rows()), states_of(weather_rows())),
+    )
     # the judge's page with one more inline script that the policy does not name
     page = paths["judge"].read_text(encoding="utf-8")
     paths["injected"] = folder / "injected.html"
@@ -149,6 +161,15 @@ PROBES: dict[str, list[str]] = {
         " a.textContent, tr.children[0].textContent]); })()",
     ],
     "payloads": [OPEN_ALL, PWNED],
+    "compare": [
+        "JSON.stringify([...document.querySelectorAll('#rows-body tr.row')].map(t => "
+        "[t.children[1].textContent, t.classList.contains('regression'), t.children[2].textContent]))",
+        open_row("dublin-umbrella"),
+        "JSON.stringify([...document.querySelectorAll('#rows-body tr.opened + tr.detail .side')].map(s => "
+        "[s.querySelector('h4').textContent, s.querySelectorAll('tr.changed').length]))",
+        "JSON.stringify([...document.querySelectorAll('#compare-table tr')].map(t => t.innerText))",
+        PWNED,
+    ],
     "injected": [PWNED, "JSON.stringify(document.body.dataset.viewer)"],
 }
 
@@ -250,3 +271,31 @@ def test_a_script_the_policy_does_not_name_does_not_run(visits: dict[str, tuple[
     (untouched, _), ready = visit.probes
     assert untouched and ready == "ready"  # the viewer ran; the added script did not
     assert any("Content Security Policy" in message for message in visit.console_errors)
+
+
+@needs_chromium
+def test_compare_highlights_the_flipped_rows_and_opens_both_runs_side_by_side(
+    visits: dict[str, tuple[Path, PageVisit]],
+) -> None:
+    path, visit = visits["compare"]
+    assert visit.console_errors == [] and visit.exceptions == []
+    assert visit.requests == [path.resolve().as_uri()]
+    rows, opened, sides, table, (untouched, _) = visit.probes
+    # has_details needs 0.95 now: the rows that passed at 0.90 regress, each marked
+    # (verdict flips first, in row order, then rows that failed already and whose has_details regressed)
+    held = "regression (a criterion; the verdict held)"
+    assert rows == [
+        ["dublin-umbrella", True, "regression"],
+        ["paris-sun", True, "regression"],
+        ["why-rain", True, "regression"],
+        ["tokyo-ungrounded", True, held],
+        ["needless-search", True, held],
+    ]
+    assert (
+        opened["hidden"] is False
+        and "0.900" in opened["text"]
+        and "probability of yes >= 0.95" in opened["text"]
+    )
+    assert sides == [["A", 1], ["B", 1]]  # both runs, the flipped finding marked on each
+    assert any(line.startswith("has_details") and "more than noise" not in line for line in table)
+    assert untouched

@@ -73,7 +73,7 @@ def test_joining_by_id_pairs_rows_answered_again_and_refuses_unnamed_or_repeated
     with pytest.raises(ComparisonError, match="row 1 has no id"):
         compare_results([rec(1, {"p": "PASSED"})], b, on="id")
     with pytest.raises(ComparisonError, match="the id 'q1' names more than one row"):
-        compare_results(a + [rec(3, {"p": "PASSED"}, ident="q1")], b, on="id")
+        compare_results([*a, rec(3, {"p": "PASSED"}, ident="q1")], b, on="id")
 
 
 def test_flips_list_regressions_first_then_criterion_regressions_then_improvements() -> None:

@@ -123,7 +123,7 @@ def test_payloads_in_rows_names_feedback_and_ids_make_no_element_and_come_back_a
     for tag, attrs in parsed.elements:
         assert not [name for name in attrs if name.startswith("on")], (tag, attrs)
         assert not any("javascript:" in (value or "") for value in attrs.values()), (tag, attrs)
-    scripts = [text for text in parsed.scripts]
+    scripts = list(parsed.scripts)
     assert scripts[1] == viewer_script()  # the viewer, unchanged: its hash is the one the policy names
     data = island(page)
     assert [c["name"] for c in data["criteria"]] == names

@@ -271,7 +271,7 @@ def compare_results(
 ) -> Comparison:
     """Compare two runs' records of the same rows (B is the newer run: what A passed and B fails regressed).
 
-    ``headers`` are the results files' headers (`langchain_jev.cli.results.read_header`):
+    ``headers`` are the results files' headers (`langchain_jev.datasets.results.read_header`):
     when both describe their judge, what differs between the judges is named.
 
     Raises:
@@ -325,7 +325,7 @@ def _order(record: Mapping[str, Any]) -> float:
 
 
 def _judge_differences(a: Mapping[str, Any] | None, b: Mapping[str, Any] | None) -> list[str]:
-    from langchain_jev.cli.fingerprint import differences
+    from langchain_jev.datasets.fingerprint import differences
 
     judge_a = a.get("judge") if a else None
     judge_b = b.get("judge") if b else None
@@ -352,7 +352,7 @@ def compare_files(
 
     """
     from langchain_jev.calibration.replay import read_results
-    from langchain_jev.cli.results import read_header
+    from langchain_jev.datasets.results import read_header
     from langchain_jev.errors import ResultsError
 
     headers = []

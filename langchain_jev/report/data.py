@@ -26,10 +26,11 @@ __all__ = [
     "BORDERLINE",
     "MAX_ROWS",
     "TEXT_CAP",
+    "Measured",
     "Selection",
     "closeness",
     "criterion_threshold",
-    "record_closeness",
+    "measure",
     "select_rows",
     "stored_probability",
     "viewer_data",
@@ -112,9 +113,13 @@ def stored_probability(criterion: JevCriterion, finding: Mapping[str, Any]) -> f
     if not criterion.is_question or finding.get("outcome") in ("NOT_APPLICABLE", "ERROR"):
         return None
     answer = finding.get("answer")
-    if not isinstance(answer, Mapping):
+    if not isinstance(answer, dict) and not isinstance(answer, Mapping):
         return None
     kind = answer.get("type")
+    if kind == "noul":
+        fast = answer.get("noul")
+        if type(fast) is float and 0.0 <= fast <= 1.0:  # the common case, first
+            return fast
     minimum = criterion.minimum or 0.0
     if kind == "noul":
         value = _number(answer.get("noul"))
@@ -161,29 +166,53 @@ def _has_distribution(finding: Mapping[str, Any]) -> bool:
     return answer.get("type") == "noul" or bool(answer.get("probabilities"))
 
 
-def record_closeness(judge: JevJudge, record: Mapping[str, Any]) -> float | None:
-    """The least `closeness` of a record's findings (None: no finding has a probability to measure).
+@dataclass(frozen=True)
+class Measured:
+    """What one pass over the records found: each record's closeness, each question's probabilities."""
+
+    closeness: list[float | None]
+    """Per record (in order), its least `closeness` (None: nothing to measure)."""
+    probabilities: dict[str, tuple[list[float], list[bool]]]
+    """Per question criterion: the pass probability of each finding decided from an answer, and
+    whether that finding let the verdict pass (did not block)."""
+
+
+def measure(judge: JevJudge, records: Sequence[Mapping[str, Any]]) -> Measured:
+    """Read every record's stored answers once: the closeness `select_rows` ranks by, the charts' data.
 
     Example:
         >>> from langchain_core.decisions import Noul
         >>> from langchain_jev.calibration import NoRequestModel
         >>> judge = JevJudge([JevCriterion.noul("ok", Noul(instructions="Ok?"), 0.5)], NoRequestModel())
-        >>> record = {"findings": [{"name": "ok", "kind": "noul", "outcome": "PASSED",
-        ...     "answer": {"type": "noul", "noul": 0.55}}]}
-        >>> round(record_closeness(judge, record), 2)
-        0.05
+        >>> found = measure(judge, [{"findings": [{"name": "ok", "kind": "noul", "outcome": "FAILED",
+        ...     "answer": {"type": "noul", "noul": 0.25}}]}])
+        >>> found.closeness, found.probabilities
+        ([0.25], {'ok': ([0.25], [False])})
 
     """
-    by_name = {c.name: c for c in judge.criteria}
-    best: float | None = None
-    for finding in _findings(record):
-        criterion = by_name.get(str(finding.get("name")))
-        probability = _probability(criterion, finding)
-        if criterion is None or probability is None or not _has_distribution(finding):
-            continue
-        value = closeness(criterion, probability, judge.min_confidence)
-        best = value if best is None else min(best, value)
-    return best
+    by_name = {c.name: c for c in judge.criteria if c.is_question}
+    probabilities: dict[str, tuple[list[float], list[bool]]] = {name: ([], []) for name in by_name}
+    policy = (judge.fail_on_inconclusive, judge.fail_on_error)
+    outcomes = {o.value: not blocks(o, *policy) for o in Outcome}
+    closeness_of: list[float | None] = []
+    for record in records:
+        best: float | None = None
+        for finding in _findings(record):
+            criterion = by_name.get(finding.get("name"))  # type: ignore[arg-type]
+            if criterion is None:
+                continue
+            probability = stored_probability(criterion, finding)
+            passes = outcomes.get(finding.get("outcome"))  # type: ignore[arg-type]
+            if probability is None or passes is None:
+                continue
+            values, passed = probabilities[criterion.name]
+            values.append(probability)
+            passed.append(passes)
+            if _has_distribution(finding):
+                near = closeness(criterion, probability, judge.min_confidence)
+                best = near if best is None or near < best else best
+        closeness_of.append(best)
+    return Measured(closeness_of, probabilities)
 
 
 @dataclass(frozen=True)
@@ -201,6 +230,11 @@ def _failing(record: Mapping[str, Any]) -> bool:
     return record.get("passed") is not True
 
 
+def _row_key(record: Mapping[str, Any]) -> float:
+    number = record.get("row")
+    return float(number) if isinstance(number, int) and not isinstance(number, bool) else math.inf
+
+
 def _row_order(item: tuple[int, Mapping[str, Any]]) -> tuple[float, int]:
     """Row number first (a run writes rows as they finish, not in order), then place in the file."""
     position, record = item
@@ -214,10 +248,12 @@ def select_rows(
     limit: int = MAX_ROWS,
     *,
     first: Sequence[Mapping[str, Any]] = (),
+    measured: Measured | None = None,
 ) -> Selection:
     """The rows a page shows: failing, not judged and borderline rows first, then the rest; at most ``limit``.
 
-    ``first`` are records to keep before all others (a calibration's disagreements).
+    ``first`` are records to keep before all others (a calibration's disagreements);
+    ``measured`` is `measure` of the records, when it was taken already.
     The chosen rows come back in row order (by row number; file order for rows without one).
 
     Example:
@@ -231,6 +267,10 @@ def select_rows(
 
     """
     wanted = {id(r) for r in first}
+    indexed = list(enumerate(records))
+    if len(indexed) <= limit:
+        return Selection(sorted(records, key=_row_key), len(records), 0, 0)
+    near = (measured or measure(judge, records)).closeness
 
     def rank(item: tuple[int, Mapping[str, Any]]) -> tuple[int, int]:
         position, record = item
@@ -238,12 +278,11 @@ def select_rows(
             return (0, position)
         if _failing(record):
             return (1, position)
-        near = record_closeness(judge, record)
-        if near is not None and near < BORDERLINE:
+        value = near[position]
+        if value is not None and value < BORDERLINE:
             return (2, position)
         return (3, position)
 
-    indexed = list(enumerate(records))
     chosen = sorted(indexed, key=rank)[: max(0, limit)] if len(indexed) > limit else indexed
     chosen.sort(key=_row_order)
     kept = {id(record) for _, record in chosen}

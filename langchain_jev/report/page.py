@@ -18,10 +18,9 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from langchain_jev.calibration.sweep import blocks
 from langchain_jev.datasets.tally import Tally
 from langchain_jev.judge import JevJudge
-from langchain_jev.report.data import MAX_ROWS, TEXT_CAP, select_rows, stored_probability, viewer_data
+from langchain_jev.report.data import MAX_ROWS, TEXT_CAP, Measured, measure, select_rows, viewer_data
 from langchain_jev.report.layout import (
     document,
     escape,
@@ -32,7 +31,6 @@ from langchain_jev.report.layout import (
 )
 from langchain_jev.report.provenance import Provenance
 from langchain_jev.report.script import content_security_policy, json_island, viewer_script
-from langchain_jev.verdict import Outcome
 
 if TYPE_CHECKING:
     from langchain_jev.calibration.measure import Calibration
@@ -140,7 +138,8 @@ def render_report(
             if id(item.record) not in seen:
                 seen.add(id(item.record))
                 first.append(item.record)
-    selection = select_rows(judge, records, limit, first=first)
+    measured = measure(judge, records)
+    selection = select_rows(judge, records, limit, first=first, measured=measured)
     given = states(selection.records) if callable(states) else states
     note = None if given is not None else "The judged state is not in this report (no dataset was given)."
     data = viewer_data(judge, selection, given, state_note=note)
@@ -175,7 +174,7 @@ def render_report(
         "answered; the blue line is its threshold (for scores and choices the share at 0.5, with the "
         "min_confidence lines dashed).</p>",
         '<div class="charts">',
-        *_probability_charts(judge, records),
+        *_probability_charts(judge, measured),
         "</div>",
     ]
     if calibration is not None:
@@ -205,28 +204,14 @@ def _rows_note(total: int, shown: int, left_out: int, left_failing: int) -> str:
     return text
 
 
-def _probability_charts(judge: JevJudge, records: Sequence[Mapping[str, Any]]) -> list[str]:
+def _probability_charts(judge: JevJudge, measured: Measured) -> list[str]:
     from langchain_jev.report import charts
 
     out = []
     for criterion in judge.criteria:
         if not criterion.is_question:
             continue
-        probabilities: list[float] = []
-        passed: list[bool] = []
-        for record in records:
-            for finding in record.get("findings") or ():
-                if finding.get("name") != criterion.name:
-                    continue
-                probability = stored_probability(criterion, finding)
-                if probability is None:
-                    continue
-                try:
-                    outcome = Outcome(finding["outcome"])
-                except (KeyError, ValueError):
-                    continue
-                probabilities.append(probability)
-                passed.append(not blocks(outcome, judge.fail_on_inconclusive, judge.fail_on_error))
+        probabilities, passed = measured.probabilities.get(criterion.name, ([], []))
         if not probabilities:
             out.append(f'<p class="note">{escape(criterion.name)}: no stored answer to draw.</p>')
             continue

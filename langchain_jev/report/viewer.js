@@ -236,24 +236,34 @@
     return typeof row.m === "number" ? row.m : Infinity;
   }
 
+  var arranged = null;  // the order the rows are in now ("row", or "closeness:" and a criterion)
+
+  function arrange(criterion) {
+    var wanted = sort && sort.value === "closeness" ? "closeness:" + criterion : "row";
+    if (wanted === arranged) { return; }
+    var order = entries.slice();
+    if (wanted !== "row") {
+      order.sort(function (x, y) { return (marginOf(x, criterion) - marginOf(y, criterion)) || (x.i - y.i); });
+    }
+    var fragment = document.createDocumentFragment();
+    order.forEach(function (entry) { fragment.appendChild(entry.tr); fragment.appendChild(entry.detail); });
+    body.appendChild(fragment);
+    arranged = wanted;
+  }
+
   function apply() {
     var criterion = pick ? Number(pick.value) : -1;
     var wanted = outcome ? outcome.value : "any";
     var text = search ? search.value.trim().toLowerCase() : "";
-    var order = entries.slice();
-    if (sort && sort.value === "closeness") {
-      order.sort(function (x, y) { return (marginOf(x, criterion) - marginOf(y, criterion)) || (x.i - y.i); });
-    }
+    arrange(criterion);
     var shown = 0;
-    var fragment = document.createDocumentFragment();
-    order.forEach(function (entry) {
+    entries.forEach(function (entry) {
       var keep = matches(entry, criterion, wanted, text);
-      entry.tr.hidden = !keep;
-      if (!keep) { entry.detail.hidden = true; } else { shown += 1; entry.detail.hidden = !entry.tr.classList.contains("opened"); }
-      fragment.appendChild(entry.tr);
-      fragment.appendChild(entry.detail);
+      if (entry.tr.hidden === keep) { entry.tr.hidden = !keep; }
+      var closed = !keep || !entry.tr.classList.contains("opened");
+      if (entry.detail.hidden !== closed) { entry.detail.hidden = closed; }
+      shown += keep ? 1 : 0;
     });
-    body.appendChild(fragment);
     if (count) { count.textContent = shown + " of " + rows.length + " rows shown"; }
   }
 

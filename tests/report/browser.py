@@ -47,6 +47,8 @@ class PageVisit:
     title: str = ""
     text_length: int = 0
     svg_count: int = 0
+    load_seconds: float = 0.0
+    """From navigating to the page's load event (its inline script has run by then)."""
     probes: list[Any] = field(default_factory=list)
     """What each probe expression returned (JSON-decoded), in order."""
 
@@ -171,10 +173,12 @@ def _visit(cdp: _Session, path: Path, width: int, height: int, probes: Sequence[
         session=session,
     )
     cdp.events.clear()
+    started = time.perf_counter()
     cdp.send("Page.navigate", {"url": path.resolve().as_uri()}, session=session)
-    cdp.wait_for("Page.loadEventFired", session)
+    cdp.wait_for("Page.loadEventFired", session, timeout=120)
+    loaded = time.perf_counter() - started
     cdp.drain(0.5)
-    visit = PageVisit()
+    visit = PageVisit(load_seconds=loaded)
     for expression in probes:
         answer = cdp.send(
             "Runtime.evaluate", {"expression": expression, "returnByValue": True}, session=session

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from langchain_jev.calibration import NoRequestModel, calibrate
-from langchain_jev.cli.rows import FieldMap, map_row
+from langchain_jev.datasets.rows import FieldMap, map_row
 from langchain_jev.compare import compare_results
 from langchain_jev.report import write_report
 from langchain_jev.report.compare_page import write_comparison

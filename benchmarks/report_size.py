@@ -16,7 +16,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _common import Row, print_table, row  # noqa: E402
+from _common import Row, print_table, row
 
 ROWS = 100_000
 SIZE_GOAL_MIB = 16.0

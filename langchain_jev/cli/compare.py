@@ -59,8 +59,8 @@ def compare_command(
 ) -> int:
     """Run ``compare`` with parsed arguments; return the exit code."""
     stdout, stderr = stdout or sys.stdout, stderr or sys.stderr
-    from langchain_jev.datasets.exit_codes import EXIT_OK, bad_input
     from langchain_jev.compare import compare_files
+    from langchain_jev.datasets.exit_codes import EXIT_OK, bad_input
     from langchain_jev.errors import ResultsError
 
     if (args.html and args.html in (args.a, args.b)) or (args.json and args.json in (args.a, args.b)):

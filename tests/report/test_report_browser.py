@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from langchain_jev.calibration import NoRequestModel, calibrate
-from langchain_jev.datasets.rows import FieldMap, map_row
 from langchain_jev.compare import compare_results
+from langchain_jev.datasets.rows import FieldMap, map_row
 from langchain_jev.report import write_report
 from langchain_jev.report.compare_page import write_comparison
 from tests.calibration.helpers import WEATHER_SPEC, build, records_of, scripted, spec_with

@@ -203,8 +203,12 @@ def calibrate_command(
         except OSError as error:
             return fail(f"cannot write {args.json}: {error.strerror or error}")
     if args.html:
+        from langchain_jev.datasets.options import field_map
         from langchain_jev.report import write_report
+        from langchain_jev.report.provenance import provenance_of
+        from langchain_jev.report.run_report import states_for
 
+        notes: list[str] = []
         try:
             write_report(
                 args.html,
@@ -213,6 +217,13 @@ def calibrate_command(
                 title=f"calibrate: {args.data} with {args.judge}",
                 calibration=calibration,
                 suggestion=suggestion,
+                states=states_for(
+                    None, dataset=args.data, fmt=args.format, fields=field_map(args), notes=notes
+                ),
+                provenance=provenance_of(
+                    None, runs[0], dataset=args.data, judge_file=args.judge, results=args.results or args.out
+                ),
+                notes=notes,
             )
         except OSError as error:
             return fail(f"cannot write {args.html}: {error.strerror or error}")

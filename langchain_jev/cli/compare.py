@@ -94,6 +94,7 @@ def compare_command(
 def _write_html(args: argparse.Namespace, comparison: Comparison) -> None:
     from langchain_jev.report.compare_page import write_comparison
     from langchain_jev.report.provenance import provenance_of
+    from langchain_jev.report.run_report import states_for
 
     headers = comparison.headers
     sides = ([p.a for p in comparison.joined.pairs], [p.b for p in comparison.joined.pairs])
@@ -102,12 +103,18 @@ def _write_html(args: argparse.Namespace, comparison: Comparison) -> None:
         for header, records, path in zip(headers, sides, (args.a, args.b), strict=True)
     )
     judge = display_judge(headers[1]) or display_judge(headers[0])
+    flipped = ([f.pair.a for f in comparison.flips], [f.pair.b for f in comparison.flips])
+    states = []
+    for header, records in zip(headers, flipped, strict=True):
+        source = states_for(header)  # the dataset each run recorded in its header
+        states.append(source(records) if source is not None else None)
     write_comparison(
         args.html,
         comparison,
         judge,
         title=f"compare: {args.a} -> {args.b}",
         provenance=(provenance[0], provenance[1]),
+        states=(states[0], states[1]),
     )
 
 

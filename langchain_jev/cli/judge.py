@@ -186,6 +186,7 @@ def judge_command(args: argparse.Namespace, parser: argparse.ArgumentParser) -> 
     from langchain_jev.datasets.pacing import RateLimiter
     from langchain_jev.datasets.readers import DatasetError, detect_format
     from langchain_jev.errors import JevConfigurationError
+    from langchain_jev.report.provenance import run_description
     from langchain_jev.spec import JudgeSpecError, load_spec
 
     err = sys.stderr
@@ -199,8 +200,9 @@ def judge_command(args: argparse.Namespace, parser: argparse.ArgumentParser) -> 
         if args.html and str(args.out).endswith(".parquet"):
             parser.error("--html is drawn from a results file: give --out PATH.jsonl with --engine ray")
         code = judge_on_ray(args, spec, err)
-        if args.html and code in (EXIT_OK, EXIT_BELOW_THRESHOLD, EXIT_MODEL_ERRORS):  # noqa: SIM102
-            if not write_judge_report(args.html, args.judge, args.out, err, allow_code(args.allow_code)):
+        if args.html and code in (EXIT_OK, EXIT_BELOW_THRESHOLD, EXIT_MODEL_ERRORS):
+            trusted = allow_code(args.allow_code)
+            if not write_judge_report(args.html, args.judge, args.out, err, trusted, args=args):
                 return EXIT_BAD_INPUT
         return code
     try:
@@ -236,6 +238,15 @@ def judge_command(args: argparse.Namespace, parser: argparse.ArgumentParser) -> 
         rate_limit=args.rate_limit,
         judge=judge_description(spec, model_name),
         endpoint=endpoint or model_name,
+        run=run_description(
+            dataset=args.data,
+            fmt=fmt,
+            fields=fields.to_dict(),
+            judge_file=args.judge,
+            base_url=endpoint,
+            argv=[PROG, *sys.argv[1:]],
+            fail_under=args.fail_under,
+        ),
     )
     setup = WorkerSetup.of(spec, settings, fields, options.required, args.rate_limit)
     to_file = bool(args.out and args.out != "-")
@@ -250,8 +261,11 @@ def judge_command(args: argparse.Namespace, parser: argparse.ArgumentParser) -> 
         silence_stdout()
     if result.tally.rows or result.bad_rows or not (result.fatal or result.broken):
         _report(result, args.fail_under, err if args.out == "-" else sys.stdout)
-    if args.html and (result.tally.rows or not result.fatal):  # noqa: SIM102
-        if not write_judge_report(args.html, args.judge, args.out, err, allow_code(args.allow_code)):
+    if args.html and (result.tally.rows or not result.fatal):
+        trusted = allow_code(args.allow_code)
+        if not write_judge_report(
+            args.html, args.judge, args.out, err, trusted, args=args, bad_rows=result.bad_rows
+        ):
             return EXIT_BAD_INPUT
     if result.fatal:
         return bad_input(err, result.fatal)
@@ -278,17 +292,38 @@ def _report(result: RunResult, fail_under: float | None, stream: TextIO) -> None
 
 
 def write_judge_report(
-    html: str, judge_path: str, results: str, err: TextIO, allow_code: bool | list[str] = False
+    html: str,
+    judge_path: str,
+    results: str,
+    err: TextIO,
+    allow_code: bool | list[str] = False,
+    *,
+    args: argparse.Namespace | None = None,
+    bad_rows: int | None = None,
 ) -> bool:
-    """Draw the HTML report of a ``judge`` run from its results file; False (said on ``err``) if it cannot."""
-    from langchain_jev.calibration.replay import NoRequestModel, read_results
+    """Draw the HTML report of a ``judge`` run from its results file; False (said on ``err``) if it cannot.
+
+    With ``args`` (the run's options) the page shows each row's judged state, read
+    again from the dataset with the run's columns, and colours the pass rates
+    against ``--fail-under``.
+    """
     from langchain_jev.errors import ResultsError
-    from langchain_jev.report import write_report
-    from langchain_jev.spec import JudgeSpecError, load_spec
+    from langchain_jev.report.run_report import draw_run_report
+    from langchain_jev.spec import JudgeSpecError
 
     try:
-        judge = load_spec(judge_path).build(NoRequestModel(), allow_code=allow_code)
-        write_report(html, judge, read_results(results), title=f"judge: {results} with {judge_path}")
+        draw_run_report(
+            html,
+            results,
+            judge_path,
+            allow_code=allow_code,
+            dataset=getattr(args, "data", None),
+            fmt=getattr(args, "format", None),
+            fields=field_map(args) if args is not None else None,
+            target=getattr(args, "fail_under", None),
+            bad_rows=bad_rows,
+            title=f"judge: {results} with {judge_path}",
+        )
     except (JudgeSpecError, ResultsError, OSError, ImportError) as error:
         err.write(f"langchain-jev: error: --html {html}: {error}\n")
         err.flush()

@@ -85,7 +85,8 @@ def rejudge(args: argparse.Namespace, stdout: TextIO | None = None, stderr: Text
 
         described = judge_description(spec, _model_of(args.results, records))
         try:
-            with ResultsFile(args.out, judge=described) as out:
+            # the rows are the stored run's: its header's account of where they came from carries over
+            with ResultsFile(args.out, judge=described, run=_run_of(args.results)) as out:
                 if redone:
                     out.write_lines([_line(record) for record in redone])
         except OSError as error:
@@ -97,12 +98,20 @@ def rejudge(args: argparse.Namespace, stdout: TextIO | None = None, stderr: Text
     report.write(f"decided again from {len(records)} stored row(s) of {args.results}: 0 requests\n")
     report.flush()
     if args.html:
-        from langchain_jev.report import write_report
+        from langchain_jev.report.run_report import draw_run_report
 
-        try:
-            write_report(args.html, judge, redone, title=f"rejudge: {args.results} under {args.judge}")
+        try:  # the stored run's header says where its rows are, so each row shows its judged state
+            draw_run_report(
+                args.html,
+                args.results,
+                judge,
+                records=redone,
+                title=f"rejudge: {args.results} under {args.judge}",
+            )
         except OSError as error:
             return fail(f"cannot write {args.html}: {error.strerror or error}")
+        except ResultsError as error:
+            return fail(f"--html {args.html}: {error}")
     return exit_code(0, tally.pass_rate, args.fail_under, tally.errors)
 
 
@@ -134,6 +143,18 @@ def _model_of(path: str, records: list[dict[str, Any]]) -> str | None:
     if isinstance(described, dict) and isinstance(described.get("model"), str):
         return str(described["model"])
     return next((str(r["model"]) for r in records if isinstance(r.get("model"), str)), None)
+
+
+def _run_of(path: str) -> dict[str, Any] | None:
+    """What the stored run's header recorded of that run (its dataset, command, ...), if anything."""
+    from langchain_jev.datasets.results import read_header
+
+    try:
+        header = read_header(path)
+    except OSError:
+        return None
+    run = header.get("run") if header else None
+    return dict(run) if isinstance(run, dict) else None
 
 
 def _line(record: dict[str, Any]) -> str:

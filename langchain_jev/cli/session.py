@@ -71,6 +71,9 @@ class RunOptions:
     results file's header, and checked by ``resume``."""
     endpoint: str | None = None
     """Where the decision model's requests go (a URL), named when none of the first requests connects."""
+    run: Mapping[str, Any] | None = None
+    """What the run knows of itself (dataset, judge file, server host, version, date, redacted command),
+    recorded in the results file's header for the report."""
 
 
 @dataclass
@@ -272,7 +275,9 @@ class Session:
             enabled=options.progress,
         )
         try:
-            self.writer = ResultsFile(out, append=options.resume, judge=options.judge) if out else None
+            self.writer = (
+                ResultsFile(out, append=options.resume, judge=options.judge, run=options.run) if out else None
+            )
         except OSError as error:
             result.fatal = f"cannot write {out}: {error.strerror or error}"
             return False

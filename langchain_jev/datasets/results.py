@@ -80,8 +80,13 @@ FORMAT = 1
 """The version of the results file format."""
 
 
-def header_record(judge: Mapping[str, Any] | None) -> dict[str, Any]:
+def header_record(judge: Mapping[str, Any] | None, run: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """The header line of a results file written by ``judge`` (a `judge_description`, or None).
+
+    ``run`` is what the run knew of itself when it started (its dataset, judge file,
+    server host, version, date and redacted command: `langchain_jev.report.provenance.run_description`),
+    kept under ``run`` for the report; it is not part of the fingerprint, and a file
+    without it reads as before.
 
     Example:
         >>> header = header_record({"model": "jev-latest", "options": {}, "criteria": []})
@@ -93,12 +98,15 @@ def header_record(judge: Mapping[str, Any] | None) -> dict[str, Any]:
     """
     from langchain_jev.datasets.fingerprint import fingerprint
 
-    return {
+    header = {
         HEADER_KEY: "results",
         "format": FORMAT,
         "fingerprint": fingerprint(judge) if judge is not None else None,
         "judge": dict(judge) if judge is not None else None,
     }
+    if run is not None:
+        header["run"] = dict(run)
+    return header
 
 
 def is_header(record: Any) -> bool:
@@ -477,6 +485,7 @@ class ResultsFile:
         *,
         append: bool = False,
         judge: Mapping[str, Any] | None = None,
+        run: Mapping[str, Any] | None = None,
     ) -> None:
         self.path = os.fspath(path)
         self._stream: IO[bytes]
@@ -498,7 +507,7 @@ class ResultsFile:
             self._regular = _is_file(self._stream)
             self._end = self._stream.seek(0, os.SEEK_END) if self._regular else 0
             if self._end == 0 and self._regular:
-                self.write_lines([record_line(header_record(judge))])
+                self.write_lines([record_line(header_record(judge, run))])
         except BaseException:
             self._stream.close()
             raise

@@ -59,6 +59,7 @@ def write_report(
     provenance: Provenance | None = None,
     target: float | None = None,
     limit: int = MAX_ROWS,
+    notes: Sequence[str] | None = None,
 ) -> None:
     """Write the report of ``records`` (judged by ``judge``) to ``path`` as one HTML file.
 
@@ -85,6 +86,7 @@ def write_report(
         provenance=provenance,
         target=target,
         limit=limit,
+        notes=notes,
     )
     # a lone surrogate (from a \ud800 escape in a dataset) is written as its escape, not refused
     Path(path).write_text(page, encoding="utf-8", errors="backslashreplace")
@@ -101,12 +103,14 @@ def render_report(
     provenance: Provenance | None = None,
     target: float | None = None,
     limit: int = MAX_ROWS,
+    notes: Sequence[str] | None = None,
 ) -> str:
     r"""The report as HTML text (see `write_report`).
 
     ``states`` gives each row's judged state (the fields the judge read), by row
     number; ``provenance`` what the page says of the run; ``target`` the pass rate
-    bars are coloured against (`TARGET` when None); ``limit`` the rows it carries.
+    bars are coloured against (`TARGET` when None); ``limit`` the rows it carries;
+    ``notes`` sentences shown above the rows (read after ``states`` ran, which may add to them).
 
     Example:
         >>> from langchain_core.decisions import Noul
@@ -165,8 +169,16 @@ def render_report(
         rows_section(
             "Rows",
             ("row", "id", "verdict", "failing", "closeness", "feedback"),
-            _rows_note(
-                selection.total, len(selection.records), selection.left_out, selection.left_out_failing
+            " ".join(
+                [
+                    _rows_note(
+                        selection.total,
+                        len(selection.records),
+                        selection.left_out,
+                        selection.left_out_failing,
+                    ),
+                    *(notes or ()),
+                ]
             ),
         ),
         "<h2>Probabilities</h2>",

@@ -17,7 +17,7 @@ from urllib.parse import urlsplit
 
 from langchain_jev.models.secrets import redact
 
-__all__ = ["Provenance", "host_of", "provenance_of"]
+__all__ = ["Provenance", "host_of", "provenance_of", "redacted_command", "run_description"]
 
 
 def host_of(url: str | None) -> str | None:
@@ -40,6 +40,66 @@ def host_of(url: str | None) -> str | None:
     if not host:
         return None
     return f"{host}:{port}" if port else host
+
+
+def redacted_command(argv: Sequence[str]) -> list[str]:
+    """A command line as a report may show it: known keys redacted, addresses cut to their host.
+
+    Example:
+        >>> redacted_command(["langchain-jev", "judge", "--base-url", "https://me:pw@jev.example.com/v1?k=1"])
+        ['langchain-jev', 'judge', '--base-url', 'https://jev.example.com']
+
+    """
+    shown = []
+    for part in argv:
+        text = str(part)
+        if "://" in text:
+            scheme = text.split("://", 1)[0]
+            host = host_of(text)
+            text = f"{scheme}://{host}" if host else "[an address]"
+        shown.append(redact(text))
+    return shown
+
+
+def run_description(
+    *,
+    dataset: str,
+    fmt: str | None = None,
+    fields: Mapping[str, Any] | None = None,
+    judge_file: str | None = None,
+    base_url: str | None = None,
+    argv: Sequence[str] | None = None,
+    fail_under: float | None = None,
+) -> dict[str, Any]:
+    """What a run knows of itself when it starts, as a results file's header keeps it (under ``run``).
+
+    ``base_url`` is kept as its host alone, the command line redacted (`redacted_command`).
+    The dataset is kept as given and as an absolute path, so a report drawn later finds it.
+
+    Example:
+        >>> described = run_description(dataset="rows.jsonl", base_url="https://me:pw@jev.example.com/v1")
+        >>> described["base_url"], described["dataset"], sorted(described)[:3]
+        ('jev.example.com', 'rows.jsonl', ['base_url', 'dataset', 'dataset_path'])
+
+    """
+    import datetime
+    import os
+
+    from langchain_jev import __version__
+
+    described: dict[str, Any] = {
+        "dataset": dataset,
+        "dataset_path": os.path.abspath(dataset),
+        "format": fmt,
+        "fields": dict(fields) if fields is not None else None,
+        "judge_file": judge_file,
+        "base_url": host_of(base_url),
+        "version": __version__,
+        "started": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "command": redacted_command(argv) if argv is not None else None,
+        "fail_under": fail_under,
+    }
+    return {k: v for k, v in described.items() if v is not None}
 
 
 @dataclass(frozen=True)

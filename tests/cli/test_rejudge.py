@@ -77,7 +77,10 @@ def test_rejudge_equals_a_fresh_judge_run_at_the_new_thresholds_and_makes_zero_r
     assert by_row(folder / "again.jsonl") == by_row(folder / "fresh.jsonl")
     assert by_row(folder / "again.jsonl") != by_row(folder / "stored.jsonl")
     header = json.loads((folder / "again.jsonl").read_text().splitlines()[0])
-    assert header == json.loads((folder / "fresh.jsonl").read_text().splitlines()[0])  # the lenient judge's
+    fresh = json.loads((folder / "fresh.jsonl").read_text().splitlines()[0])
+    stored = json.loads((folder / "stored.jsonl").read_text().splitlines()[0])
+    assert header["judge"] == fresh["judge"] and header["fingerprint"] == fresh["fingerprint"]  # the lenient one
+    assert header["run"] == stored["run"]  # the rows are the stored run's: where they came from carries over
     assert table(again.stdout) == table(runs["fresh"].stdout)
     assert "0 requests" in again.stdout
 
@@ -110,7 +113,10 @@ def test_judge_and_rejudge_draw_their_reports(runs: dict) -> None:
     again = (runs["folder"] / "again.html").read_text(encoding="utf-8")
     for page in (judged, again):
         assert page.startswith("<!DOCTYPE html>") and page.count("<svg") == 5  # pass rates, 4 distributions
-        assert "<script" not in page
+        assert page.count("<script") == 2  # the rows' data island and the one script its policy allows
+        # each row's judged state, read again from the dataset the header names
+        assert "Heavy snow, 40 cm, is expected in Tokyo tomorrow." in page
+        assert "rows.jsonl" in page and "127.0.0.1" in page  # provenance: the dataset, the server's host
     assert "tokyo-ungrounded" in judged  # failing under the example judge
     assert "threshold 0.05" in again  # is_grounded's lenient minimum, drawn
 

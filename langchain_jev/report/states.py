@@ -1,0 +1,82 @@
+"""The judged state of the rows a report carries, read again from the dataset they were judged from.
+
+A results file names each row (its number and a hash of its content) but does
+not copy it. `dataset_states` streams the dataset once, keeps only the rows the
+page carries, maps each with the run's column map, exactly as the run did, and
+checks that the row is still the row judged (its content hash): a row edited
+since is not shown as if it had been judged, and the page says so.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from langchain_jev.datasets.readers import Format, detect_format, read_rows
+from langchain_jev.datasets.rows import FieldMap, map_row, row_key
+from langchain_jev.errors import DatasetError
+
+__all__ = ["DatasetStates", "dataset_states"]
+
+
+@dataclass
+class DatasetStates:
+    """The states found, by row number, and why the rest have none."""
+
+    states: dict[int, Mapping[str, Any]] = field(default_factory=dict)
+    problem: str | None = None
+    """Why no state could be read at all (the dataset is gone, say)."""
+    changed: list[int] = field(default_factory=list)
+    """Rows whose content is no longer what was judged."""
+
+
+def dataset_states(
+    path: str | os.PathLike[str],
+    records: Sequence[Mapping[str, Any]],
+    *,
+    fmt: Format | str | None = None,
+    fields: FieldMap | None = None,
+) -> DatasetStates:
+    r"""Each of ``records``' judged state from the dataset at ``path`` (rows matched by number and content).
+
+    Never raises for a dataset it cannot read: `DatasetStates.problem` says why.
+
+    Example:
+        >>> import json, tempfile
+        >>> from langchain_jev.datasets.rows import row_key
+        >>> row = {"question": "Hi?", "answer": "Hello"}
+        >>> with tempfile.NamedTemporaryFile("w", suffix=".jsonl", delete=False) as f:
+        ...     _ = f.write(json.dumps(row) + "\n")
+        >>> found = dataset_states(f.name, [{"row": 1, "key": row_key(row)}])
+        >>> found.states[1]
+        {'user_question': 'Hi?', 'assistant_answer': 'Hello'}
+
+    """
+    wanted = {
+        int(r["row"]): str(r.get("key"))
+        for r in records
+        if isinstance(r.get("row"), int) and not isinstance(r.get("row"), bool)
+    }
+    found = DatasetStates()
+    if not wanted:
+        return found
+    columns = fields or FieldMap()
+    try:
+        kind = detect_format(path, fmt)
+        last = max(wanted)
+        for raw in read_rows(path, kind):
+            if raw.number > last:
+                break
+            if raw.number not in wanted or raw.data is None:
+                continue
+            if row_key(raw.data) != wanted[raw.number]:
+                found.changed.append(raw.number)
+                continue
+            mapped = map_row(raw.data, columns, (), from_csv=raw.from_csv)
+            if mapped.input is not None:
+                found.states[raw.number] = mapped.input.to_state()
+    except (DatasetError, OSError) as error:
+        found.problem = f"the judged rows could not be read from {os.fspath(path)}: {error}"
+    return found

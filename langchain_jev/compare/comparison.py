@@ -37,14 +37,12 @@ class CriterionChange:
 
     @property
     def verdict(self) -> str:
-        """``more than noise`` or ``within noise`` (McNemar's p against 0.05), or ``no rows``."""
-        if not self.counts.n:
-            return "no rows"
-        return "more than noise" if self.counts.beyond_noise else "within noise"
+        """Whether the move is more than noise (`PairedCounts.verdict`)."""
+        return self.counts.verdict
 
     def to_dict(self) -> dict[str, Any]:
         """The change as plain data."""
-        return {"name": self.name, "kind": self.kind, "verdict": self.verdict, **self.counts.to_dict()}
+        return {"name": self.name, "kind": self.kind, **self.counts.to_dict()}
 
 
 @dataclass(frozen=True)
@@ -127,6 +125,7 @@ class Comparison:
             overall    rows     1  100.0%  0.0%  -100.0          [-100.0, +12.2]  1.000  within noise
             <BLANKLINE>
             1 row compared (joined by key); 1 flipped: 1 regression, 0 improvements
+            flipped rows, regressions first:
               regression  row 1: passed -> failed; polite PASSED -> FAILED
 
         """
@@ -169,6 +168,8 @@ class Comparison:
         ]
         lines.append("")
         lines.extend(self.notes())
+        if self.flips and flips:
+            lines.append("flipped rows, regressions first:")
         for flip in self.flips[:flips]:
             lines.append("  " + _flip_line(flip))
         if len(self.flips) > flips:

@@ -14,8 +14,10 @@ matter are the discordant rows, ``a_only`` (passed under A, not under B) and
   intervals for each rate, combined through the correlation of the paired
   outcomes. It stays inside [-1, 1] and behaves at 0 and at 1.
 
-A move is *more than noise* when McNemar's p is under 0.05; the interval says
-how large the move may be.
+A move is *more than noise* when McNemar's p is under 0.05 and the interval
+leaves out 0, *within noise* when neither; when the two disagree (it happens
+with few discordant rows: the exact test is the more cautious) the verdict says
+there are too few rows to tell. The interval says how large the move may be.
 """
 
 from __future__ import annotations
@@ -85,6 +87,25 @@ class PairedCounts:
         """True when McNemar's p is under `ALPHA`: the pass rate moved more than chance explains."""
         return self.p_value < ALPHA
 
+    @property
+    def verdict(self) -> str:
+        """``more than noise``, ``within noise``, ``too few rows to tell`` (the two disagree), or ``no rows``.
+
+        Example:
+            >>> PairedCounts(both=2, a_only=5, neither=0).verdict  # p 0.0625, interval below 0
+            'too few rows to tell'
+
+        """
+        interval = self.interval
+        if interval is None:
+            return "no rows"
+        excludes_zero = interval[0] > 0 or interval[1] < 0
+        if self.beyond_noise and excludes_zero:
+            return "more than noise"
+        if not self.beyond_noise and not excludes_zero:
+            return "within noise"
+        return "too few rows to tell"
+
     def add(self, passed_a: bool, passed_b: bool) -> PairedCounts:
         """These counts with one more row."""
         return PairedCounts(
@@ -109,6 +130,7 @@ class PairedCounts:
             "interval": list(interval) if interval is not None else None,
             "p_value": self.p_value,
             "beyond_noise": self.beyond_noise,
+            "verdict": self.verdict,
         }
 
 

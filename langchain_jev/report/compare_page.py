@@ -138,7 +138,8 @@ def render_comparison(
         f'<p class="note">Over the {len(comparison.joined.pairs)} rows both runs judged (joined by '
         f"{escape(comparison.joined.on)}), paired: the difference {escape(second)} - {escape(first)} in "
         "percentage points, Newcombe's 95% interval for paired rates, and McNemar's exact test. "
-        "A move is more than noise when p is under 0.05.</p>",
+        "A move is more than noise when p is under 0.05 and the interval leaves out 0, within noise "
+        "when neither; when the two disagree there are too few rows to tell.</p>",
         _table(comparison, index),
         *(f'<p class="note">{escape(line)}</p>' for line in comparison.notes()),
         rows_section(
@@ -182,7 +183,7 @@ def _table(comparison: Comparison, index: Mapping[str, int]) -> str:
 def _table_row(change: CriterionChange, index: Mapping[str, int]) -> str:
     c = change.counts
     interval = c.interval
-    moved = c.n and c.beyond_noise
+    moved = change.verdict == "more than noise"
     mark = "" if not moved else (' class="fail"' if (c.difference or 0) < 0 else ' class="pass"')
     name = escape(change.name)
     if change.name in index and change.kind != "rows":

@@ -123,5 +123,11 @@ def test_the_interval_covers_the_true_difference_about_95_times_in_100() -> None
 def test_a_move_inside_the_noise_says_so_and_one_beyond_it_too() -> None:
     small = PairedCounts(both=80, a_only=3, b_only=1, neither=16)
     assert not small.beyond_noise and small.interval is not None and small.interval[0] < 0 < small.interval[1]
+    assert small.verdict == "within noise"
     large = PairedCounts(both=70, a_only=12, b_only=0, neither=18)
     assert large.beyond_noise and large.interval is not None and large.interval[1] < 0
+    assert large.verdict == "more than noise"
+    few = PairedCounts(both=2, a_only=5, b_only=0, neither=0)  # p = 0.0625; the interval leaves out 0
+    assert not few.beyond_noise and few.interval is not None and few.interval[1] < 0
+    assert few.verdict == "too few rows to tell"
+    assert PairedCounts().verdict == "no rows"

@@ -55,7 +55,8 @@ EXPECTED: dict[str, list[str]] = {
         "+    minimum: 0.45   # agreed with the support team in March",
         "decided again from 10 stored row(s) of results.jsonl: 0 requests",
         "requests to the model while re-judging: 0",
-        "7 charts, no script",
+        " KiB, 7 charts",
+        "10 helpfulness false pass 0.95",  # the disagreement the page lists first
     ],
     "guardrail_agent.ipynb": [
         "I can't help with that request: it was flagged for jailbreak.",

@@ -238,7 +238,7 @@ def test_a_row_opens_to_its_state_and_every_finding_with_answer_threshold_and_de
 
 
 def test_provenance_keeps_the_host_only_and_redacts_keys(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("EXAMPLE_API_KEY", "sk-secret-0123456789abcdef")
+    monkeypatch.setenv("EXAMPLE_API_KEY", "sk-report-test-5f1c9e2a7d3b80461e")
     assert host_of("https://me:pw@jev.example.com:8443/v1?api_key=sk") == "jev.example.com:8443"
     header = {
         "fingerprint": "sha256:ab",
@@ -249,7 +249,7 @@ def test_provenance_keeps_the_host_only_and_redacts_keys(monkeypatch: pytest.Mon
             "base_url": "https://me:pw@jev.example.com/v1",
             "version": "9.9",
             "started": "2026-01-01T00:00:00Z",
-            "command": ["langchain-jev", "judge", "--note", "sk-secret-0123456789abcdef"],
+            "command": ["langchain-jev", "judge", "--note", "sk-report-test-5f1c9e2a7d3b80461e"],
             "bad_rows": 2,
         },
     }

@@ -97,7 +97,12 @@ def _svg(figure: Figure) -> str:
 
 @_plain_text
 def pass_rate_figure(names: Sequence[str], rates: Sequence[float | None], target: float) -> Figure:
-    """The figure of `pass_rate_chart` (to draw, or to inspect)."""
+    """Horizontal bars: the pass rate of each criterion (and ``overall``), coloured against ``target``.
+
+    A bar at or above ``target`` (a fraction) is green, one below it red, and a
+    criterion that never applied grey; the target is drawn as a dashed line and
+    named in the legend, which sits above the bars.
+    """
     from matplotlib.patches import Patch
 
     longest = max((len(name) for name in names), default=8)
@@ -127,15 +132,6 @@ def pass_rate_figure(names: Sequence[str], rates: Sequence[float | None], target
     return figure
 
 
-@_plain_text
-def pass_rate_chart(names: Sequence[str], rates: Sequence[float | None], target: float) -> str:
-    """Horizontal bars: the pass rate of each criterion (and ``overall``), coloured against ``target``.
-
-    A bar at or above ``target`` (a fraction) is green, one below it red, and a
-    criterion that never applied grey; the target is drawn as a dashed line and
-    named in the legend, which sits above the bars.
-    """
-    return _svg(pass_rate_figure(names, rates, target))
 
 
 @_plain_text
@@ -148,7 +144,10 @@ def probability_figure(
     band: float | None = None,
     label: str = "probability of passing",
 ) -> Figure:
-    """The figure of `probability_chart` (to draw, or to inspect)."""
+    """A histogram of a criterion's pass probability (passing and failing rows stacked) and its threshold.
+
+    ``band`` draws the ``min_confidence`` band around 0.5 (scores and choices).
+    """
     figure, axes = _figure(6.4, 2.9, top=0.75)
     _title(figure, name)
     bins = [i / 20 for i in range(21)]
@@ -178,26 +177,14 @@ def probability_figure(
     return figure
 
 
-@_plain_text
-def probability_chart(
-    name: str,
-    probabilities: Sequence[float],
-    passed: Sequence[bool],
-    threshold: float,
-    *,
-    band: float | None = None,
-    label: str = "probability of passing",
-) -> str:
-    """A histogram of a criterion's pass probability (passing and failing rows stacked) and its threshold.
-
-    ``band`` draws the ``min_confidence`` band around 0.5 (scores and choices).
-    """
-    return _svg(probability_figure(name, probabilities, passed, threshold, band=band, label=label))
 
 
 @_plain_text
 def reliability_figure(name: str, bins: Sequence[dict[str, Any]]) -> Figure:
-    """The figure of `reliability_chart` (to draw, or to inspect)."""
+    """The reliability diagram: share passed by people against mean probability per bin, and the diagonal.
+
+    The axes run a little past 0 and 1, and no point is clipped at the edge.
+    """
     figure, axes = _figure(3.8, 3.9, top=0.85)
     _title(figure, name)
     axes.plot([0, 1], [0, 1], color=_NONE, linestyle="--", linewidth=1, label="perfectly calibrated")
@@ -214,13 +201,6 @@ def reliability_figure(name: str, bins: Sequence[dict[str, Any]]) -> Figure:
     return figure
 
 
-@_plain_text
-def reliability_chart(name: str, bins: Sequence[dict[str, Any]]) -> str:
-    """The reliability diagram: share passed by people against mean probability per bin, and the diagonal.
-
-    The axes run a little past 0 and 1, and no point is clipped at the edge.
-    """
-    return _svg(reliability_figure(name, bins))
 
 
 @_plain_text
@@ -231,7 +211,10 @@ def threshold_figure(
     current: float,
     suggested: float | None,
 ) -> Figure:
-    """The figure of `threshold_chart` (to draw, or to inspect)."""
+    """Kappa, false-pass and false-fail rates against the threshold, with the current and suggested ones.
+
+    The rates run from 0 to 1; the axis goes below 0 only as far as kappa does.
+    """
     figure, axes = _figure(5.4, 3.9, top=0.95)
     _title(figure, name)
     xs = [p["threshold"] for p in points]
@@ -259,16 +242,20 @@ def threshold_figure(
     return figure
 
 
-@_plain_text
-def threshold_chart(
-    name: str,
-    what: str,
-    points: Sequence[dict[str, Any]],
-    current: float,
-    suggested: float | None,
-) -> str:
-    """Kappa, false-pass and false-fail rates against the threshold, with the current and suggested ones.
+def _as_svg(figure_of: Callable[_P, Figure]) -> Callable[_P, str]:
+    """The chart function of a figure function: the same arguments, the figure as inline SVG text."""
 
-    The rates run from 0 to 1; the axis goes below 0 only as far as kappa does.
-    """
-    return _svg(threshold_figure(name, what, points, current, suggested))
+    @functools.wraps(figure_of)
+    def chart(*args: _P.args, **kwargs: _P.kwargs) -> str:
+        return _plain_text(lambda: _svg(figure_of(*args, **kwargs)))()
+
+    chart.__name__ = chart.__qualname__ = figure_of.__name__.replace("_figure", "_chart")
+    drawn = f"`{figure_of.__name__}` drawn as one inline ``<svg>`` element.\n\n"
+    chart.__doc__ = drawn + (figure_of.__doc__ or "")
+    return chart
+
+
+pass_rate_chart = _as_svg(pass_rate_figure)
+probability_chart = _as_svg(probability_figure)
+reliability_chart = _as_svg(reliability_figure)
+threshold_chart = _as_svg(threshold_figure)

@@ -322,7 +322,7 @@ def write_judge_report(
             fields=field_map(args) if args is not None else None,
             target=getattr(args, "fail_under", None),
             bad_rows=bad_rows,
-            title=f"judge: {results} with {judge_path}",
+            title=f"judge: {getattr(args, 'data', None) or results} with {judge_path}",
         )
     except (JudgeSpecError, ResultsError, OSError, ImportError) as error:
         err.write(f"langchain-jev: error: --html {html}: {error}\n")

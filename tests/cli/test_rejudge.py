@@ -118,6 +118,8 @@ def test_judge_and_rejudge_draw_their_reports(runs: dict) -> None:
         assert "Heavy snow, 40 cm, is expected in Tokyo tomorrow." in page
         assert "rows.jsonl" in page and "127.0.0.1" in page  # provenance: the dataset, the server's host
     assert "tokyo-ungrounded" in judged  # failing under the example judge
+    title = judged.split("<title>", 1)[1].split("</title>", 1)[0]
+    assert title.startswith("judge: ") and "rows.jsonl with " in title  # the dataset, not the --out file
     assert "threshold 0.05" in again  # is_grounded's lenient minimum, drawn
 
 

@@ -47,7 +47,7 @@ def render_comparison(
     judge: JevJudge | None,
     *,
     title: str | None = None,
-    states: tuple[Mapping[int, Mapping[str, Any]] | None, Mapping[int, Mapping[str, Any]] | None] = (
+    states: tuple[Mapping[Any, Mapping[str, Any]] | None, Mapping[Any, Mapping[str, Any]] | None] = (
         None,
         None,
     ),
@@ -88,7 +88,8 @@ def render_comparison(
         sides = []
         for record, given in ((pair.a, states[0]), (pair.b, states[1])):
             number = record.get("row")
-            state = given.get(number) if given is not None and isinstance(number, int) else None
+            place = number if isinstance(number, int) else record.get("key")
+            state = given.get(place) if given is not None and place is not None else None
             note = None if state is not None else "The judged state is not in this report."
             sides.append(row_data(judge, record, state, index, note))
         rows.append(

@@ -418,13 +418,14 @@ def row_data(
 def viewer_data(
     judge: JevJudge,
     selection: Selection,
-    states: Mapping[int, Mapping[str, Any]] | None = None,
+    states: Mapping[Any, Mapping[str, Any]] | None = None,
     *,
     state_note: str | None = None,
 ) -> dict[str, Any]:
     """The JSON the page's script reads: the criteria, the rows carried, and what was left out.
 
-    ``states`` maps a row number to its judged state (the fields the judge read);
+    ``states`` maps a row number (or, for a record without one, its key) to its judged
+    state (the fields the judge read);
     ``state_note`` says why a row has none (no dataset given, say).
 
     Example:
@@ -450,7 +451,8 @@ def viewer_data(
     rows = []
     for record in selection.records:
         number = record.get("row")
-        state = states.get(number) if states is not None and isinstance(number, int) else None
+        place = number if isinstance(number, int) else record.get("key")
+        state = states.get(place) if states is not None and place is not None else None
         note = None if state is not None else state_note
         rows.append(row_data(judge, record, state, index, note))
     return {

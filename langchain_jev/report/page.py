@@ -42,7 +42,7 @@ TARGET = 0.8
 """The pass rate bars are coloured against when no ``target`` is given (the run's --fail-under wins)."""
 
 StateSource = (
-    Mapping[int, Mapping[str, Any]] | Callable[[Sequence[Mapping[str, Any]]], Mapping[int, Mapping[str, Any]]]
+    Mapping[Any, Mapping[str, Any]] | Callable[[Sequence[Mapping[str, Any]]], Mapping[Any, Mapping[str, Any]]]
 )
 """The judged state of rows by row number: a mapping, or a function given the records the page carries."""
 

@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 
 __all__ = ["draw_run_report", "states_for"]
 
-States = Callable[[Sequence[Mapping[str, Any]]], Mapping[int, Mapping[str, Any]]]
+States = Callable[[Sequence[Mapping[str, Any]]], Mapping[Any, Mapping[str, Any]]]
 
 
 def _run(header: Mapping[str, Any] | None) -> Mapping[str, Any]:
@@ -54,7 +54,7 @@ def states_for(
             columns = None
     kind = fmt if fmt is not None else run.get("format") if isinstance(run.get("format"), str) else None
 
-    def read(records: Sequence[Mapping[str, Any]]) -> Mapping[int, Mapping[str, Any]]:
+    def read(records: Sequence[Mapping[str, Any]]) -> Mapping[Any, Mapping[str, Any]]:
         found = dataset_states(path, records, fmt=kind, fields=columns)
         if notes is not None:
             if found.problem:

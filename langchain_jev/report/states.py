@@ -25,7 +25,8 @@ __all__ = ["DatasetStates", "dataset_states"]
 class DatasetStates:
     """The states found, by row number, and why the rest have none."""
 
-    states: dict[int, Mapping[str, Any]] = field(default_factory=dict)
+    states: dict[int | str, Mapping[str, Any]] = field(default_factory=dict)
+    """By row number; a record without one (judged on Ray) by its content key."""
     problem: str | None = None
     """Why no state could be read at all (the dataset is gone, say)."""
     changed: list[int] = field(default_factory=list)
@@ -59,24 +60,32 @@ def dataset_states(
         for r in records
         if isinstance(r.get("row"), int) and not isinstance(r.get("row"), bool)
     }
+    unnumbered = {str(r.get("key")) for r in records if not isinstance(r.get("row"), int)}
     found = DatasetStates()
-    if not wanted:
+    if not wanted and not unnumbered:
         return found
     columns = fields or FieldMap()
     try:
         kind = detect_format(path, fmt)
-        last = max(wanted)
+        last = max(wanted) if wanted and not unnumbered else None
         for raw in read_rows(path, kind):
-            if raw.number > last:
+            if last is not None and raw.number > last:
                 break
-            if raw.number not in wanted or raw.data is None:
+            if raw.data is None or (raw.number not in wanted and not unnumbered):
                 continue
-            if row_key(raw.data) != wanted[raw.number]:
-                found.changed.append(raw.number)
+            key = row_key(raw.data)
+            if raw.number in wanted:
+                if key != wanted[raw.number]:
+                    found.changed.append(raw.number)
+                    continue
+                place: int | str = raw.number
+            elif key in unnumbered and key not in found.states:
+                place = key
+            else:
                 continue
             mapped = map_row(raw.data, columns, (), from_csv=raw.from_csv)
             if mapped.input is not None:
-                found.states[raw.number] = mapped.input.to_state()
+                found.states[place] = mapped.input.to_state()
     except (DatasetError, OSError) as error:
         found.problem = f"the judged rows could not be read from {os.fspath(path)}: {error}"
     return found

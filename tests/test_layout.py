@@ -15,6 +15,7 @@ PACKAGE = ROOT / "langchain_jev"
 
 LAZY_FACES = [
     "langchain_jev",
+    "langchain_jev.compare",
     "langchain_jev.graph",
     "langchain_jev.guardrails",
     "langchain_jev.judges",

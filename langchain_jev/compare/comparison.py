@@ -29,7 +29,14 @@ __all__ = ["Comparison", "CriterionChange", "Flip", "compare_files", "compare_re
 
 @dataclass(frozen=True)
 class CriterionChange:
-    """One criterion (or the overall verdict) under both runs, over the rows both judged it on."""
+    """One criterion (or the overall verdict) under both runs, over the rows both judged it on.
+
+    Example:
+        >>> from langchain_jev.compare.stats import PairedCounts
+        >>> CriterionChange("polite", "noul", PairedCounts(both=80, a_only=3, b_only=1, neither=16)).verdict
+        'within noise'
+
+    """
 
     name: str
     kind: str
@@ -47,7 +54,16 @@ class CriterionChange:
 
 @dataclass(frozen=True)
 class Flip:
-    """A row whose verdict, or one of whose criteria, passed under one run and not the other."""
+    """A row whose verdict, or one of whose criteria, passed under one run and not the other.
+
+    Example:
+        >>> def rec(ok):
+        ...     return {"row": 1, "key": "k", "passed": ok, "findings": []}
+        >>> flip = compare_results([rec(True)], [rec(False)]).flips[0]
+        >>> flip.regression, flip.verdict, flip.label
+        (True, (True, False), 'regression')
+
+    """
 
     pair: RowPair
     regression: bool
@@ -77,7 +93,15 @@ class Flip:
 
 @dataclass(frozen=True)
 class Comparison:
-    """Two runs of the same rows compared (see the module docstring)."""
+    """Two runs of the same rows compared (see the module docstring); made by `compare_results`.
+
+    Example:
+        >>> rows = [{"row": n, "key": f"k{n}", "passed": True, "findings": []} for n in (1, 2)]
+        >>> comparison = compare_results(rows, rows)
+        >>> len(comparison.joined.pairs), comparison.flips, comparison.overall.counts.rate_b
+        (2, [], 1.0)
+
+    """
 
     labels: tuple[str, str]
     joined: Joined
@@ -350,6 +374,11 @@ def compare_files(
     Raises:
         ResultsError: a file cannot be read or is not a results file.
         ComparisonError: the files are of different datasets.
+
+    Example::
+
+        comparison = compare_files("before.jsonl", "after.jsonl")
+        print(comparison.table())
 
     """
     from langchain_jev.calibration.replay import read_results

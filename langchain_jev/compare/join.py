@@ -33,7 +33,14 @@ JoinOn = Literal["key", "id"]
 
 @dataclass(frozen=True)
 class RowPair:
-    """One row as each run recorded it."""
+    """One row as each run recorded it.
+
+    Example:
+        >>> pair = join_rows([{"row": 1, "key": "k"}], [{"row": 1, "key": "k", "passed": True}]).pairs[0]
+        >>> pair.join, pair.b["passed"]
+        ('k#1', True)
+
+    """
 
     join: str
     """What joined them: the row's key (with its occurrence) or its id."""
@@ -43,7 +50,14 @@ class RowPair:
 
 @dataclass(frozen=True)
 class Joined:
-    """The rows of A paired with the rows of B, and the rows only one of them has."""
+    """The rows of A paired with the rows of B, and the rows only one of them has.
+
+    Example:
+        >>> joined = join_rows([{"row": 1, "key": "k1"}, {"row": 2, "key": "k2"}], [{"row": 1, "key": "k1"}])
+        >>> len(joined.pairs), [r["row"] for r in joined.only_a], joined.only_b
+        (1, [2], [])
+
+    """
 
     on: JoinOn
     pairs: list[RowPair]

@@ -38,6 +38,7 @@ PUBLIC = [
     "langchain_jev.evaluation",
     "langchain_jev.calibration",
     "langchain_jev.report",
+    "langchain_jev.compare",
     *(["langchain_jev.ray"] if HAS_RAY else []),
 ]
 

@@ -15,15 +15,26 @@ judge input         where it is read from, first match wins
 ``conversation``    a field beside the question when it came from a
                     conversation of more than one message: every message as
                     ``{"role", "content"}``, the question last
-``answer``          the run's outputs: ``answer``, ``output``, ``response``;
-                    else ``structured_response`` (an agent with a
-                    ``response_format``) as JSON; else the final AI message
-                    of ``messages`` (required; a failed run's error is named)
+``answer``          the run's outputs (required; a failed run's error is
+                    named), read by `answer_from_outputs`: a known key
+                    (``answer``, ``output``, ``response``, ``result``,
+                    ``text``, ``generation``, ``content``); else
+                    ``structured_response`` (an agent with a
+                    ``response_format``) as JSON; else the final AI
+                    message of ``messages``; else outputs that are a
+                    message's own fields (a target that returned a
+                    message); else the one other value; else every other
+                    value, as JSON (a pydantic model or a ``TypedDict``).
+                    Wherever the answer is a list of messages, it is the
+                    final AI message, and the messages before it are the
+                    conversation (and give the question) when the inputs
+                    give none
 ``expected``        the example's outputs: ``answer``, ``output``,
                     ``response``, ``expected`` or ``reference``; else the
                     final AI message of ``messages``; else the one value of a
                     one-key mapping; else the whole mapping
-``context``         the run's outputs ``context`` or ``documents``
+``context``         the run's outputs ``context``, ``documents`` or
+                    ``source_documents``
                     (``Document`` objects, mappings or strings); else the
                     documents of the run's retriever child runs
 ``tool_calls``      the run's tool child runs; else the AI messages' tool
@@ -40,6 +51,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from langchain_core.messages import (
+    AIMessage,
     BaseMessage,
     HumanMessage,
     convert_to_messages,
@@ -73,11 +85,14 @@ __all__ = [
 
 QUESTION_KEYS: tuple[str, ...] = ("question", "input", "query")
 """Input keys read as the question, in order."""
-ANSWER_KEYS: tuple[str, ...] = ("answer", "output", "response")
-"""Output keys read as the answer, in order."""
+ANSWER_KEYS: tuple[str, ...] = ("answer", "output", "response", "result", "text", "generation", "content")
+"""Output keys read as the answer, in order: what chains, graphs and functions name their answer.
+
+``result`` is RetrievalQA's, ``text`` LLMChain's, ``generation`` the LangGraph RAG
+tutorials' state key; ``content`` a message-like mapping's."""
 EXPECTED_KEYS: tuple[str, ...] = (*ANSWER_KEYS, "expected", "reference")
 """Reference-output keys read as the expected output, in order."""
-CONTEXT_KEYS: tuple[str, ...] = ("context", "documents")
+CONTEXT_KEYS: tuple[str, ...] = ("context", "documents", "source_documents")
 """Output keys read as the retrieved documents, in order."""
 MESSAGES_KEY = "messages"
 """The key of a conversation in inputs or outputs."""
@@ -114,21 +129,28 @@ def judge_input_from_run(run: RunBase, example: Example | None = None) -> JevJud
 
     """
     outputs = run.outputs or {}
-    answer = answer_from_outputs(outputs)
-    if answer is None:
+    reply = _reply(outputs)
+    if reply is None:
         raise JevInputError(_no_answer(run, outputs))
     asked = _asked(run.inputs or {})
     if asked is None and example is not None:
         asked = _asked(example.inputs or {})
+    if asked is None or asked[1] is None:
+        told = _from_conversation(reply.asked) if reply.asked else None
+        if asked is None:
+            asked = told
+        elif told is not None and told[1] is not None:
+            asked = (asked[0], told[1])
     question, conversation = asked or (None, None)
     expected = expected_from_reference(example.outputs) if example is not None else None
     context = context_from_outputs(outputs)
     if context is None:
         context = retrieved_context(run)
     calls = tool_calls_from_run(run)
-    if not calls:
-        calls = _tool_calls_from_outputs(outputs)
+    if not calls and reply.messages:
+        calls = _tool_calls_of(reply.messages)
     fields = {CONVERSATION_FIELD: conversation} if conversation else None
+    answer = reply.answer
     return JevJudgeInput(
         question, answer, expected=expected, context=context, tool_calls=calls, fields=fields
     )
@@ -205,35 +227,44 @@ def conversation_from_inputs(inputs: Mapping[str, Any]) -> list[dict[str, str]] 
 
 
 def answer_from_outputs(outputs: Mapping[str, Any]) -> str | None:
-    """The answer of run outputs: an `ANSWER_KEYS` value, else the final AI message of ``messages``.
+    """The answer of run outputs, whatever the shape of what the target returned; None when there is none.
 
-    An agent built with a ``response_format`` answers in ``structured_response``
-    (read as JSON); its last AI message is the call of the structured-output tool.
-    The final AI message is the last one without tool calls after the last human
-    message. Messages, documents and other values are read as text.
+    In order: outputs that are a message's own fields (LangSmith records a target
+    that returned a message so) give its text; an `ANSWER_KEYS` value; an agent's
+    ``structured_response`` (an agent built with a ``response_format``, whose last
+    AI message is the call of the structured-output tool), as JSON; the final AI
+    message of ``messages``; else the one value beside the documents; else those
+    values together, as JSON (LangSmith records a pydantic model or a dataclass
+    returned as a mapping so as its fields). A value that is a list of messages
+    gives its final AI message: the last one without tool calls after the last
+    human message. Messages, documents and other values are read as text.
+
+    Outputs that name an answer key, ``messages`` or ``structured_response`` but
+    give nothing under it have no answer.
 
     Example:
         >>> answer_from_outputs({"output": "Rayleigh scattering."})
         'Rayleigh scattering.'
-        >>> from langchain_core.messages import AIMessage
+        >>> from langchain_core.messages import AIMessage, HumanMessage
         >>> answer_from_outputs({"output": AIMessage("Hello!")})
+        'Hello!'
+        >>> answer_from_outputs({"output": [HumanMessage("Hi"), AIMessage("Hello!")]})
+        'Hello!'
+        >>> answer_from_outputs({"content": "Hello!", "type": "ai", "tool_calls": []})
         'Hello!'
         >>> answer_from_outputs({"messages": [{"role": "user", "content": "Hi"},
         ...                                   {"role": "assistant", "content": "Hello!"}]})
         'Hello!'
         >>> answer_from_outputs({"messages": [], "structured_response": {"city": "Paris"}})
         '{"city": "Paris"}'
+        >>> answer_from_outputs({"label": "positive"})
+        'positive'
+        >>> answer_from_outputs({"city": "Paris", "country": "France"})
+        '{"city": "Paris", "country": "France"}'
 
     """
-    key = _first_key(outputs, ANSWER_KEYS)
-    if key is not None:
-        return _text(outputs[key])
-    if outputs.get(STRUCTURED_KEY) is not None:
-        return _text(outputs[STRUCTURED_KEY])
-    messages = _messages(outputs.get(MESSAGES_KEY))
-    if messages:
-        return input_from_messages(messages).answer
-    return None
+    reply = _reply(outputs)
+    return None if reply is None else reply.answer
 
 
 def expected_from_reference(reference: Mapping[str, Any] | None) -> Any:
@@ -378,6 +409,59 @@ def _first_key(mapping: Mapping[str, Any], keys: Sequence[str]) -> str | None:
     return next((key for key in keys if mapping.get(key) is not None), None)
 
 
+@dataclasses.dataclass(frozen=True)
+class _Reply:
+    """The answer read from outputs, and the conversation it closes when it came from messages."""
+
+    answer: str
+    messages: Sequence[BaseMessage] = ()
+    """The messages the answer was read from (their tool calls are the turn's)."""
+    asked: Sequence[BaseMessage] = ()
+    """The messages before the answer, up to the last human message (the question)."""
+
+
+def _reply(outputs: Mapping[str, Any]) -> _Reply | None:
+    """Where `answer_from_outputs` finds the answer."""
+    message = _message(outputs)
+    if message is not None:
+        return _Reply(message_text(message), [message])
+    key = _first_key(outputs, ANSWER_KEYS)
+    if key is not None:
+        return _value_reply(outputs[key])
+    if outputs.get(STRUCTURED_KEY) is not None:
+        return _Reply(_text(outputs[STRUCTURED_KEY]))
+    messages = _messages(outputs.get(MESSAGES_KEY))
+    if messages:
+        return _messages_reply(messages)
+    if any(name in outputs for name in (*ANSWER_KEYS, STRUCTURED_KEY, MESSAGES_KEY)):
+        return None  # the answer's own key is there, empty: nothing else stands in for it
+    rest = {k: v for k, v in outputs.items() if k not in CONTEXT_KEYS and v is not None}
+    if not rest:
+        return None
+    if len(rest) == 1:
+        return _value_reply(next(iter(rest.values())))
+    return _Reply(_text(rest))
+
+
+def _value_reply(value: Any) -> _Reply | None:
+    """An output value as the answer: a list of messages gives its final AI message."""
+    if isinstance(value, Sequence) and not isinstance(value, (str, bytes)) and value:
+        messages = [_message(item) for item in value]
+        if all(m is not None for m in messages):
+            return _messages_reply([m for m in messages if m is not None])
+    return _Reply(_text(value))
+
+
+def _messages_reply(messages: Sequence[BaseMessage]) -> _Reply | None:
+    """The final AI message of a conversation (the last without tool calls after the last human one)."""
+    last_human = max((i for i, m in enumerate(messages) if isinstance(m, HumanMessage)), default=-1)
+    for index in range(len(messages) - 1, last_human, -1):
+        message = messages[index]
+        if isinstance(message, AIMessage) and not message.tool_calls:
+            return _Reply(message_text(message), messages, messages[: last_human + 1])
+    return None
+
+
 def _asked(inputs: Mapping[str, Any]) -> tuple[str, list[dict[str, str]] | None] | None:
     """The question of inputs and the conversation it was asked in (see `question_from_inputs`)."""
     inputs = unwrap_inputs(inputs)
@@ -402,10 +486,8 @@ def _from_conversation(messages: Sequence[BaseMessage]) -> tuple[str, list[dict[
     return None
 
 
-def _tool_calls_from_outputs(outputs: Mapping[str, Any]) -> list[ToolCall]:
-    messages = _messages(outputs.get(MESSAGES_KEY))
-    if not messages:
-        return []
+def _tool_calls_of(messages: Sequence[BaseMessage]) -> list[ToolCall]:
+    """The tool calls of the conversation's last turn, paired with their results, as plain data."""
     calls = input_from_messages(messages).tool_calls
     return [ToolCall(c.name, _plain(c.arguments), _plain(c.result)) for c in calls]
 
@@ -423,8 +505,14 @@ def _no_answer(run: RunBase, outputs: Mapping[str, Any]) -> str:
         lines = [line.strip() for line in run.error.strip().splitlines() if line.strip()]
         return f"the target run {run.name!r} failed, so there is no answer to judge: {lines[-1]}"
     looked = ", ".join(repr(k) for k in (*ANSWER_KEYS, STRUCTURED_KEY))
-    where = f"looked for outputs {looked}, or the final AI message of {MESSAGES_KEY!r}"
+    where = (
+        f"looked for outputs {looked}, or the final AI message of {MESSAGES_KEY!r} or of a list of "
+        "messages (the last AI message without tool calls after the last human message)"
+    )
+    empty = sorted(k for k, v in outputs.items() if v is None or v == [])
     state = f"its outputs have keys {sorted(outputs)}" if outputs else "the run has no outputs"
+    if empty:
+        state += f", with nothing under {empty}"
     return (
         f"cannot find the answer in run {run.name!r}: {where}; {state}. "
         "Pass prepare=(run, example) -> JevJudgeInput to read it from elsewhere"

@@ -165,7 +165,7 @@ async def test_a_failing_model_under_aevaluate_gives_error_results() -> None:
 
 def test_a_run_without_an_answer_gives_error_results_naming_the_keys() -> None:
     def target(inputs: dict[str, Any]) -> dict[str, Any]:
-        return {"text": "an answer under a key nobody reads"}
+        return {"answer": None, "trace_id": "t-1"}  # the answer's key, empty: no other value stands in
 
     results = evaluate(
         target,
@@ -174,7 +174,8 @@ def test_a_run_without_an_answer_gives_error_results_naming_the_keys() -> None:
         client=offline_client(),
         upload_results=False,
     )
-    assert_error_rows(rows_by_question(results), "'answer', 'output', 'response'")
+    assert_error_rows(rows_by_question(results), "'answer', 'output', 'response', 'result', 'text'")
+    assert_error_rows(rows_by_question(results), "with nothing under ['answer']")
 
 
 def test_the_summary_reuses_the_evaluator_s_verdicts() -> None:

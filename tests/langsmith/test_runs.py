@@ -191,7 +191,21 @@ def test_question_keys_in_order(inputs: dict[str, Any], question: str | None) ->
         ({"output": 42}, "42"),
         ({"messages": [HumanMessage("q"), AIMessage("final")]}, "final"),
         ({"messages": [AIMessage("earlier"), HumanMessage("unanswered")]}, None),
-        ({"other": "x"}, None),
+        ({"other": "x"}, "x"),
+        ({"answer": None, "other": "x"}, None),
+        ({"messages": [], "other": "x"}, None),
+        ({"response": "R", "result": "S", "text": "T"}, "R"),
+        ({"result": "S", "text": "T", "generation": "G", "content": "C"}, "S"),
+        ({"text": "T", "generation": "G", "content": "C"}, "T"),
+        ({"generation": "G", "content": "C"}, "G"),
+        ({"content": "C", "metadata": {}}, "C"),
+        ({"output": [HumanMessage("q"), AIMessage("only the reply")]}, "only the reply"),
+        ({"output": [HumanMessage("q"), AIMessage("", tool_calls=[{"name": "t", "args": {}, "id": "1"}])]}, None),
+        ({"output": ["a", "b"]}, '["a", "b"]'),
+        ({"content": [{"type": "text", "text": "blocks"}], "type": "ai"}, "blocks"),
+        ({"summary": "S", "documents": ["d"]}, "S"),
+        ({"summary": "S", "score": 3}, '{"score": 3, "summary": "S"}'),
+        ({"documents": ["d"]}, None),
     ],
 )
 def test_answer_keys_in_order(outputs: dict[str, Any], answer: str | None) -> None:
@@ -243,11 +257,11 @@ def test_a_document_that_is_not_text_names_its_key_and_position() -> None:
 
 def test_a_run_without_an_answer_names_the_keys_looked_for_and_those_present() -> None:
     run = RunTree(name="bot", run_type="chain", inputs={"question": "q"})
-    run.end(outputs={"result": "hidden here"})
+    run.end(outputs={"result": None, "documents": ["d"]})
     with pytest.raises(JevInputError) as caught:
         judge_input_from_run(run)
     message = str(caught.value)
-    for key in ("'answer'", "'output'", "'response'", "'messages'", "['result']", "prepare="):
+    for key in ("'answer'", "'output'", "'response'", "'messages'", "['documents', 'result']", "prepare="):
         assert key in message
 
 

@@ -270,10 +270,11 @@ def answer_from_outputs(outputs: Mapping[str, Any]) -> str | None:
 def expected_from_reference(reference: Mapping[str, Any] | None) -> Any:
     """The expected output of an example's reference outputs, or None when there are none.
 
-    An `EXPECTED_KEYS` value first; else the final AI message of a conversation
-    under ``messages``; else the single value of a one-key mapping; else the whole
-    mapping. Messages and documents become text; the rest stays as it is (any JSON
-    value).
+    A message's own fields (a message recorded as the reference) give its text; an
+    `EXPECTED_KEYS` value (a list of messages gives its final AI message); else the
+    final AI message of a conversation under ``messages``; else the single value of
+    a one-key mapping; else the whole mapping. Messages and documents become text;
+    the rest stays as it is (any JSON value).
 
     Example:
         >>> expected_from_reference({"answer": "Paris"})
@@ -289,17 +290,29 @@ def expected_from_reference(reference: Mapping[str, Any] | None) -> Any:
     """
     if not reference:
         return None
+    message = _message(reference)
+    if message is not None:
+        return message_text(message)
     key = _first_key(reference, EXPECTED_KEYS)
     if key is not None:
-        return _plain(reference[key])
+        return _expected_value(reference[key])
     messages = _messages(reference.get(MESSAGES_KEY))
     if messages:
         final = input_from_messages(messages).answer
         if final is not None:
             return final
     if len(reference) == 1:
-        return _plain(next(iter(reference.values())))
+        return _expected_value(next(iter(reference.values())))
     return _plain(dict(reference))
+
+
+def _expected_value(value: Any) -> Any:
+    """A reference value: a list of messages gives its final AI message; anything else as `_plain`."""
+    listed = isinstance(value, Sequence) and not isinstance(value, (str, bytes))
+    reply = _value_reply(value) if listed else None
+    if reply is not None and reply.messages:
+        return reply.answer
+    return _plain(value)
 
 
 def context_from_outputs(outputs: Mapping[str, Any]) -> list[str] | None:

@@ -231,6 +231,10 @@ def test_the_question_falls_back_to_the_example_inputs() -> None:
         ({"label": "positive"}, "positive"),
         ({"city": "Paris", "country": "France"}, {"city": "Paris", "country": "France"}),
         ({"output": AIMessage("as a message")}, "as a message"),
+        ({"content": "recorded as its fields", "type": "ai", "tool_calls": []}, "recorded as its fields"),
+        ({"output": [HumanMessage("Capital?"), AIMessage("Paris")]}, "Paris"),
+        ({"label": [{"role": "user", "content": "Capital?"}, {"role": "assistant", "content": "Paris"}]}, "Paris"),
+        ({"answer": ["Paris", "Lyon"]}, ["Paris", "Lyon"]),
     ],
 )
 def test_expected_output_from_reference_outputs(reference: Any, expected: Any) -> None:

@@ -27,7 +27,8 @@ The spokes, each a thin adapter around a judge:
 Decision models: `JevDecisionModel` (Jev, from ``TYPESAFE_API_KEY``,
 ``TYPESAFE_DEFAULT_MODEL`` and ``TYPESAFE_BASE_URL``), `ChatModelDecisionModel`
 (any LangChain chat model), `TypeSafeClassifierDecisionModel`, any
-``BaseDecisionModel``, and `CachedDecisionModel` in front of any of them.
+``BaseDecisionModel``, `JuryDecisionModel` (a panel of them, asked at once), and
+`CachedDecisionModel` in front of any of them.
 
 Example:
     >>> from langchain_core.decisions import Noul
@@ -83,6 +84,7 @@ if TYPE_CHECKING:
     from langchain_jev.models.cache import CachedDecisionModel, DecisionCache, InMemoryCache, SQLiteCache
     from langchain_jev.models.chat import ChatModelDecisionModel
     from langchain_jev.models.jev import JevDecisionModel
+    from langchain_jev.models.jury import JuryDecisionModel
     from langchain_jev.models.response import DecisionResponse
     from langchain_jev.models.typesafe_classifier import TypeSafeClassifierDecisionModel
     from langchain_jev.runs import judge_input_from_run
@@ -119,6 +121,7 @@ _EXPORTS: dict[str, str] = {
     "JevRunEvaluator": "langchain_jev.langsmith",
     "JevVerdict": "langchain_jev.verdict",
     "JudgeSpec": "langchain_jev.spec",
+    "JuryDecisionModel": "langchain_jev.models.jury",
     "JudgeSpecError": "langchain_jev.errors",
     "LogprobsUnavailableError": "langchain_jev.errors",
     "MissingCredentialsError": "langchain_jev.errors",
@@ -168,6 +171,7 @@ __all__ = [
     "JevVerdict",
     "JudgeSpec",
     "JudgeSpecError",
+    "JuryDecisionModel",
     "LogprobsUnavailableError",
     "MissingCredentialsError",
     "Outcome",

@@ -131,6 +131,28 @@ def undecided(criterion: JevCriterion, side: str, support: float, minimum: float
     )
 
 
+def jury_vote(criterion: JevCriterion, passed: bool, votes: Sequence[tuple[str, str]], of: int) -> str:
+    """``correct: 2 of 3 jury members find it not met (gpt: yes at 0.40, needs 0.70; ...)``.
+
+    ``votes`` are the winning side's members with the detail of their own decision.
+    """
+    side = "met" if passed else "not met"
+    prefix = f"{criterion.name}: "
+    reasons = "; ".join(f"{name}: {detail.removeprefix(prefix)}" for name, detail in votes)
+    return f"{criterion.name}: {len(votes)} of {of} jury members find it {side} ({reasons})"
+
+
+def jury_split(
+    criterion: JevCriterion, met: Sequence[str], unmet: Sequence[str], bound: float | None
+) -> str:
+    """``correct: undecided, the jury is split: met for jev, gpt; not met for claude, ...``."""
+    limit = "evenly" if bound is None else f"beyond the {number(bound)} of members that may dissent"
+    return (
+        f"{criterion.name}: undecided, the jury is split {limit}: met for {', '.join(met)}; "
+        f"not met for {', '.join(unmet)}"
+    )
+
+
 def check_failed(criterion: JevCriterion) -> str:
     """``searched: did not search``: the check's defect."""
     return f"{criterion.name}: {criterion.defect}"

@@ -29,7 +29,7 @@ from langchain_jev import feedback
 from langchain_jev.criteria import JevCriterion, validate_criteria
 from langchain_jev.errors import JevConfigurationError, JevInputError
 from langchain_jev.input import JevJudgeInput
-from langchain_jev.outcomes import decide, decide_check, dependency_detail
+from langchain_jev.outcomes import decide, decide_check, dependency_detail, review_panel
 from langchain_jev.verdict import JevFinding, JevVerdict, Outcome
 
 if TYPE_CHECKING:
@@ -371,6 +371,7 @@ class JevJudge(RunnableSerializable[JudgeInput, JevVerdict]):
         answers = response.answers if response is not None else {}
         unreadable: Mapping[str, str] = getattr(response, "unreadable", None) or {}
         reasoning: Mapping[str, str] = getattr(response, "reasoning", None) or {}
+        panel = getattr(response, "panel", None)  # a jury's members, each decided as well
         known = plan.known
         min_confidence = self.min_confidence
         findings: dict[str, JevFinding] = {}
@@ -381,6 +382,14 @@ class JevJudge(RunnableSerializable[JudgeInput, JevVerdict]):
                 answer = answers.get(name)
                 problem = unreadable.get(name) if unreadable else None
                 decision = decide(criterion, answer, min_confidence, problem)
+                if panel is not None:
+                    decision = review_panel(
+                        criterion,
+                        decision,
+                        panel.answers_to(name),
+                        vote=panel.combine == "vote",
+                        disagreement=panel.disagreement,
+                    )
                 finding = _finding(criterion, answer, *decision, reasoning.get(name) if reasoning else None)
                 if criterion.depends_on is not None:
                     unmet = _unmet(criterion, findings[criterion.depends_on.name])

@@ -26,7 +26,7 @@ from langchain_jev import feedback
 from langchain_jev.criteria import JevCriterion
 from langchain_jev.verdict import Outcome
 
-__all__ = ["Decision", "decide", "decide_check", "dependency_detail", "support_share"]
+__all__ = ["Decision", "decide", "decide_check", "dependency_detail", "review_panel", "support_share"]
 
 _EPSILON = 1e-9
 _ANSWER_TYPES: dict[str, type] = {"noul": NoulAnswer, "score": ScoreAnswer, "choice": ChoiceAnswer}
@@ -103,6 +103,69 @@ def decide(
         raise _Unreadable(f"expected a {criterion.kind} answer")
     except _Unreadable as error:
         return Decision(Outcome.ERROR, feedback.unreadable(criterion, str(error)))
+
+
+def review_panel(
+    criterion: JevCriterion,
+    decision: Decision,
+    answers: Mapping[str, Any],
+    *,
+    vote: bool = False,
+    disagreement: float | None = None,
+) -> Decision:
+    """Decide a criterion a jury answered: by every member as well as by the combined answer.
+
+    ``decision`` is the combined answer's decision, ``answers`` each member's own
+    answer (by member name). Each member's answer is decided as one model's would be
+    (without a confidence bar; an unreadable one is left out). With ``vote`` the
+    majority of the members decides (an even split is INCONCLUSIVE); otherwise the
+    combined decision stands. Either way, when more than ``disagreement`` of the
+    members that decided find against the outcome, it is INCONCLUSIVE: the members
+    disagree about whether the criterion passes. An ERROR, or a combined decision
+    that is INCONCLUSIVE, stays as it is.
+
+    Example:
+        >>> from langchain_core.decisions import Noul, NoulAnswer
+        >>> polite = JevCriterion.noul("polite", Noul(instructions="Polite?"), 0.7)
+        >>> members = {n: NoulAnswer(type="noul", noul=p) for n, p in [("a", 0.9), ("b", 0.8), ("c", 0.1)]}
+        >>> combined = decide(polite, NoulAnswer(type="noul", noul=0.6), 0.6)
+        >>> review_panel(polite, combined, members, vote=True).outcome.value
+        'PASSED'
+        >>> review_panel(polite, combined, members, vote=True, disagreement=0.25).outcome.value
+        'INCONCLUSIVE'
+
+    """
+    if decision.outcome is Outcome.ERROR or (decision.outcome is Outcome.INCONCLUSIVE and not vote):
+        return decision
+    met: list[str] = []
+    unmet: list[str] = []
+    details: dict[str, str] = {}
+    for name, answer in answers.items():
+        own = decide(criterion, answer, 0.0)
+        if own.outcome is Outcome.PASSED:
+            met.append(name)
+        elif own.outcome is Outcome.FAILED:
+            unmet.append(name)
+        else:
+            continue
+        details[name] = own.text
+    counted = len(met) + len(unmet)
+    if not counted:
+        return decision
+    if vote:
+        if len(met) == len(unmet):
+            wording = partial(feedback.jury_split, criterion, met, unmet, None)
+            return Decision(Outcome.INCONCLUSIVE, wording, 0.5)
+        passed = len(met) > len(unmet)
+        side = met if passed else unmet
+        votes = [(name, details[name]) for name in side]
+        wording = partial(feedback.jury_vote, criterion, passed, votes, counted)
+        decision = Decision(Outcome.PASSED if passed else Outcome.FAILED, wording, len(side) / counted)
+    dissent = len(unmet if decision.outcome is Outcome.PASSED else met) / counted
+    if disagreement is not None and dissent > disagreement + _EPSILON:
+        wording = partial(feedback.jury_split, criterion, met, unmet, disagreement)
+        return Decision(Outcome.INCONCLUSIVE, wording, 1.0 - dissent)
+    return decision
 
 
 def support_share(probabilities: Mapping[Any, float], passing: set[Any]) -> float:

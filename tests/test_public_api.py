@@ -39,6 +39,7 @@ EXPECTED = [
     "JevVerdict",
     "JudgeSpec",
     "JudgeSpecError",
+    "JuryDecisionModel",
     "LogprobsUnavailableError",
     "MissingCredentialsError",
     "Outcome",

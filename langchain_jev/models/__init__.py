@@ -4,6 +4,7 @@
 - `chat/`: `ChatModelDecisionModel`, any LangChain chat model answering the same typed questions;
 - `typesafe_classifier`: an adapter for langchain-typesafe's `TypeSafeClassifier`;
 - `cache`: `CachedDecisionModel`, which answers repeated requests from a cache;
+- `jury`: `JuryDecisionModel`, a panel of models asked at once, their answers combined;
 - `resolve`: `as_decision_model`, what a judge's ``model=`` accepts;
 - `response`, `wire`: the answers read strictly, and the request put on the wire.
 
@@ -19,6 +20,7 @@ from langchain_jev._lazy import lazy_exports
 if TYPE_CHECKING:
     from langchain_jev.models.cache import CachedDecisionModel, DecisionCache, InMemoryCache, SQLiteCache
     from langchain_jev.models.jev import JevDecisionModel
+    from langchain_jev.models.jury import JuryDecisionModel
     from langchain_jev.models.resolve import as_decision_model
     from langchain_jev.models.response import DecisionResponse
 
@@ -29,6 +31,7 @@ _EXPORTS: dict[str, str] = {
     "DecisionResponse": "langchain_jev.models.response",
     "InMemoryCache": "langchain_jev.models.cache",
     "JevDecisionModel": "langchain_jev.models.jev",
+    "JuryDecisionModel": "langchain_jev.models.jury",
     "SQLiteCache": "langchain_jev.models.cache",
     "as_decision_model": "langchain_jev.models.resolve",
 }
@@ -39,6 +42,7 @@ __all__ = [
     "DecisionResponse",
     "InMemoryCache",
     "JevDecisionModel",
+    "JuryDecisionModel",
     "SQLiteCache",
     "as_decision_model",
 ]

@@ -13,9 +13,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from langchain_core.decisions import Answer, ClassifierResponse
-from pydantic import Field, TypeAdapter, ValidationError
+from pydantic import BaseModel, Field, TypeAdapter, ValidationError
 
-__all__ = ["DecisionResponse", "read_answers", "strict_problem", "with_answers"]
+__all__ = ["DecisionResponse", "JuryPanel", "read_answers", "strict_problem", "with_answers"]
 
 _ANSWER = TypeAdapter(Answer)
 _ANSWERS = TypeAdapter(dict[str, Answer])
@@ -51,6 +51,51 @@ class DecisionResponse(ClassifierResponse):
 
     cache_hit: bool = False
     """True when the response was served from a cache without a request."""
+
+    panel: JuryPanel | None = None
+    """Every member's own response, when a jury answered (see `JuryPanel`); else None."""
+
+
+class JuryPanel(BaseModel):
+    """Who said what on a jury: each member's own response, and the members that failed.
+
+    A `langchain_jev.models.jury.JuryDecisionModel` puts it on its response; a judge
+    reads it to decide each criterion by every member as well (see
+    `langchain_jev.outcomes.review_panel`), and a report reads it to show the votes.
+    It is kept through a cache, like the rest of the response.
+
+    Example:
+        >>> from langchain_core.decisions import NoulAnswer
+        >>> yes, no = NoulAnswer(type="noul", noul=0.9), NoulAnswer(type="noul", noul=0.2)
+        >>> panel = JuryPanel(combine="mean", disagreement=0.34, members={
+        ...     "jev": DecisionResponse(model="jev-latest", answers={"polite": yes}),
+        ...     "gpt": DecisionResponse(model="gpt-4o-mini", answers={"polite": no}),
+        ... }, failed={"claude": "TimeoutError: no answer within 10.00 s"})
+        >>> {name: answer.noul for name, answer in panel.answers_to("polite").items()}
+        {'jev': 0.9, 'gpt': 0.2}
+
+    """
+
+    combine: str
+    """How the members' answers were combined: ``"mean"``, ``"vote"`` or ``"max"``."""
+    disagreement: float | None = None
+    """The largest share of members that may find against the jury before a finding is
+    INCONCLUSIVE; None when disagreement never makes it so."""
+    members: dict[str, DecisionResponse] = Field(default_factory=dict)
+    """The response of every member that answered, by member name, as it came."""
+    failed: dict[str, str] = Field(default_factory=dict)
+    """The members that gave no response, by name, with the error."""
+
+    def answers_to(self, question: str) -> dict[str, Answer]:
+        """Every member's readable answer to ``question``, by member name."""
+        return {
+            name: response.answers[question]
+            for name, response in self.members.items()
+            if question in response.answers and question not in response.unreadable
+        }
+
+
+DecisionResponse.model_rebuild()
 
 
 def with_answers(answers: dict[str, Answer], **fields: Any) -> DecisionResponse:

@@ -214,7 +214,7 @@ def judge_command(args: argparse.Namespace, parser: argparse.ArgumentParser) -> 
     settings = model_settings(args)
     try:
         limiter = RateLimiter(args.rate_limit) if args.rate_limit is not None else None
-        model, closers = build_model(settings, limiter)
+        model, closers = build_model(settings, limiter, spec.decision_model())
         judge = spec.build(model, allow_code=allow_code(args.allow_code))
     except JudgeSpecError as error:
         return bad_input(err, "the judge file is invalid:\n  " + "\n  ".join(error.messages()))

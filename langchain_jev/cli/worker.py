@@ -91,7 +91,8 @@ class _Worker:
         spec = load_spec(self.setup["spec"])
         rate = self.setup.get("rate_limit")
         limiter = ParentLimiter(float(rate), self._token) if rate is not None else None
-        model, closers = build_model(ModelSettings.from_dict(self.setup["settings"]), limiter)
+        settings = ModelSettings.from_dict(self.setup["settings"])
+        model, closers = build_model(settings, limiter, spec.decision_model())
         try:
             return spec.build(model, allow_code=True), closers  # the parent built it under the user's opt-in
         except Exception:

@@ -140,11 +140,15 @@ class ModelSettings:
 
 
 def build_model(
-    settings: ModelSettings, limiter: RateLimiter | None = None
+    settings: ModelSettings,
+    limiter: RateLimiter | None = None,
+    named: BaseDecisionModel | None = None,
 ) -> tuple[BaseDecisionModel, list[Any]]:
     """The decision model ``settings`` describe, and what to close after the run.
 
-    A ``limiter`` paces the requests that reach the model (a cache hit does not wait).
+    ``named`` is the model the judge file names (``model:``, a jury for one): it
+    judges when ``--model`` is not given, with its members' own settings. A
+    ``limiter`` paces the requests that reach the model (a cache hit does not wait).
 
     Raises:
         MissingCredentialsError: no API key for Jev (the message is `no_key_message`).
@@ -157,7 +161,14 @@ def build_model(
     install_log_filter()  # whatever the model, no known key reaches a log line
     closers: list[Any] = []
     model: BaseDecisionModel
-    if settings.is_chat_model:
+    if named is not None and settings.model is None:
+        if settings.base_url:
+            raise JevConfigurationError(
+                "--base-url is for the model of --model; the judge file names its own model "
+                "(give --model to judge with another)"
+            )
+        model = named
+    elif settings.is_chat_model:
         if settings.base_url:
             raise JevConfigurationError(
                 "--base-url is for Jev-compatible servers; a chat model takes its own settings "

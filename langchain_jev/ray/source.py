@@ -102,8 +102,9 @@ class JudgeSource:
         if self.spec is not None:
             from langchain_jev.spec import load_spec
 
-            model, closers = build_model(self.settings, limiter)
-            return load_spec(self.spec).build(model), closers
+            spec = load_spec(self.spec)
+            model, closers = build_model(self.settings, limiter, spec.decision_model())
+            return spec.build(model), closers
         assert self.factory is not None
         judge = self.factory()
         if not isinstance(judge, JevJudge):

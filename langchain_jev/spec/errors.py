@@ -17,6 +17,8 @@ from pydantic_core import ErrorDetails
 from langchain_jev.errors import JevConfigurationError, JudgeSpecError
 
 __all__ = [
+    "MODEL_MAPPING_TAG",
+    "MODEL_NAME_TAG",
     "JudgeSpecError",
     "Problem",
     "engine_problem",
@@ -118,12 +120,18 @@ def _problem(detail: ErrorDetails, keys: Sequence[str]) -> Problem:
     return format_location(loc), message[:1].lower() + message[1:]
 
 
+MODEL_NAME_TAG = "model-name"
+"""The tag of a model given as a ``provider:model`` string (dropped from error locations)."""
+MODEL_MAPPING_TAG = "model-mapping"
+"""The tag of a model given as a mapping: a jury, or a named jury member (dropped too)."""
+
+
 def _strip_tags(loc: list[str | int]) -> list[str | int]:
-    """Drop the discriminator tag pydantic puts after ``criteria[i]``."""
+    """Drop the discriminator tags pydantic puts in locations (after ``criteria[i]``, in ``model``)."""
     out: list[str | int] = []
     for index, part in enumerate(loc):
         after_item = index >= 2 and loc[index - 2] == "criteria" and isinstance(loc[index - 1], int)
-        if after_item and part in KINDS:
+        if (after_item and part in KINDS) or part in (MODEL_NAME_TAG, MODEL_MAPPING_TAG):
             continue
         out.append(part)
     return out

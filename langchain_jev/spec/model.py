@@ -33,6 +33,17 @@ data (see `langchain_jev.spec.conditions`) or a function named by import path.
         minimum: 0.7
         when_chosen: {criterion: mode, labels: [answered]}
 
+A file may name the model that judges with it (used when the caller gives none):
+a ``"provider:model"`` string, or a jury of them:
+
+.. code-block:: yaml
+
+    model:
+      jury: [jev:jev-latest, openai:gpt-4o-mini, {name: claude, model: anthropic:claude-3-5-haiku-latest}]
+      combine: mean          # or vote, or max (for guardrails: any member's flag stands)
+      disagreement: 0.34     # the share of members that may dissent; null: never INCONCLUSIVE
+      quorum: 2              # members that must answer each question (default: all)
+
 ``load_judge(path_or_mapping, model=...)`` builds the judge, or raises a
 `JudgeSpecError` whose every line names its place (``criteria[2].minimum: must
 be between 0 and 1, got 1.5``); no half-built judge is ever returned.
@@ -47,13 +58,16 @@ from pathlib import Path
 from typing import Annotated, Any, Literal, NoReturn
 
 import yaml
-from langchain_core.decisions import Choice, Noul, NoulCriteria, Score
+from langchain_core.decisions import BaseDecisionModel, Choice, Noul, NoulCriteria, Score
 from pydantic import (
+    AfterValidator,
     BaseModel,
     ConfigDict,
+    Discriminator,
     Field,
     JsonValue,
     PrivateAttr,
+    Tag,
     ValidationError,
     WithJsonSchema,
     field_validator,
@@ -80,6 +94,8 @@ from langchain_jev.spec.conditions import (
     schema_description,
 )
 from langchain_jev.spec.errors import (
+    MODEL_MAPPING_TAG,
+    MODEL_NAME_TAG,
     JudgeSpecError,
     Problem,
     engine_problem,
@@ -94,6 +110,9 @@ __all__ = [
     "CriterionSpec",
     "JudgeSpec",
     "JudgeSpecError",
+    "JuryMemberSpec",
+    "JurySpec",
+    "ModelSpec",
     "NoulSpec",
     "ScoreSpec",
     "WhenChosen",
@@ -103,6 +122,27 @@ __all__ = [
 ]
 
 _IMPORT_PATH = r"^[A-Za-z_][\w.]*:[A-Za-z_][\w.]*$"
+_MODEL_NAME = re.compile(r"[A-Za-z][\w-]{0,63}:\S{1,200}")
+"""A model named as ``provider:model`` (``jev:NAME`` for Jev); bounded, so matching is too."""
+
+
+def _model_name(value: str) -> str:
+    if len(value) > 270 or not _MODEL_NAME.fullmatch(value):
+        raise ValueError(
+            "must name its provider, as provider:model (jev:NAME for Jev, e.g. openai:gpt-4o-mini), "
+            f"got {value[:80]!r}"
+        )
+    return value
+
+
+def _kind(value: Any) -> str:
+    """Which form of a model (or of a jury member) a file gives: a name, or a mapping."""
+    return MODEL_NAME_TAG if isinstance(value, str) else MODEL_MAPPING_TAG
+
+
+_MODEL_SCHEMA = WithJsonSchema({"type": "string", "pattern": "^[A-Za-z][\\w-]*:\\S+$"})
+ModelName = Annotated[str, AfterValidator(_model_name), _MODEL_SCHEMA]
+"""A ``provider:model`` string."""
 _LABELS = {"type": "array", "items": {"type": "string"}, "minItems": 1}
 _ONE_OR_MORE_LABELS = WithJsonSchema({"anyOf": [{"type": "string"}, _LABELS]})
 _OPTIONS = WithJsonSchema({"anyOf": [{"type": "object", "minProperties": 1}, _LABELS]})
@@ -304,6 +344,101 @@ CriterionSpec = Annotated[
 """One criterion of a judge file, told apart by ``kind``."""
 
 
+class JuryMemberSpec(_Spec):
+    """A member of a jury with a name of its own.
+
+    Example:
+        >>> JuryMemberSpec.model_validate({"name": "gpt", "model": "openai:gpt-4o-mini"}).name
+        'gpt'
+
+    """
+
+    name: str = Field(min_length=1, description="The member's name in the verdict's panel.")
+    model: ModelName = Field(description="The member's model: `provider:model`, or `jev:NAME` for Jev.")
+
+
+_MemberForm = Annotated[
+    Annotated[ModelName, Tag(MODEL_NAME_TAG)] | Annotated[JuryMemberSpec, Tag(MODEL_MAPPING_TAG)],
+    Discriminator(_kind),
+]
+"""A jury member: a ``provider:model`` string, or ``{name, model}``."""
+
+
+class JurySpec(_Spec):
+    """A jury of models (see `langchain_jev.models.jury.JuryDecisionModel`).
+
+    Example:
+        >>> spec = JurySpec.model_validate({"jury": ["jev:jev-latest", "jev:jev-small"], "quorum": 1})
+        >>> jury = spec.build()
+        >>> jury.names, jury.quorum
+        (('jev-latest', 'jev-small'), 1)
+
+    """
+
+    jury: list[_MemberForm] = Field(
+        min_length=2,
+        description="The members: `provider:model` strings, or `{name, model}`.",
+    )
+    combine: Literal["mean", "vote", "max"] = Field(
+        default="mean",
+        description="How answers are combined: mean, vote (each member's own pass), or max (a flag stands).",
+    )
+    disagreement: float | None = Field(
+        default=None,
+        allow_inf_nan=False,
+        description=(
+            "The share of members that may find against the jury before a finding is INCONCLUSIVE "
+            "(default 1/3 for mean and vote, none for max); null for never."
+        ),
+    )
+    quorum: int | None = Field(
+        default=None, ge=1, description="Members that must answer each question (default: all)."
+    )
+    timeout: float | None = Field(
+        default=None, gt=0, allow_inf_nan=False, description="Seconds to wait for the members."
+    )
+
+    @field_validator("disagreement")
+    @classmethod
+    def _share(cls, value: float | None) -> float | None:
+        if value is not None and not 0.0 <= value <= 1.0:
+            raise ValueError(f"must be between 0 and 1, got {value!r}")
+        return value
+
+    def build(self) -> BaseDecisionModel:
+        """The jury this spec describes (each member's settings come from its environment).
+
+        Raises:
+            JudgeSpecError: the jury cannot be built (a quorum above the members, two
+                members of one name, a provider LangChain does not know).
+
+        """
+        from langchain_jev.models.jury import JuryDecisionModel
+
+        models = [m.model if isinstance(m, JuryMemberSpec) else m for m in self.jury]
+        members: list[Any] | dict[str, Any] = models
+        if any(isinstance(m, JuryMemberSpec) for m in self.jury):  # unnamed members: their model's name
+            names = [m.name if isinstance(m, JuryMemberSpec) else m.partition(":")[2] for m in self.jury]
+            twice = sorted({name for name in names if names.count(name) > 1})
+            if twice:
+                raise JudgeSpecError([("model.jury", f"jury member {twice[0]!r} is named twice")])
+            members = dict(zip(names, models, strict=True))
+        options: dict[str, Any] = {"combine": self.combine, "quorum": self.quorum, "timeout": self.timeout}
+        if "disagreement" in self.model_fields_set:
+            options["disagreement"] = self.disagreement
+        try:
+            return JuryDecisionModel(members, **options)
+        except JevConfigurationError as error:
+            raise JudgeSpecError([("model.jury", str(error))]) from None
+
+
+ModelSpec = Annotated[
+    Annotated[ModelName, Tag(MODEL_NAME_TAG)] | Annotated[JurySpec, Tag(MODEL_MAPPING_TAG)],
+    Discriminator(_kind),
+]
+"""The model a judge file names: ``provider:model``, or ``{jury: [...], ...}``."""
+
+
 class JudgeSpec(_Spec):
     """A judge described as data: criteria in order, and the judge's options.
 
@@ -339,6 +474,13 @@ class JudgeSpec(_Spec):
         pattern=_IMPORT_PATH,
         description="Import path `package.module:function` of a function from findings to feedback text.",
     )
+    model: ModelSpec | None = Field(
+        default=None,
+        description=(
+            "The model that judges when the caller gives none: `provider:model` (`jev:NAME` for Jev), "
+            "or a jury `{jury: [...], combine, disagreement, quorum, timeout}`."
+        ),
+    )
     criteria: list[CriterionSpec] = Field(min_length=1, description="The criteria, in order.")
 
     _source: tuple[str, str] | None = PrivateAttr(default=None)
@@ -368,8 +510,35 @@ class JudgeSpec(_Spec):
                         fields.append(name)
         return fields
 
+    def decision_model(self) -> BaseDecisionModel | None:
+        """The model the file names (a jury, or one ``provider:model``), built; None when it names none.
+
+        Raises:
+            JudgeSpecError: the model cannot be built; the message names ``model``.
+
+        Example:
+            >>> spec = JudgeSpec.model_validate({"model": "jev:jev-small", "criteria": [
+            ...     {"kind": "noul", "name": "ok", "instructions": "Fine?", "minimum": 0.5}]})
+            >>> spec.decision_model().model
+            'jev-small'
+
+        """
+        if self.model is None:
+            return None
+        if isinstance(self.model, JurySpec):
+            return self.model.build()
+        from langchain_jev.models.resolve import as_decision_model
+
+        try:
+            return as_decision_model(self.model)
+        except JevConfigurationError as error:
+            raise JudgeSpecError([("model", str(error))]) from None
+
     def build(self, model: Any = None, *, allow_code: AllowCode = False) -> JevJudge:
-        """Build the judge; ``model`` is anything `JevJudge` accepts (None: Jev from the environment).
+        """Build the judge; ``model`` is anything `JevJudge` accepts.
+
+        Precedence: ``model`` when given, else the model the file names (see
+        `decision_model`), else Jev from the environment.
 
         Code the file names (``call`` conditions, ``feedback_renderer``) is imported
         only when ``allow_code`` trusts it: True for any module, or a list of
@@ -410,6 +579,8 @@ class JudgeSpec(_Spec):
         if problems:
             self._raise(problems)
         renderer = import_callable(self.feedback_renderer, test) if self.feedback_renderer else None
+        if model is None:
+            model = self.decision_model()
         return JevJudge(
             built,
             model,
@@ -429,7 +600,10 @@ class JudgeSpec(_Spec):
 
 def _known_keys() -> set[str]:
     keys: set[str] = set()
-    models = (JudgeSpec, NoulSpec, ScoreSpec, ChoiceSpec, CheckSpec, WhenChosen, ConditionSpec)
+    models = (
+        JudgeSpec, NoulSpec, ScoreSpec, ChoiceSpec, CheckSpec, WhenChosen, ConditionSpec,
+        JurySpec, JuryMemberSpec,
+    )
     for model in (*models, *BUILTIN_FORMS.values()):
         for name, info in model.model_fields.items():
             keys.add(info.alias or name)

@@ -12,7 +12,9 @@ The engine: `JevJudge`, `JevCriterion`, `JevJudgeInput` (the state fields),
 The spokes, each a thin adapter around a judge:
 
 - LangSmith: `JevRunEvaluator` (``judge.as_evaluator()``), one feedback key per
-  criterion, and `jev_summary_evaluator` for pass rates.
+  criterion, and `jev_summary_evaluator` for pass rates; `PairwiseJudge`
+  (``judge.pairwise()``, `pairwise_judge`) compares two answers, or two
+  experiments with ``evaluate_comparative``.
 - StringEvaluator: ``langchain_jev.evaluation.JevStringEvaluator`` (extra ``classic``).
 - Self-refine: `create_self_refine_graph` (LangGraph) and
   ``langchain_jev.middleware.JevSelfRefineMiddleware`` (agents, extra ``middleware``).
@@ -87,6 +89,7 @@ if TYPE_CHECKING:
     from langchain_jev.models.jury import JuryDecisionModel
     from langchain_jev.models.response import DecisionResponse
     from langchain_jev.models.typesafe_classifier import TypeSafeClassifierDecisionModel
+    from langchain_jev.pairwise.judge import PairwiseJudge, pairwise_judge
     from langchain_jev.runs import judge_input_from_run
     from langchain_jev.spec import JudgeSpec, judge_schema, load_judge
     from langchain_jev.statements import Statement, statement_criteria
@@ -126,6 +129,7 @@ _EXPORTS: dict[str, str] = {
     "LogprobsUnavailableError": "langchain_jev.errors",
     "MissingCredentialsError": "langchain_jev.errors",
     "Outcome": "langchain_jev.verdict",
+    "PairwiseJudge": "langchain_jev.pairwise.judge",
     "QUESTION_FIELD": "langchain_jev.input",
     "ResponseTooLargeError": "langchain_jev.errors",
     "SQLiteCache": "langchain_jev.models.cache",
@@ -141,6 +145,7 @@ _EXPORTS: dict[str, str] = {
     "judge_input_from_run": "langchain_jev.runs",
     "judge_schema": "langchain_jev.spec",
     "load_judge": "langchain_jev.spec",
+    "pairwise_judge": "langchain_jev.pairwise.judge",
     "statement_criteria": "langchain_jev.statements",
 }
 
@@ -175,6 +180,7 @@ __all__ = [
     "LogprobsUnavailableError",
     "MissingCredentialsError",
     "Outcome",
+    "PairwiseJudge",
     "QUESTION_FIELD",
     "ResponseTooLargeError",
     "SQLiteCache",
@@ -190,6 +196,7 @@ __all__ = [
     "judge_input_from_run",
     "judge_schema",
     "load_judge",
+    "pairwise_judge",
     "statement_criteria",
 ]
 

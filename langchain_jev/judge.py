@@ -34,6 +34,7 @@ from langchain_jev.verdict import JevFinding, JevVerdict, Outcome
 
 if TYPE_CHECKING:
     from langchain_jev.langsmith import JevRunEvaluator
+    from langchain_jev.pairwise.judge import PairwiseJudge
 
 __all__ = ["FeedbackRenderer", "JevJudge", "JudgeInput"]
 
@@ -265,6 +266,15 @@ class JevJudge(RunnableSerializable[JudgeInput, JevVerdict]):
         from langchain_jev.langsmith import JevRunEvaluator
 
         return JevRunEvaluator(self, **options)
+
+    def pairwise(self, model: Any = None) -> PairwiseJudge:
+        """This judge's questions as a pairwise judge (see `langchain_jev.pairwise.PairwiseJudge`).
+
+        Its checks are left out; ``model`` replaces this judge's model when given.
+        """
+        from langchain_jev.pairwise.judge import PairwiseJudge
+
+        return PairwiseJudge.from_judge(self, model)
 
     # ------------------------------------------------------------------ the engine
 

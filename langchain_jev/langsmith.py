@@ -33,6 +33,7 @@ import threading
 import uuid
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from typing import NoReturn
 
 from langchain_core.runnables import RunnableConfig
 from langsmith import run_helpers
@@ -57,6 +58,7 @@ __all__ = [
     "JevRunEvaluator",
     "Prepare",
     "SummaryEvaluator",
+    "feedback_key",
     "jev_summary_evaluator",
     "offline_tracing",
     "verdict_results",
@@ -109,7 +111,7 @@ def verdict_results(
     """
     results = [
         EvaluationResult(
-            key=_key(key_prefix, finding.name),
+            key=feedback_key(key_prefix, finding.name),
             score=_score(finding.outcome),
             value=_value(finding),
             comment=_comment(finding),
@@ -121,7 +123,7 @@ def verdict_results(
     if include_overall:
         results.append(
             EvaluationResult(
-                key=_key(key_prefix, OVERALL_KEY),
+                key=feedback_key(key_prefix, OVERALL_KEY),
                 score=1.0 if verdict.passed else 0.0,
                 value="PASSED" if verdict.passed else "FAILED",
                 comment=verdict.feedback or verdict.summary(),
@@ -221,9 +223,9 @@ class JevRunEvaluator(RunEvaluator):
     @property
     def feedback_keys(self) -> list[str]:
         """Every key this evaluator reports, in order: the criteria, then ``jev_pass``."""
-        keys = [_key(self._key_prefix, c.name) for c in self._judge.criteria]
+        keys = [feedback_key(self._key_prefix, c.name) for c in self._judge.criteria]
         if self._include_overall:
-            keys.append(_key(self._key_prefix, OVERALL_KEY))
+            keys.append(feedback_key(self._key_prefix, OVERALL_KEY))
         return keys
 
     def judge_input(self, run: RunBase, example: Example | None = None) -> JudgeInput:
@@ -313,6 +315,19 @@ class JevRunEvaluator(RunEvaluator):
     @staticmethod
     def _config(run: RunBase, run_id: uuid.UUID) -> RunnableConfig:
         return {"run_id": run_id, "metadata": {"target_run_id": str(run.id)}}
+
+    def __call__(self, runs: Sequence[Run], example: Example | None = None) -> NoReturn:
+        """Refuse to be a comparative evaluator: it judges one run at a time.
+
+        Raises:
+            JevConfigurationError: always; the message says what compares two runs.
+
+        """
+        raise JevConfigurationError(
+            "a JevRunEvaluator judges one run at a time, so it cannot compare experiments; for "
+            "evaluate_comparative pass evaluators=judge.pairwise().comparative_evaluators() (one key per "
+            "criterion, both orders of each asked in one request per pair)"
+        )
 
     def __repr__(self) -> str:
         options = "".join(
@@ -421,7 +436,7 @@ def _summary_results(
         applied = len(records) - counts[Outcome.NOT_APPLICABLE]
         results.append(
             EvaluationResult(
-                key=_key(key_prefix, f"{name}_pass_rate"),
+                key=feedback_key(key_prefix, f"{name}_pass_rate"),
                 score=counts[Outcome.PASSED] / applied if applied else None,
                 comment=_rate_comment(counts, unjudged),
             )
@@ -435,7 +450,7 @@ def _summary_results(
         overall += f"; {unjudged} could not be judged ({_first_error(records)})"
     results.append(
         EvaluationResult(
-            key=_key(key_prefix, f"{OVERALL_KEY}_rate"),
+            key=feedback_key(key_prefix, f"{OVERALL_KEY}_rate"),
             score=passed / len(records) if records else None,
             comment=overall,
         )
@@ -523,7 +538,14 @@ def _first_error(records: Sequence[_Record]) -> str:
     return next((r.error for r in records if r.error), "unknown error")
 
 
-def _key(prefix: str | None, name: str) -> str:
+def feedback_key(prefix: str | None, name: str) -> str:
+    """A feedback key: ``name`` after ``prefix``, joined with ``_`` unless the prefix ends in a separator.
+
+    Example:
+        >>> feedback_key("rag", "grounded"), feedback_key("rag/", "grounded"), feedback_key(None, "grounded")
+        ('rag_grounded', 'rag/grounded', 'grounded')
+
+    """
     if not prefix:
         return name
     return f"{prefix}{name}" if not prefix[-1].isalnum() else f"{prefix}_{name}"

@@ -43,6 +43,7 @@ EXPECTED = [
     "LogprobsUnavailableError",
     "MissingCredentialsError",
     "Outcome",
+    "PairwiseJudge",
     "QUESTION_FIELD",
     "ResponseTooLargeError",
     "SQLiteCache",
@@ -58,12 +59,14 @@ EXPECTED = [
     "judge_input_from_run",
     "judge_schema",
     "load_judge",
+    "pairwise_judge",
     "statement_criteria",
 ]
 
 PUBLIC_MODULES = [
     "langchain_jev.graph",
     "langchain_jev.middleware",
+    "langchain_jev.pairwise",
     "langchain_jev.ray",
     "langchain_jev.testing",
 ]

@@ -282,3 +282,55 @@ class LocalDatasetClient(Client):
 
     def update_run(self, *args: Any, **kwargs: Any) -> None:  # type: ignore[override]
         self.traced.append(kwargs)
+
+
+# ---------------------------------------------------------------------- comparative experiments
+
+
+class ComparisonClient(LocalDatasetClient):
+    """A LangSmith client that holds experiments in memory, for ``evaluate_comparative``.
+
+    `record` keeps the runs of a real offline ``evaluate`` as an experiment and returns
+    its project; the comparative experiment, the runs, the examples and the feedback
+    are all served from and written to memory. Nothing is sent.
+    """
+
+    def __init__(self, examples: list[Example]) -> None:
+        super().__init__(examples)
+        self.experiments: dict[uuid.UUID, list[Any]] = {}
+
+    @property
+    def info(self) -> Any:  # type: ignore[override]
+        from langsmith.schemas import LangSmithInfo
+
+        return LangSmithInfo(instance_flags={})  # ClickHouse-only queries: list_runs
+
+    def record(self, name: str, rows: list[Any]) -> Any:
+        """Keep the runs of an experiment's rows; return its project (a ``TracerSession``)."""
+        from langsmith.schemas import TracerSession
+
+        project = TracerSession(
+            id=uuid.uuid4(), name=name, start_time=NOW, tenant_id=uuid.UUID(int=9), reference_dataset_id=uuid.UUID(int=7)
+        )
+        self.experiments[project.id] = [row["run"] for row in rows]
+        return project
+
+    def list_runs(self, *, project_id: Any = None, **kwargs: Any) -> Iterator[Any]:  # type: ignore[override]
+        return iter(self.experiments[uuid.UUID(str(project_id))])
+
+    def list_examples(self, *, example_ids: Any = None, **kwargs: Any) -> Iterator[Example]:  # type: ignore[override]
+        wanted = {uuid.UUID(str(i)) for i in example_ids} if example_ids is not None else set(self.examples)
+        return iter(e for i, e in self.examples.items() if i in wanted)
+
+    def create_comparative_experiment(self, name: str, experiments: Any, **kwargs: Any) -> Any:  # type: ignore[override]
+        from langsmith.schemas import ComparativeExperiment
+
+        return ComparativeExperiment(
+            id=kwargs.get("id") or uuid.uuid4(),
+            name=name,
+            tenant_id=uuid.UUID(int=9),
+            created_at=NOW,
+            modified_at=NOW,
+            reference_dataset_id=uuid.UUID(int=7),
+            extra={},
+        )

@@ -1,0 +1,52 @@
+"""Pairwise judges: two answers to one input, compared per criterion in both orders, in one request.
+
+- `questions`: the comparison's questions (each criterion twice, the pair swapped) and its state;
+- `verdict`: deciding a preference from both orders (`Preference`, `PairwiseFinding`,
+  `PairwiseVerdict`), pure;
+- `judge`: `PairwiseJudge` and `pairwise_judge` (also ``judge.pairwise()`` for a judge's questions);
+- `langsmith`: comparative evaluators for ``evaluate_comparative``, one key per criterion.
+
+Names are imported lazily, so importing this package stays cheap.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from langchain_jev._lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from langchain_jev.pairwise.judge import PairwiseJudge, pairwise_judge
+    from langchain_jev.pairwise.langsmith import PairwiseComparator, comparative_evaluators, pair_input
+    from langchain_jev.pairwise.questions import PairwiseCriterion
+    from langchain_jev.pairwise.verdict import PairwiseFinding, PairwiseVerdict, Preference, decide_preference
+
+# public name -> module that defines it
+_EXPORTS: dict[str, str] = {
+    "PairwiseComparator": "langchain_jev.pairwise.langsmith",
+    "PairwiseCriterion": "langchain_jev.pairwise.questions",
+    "PairwiseFinding": "langchain_jev.pairwise.verdict",
+    "PairwiseJudge": "langchain_jev.pairwise.judge",
+    "PairwiseVerdict": "langchain_jev.pairwise.verdict",
+    "Preference": "langchain_jev.pairwise.verdict",
+    "comparative_evaluators": "langchain_jev.pairwise.langsmith",
+    "decide_preference": "langchain_jev.pairwise.verdict",
+    "pair_input": "langchain_jev.pairwise.langsmith",
+    "pairwise_judge": "langchain_jev.pairwise.judge",
+}
+
+__all__ = [
+    "PairwiseComparator",
+    "PairwiseCriterion",
+    "PairwiseFinding",
+    "PairwiseJudge",
+    "PairwiseVerdict",
+    "Preference",
+    "comparative_evaluators",
+    "decide_preference",
+    "pair_input",
+    "pairwise_judge",
+]
+
+
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())

@@ -51,8 +51,23 @@ HAZARD_TRIGGERS: dict[str, tuple[str, ...]] = {
 _HAZARD_NAMES = frozenset(hazard.name for hazard in HAZARDS)
 
 
+# the answer a comparison prefers, shown first or second (pairwise questions read `comparison_1`/`_2`)
+PREFERRED = "Yes: rain is expected from 9am to 3pm, about 8 mm in all."
+
+
+def _compared(state: Mapping[str, Any], questions: Mapping[str, Any]) -> dict[str, Any]:
+    entries: dict[str, Any] = {}
+    for name in questions:
+        pair = state.get("comparison_1" if name.endswith("__1") else "comparison_2", {})
+        better = [label for label in ("answer_1", "answer_2") if pair.get(label) == PREFERRED]
+        entries[name] = better[0] if better else "equally_good"
+    return entries
+
+
 def answer_policy(state: Any, questions: Mapping[str, Any]) -> dict[str, Any]:
     """The loopback server's script for the README: an entry for every question asked."""
+    if isinstance(state, Mapping) and "comparison_1" in state:
+        return _compared(state, questions)
     answer = state.get("assistant_answer") if isinstance(state, Mapping) else None
     scripted = ANSWERS.get(answer, {}) if isinstance(answer, str) else {}
     text = json.dumps(state).lower()

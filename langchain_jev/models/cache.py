@@ -289,7 +289,7 @@ def is_cacheable(response: ClassifierResponse, questions: Mapping[str, Question]
     """Tell whether a response is complete enough to keep.
 
     It is when every question asked has a readable answer of the question's own type
-    and nothing came back unreadable.
+    and nothing came back unreadable (for a jury: from every member).
 
     Example:
         >>> from langchain_core.decisions import Noul, NoulAnswer
@@ -301,6 +301,9 @@ def is_cacheable(response: ClassifierResponse, questions: Mapping[str, Question]
 
     """
     if getattr(response, "unreadable", None):
+        return False
+    panel = getattr(response, "panel", None)  # a jury's: every member must have answered everything
+    if panel is not None and not panel.is_complete(questions):
         return False
     for name, question in questions.items():
         answer = response.answers.get(name)

@@ -9,7 +9,7 @@ problem, never coerced into something the model did not say.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from langchain_core.decisions import Answer, ClassifierResponse
@@ -85,6 +85,14 @@ class JuryPanel(BaseModel):
     """The response of every member that answered, by member name, as it came."""
     failed: dict[str, str] = Field(default_factory=dict)
     """The members that gave no response, by name, with the error."""
+
+    def is_complete(self, questions: Iterable[str]) -> bool:
+        """True when no member failed and every member answered every one of ``questions`` readably."""
+        names = list(questions)
+        return not self.failed and all(
+            not response.unreadable and all(name in response.answers for name in names)
+            for response in self.members.values()
+        )
 
     def answers_to(self, question: str) -> dict[str, Answer]:
         """Every member's readable answer to ``question``, by member name."""

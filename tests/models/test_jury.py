@@ -312,6 +312,22 @@ def test_a_cached_jury_keeps_every_member_s_answer_and_still_reports_the_split()
     assert sorted(again.response.panel.members) == ["gpt", "jev"]
 
 
+def test_a_jury_answer_a_member_missed_is_not_cached_and_juries_combining_otherwise_do_not_share() -> None:
+    down = ScriptedDecisionModel([{"polite": ConnectionError("down")}, {"polite": 0.9}], model="b")
+    cache = InMemoryCache()
+    criteria = [JevCriterion.noul("polite", POLITE, 0.7)]
+    judge = JevJudge(criteria, model=CachedDecisionModel(JuryDecisionModel([member("a", 0.9), down], quorum=1), cache))
+    first, again = judge.judge("Hi?", "Hi"), judge.judge("Hi?", "Hi")
+    assert first.response.panel.failed == {"b": "ConnectionError: down"}
+    assert not again.response.cache_hit and again.response.panel.failed == {}  # asked again, b answered
+    assert judge.judge("Hi?", "Hi").response.cache_hit  # complete now: kept
+
+    voting = JevJudge(criteria, model=CachedDecisionModel(
+        JuryDecisionModel([member("a", 0.9), member("b", 0.9)], combine="vote"), cache
+    ))
+    assert not voting.judge("Hi?", "Hi").response.cache_hit  # same members, combined otherwise
+
+
 # ---------------------------------------------------------------------- real members
 
 

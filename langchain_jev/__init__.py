@@ -89,7 +89,8 @@ if TYPE_CHECKING:
     from langchain_jev.models.jury import JuryDecisionModel
     from langchain_jev.models.response import DecisionResponse
     from langchain_jev.models.typesafe_classifier import TypeSafeClassifierDecisionModel
-    from langchain_jev.pairwise.judge import PairwiseJudge, pairwise_judge
+    from langchain_jev.pairwise.build import pairwise_judge
+    from langchain_jev.pairwise.judge import PairwiseJudge
     from langchain_jev.runs import judge_input_from_run
     from langchain_jev.spec import JudgeSpec, judge_schema, load_judge
     from langchain_jev.statements import Statement, statement_criteria
@@ -145,7 +146,7 @@ _EXPORTS: dict[str, str] = {
     "judge_input_from_run": "langchain_jev.runs",
     "judge_schema": "langchain_jev.spec",
     "load_judge": "langchain_jev.spec",
-    "pairwise_judge": "langchain_jev.pairwise.judge",
+    "pairwise_judge": "langchain_jev.pairwise.build",
     "statement_criteria": "langchain_jev.statements",
 }
 

@@ -273,8 +273,11 @@ class JevJudge(RunnableSerializable[JudgeInput, JevVerdict]):
         Its checks are left out; ``model`` replaces this judge's model when given.
         """
         from langchain_jev.pairwise.judge import PairwiseJudge
+        from langchain_jev.pairwise.questions import engine_criteria, pairwise_criteria
 
-        return PairwiseJudge.from_judge(self, model)
+        compared = pairwise_criteria([c for c in self.criteria if c.is_question])
+        engine = JevJudge(engine_criteria(compared), self.model if model is None else model)
+        return PairwiseJudge(compared, engine)
 
     # ------------------------------------------------------------------ the engine
 

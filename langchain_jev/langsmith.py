@@ -325,8 +325,8 @@ class JevRunEvaluator(RunEvaluator):
         """
         raise JevConfigurationError(
             "a JevRunEvaluator judges one run at a time, so it cannot compare experiments; for "
-            "evaluate_comparative pass evaluators=judge.pairwise().comparative_evaluators() (one key per "
-            "criterion, both orders of each asked in one request per pair)"
+            "evaluate_comparative pass evaluators=comparative_evaluators(judge.pairwise()) (from "
+            "langchain_jev.pairwise; one key per criterion, both orders of each in one request per pair)"
         )
 
     def __repr__(self) -> str:

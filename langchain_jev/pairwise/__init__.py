@@ -3,7 +3,8 @@
 - `questions`: the comparison's questions (each criterion twice, the pair swapped) and its state;
 - `verdict`: deciding a preference from both orders (`Preference`, `PairwiseFinding`,
   `PairwiseVerdict`), pure;
-- `judge`: `PairwiseJudge` and `pairwise_judge` (also ``judge.pairwise()`` for a judge's questions);
+- `judge`: `PairwiseJudge`, which asks through a judge and decides by `verdict`;
+- `build`: `pairwise_judge` (and ``judge.pairwise()`` for a judge's questions);
 - `langsmith`: comparative evaluators for ``evaluate_comparative``, one key per criterion.
 
 Names are imported lazily, so importing this package stays cheap.
@@ -16,7 +17,8 @@ from typing import TYPE_CHECKING
 from langchain_jev._lazy import lazy_exports
 
 if TYPE_CHECKING:
-    from langchain_jev.pairwise.judge import PairwiseJudge, pairwise_judge
+    from langchain_jev.pairwise.build import pairwise_judge
+    from langchain_jev.pairwise.judge import PairwiseJudge
     from langchain_jev.pairwise.langsmith import PairwiseComparator, comparative_evaluators, pair_input
     from langchain_jev.pairwise.questions import PairwiseCriterion
     from langchain_jev.pairwise.verdict import PairwiseFinding, PairwiseVerdict, Preference, decide_preference
@@ -32,7 +34,7 @@ _EXPORTS: dict[str, str] = {
     "comparative_evaluators": "langchain_jev.pairwise.langsmith",
     "decide_preference": "langchain_jev.pairwise.verdict",
     "pair_input": "langchain_jev.pairwise.langsmith",
-    "pairwise_judge": "langchain_jev.pairwise.judge",
+    "pairwise_judge": "langchain_jev.pairwise.build",
 }
 
 __all__ = [

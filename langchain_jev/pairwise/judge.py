@@ -1,30 +1,35 @@
-"""`PairwiseJudge`: two answers to one input, compared per criterion in both orders, in one request."""
+"""`PairwiseJudge`: two answers to one input, compared per criterion in both orders, in one request.
+
+The comparison asks its questions through a `JevJudge` (the engine: one request,
+strict reading, tracing), built by ``judge.pairwise()`` or `pairwise_judge`
+(`langchain_jev.pairwise.build`); this module decides nothing itself and imports no judge.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from langchain_core.decisions import BaseDecisionModel
 from langchain_core.runnables import RunnableConfig
 from langchain_core.runnables.config import ensure_config
 
-from langchain_jev.criteria import JevCriterion
 from langchain_jev.errors import JevConfigurationError, JevInputError
 from langchain_jev.input import JevJudgeInput
-from langchain_jev.judge import JevJudge
-from langchain_jev.pairwise.langsmith import PairwiseComparator, PreparePair, comparative_evaluators
 from langchain_jev.pairwise.questions import (
     PairwiseCriterion,
     comparison_state,
-    pairwise_criteria,
     pairwise_questions,
     question_names,
 )
-from langchain_jev.pairwise.verdict import LABELS, PairwiseVerdict, decide_preference
-from langchain_jev.verdict import JevVerdict, Outcome
+from langchain_jev.pairwise.verdict import PairwiseVerdict, decide_preference
+from langchain_jev.verdict import Outcome
 
-__all__ = ["PairwiseJudge", "SharedInput", "pairwise_judge"]
+if TYPE_CHECKING:
+    from langchain_jev.judge import JevJudge
+    from langchain_jev.verdict import JevVerdict
+
+__all__ = ["PairwiseJudge", "SharedInput"]
 
 SharedInput = str | JevJudgeInput | Mapping[str, Any]
 """What both answers answer: the question alone, a `JevJudgeInput` without an answer, or a state."""
@@ -39,47 +44,39 @@ class PairwiseJudge:
     both orders give it; one that flips with the order (position bias) or holds in
     one order only is INCONCLUSIVE (see `langchain_jev.pairwise.verdict`).
 
+    Build one with `langchain_jev.pairwise.pairwise_judge` (criteria and a model)
+    or ``judge.pairwise()`` (a judge's questions, on its model).
+
     Args:
-        criteria: what the answers are compared on: `JevCriterion` questions (a
-            judge's, asked of each answer; checks are refused), `PairwiseCriterion`
-            items, or a mapping ``{name: what makes an answer better}``.
-        model: the decision model, anything `JevJudge` takes (None: Jev from the environment).
+        criteria: what the answers are compared on (see
+            `langchain_jev.pairwise.questions.pairwise_criteria`).
+        engine: the judge that asks the questions: a `JevJudge` of
+            ``engine_criteria(criteria)`` on the decision model.
+
+    Raises:
+        JevConfigurationError: the engine does not ask the comparison's questions.
 
     Example:
+        >>> from langchain_jev.pairwise import pairwise_judge
         >>> from langchain_jev.testing import ScriptedDecisionModel
         >>> model = ScriptedDecisionModel({"helpful__1": "answer_1", "helpful__2": "answer_2",
         ...                                "concise__1": "answer_1", "concise__2": "answer_1"})
-        >>> judge = PairwiseJudge({"helpful": "Which answer helps the user more?",
-        ...                        "concise": "Which answer is shorter, losing nothing?"}, model=model)
+        >>> judge = pairwise_judge({"helpful": "Which answer helps the user more?",
+        ...                         "concise": "Which answer is shorter, losing nothing?"}, model=model)
         >>> verdict = judge.compare("Will it rain in Dublin?", "Yes, from 9am; take an umbrella.", "Maybe.")
         >>> verdict.summary(), model.calls
         ('preferred=A [helpful=A, concise=INCONCLUSIVE]', 1)
 
     """
 
-    def __init__(self, criteria: Any, model: Any = None) -> None:
-        self._criteria = pairwise_criteria(criteria)
-        questions = pairwise_questions(self._criteria)
-        engine = [JevCriterion.choice(name, question, LABELS) for name, question in questions.items()]
-        self._engine = JevJudge(engine, model)
-
-    @classmethod
-    def from_judge(cls, judge: JevJudge, model: Any = None) -> PairwiseJudge:
-        """The comparison on a judge's questions (not its checks), on its model unless ``model`` is given.
-
-        Example:
-            >>> from langchain_core.decisions import Noul
-            >>> from langchain_jev.testing import ScriptedDecisionModel
-            >>> judge = JevJudge([
-            ...     JevCriterion.check("short", lambda d: len(d.answer or "") < 80, "too long"),
-            ...     JevCriterion.noul("polite", Noul(instructions="Is `assistant_answer` polite?"), 0.7),
-            ... ], model=ScriptedDecisionModel({}))
-            >>> [c.name for c in PairwiseJudge.from_judge(judge).criteria]
-            ['polite']
-
-        """
-        questions = [c for c in judge.criteria if c.is_question]
-        return cls(questions, model if model is not None else judge.model)
+    def __init__(self, criteria: Sequence[PairwiseCriterion], engine: JevJudge) -> None:
+        self._criteria = tuple(criteria)
+        if list(engine.question_names) != list(pairwise_questions(self._criteria)):
+            raise JevConfigurationError(
+                "a PairwiseJudge's engine must ask engine_criteria(criteria): build one with "
+                "pairwise_judge(criteria, model=...) or judge.pairwise()"
+            )
+        self._engine = engine
 
     @property
     def criteria(self) -> tuple[PairwiseCriterion, ...]:
@@ -116,22 +113,11 @@ class PairwiseJudge:
         state = comparison_state(_shared(shared), answer_a, answer_b)
         return self._verdict(await self._engine.ainvoke(state, _named(config)))
 
-    def comparative_evaluators(
-        self, *, prepare: PreparePair | None = None, key_prefix: str | None = None
-    ) -> list[PairwiseComparator]:
-        """LangSmith comparative evaluators, one per criterion, sharing one request per pair of runs.
-
-        Pass them all to ``evaluate_comparative``: each reports its criterion's key with
-        a score per run (1 to the better, 0 to the other, 0.5 each for a tie, none
-        when undecided). See `langchain_jev.pairwise.langsmith`.
-        """
-        return comparative_evaluators(self, prepare=prepare, key_prefix=key_prefix)
-
     def __call__(self, runs: Sequence[Any], example: Any = None) -> Any:
         """Refuse to be one comparative evaluator: a comparison reports one key per criterion."""
         raise JevConfigurationError(
-            "a PairwiseJudge reports one key per criterion: pass evaluators=judge.comparative_evaluators() "
-            "to langsmith's evaluate_comparative"
+            "a PairwiseJudge reports one key per criterion: pass evaluators=comparative_evaluators(judge) "
+            "(from langchain_jev.pairwise) to langsmith's evaluate_comparative"
         )
 
     def _verdict(self, verdict: JevVerdict) -> PairwiseVerdict:
@@ -149,20 +135,6 @@ class PairwiseJudge:
     def __repr__(self) -> str:
         model = self.model
         return f"PairwiseJudge({self.names}, model={type(model).__name__}({model.model!r}))"
-
-
-def pairwise_judge(criteria: Any, model: Any = None) -> PairwiseJudge:
-    """A `PairwiseJudge` on ``criteria`` (see there), answered by ``model``.
-
-    Example:
-        >>> from langchain_jev.testing import ScriptedDecisionModel
-        >>> judge = pairwise_judge({"helpful": "Which answer helps more?"},
-        ...     model=ScriptedDecisionModel({"helpful__1": "answer_2", "helpful__2": "answer_1"}))
-        >>> judge.compare("Capital of France?", "Lyon.", "Paris.").finding("helpful").preference.value
-        'B'
-
-    """
-    return PairwiseJudge(criteria, model)
 
 
 def _shared(shared: Any) -> JevJudgeInput | Mapping[str, Any]:

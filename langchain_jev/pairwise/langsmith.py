@@ -12,8 +12,10 @@ Example::
 
     from langsmith import evaluate_comparative
 
+    from langchain_jev.pairwise import comparative_evaluators
+
     pairwise = judge.pairwise()  # or pairwise_judge({...}, model=...)
-    evaluate_comparative(("experiment-a", "experiment-b"), evaluators=pairwise.comparative_evaluators())
+    evaluate_comparative(("experiment-a", "experiment-b"), evaluators=comparative_evaluators(pairwise))
 """
 
 from __future__ import annotations
@@ -135,7 +137,7 @@ def comparative_evaluators(
         JevConfigurationError: ``prepare`` is not callable, or ``key_prefix`` not a string.
 
     Example:
-        >>> from langchain_jev.pairwise.judge import pairwise_judge
+        >>> from langchain_jev.pairwise import pairwise_judge
         >>> from langchain_jev.testing import ScriptedDecisionModel
         >>> judge = pairwise_judge({"helpful": "Which helps more?", "concise": "Which is shorter?"},
         ...                        model=ScriptedDecisionModel({}))

@@ -19,12 +19,13 @@ from langchain_jev.criteria import JevCriterion
 from langchain_jev.errors import JevConfigurationError, JevInputError
 from langchain_jev.feedback import text
 from langchain_jev.input import ANSWER_FIELD, JevJudgeInput, unicode_fault
-from langchain_jev.pairwise.verdict import FIRST, SECOND, TIE
+from langchain_jev.pairwise.verdict import FIRST, LABELS, SECOND, TIE
 
 __all__ = [
     "COMPARISONS",
     "PairwiseCriterion",
     "comparison_state",
+    "engine_criteria",
     "pairwise_criteria",
     "pairwise_questions",
     "question_names",
@@ -182,6 +183,21 @@ def pairwise_questions(criteria: Iterable[PairwiseCriterion]) -> dict[str, Choic
         for name, field in zip(question_names(criterion.name), COMPARISONS, strict=True):
             questions[name] = _question(criterion, field)
     return questions
+
+
+def engine_criteria(criteria: Iterable[PairwiseCriterion]) -> list[JevCriterion]:
+    """The criteria of the judge that asks a comparison's questions: a choice per question.
+
+    Every label is accepted: the engine only asks, strictly reads and traces; the
+    preference is decided from the two answers (`langchain_jev.pairwise.verdict`).
+
+    Example:
+        >>> [c.name for c in engine_criteria([PairwiseCriterion("helpful", "Which helps more?")])]
+        ['helpful__1', 'helpful__2']
+
+    """
+    questions = pairwise_questions(criteria)
+    return [JevCriterion.choice(name, question, LABELS) for name, question in questions.items()]
 
 
 def comparison_state(

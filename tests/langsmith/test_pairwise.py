@@ -15,7 +15,7 @@ from langsmith.evaluation.evaluator import comparison_evaluator
 from langsmith.schemas import Example
 
 from langchain_jev import JevConfigurationError, JevCriterion, JevJudge
-from langchain_jev.pairwise import PairwiseJudge, pairwise_judge
+from langchain_jev.pairwise import PairwiseJudge, comparative_evaluators, pairwise_judge
 from langchain_jev.testing import ScriptedDecisionModel
 from tests.fakes import JevWire
 from tests.langsmith.helpers import ComparisonClient, langsmith_attempts, offline_client
@@ -88,7 +88,7 @@ def compare(judge: PairwiseJudge, max_concurrency: int = 0, **options: Any) -> t
     a, b = experiments(client)
     results = evaluate_comparative(
         (a, b),
-        evaluators=judge.comparative_evaluators(**options),
+        evaluators=comparative_evaluators(judge, **options),
         client=client,
         max_concurrency=max_concurrency,
     )
@@ -185,11 +185,11 @@ def test_a_single_run_judge_as_a_comparative_evaluator_is_refused_with_what_to_u
         model=ScriptedDecisionModel({"tone": "warm"}),
     )
     comparator = comparison_evaluator(judge.as_evaluator())  # what the issue reported as a TypeError
-    with pytest.raises(JevConfigurationError, match=r"judge\.pairwise\(\)\.comparative_evaluators\(\)"):
+    with pytest.raises(JevConfigurationError, match=r"evaluators=comparative_evaluators\(judge\.pairwise\(\)\)"):
         comparator.compare_runs([], None)
     with pytest.raises(JevConfigurationError, match="judges one run at a time"):
         compare_with(judge.as_evaluator())
-    with pytest.raises(JevConfigurationError, match=r"evaluators=judge\.comparative_evaluators\(\)"):
+    with pytest.raises(JevConfigurationError, match=r"evaluators=comparative_evaluators\(judge\)"):
         compare_with(judge.pairwise())
     assert judge.model.calls == 0  # type: ignore[attr-defined]
 

@@ -17,6 +17,7 @@ from langchain_jev import (
     JuryDecisionModel,
 )
 from langchain_jev.pairwise import PairwiseCriterion, PairwiseJudge, Preference, pairwise_judge
+from langchain_jev.pairwise.questions import engine_criteria
 from langchain_jev.testing import ScriptedDecisionModel
 from tests.fakes import JevWire
 
@@ -135,7 +136,7 @@ def test_a_jury_compares_too_one_request_per_member() -> None:
 )
 def test_criteria_that_cannot_compare_are_refused(criteria: Any, message: str) -> None:
     with pytest.raises(JevConfigurationError, match=message):
-        PairwiseJudge(criteria, model=ScriptedDecisionModel({}))
+        pairwise_judge(criteria, model=ScriptedDecisionModel({}))
 
 
 def test_bad_comparison_input_is_refused_before_any_request() -> None:
@@ -148,3 +149,13 @@ def test_bad_comparison_input_is_refused_before_any_request() -> None:
     with pytest.raises(JevInputError, match="takes what both answers answer"):
         judge.compare(7, GOOD, VAGUE)  # type: ignore[arg-type]
     assert model.calls == 0
+
+
+def test_a_pairwise_judge_refuses_an_engine_that_asks_other_questions() -> None:
+    compared = [PairwiseCriterion("helpful", "Helps more?")]
+    other = JevJudge(engine_criteria([PairwiseCriterion("concise", "Shorter?")]), model=ScriptedDecisionModel({}))
+    with pytest.raises(JevConfigurationError, match="must ask engine_criteria"):
+        PairwiseJudge(compared, other)
+    assert PairwiseJudge(compared, JevJudge(engine_criteria(compared), model=ScriptedDecisionModel({}))).names == [
+        "helpful"
+    ]

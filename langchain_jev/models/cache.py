@@ -108,7 +108,8 @@ _ENDPOINT_ATTRIBUTES = (
 )
 _OWN_TABLES: tuple[list[str], ...] = ([], [_TABLE], [_TABLE, f"sqlite_autoindex_{_TABLE}_1"])
 """What a database holds before this package stamps it: nothing, or an unstamped cache of ours."""
-_SETTINGS = ("strategy", "system_message", "top_logprobs")
+_SETTINGS = ("strategy", "system_message", "top_logprobs", "combine", "disagreement", "quorum")
+"""Settings that shape a model's answers: a chat model's strategy and prompt, a jury's combining."""
 
 
 # --------------------------------------------------------------------------- keys

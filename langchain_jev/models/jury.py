@@ -55,8 +55,6 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
-import hashlib
-import json
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Literal, get_args
@@ -81,7 +79,6 @@ from langchain_core.runnables.config import ContextThreadPoolExecutor, patch_con
 from pydantic import ConfigDict, Field
 
 from langchain_jev.errors import JevConfigurationError
-from langchain_jev.models.cache import model_identity
 from langchain_jev.models.response import DecisionResponse, JuryPanel, with_answers
 
 __all__ = ["COMBINES", "Combine", "JuryDecisionModel", "combine_answers"]
@@ -225,19 +222,6 @@ class JuryDecisionModel(BaseDecisionModel):
     @property
     def _provider(self) -> str:
         return "jury"
-
-    @property
-    def endpoint(self) -> str:
-        """What the jury's answers depend on, as one string: each member's identity and the settings.
-
-        A cache keys on it (see `langchain_jev.models.cache.model_identity`), so juries of other
-        members, endpoints or combining never share answers.
-        """
-        pairs = zip(self.names, self.members, strict=True)
-        members = [[name, model_identity(member)] for name, member in pairs]
-        settings = {"combine": self.combine, "disagreement": self.disagreement, "quorum": self.quorum}
-        text = json.dumps({"members": members, **settings}, sort_keys=True, default=str)
-        return "jury:" + hashlib.sha256(text.encode()).hexdigest()
 
     def with_combine(self, combine: Combine, **options: Any) -> JuryDecisionModel:
         """The same members combined another way (``disagreement`` back to that way's default).

@@ -7,13 +7,14 @@ import binascii
 import copy
 import json
 import logging
-from collections.abc import Mapping, Sequence
+import weakref
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import httpx2
 from langchain_core.decisions import Question
 from langchain_core.messages import BaseMessage, convert_to_openai_messages
-from pydantic import Field, ValidationError
+from pydantic import BaseModel, Field, ValidationError
 from typesafe_sdk import Image, SystemOneResponse
 
 from langchain_jev.errors import JevInputError
@@ -29,12 +30,15 @@ def wire_questions(questions: Mapping[str, Question]) -> dict[str, Any]:
 
 
 class QuestionWire:
-    """`wire_questions` that remembers the dump of each question object it has seen.
+    """`wire_questions` that remembers the dump of each question object for as long as it lives.
 
-    A judge asks the same question objects on every call; their wire form is
-    dumped once and reused for as long as the question is unchanged (its fields
-    are compared with a deep copy taken at the dump, so a question edited in
-    place is dumped again). At most ``size`` questions are kept.
+    A judge asks the same question objects on every call; each is dumped once and
+    dumped again only when it was edited in place (its fields, and those of the
+    models it holds, such as a noul's criteria, are compared with a deep copy taken
+    at the dump). An entry lives exactly as long as its question (a weak reference
+    drops it), so a judge or battery of any size is answered from here on every
+    call, and no question is kept alive by it. Every call hands out fresh dicts: a
+    caller that edits what it was given changes nothing here.
 
     Example:
         >>> from langchain_core.decisions import Noul
@@ -42,15 +46,17 @@ class QuestionWire:
         >>> polite = Noul(instructions="Is it polite?")
         >>> wire({"polite": polite}) == wire_questions({"polite": polite})
         True
+        >>> wire({"polite": polite})["polite"]["instructions"] = "Is it rude?"  # a copy
+        >>> wire({"polite": polite})["polite"]["instructions"]
+        'Is it polite?'
         >>> polite.instructions = "Is it rude?"
         >>> wire({"polite": polite})["polite"]["instructions"]
         'Is it rude?'
 
     """
 
-    def __init__(self, size: int = 512) -> None:
-        self._size = size
-        self._seen: dict[int, tuple[Question, dict[str, Any], dict[str, Any]]] = {}
+    def __init__(self) -> None:
+        self._seen: dict[int, _Entry] = {}
 
     def __call__(self, questions: Mapping[str, Question]) -> dict[str, Any]:
         """The API's question objects for ``questions``, as `wire_questions` gives them."""
@@ -58,13 +64,71 @@ class QuestionWire:
         wired: dict[str, Any] = {}
         for name, question in questions.items():
             entry = seen.get(id(question))
-            if entry is None or entry[0] is not question or entry[1] != question.__dict__:
-                entry = (question, copy.deepcopy(question.__dict__), question.model_dump(mode="json"))
-                if len(seen) >= self._size:
-                    seen.clear()
-                seen[id(question)] = entry
-            wired[name] = entry[2]
+            if (
+                entry is None
+                or entry[0]() is not question
+                or entry[1] != question.__dict__
+                or (entry[2] and _edited(question, entry[2]))
+            ):
+                entry = self._dump(question)
+            wired[name] = _copied(entry[3]) if entry[4] else entry[3].copy()
         return wired
+
+    def __len__(self) -> int:
+        """How many questions are remembered."""
+        return len(self._seen)
+
+    def _dump(self, question: Question) -> _Entry:
+        wire = question.model_dump(mode="json")
+        fields = question.__dict__
+        models = tuple(
+            (key, value, copy.deepcopy(value.__dict__))
+            for key, value in fields.items()
+            if isinstance(value, BaseModel)
+        )
+        snapshot = {
+            key: value if isinstance(value, BaseModel) else copy.deepcopy(value)
+            for key, value in fields.items()
+        }
+        nested = any(type(value) in _CONTAINERS for value in wire.values())
+        seen, key = self._seen, id(question)
+
+        def forget(ref: weakref.ref[Any], seen: dict[int, _Entry] = seen, key: int = key) -> None:
+            entry = seen.get(key)
+            if entry is not None and entry[0] is ref:
+                seen.pop(key, None)
+
+        try:
+            ref = weakref.ref(question, forget)
+        except TypeError:  # an object that takes no weak reference is dumped every time
+            return (lambda: None, snapshot, models, wire, nested)
+        entry: _Entry = (ref, snapshot, models, wire, nested)
+        seen[key] = entry
+        return entry
+
+
+_Entry = tuple[
+    Callable[[], Any], dict[str, Any], tuple[tuple[str, BaseModel, dict[str, Any]], ...], dict[str, Any], bool
+]
+"""A remembered question: a weak reference to it, a copy of its fields (models kept as themselves),
+each model it holds with a copy of that model's fields, its wire form, and whether that form nests."""
+
+_CONTAINERS = (dict, list)
+
+
+def _edited(question: Question, models: tuple[tuple[str, BaseModel, dict[str, Any]], ...]) -> bool:
+    """True when a model the question held at its dump was replaced or edited in place."""
+    fields = question.__dict__
+    return any(fields.get(key) is not model or model.__dict__ != kept for key, model, kept in models)
+
+
+def _copied(value: Any) -> Any:
+    """A fresh copy of JSON data: new dicts and lists, the same (immutable) strings and numbers."""
+    if type(value) is dict:
+        return {key: _copied(item) if type(item) in _CONTAINERS else item for key, item in value.items()}
+    if type(value) is list:
+        return [_copied(item) if type(item) in _CONTAINERS else item for item in value]
+    return value
 
 
 MAX_DEPTH = 200

@@ -20,7 +20,6 @@ from langsmith.run_helpers import tracing_context
 
 from langchain_jev import JevCriterion, JevJudge, JevJudgeInput
 from langchain_jev.judge import _direct, _silent
-from langchain_jev.models.wire import QuestionWire, wire_questions
 from langchain_jev.testing import ScriptedDecisionModel
 from tests.fakes import JevWire, RunRecorder, choice, noul, score
 
@@ -181,20 +180,6 @@ def test_silent_agrees_with_the_callback_manager(monkeypatch: pytest.MonkeyPatch
         monkeypatch.undo()
         ls_utils.get_env_var.cache_clear()
     assert _silent(ensure_config(None))
-
-
-def test_a_question_edited_in_place_is_sent_as_edited() -> None:
-    question = Noul(instructions="Is it polite?")
-    wire = QuestionWire()
-    first = wire({"polite": question})
-    assert first == wire_questions({"polite": question})
-    assert wire({"polite": question})["polite"] is first["polite"]  # dumped once
-    question.instructions = "Is it rude?"
-    assert wire({"polite": question})["polite"]["instructions"] == "Is it rude?"
-    scored = Score(instructions="How good?", criteria=["a", "b"])
-    wire({"s": scored})
-    scored.criteria.append("c")
-    assert wire({"s": scored})["s"]["criteria"] == ["a", "b", "c"]
 
 
 def test_a_judge_whose_criteria_are_replaced_asks_the_new_questions() -> None:

@@ -29,7 +29,7 @@ from langchain_jev import feedback
 from langchain_jev.criteria import JevCriterion, validate_criteria
 from langchain_jev.errors import JevConfigurationError, JevInputError
 from langchain_jev.input import JevJudgeInput
-from langchain_jev.outcomes import decide, decide_check, dependency_detail, review_panel
+from langchain_jev.outcomes import decide, decide_check, decision_fields, dependency_detail, review_panel
 from langchain_jev.verdict import JevFinding, JevVerdict, Outcome
 
 if TYPE_CHECKING:
@@ -394,16 +394,19 @@ class JevJudge(RunnableSerializable[JudgeInput, JevVerdict]):
             if finding is None:
                 answer = answers.get(name)
                 problem = unreadable.get(name) if unreadable else None
-                decision = decide(criterion, answer, min_confidence, problem)
-                if panel is not None:
-                    decision = review_panel(
+                if panel is None:
+                    outcome, detail, confidence = decision_fields(criterion, answer, min_confidence, problem)
+                else:
+                    outcome, detail, confidence = review_panel(
                         criterion,
-                        decision,
+                        decide(criterion, answer, min_confidence, problem),
                         panel.answers_to(name),
                         vote=panel.combine == "vote",
                         disagreement=panel.disagreement,
                     )
-                finding = _finding(criterion, answer, *decision, reasoning.get(name) if reasoning else None)
+                why = reasoning.get(name) if reasoning else None
+                # JevFinding(...) without the named tuple's keyword handling: one per criterion
+                finding = _new_tuple(JevFinding, (criterion, answer, outcome, detail, confidence, why, None))
                 if criterion.depends_on is not None:
                     unmet = _unmet(criterion, findings[criterion.depends_on.name])
                     if unmet is not None:
@@ -512,18 +515,6 @@ def _direct(model: BaseDecisionModel) -> BaseDecisionModel | None:
 def _reads_run_config(model: BaseDecisionModel) -> bool:
     """False for a model that declares it runs nothing that reads the current run config."""
     return bool(getattr(type(model), "_reads_run_config", True))
-
-
-def _finding(
-    criterion: JevCriterion,
-    answer: Any,
-    outcome: Outcome,
-    detail: str | Callable[[], str],
-    confidence: float | None,
-    reasoning: str | None,
-) -> JevFinding:
-    """``JevFinding(...)`` without the named tuple's keyword handling: a verdict makes one per criterion."""
-    return _new_tuple(JevFinding, (criterion, answer, outcome, detail, confidence, reasoning, None))
 
 
 _new_tuple = tuple.__new__

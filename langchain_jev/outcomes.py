@@ -26,7 +26,16 @@ from langchain_jev import feedback
 from langchain_jev.criteria import JevCriterion
 from langchain_jev.verdict import Outcome
 
-__all__ = ["Decision", "decide", "decide_check", "dependency_detail", "review_panel", "support_share"]
+__all__ = [
+    "Decision",
+    "DecisionFields",
+    "decide",
+    "decide_check",
+    "decision_fields",
+    "dependency_detail",
+    "review_panel",
+    "support_share",
+]
 
 _EPSILON = 1e-9
 _ANSWER_TYPES: dict[str, type] = {"noul": NoulAnswer, "score": ScoreAnswer, "choice": ChoiceAnswer}
@@ -45,7 +54,11 @@ class Decision(NamedTuple):
         return self.detail if isinstance(self.detail, str) else self.detail()
 
 
-def _decision(fields: tuple[Outcome, str | Callable[[], str], float | None]) -> Decision:
+DecisionFields = tuple[Outcome, str | Callable[[], str], float | None]
+"""A `Decision` as a plain tuple: outcome, detail (or its wording), confidence."""
+
+
+def _decision(fields: DecisionFields) -> Decision:
     """``Decision(*fields)`` without the named tuple's keyword handling (the hot path)."""
     return tuple.__new__(Decision, fields)
 
@@ -103,6 +116,36 @@ def decide(
         raise _Unreadable(f"expected a {criterion.kind} answer")
     except _Unreadable as error:
         return Decision(Outcome.ERROR, feedback.unreadable(criterion, str(error)))
+
+
+def decision_fields(
+    criterion: JevCriterion,
+    answer: Any,
+    min_confidence: float,
+    problem: str | None = None,
+) -> DecisionFields:
+    """`decide` as a plain ``(outcome, detail, confidence)`` tuple: the same decision, for a verdict's loop.
+
+    A noul answered with a probability between 0 and 1, nearly every answer of a large
+    judge, is decided without `decide`'s other checks and without building a named
+    tuple; every other answer goes through `decide`.
+
+    Example:
+        >>> from langchain_core.decisions import Noul, NoulAnswer
+        >>> polite = JevCriterion.noul("polite", Noul(instructions="Is it polite?"), 0.7)
+        >>> answer = NoulAnswer(type="noul", noul=0.4)
+        >>> outcome, detail, confidence = decision_fields(polite, answer, 0.6)
+        >>> outcome.value, round(confidence, 2)
+        ('FAILED', 0.6)
+        >>> detail() == decide(polite, answer, 0.6).text
+        True
+
+    """
+    if problem is None and type(answer) is NoulAnswer and criterion.kind == "noul":
+        probability = answer.noul
+        if type(probability) is float and 0.0 <= probability <= 1.0:
+            return _noul(criterion, probability)
+    return decide(criterion, answer, min_confidence, problem)
 
 
 def review_panel(
@@ -208,11 +251,14 @@ def _decide_noul(criterion: JevCriterion, answer: NoulAnswer) -> Decision:
         probability = _probability(probability, "noul")
         if probability > 1.0 + _EPSILON:
             raise _Unreadable(f"noul must be between 0 and 1, got {answer.noul!r}")
-    minimum = criterion.minimum or 0.0
-    if probability >= minimum - _EPSILON:
-        return _decision((Outcome.PASSED, partial(feedback.noul_passed, criterion, probability), probability))
-    wording = partial(feedback.noul_failed, criterion, probability)
-    return _decision((Outcome.FAILED, wording, 1.0 - probability))
+    return _decision(_noul(criterion, probability))
+
+
+def _noul(criterion: JevCriterion, probability: float) -> DecisionFields:
+    """The decision of a noul whose probability of yes has been read: passed at the minimum or above."""
+    if probability >= (criterion.minimum or 0.0) - _EPSILON:
+        return (Outcome.PASSED, partial(feedback.noul_passed, criterion, probability), probability)
+    return (Outcome.FAILED, partial(feedback.noul_failed, criterion, probability), 1.0 - probability)
 
 
 def _decide_score(criterion: JevCriterion, answer: ScoreAnswer, min_confidence: float) -> Decision:

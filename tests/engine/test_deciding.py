@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from langchain_core.decisions import ChoiceAnswer, NoulAnswer, ScoreAnswer
 
 from langchain_jev import JevCriterion, Outcome
-from langchain_jev.outcomes import decide, support_share
+from langchain_jev.outcomes import decide, decision_fields, support_share
 from tests.engine.rubrics import HELPFULNESS_LEVELS, helpfulness, mode, plausible
 
 CHOICE = JevCriterion.choice("mode", mode().question, ["answered"])  # type: ignore[arg-type]
@@ -146,3 +146,38 @@ def test_choice_outcome_is_never_passed_with_less_than_half_on_accepted(a: float
         assert share >= 0.5 - 1e-9 and share >= min_conf - 1e-9
     if decision.outcome is Outcome.FAILED:
         assert share < 0.5 and 1 - share >= min_conf - 1e-9
+
+
+nouls = st.one_of(
+    st.floats(allow_nan=True, allow_infinity=True),
+    st.integers(-2, 2),
+    st.booleans(),
+    st.just(1.0 + 1e-10),
+)
+
+
+@given(nouls, st.floats(0, 1), confidences, st.sampled_from([None, "answers.x: unreadable"]))
+def test_the_verdicts_quick_noul_decision_is_decides(
+    p: float, minimum: float, min_conf: float, problem: str | None
+) -> None:
+    """`decision_fields`, which a verdict's loop calls, decides every noul answer as `decide` does."""
+    answer = NoulAnswer.model_construct(type="noul", noul=p)
+    quick = decision_fields(plausible(minimum), answer, min_conf, problem)
+    full = decide(plausible(minimum), answer, min_conf, problem)
+    assert (quick[0], quick[2]) == (full.outcome, full.confidence)
+    assert (quick[1] if isinstance(quick[1], str) else quick[1]()) == full.text
+
+
+@given(levels, minimums, confidences)
+def test_the_verdicts_quick_decision_of_other_answers_is_decides(
+    probs: dict[int, float], minimum: float, min_conf: float
+) -> None:
+    for criterion, answer in (
+        (helpfulness(minimum), score_answer(probs)),
+        (CHOICE, choice_answer("answered", {"answered": probs.get(0, 0.0), "clarification_needed": 0.5})),
+        (plausible(), score_answer(probs)),
+        (helpfulness(minimum), None),
+    ):
+        quick, full = decision_fields(criterion, answer, min_conf), decide(criterion, answer, min_conf)
+        assert (quick[0], quick[2]) == (full.outcome, full.confidence)
+        assert (quick[1] if isinstance(quick[1], str) else quick[1]()) == full.text

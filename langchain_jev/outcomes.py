@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping
-from functools import partial
 from typing import Any, NamedTuple
 
 from langchain_core.decisions import ChoiceAnswer, NoulAnswer, ScoreAnswer
@@ -60,7 +59,29 @@ DecisionFields = tuple[Outcome, str | Callable[[], str], float | None]
 
 def _decision(fields: DecisionFields) -> Decision:
     """``Decision(*fields)`` without the named tuple's keyword handling (the hot path)."""
-    return tuple.__new__(Decision, fields)
+    return _new(Decision, fields)
+
+
+class _Wording(tuple[Any, ...]):
+    """A detail worded when read: ``(function, *arguments)``, called as ``function(*arguments)``.
+
+    What ``functools.partial`` does, as one tuple: a verdict makes one per criterion, and
+    a partial is three objects for the garbage collector to track (itself, its arguments,
+    its keywords), this is one.
+    """
+
+    __slots__ = ()
+
+    def __call__(self) -> str:
+        text: str = self[0](*self[1:])
+        return text
+
+
+_new = tuple.__new__
+
+
+def _wording(function: Callable[..., str], *arguments: Any) -> _Wording:
+    return _new(_Wording, (function, *arguments))
 
 
 class _Unreadable(Exception):
@@ -70,8 +91,8 @@ class _Unreadable(Exception):
 def decide_check(criterion: JevCriterion, result: Any) -> Decision:
     """Decide a code check from its predicate's result."""
     if bool(result):
-        return Decision(Outcome.PASSED, partial(feedback.check_passed, criterion))
-    return Decision(Outcome.FAILED, partial(feedback.check_failed, criterion))
+        return Decision(Outcome.PASSED, _wording(feedback.check_passed, criterion))
+    return Decision(Outcome.FAILED, _wording(feedback.check_failed, criterion))
 
 
 def decide(
@@ -197,16 +218,16 @@ def review_panel(
         return decision
     if vote:
         if len(met) == len(unmet):
-            wording = partial(feedback.jury_split, criterion, met, unmet, None)
+            wording = _wording(feedback.jury_split, criterion, met, unmet, None)
             return Decision(Outcome.INCONCLUSIVE, wording, 0.5)
         passed = len(met) > len(unmet)
         side = met if passed else unmet
         votes = [(name, details[name]) for name in side]
-        wording = partial(feedback.jury_vote, criterion, passed, votes, counted)
+        wording = _wording(feedback.jury_vote, criterion, passed, votes, counted)
         decision = Decision(Outcome.PASSED if passed else Outcome.FAILED, wording, len(side) / counted)
     dissent = len(unmet if decision.outcome is Outcome.PASSED else met) / counted
     if disagreement is not None and dissent > disagreement + _EPSILON:
-        wording = partial(feedback.jury_split, criterion, met, unmet, disagreement)
+        wording = _wording(feedback.jury_split, criterion, met, unmet, disagreement)
         return Decision(Outcome.INCONCLUSIVE, wording, 1.0 - dissent)
     return decision
 
@@ -257,8 +278,8 @@ def _decide_noul(criterion: JevCriterion, answer: NoulAnswer) -> Decision:
 def _noul(criterion: JevCriterion, probability: float) -> DecisionFields:
     """The decision of a noul whose probability of yes has been read: passed at the minimum or above."""
     if probability >= (criterion.minimum or 0.0) - _EPSILON:
-        return (Outcome.PASSED, partial(feedback.noul_passed, criterion, probability), probability)
-    return (Outcome.FAILED, partial(feedback.noul_failed, criterion, probability), 1.0 - probability)
+        return (Outcome.PASSED, _new(_Wording, (feedback.noul_passed, criterion, probability)), probability)
+    return (Outcome.FAILED, _new(_Wording, (feedback.noul_failed, criterion, probability)), 1.0 - probability)
 
 
 def _decide_score(criterion: JevCriterion, answer: ScoreAnswer, min_confidence: float) -> Decision:
@@ -283,8 +304,8 @@ def _decide_score(criterion: JevCriterion, answer: ScoreAnswer, min_confidence: 
         support,
         min_confidence,
         f"rated {feedback.number(score)} against {feedback.number(minimum)}",
-        partial(feedback.score_passed, criterion, score),
-        partial(feedback.score_failed, criterion, score),
+        (feedback.score_passed, criterion, score),
+        (feedback.score_failed, criterion, score),
     )
 
 
@@ -303,8 +324,8 @@ def _decide_choice(criterion: JevCriterion, answer: ChoiceAnswer, min_confidence
         support,
         min_confidence,
         f'chose "{chosen}"',
-        partial(feedback.choice_passed, criterion, chosen),
-        partial(feedback.choice_failed, criterion, chosen),
+        (feedback.choice_passed, criterion, chosen),
+        (feedback.choice_failed, criterion, chosen),
     )
 
 
@@ -314,19 +335,22 @@ def _settle(
     support: float | None,
     min_confidence: float,
     what: str,
-    on_pass: Callable[[float | None], str],
-    on_fail: Callable[[float | None], str],
+    on_pass: tuple[Any, ...],
+    on_fail: tuple[Any, ...],
 ) -> Decision:
-    """Decide from the share of probability on the passing side (or, without one, the value)."""
+    """Decide from the share of probability on the passing side (or, without one, the value).
+
+    ``on_pass`` and ``on_fail`` are a wording function and its first arguments; the support is its last.
+    """
     if support is None:
         passed, confidence = passes_without_distribution, None
     else:
         passed, confidence = _side(support)
         if confidence < min_confidence - _EPSILON:
             side = "pass" if passed else "fail"
-            detail = partial(feedback.undecided, criterion, side, confidence, min_confidence, what)
+            detail = _wording(feedback.undecided, criterion, side, confidence, min_confidence, what)
             return Decision(Outcome.INCONCLUSIVE, detail, confidence)
-    wording = partial(on_pass if passed else on_fail, support)
+    wording = _new(_Wording, (*(on_pass if passed else on_fail), support))
     return Decision(Outcome.PASSED if passed else Outcome.FAILED, wording, confidence)
 
 

@@ -12,13 +12,22 @@ import json
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from langchain_core.decisions import Answer, ClassifierResponse
+from langchain_core.decisions import (
+    Answer,
+    BoxAnswer,
+    ChoiceAnswer,
+    ClassifierResponse,
+    NoulAnswer,
+    ScoreAnswer,
+)
 from pydantic import BaseModel, Field, TypeAdapter, ValidationError
 
 __all__ = ["DecisionResponse", "JuryPanel", "read_answers", "strict_problem", "with_answers"]
 
 _ANSWER = TypeAdapter(Answer)
 _ANSWERS = TypeAdapter(dict[str, Answer])
+_READ = frozenset({NoulAnswer, ChoiceAnswer, ScoreAnswer, BoxAnswer})
+"""The answer types: an answer of one of them has been read already."""
 
 
 class DecisionResponse(ClassifierResponse):
@@ -123,12 +132,26 @@ def with_answers(answers: dict[str, Answer], **fields: Any) -> DecisionResponse:
 def read_answers(raw: Mapping[str, Any]) -> tuple[dict[str, Answer], dict[str, str]]:
     """Validate raw answers: the readable ones, and why the others are not.
 
+    An answer that is already a langchain-core answer (as `WireResponse`'s quick pass
+    reads nouls and choices) is kept as it is.
+
     Example:
         >>> good, bad = read_answers({"a": {"type": "noul", "noul": 0.2}, "b": {"type": "noul"}})
         >>> sorted(good), sorted(bad)
         (['a'], ['b'])
 
     """
+    pending = {name: value for name, value in raw.items() if type(value) not in _READ}
+    if not pending:
+        return dict(raw), {}
+    answers, problems = _validated(pending)
+    if len(pending) == len(raw):
+        return answers, problems
+    read = {name: answers.get(name, value) for name, value in raw.items() if name not in problems}
+    return read, problems  # in the order answers came
+
+
+def _validated(raw: Mapping[str, Any]) -> tuple[dict[str, Answer], dict[str, str]]:
     problems: dict[str, str] = {}
     for name, value in raw.items():
         problem = strict_problem(name, value)

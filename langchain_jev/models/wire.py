@@ -9,13 +9,14 @@ import json
 import logging
 import weakref
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import Annotated, Any, Literal
 
 import httpx2
-from langchain_core.decisions import Question
+from langchain_core.decisions import ChoiceAnswer, NoulAnswer, Question
 from langchain_core.messages import BaseMessage, convert_to_openai_messages
-from pydantic import BaseModel, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from typesafe_sdk import Image, SystemOneResponse
+from typing_extensions import TypedDict
 
 from langchain_jev.errors import JevInputError
 from langchain_jev.input import unicode_fault
@@ -204,7 +205,7 @@ def _image(block: Mapping[str, Any]) -> Image | None:
 
 
 class WireResponse(SystemOneResponse):
-    """A System One response whose answers stay as the server sent them (JSON data).
+    """A System One response whose answers are read strictly, each on its own.
 
     Passed as the SDK's ``response_model``, it keeps the SDK's model, usage, request
     id and errors, but leaves each answer to be read once, strictly, into
@@ -212,21 +213,36 @@ class WireResponse(SystemOneResponse):
     of into the SDK's answer types first: level keys stay as written (``"03"`` is
     not ``3``), and one malformed answer is that answer's problem alone.
 
+    The usual body is read in one strict pass: nouls and choices become
+    langchain-core answers at once (a number must be a JSON number, a label a JSON
+    string), scores and boxes stay as sent. A body that pass cannot read (a
+    malformed answer, an answer type of a later API) is read again with every answer
+    as sent, so each answer is then read, or reported, on its own; a body that echoes
+    a known key never takes the quick pass: it is redacted, then read that way.
+
     Example:
         >>> body = b'{"model": "jev-latest", "usage": {}, "answers": {"a": {"type": "noul", "noul": 0.5}}}'
         >>> WireResponse.model_validate_json(body).answers
         {'a': {'type': 'noul', 'noul': 0.5}}
+        >>> WireResponse._decode(httpx2.Response(200, content=body)).answers
+        {'a': NoulAnswer(type='noul', noul=0.5)}
 
     """
 
     answers: dict[str, Any] = Field(default_factory=dict)
-    """Every answer as JSON data, keyed by question name."""
+    """Every answer as JSON data, keyed by question name (or already read, after the quick pass)."""
 
     @classmethod
     def _decode(cls, response: httpx2.Response) -> WireResponse:
         content = response.content
+        echoed = contains_secret(content)  # a server that echoes the key: never pass it on
+        if not echoed:
+            try:
+                return _QuickResponse.model_validate_json(content, strict=True)
+            except ValidationError:
+                pass
         try:  # one pass over the body; the SDK's own decoding words any error
-            if contains_secret(content):  # a server that echoes the key: never pass it on
+            if echoed:
                 decoded = cls.model_validate(redact_data(json.loads(content)))
             else:
                 decoded = cls.model_validate_json(content)
@@ -239,6 +255,29 @@ class WireResponse(SystemOneResponse):
                 _log.warning("Ignoring answer %r with unrecognized type %r", name, kind)
                 del answers[name]
         return decoded
+
+
+class _AsSentScore(TypedDict, total=False):
+    """A score answer kept as sent: `read_answers` reads it, checking how its level keys are written."""
+
+    __pydantic_config__ = ConfigDict(extra="allow")  # type: ignore[misc]
+    type: Literal["score"]
+
+
+class _AsSentBox(TypedDict, total=False):
+    """A box answer kept as sent, to be read by `read_answers` as every other path reads it."""
+
+    __pydantic_config__ = ConfigDict(extra="allow")  # type: ignore[misc]
+    type: Literal["box"]
+
+
+class _QuickResponse(WireResponse):
+    """The one strict pass of `WireResponse._decode` (see there)."""
+
+    answers: dict[
+        str,
+        Annotated[NoulAnswer | ChoiceAnswer | _AsSentScore | _AsSentBox, Field(discriminator="type")],
+    ] = Field(default_factory=dict)
 
 
 _ANSWER_TYPES = frozenset({"noul", "choice", "score", "box"})

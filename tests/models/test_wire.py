@@ -1,22 +1,31 @@
-"""The question-wire cache: each question dumped once while it lives, never corrupted by a caller.
+"""The wire: questions dumped once while they live, and answers read in one strict pass.
 
 A judge's cost per criterion stays flat only if its questions are not dumped again
-on every call; these tests pin what that cache must keep doing: serve a judge of any
-size without dumping again, see every edit made in place, hand out dicts a caller can
-change without changing the cache, and keep no question alive.
+on every call and its answers are not read twice; these tests pin what that must
+keep: the question cache serves a judge of any size without dumping again, sees
+every edit made in place, hands out dicts a caller can change without changing the
+cache, and keeps no question alive; the one-pass read of a response gives what
+reading each answer as sent gives, for any body.
 """
 
 from __future__ import annotations
 
 import gc
+import json
 from typing import Any
 
+import httpx2
 import pytest
-from langchain_core.decisions import Choice, Noul, NoulCriteria, Score
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from langchain_core.decisions import Choice, ChoiceAnswer, Noul, NoulAnswer, NoulCriteria, Score
 
 from langchain_jev import JevCriterion, JevJudge, JevJudgeInput
-from langchain_jev.models.wire import QuestionWire, wire_questions
+from langchain_jev.models.response import read_answers
+from langchain_jev.models.wire import QuestionWire, WireResponse, wire_questions
 from tests.fakes import JevWire, noul
+from tests.models.test_answer_properties import FINE
+from tests.models.test_answer_properties import answers as answer_cases
 
 DATA = JevJudgeInput("What is the boiling point of water?", "100 C at sea level.")
 
@@ -128,3 +137,63 @@ def test_a_new_question_at_a_reused_address_is_dumped() -> None:
     wire = QuestionWire()
     for i in range(200):  # freed questions' addresses are reused by the next ones
         assert wire({"q": Noul(instructions=f"Question {i}?")})["q"]["instructions"] == f"Question {i}?"
+
+
+# ---------------------------------------------------------------- reading the response in one pass
+
+KNOWN = {"noul", "choice", "score", "box"}
+
+
+def _as_sent(content: bytes) -> tuple[dict[str, Any], dict[str, str]]:
+    """What reading every answer as sent gives (the path a body the quick pass cannot read takes)."""
+    raw = WireResponse.model_validate_json(content).answers
+    kept = {
+        name: answer
+        for name, answer in raw.items()
+        if not (isinstance(answer, dict) and isinstance(answer.get("type"), str) and answer["type"] not in KNOWN)
+    }
+    return read_answers(kept)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(answer_cases(), min_size=1, max_size=4))
+def test_the_quick_pass_reads_every_body_as_reading_each_answer_as_sent_does(cases: list[tuple[str, Any]]) -> None:
+    body = dict(FINE)
+    for index, (name, answer) in enumerate(cases):
+        body[f"{name}{index}"] = answer
+    try:
+        content = json.dumps({"model": "jev-latest", "usage": {}, "answers": body}, allow_nan=False).encode()
+    except ValueError:
+        return
+    quick = read_answers(WireResponse._decode(httpx2.Response(200, content=content)).answers)
+    assert quick == _as_sent(content)
+    assert list(quick[0]) == list(_as_sent(content)[0])  # in the order they came
+
+
+def test_the_quick_pass_keeps_scores_and_boxes_as_sent() -> None:
+    body = {
+        "model": "jev-latest",
+        "usage": {"input_tokens": 3},
+        "answers": {
+            "safe": {"type": "noul", "noul": 1},
+            "tone": {"type": "choice", "choice": "calm", "probabilities": {"calm": 1}, "confidence": 1},
+            "helpful": {"type": "score", "score": 1, "legend": {}, "probabilities": {"01": 1}, "confidence": 1},
+            "where": {"type": "box", "box": {"top": 0, "bottom": 1, "left": 0, "right": 1}},
+        },
+    }
+    decoded = WireResponse._decode(httpx2.Response(200, content=json.dumps(body).encode()))
+    assert decoded.answers["safe"] == NoulAnswer(type="noul", noul=1.0)
+    assert isinstance(decoded.answers["tone"], ChoiceAnswer)
+    assert decoded.answers["helpful"] == body["answers"]["helpful"]  # "01" still as written
+    assert decoded.answers["where"] == body["answers"]["where"]
+    answers, problems = read_answers(decoded.answers)
+    assert list(answers) == ["safe", "tone", "where"]
+    assert problems == {"helpful": "answers.helpful.probabilities: level key '01' is not a level number written canonically"}
+    assert decoded.usage.input_tokens == 3
+
+
+def test_a_body_with_an_answer_type_of_a_later_api_is_read_answer_by_answer(caplog: pytest.LogCaptureFixture) -> None:
+    body = {"model": "m", "usage": {}, "answers": {"a": {"type": "noul", "noul": 0.2}, "b": {"type": "mask"}}}
+    decoded = WireResponse._decode(httpx2.Response(200, content=json.dumps(body).encode()))
+    assert decoded.answers == {"a": {"type": "noul", "noul": 0.2}}
+    assert "unrecognized type 'mask'" in caplog.text

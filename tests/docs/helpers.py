@@ -103,8 +103,9 @@ class JudgeChatModel(BaseChatModel):
 
     It has no tool calling, so the decision model quotes the reply schema in the
     prompt and reads the JSON from the text; nor log-probabilities, so ``"auto"``
-    falls back to ``"structured"``. Every noul gets 0.9, every choice 0.9 on its
-    first label, every score 0.9 on its top level, each with a short reasoning.
+    falls back to ``"structured"``. It replies as the schema asks: each question's
+    reasoning (``<name>_reasoning``), then its answer: every noul 0.9, every choice
+    0.9 on its first label, every score 0.9 on its top level.
     """
 
     model_name: str = "judge-chat-fake"
@@ -124,16 +125,13 @@ class JudgeChatModel(BaseChatModel):
         text = user.content if isinstance(user.content, str) else json.dumps(user.content)
         reply: dict[str, Any] = {}
         for name, kind, body in _QUESTION.findall(text):
-            reasoning = f"The answer meets what {name} asks."
+            reply[f"{name}_reasoning"] = f"The answer meets what {name} asks."
             if kind == "noul":
-                reply[name] = {"reasoning": reasoning, "yes_probability": 0.9}
+                reply[name] = 0.9
                 continue
             keys = _LABEL.findall(body) if kind == "choice" else _LEVEL.findall(body)
             rest = 0.1 / (len(keys) - 1) if len(keys) > 1 else 0.0
             top = keys[0] if kind == "choice" else keys[-1]
-            reply[name] = {
-                "reasoning": reasoning,
-                "probabilities": {key: 0.9 if key == top else rest for key in keys},
-            }
+            reply[name] = {key: 0.9 if key == top else rest for key in keys}
         message = AIMessage(json.dumps(reply), response_metadata={"model_name": self.model_name})
         return ChatResult(generations=[ChatGeneration(message=message)])

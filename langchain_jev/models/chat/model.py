@@ -262,8 +262,9 @@ class ChatModelDecisionModel(BaseDecisionModel):
         strategy: how answers are obtained (default ``"auto"``):
 
             - ``"structured"``: ONE request answers every question, through a JSON
-              schema built for exactly these questions (per question a short reasoning
-              and a probability of yes, per label, or per level), sent through the
+              schema built for exactly these questions (one flat object: per question a
+              short reasoning, ``<name>_reasoning``, then under its name the probability
+              of yes, or one per label or level), sent through the
               model's structured output, or quoted in the prompt when the model has
               none (the JSON is then read from the reply's text). Probabilities are
               validated and renormalised. A reply that does not parse or validate gets
@@ -327,7 +328,7 @@ class ChatModelDecisionModel(BaseDecisionModel):
         >>> from langchain_core.decisions import Noul
         >>> from langchain_core.language_models import GenericFakeChatModel
         >>> chat = GenericFakeChatModel(messages=iter([
-        ...     '{"polite": {"reasoning": "A friendly greeting.", "yes_probability": 0.9}}']))
+        ...     '{"polite_reasoning": "A friendly greeting.", "polite": 0.9}']))
         >>> model = ChatModelDecisionModel(chat, strategy="structured")
         >>> response = model.invoke({
         ...     "state": {"assistant_answer": "Hello! How can I help?"},

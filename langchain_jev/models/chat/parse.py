@@ -18,7 +18,7 @@ from typing import Any
 from langchain_core.decisions import Answer, Choice, Question, Score
 
 from langchain_jev.models.chat.answers import choice_answer, noul_answer, score_answer
-from langchain_jev.models.chat.schema import PROBABILITY_KEY, YES_KEY, level_key
+from langchain_jev.models.chat.schema import PROBABILITY_KEY, YES_KEY, level_key, reasoning_keys
 
 __all__ = ["Reading", "extract_json", "json_objects", "merge", "read_payload", "read_text"]
 
@@ -169,15 +169,18 @@ def _one_verdict(valid: list[Reading], questions: Mapping[str, Question]) -> Rea
 def read_payload(payload: Any, questions: Mapping[str, Question]) -> Reading:
     """Validate a parsed reply against the questions asked.
 
-    Keys that name no question are ignored. A reply wrapped in one extra object
-    (``{"answers": {...}}``) is unwrapped. A reply that answers none of the
-    questions is a problem of the whole reply.
+    The reply is read as the schema asks for it (each question's reasoning under
+    `reasoning_keys`, its answer under its name), or written one object per question
+    (``{"reasoning": ..., "yes_probability": ...}``, ``{"reasoning": ...,
+    "probabilities": {...}}``), as a model may write it. Keys that name no question
+    are ignored. A reply wrapped in one extra object (``{"answers": {...}}``) is
+    unwrapped. A reply that answers none of the questions is a problem of the whole reply.
 
     Example:
         >>> from langchain_core.decisions import Choice
         >>> mode = Choice(instructions="How?", criteria={"answered": None, "asked": None})
-        >>> reading = read_payload({"mode": {"reasoning": "It answers.",
-        ...     "probabilities": {"answered": 0.375, "asked": 0.125}}}, {"mode": mode})
+        >>> reading = read_payload({"mode_reasoning": "It answers.",
+        ...     "mode": {"answered": 0.375, "asked": 0.125}}, {"mode": mode})
         >>> reading.answers["mode"].probabilities, reading.reasoning["mode"]
         ({'answered': 0.75, 'asked': 0.25}, 'It answers.')
 
@@ -187,6 +190,7 @@ def read_payload(payload: Any, questions: Mapping[str, Question]) -> Reading:
             problem=f"the reply is a JSON {_json_type(payload)}, not an object keyed by question name"
         )
     payload = _unwrap(payload, questions)
+    keys = reasoning_keys(questions)
     answers: dict[str, Answer] = {}
     reasoning: dict[str, str] = {}
     invalid: dict[str, str] = {}
@@ -194,8 +198,11 @@ def read_payload(payload: Any, questions: Mapping[str, Question]) -> Reading:
         if name not in payload:
             continue
         value = payload[name]
-        if isinstance(value, Mapping) and isinstance(value.get("reasoning"), str):
-            reasoning[name] = value["reasoning"]
+        why = payload.get(keys[name])
+        if not isinstance(why, str) and isinstance(value, Mapping):
+            why = value.get("reasoning")
+        if isinstance(why, str):
+            reasoning[name] = why
         try:
             answers[name] = _answer(name, question, value)
         except _Invalid as error:
@@ -270,29 +277,26 @@ def _probability(value: Any, where: str) -> float:
 
 
 def _answer(name: str, question: Question, value: Any) -> Answer:
-    if not isinstance(value, Mapping):
-        raise _Invalid(
-            f"{name}: expected an object with reasoning and probabilities, got {_json_type(value)}"
-        )
     if isinstance(question, Choice):
         labels = {label: label for label in question.criteria}
         return choice_answer(question, _distribution(name, value, labels, "label"))
     if isinstance(question, Score):
         levels = {level_key(level): level for level in range(len(question.criteria))}
         return score_answer(question, _distribution(name, value, levels, "level"))
-    if YES_KEY not in value:
-        raise _Invalid(f"{name}.{YES_KEY} is missing")
-    return noul_answer(_probability(value[YES_KEY], f"{name}.{YES_KEY}"))
+    if isinstance(value, Mapping):  # written one object per question
+        if YES_KEY not in value:
+            raise _Invalid(f"{name}.{YES_KEY} is missing")
+        return noul_answer(_probability(value[YES_KEY], f"{name}.{YES_KEY}"))
+    return noul_answer(_probability(value, name))
 
 
-def _distribution(
-    name: str, value: Mapping[str, Any], keys: Mapping[str, Any], what: str
-) -> dict[Any, float]:
-    raw = value.get(PROBABILITY_KEY)
-    where = f"{name}.{PROBABILITY_KEY}"
+def _distribution(name: str, value: Any, keys: Mapping[str, Any], what: str) -> dict[Any, float]:
+    where = name
+    raw = value
+    if isinstance(value, Mapping) and isinstance(value.get(PROBABILITY_KEY), Mapping):
+        raw, where = value[PROBABILITY_KEY], f"{name}.{PROBABILITY_KEY}"  # written one object per question
     if not isinstance(raw, Mapping):
-        got = "nothing" if raw is None else _json_type(raw)
-        raise _Invalid(f"{where}: expected an object with one probability per {what}, got {got}")
+        raise _Invalid(f"{where}: expected an object with one probability per {what}, got {_json_type(raw)}")
     result: dict[Any, float] = {}
     for key, probability in raw.items():
         target = keys.get(key, keys.get(html.unescape(str(key))))

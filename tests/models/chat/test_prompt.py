@@ -84,8 +84,8 @@ def test_structured_request_sends_exactly_these_messages() -> None:
         "</questions>\n"
         "\n"
         "<response>\n"
-        "For each question give a short reasoning, then yes_probability, the probability from 0 "
-        "to 1 of yes; or probabilities, one from 0 to 1 per label or level, summing to 1.\n"
+        "For each question give a short reasoning, then the probability from 0 to 1 of yes; "
+        "or one probability from 0 to 1 per label or level, summing to 1.\n"
         "</response>"
     )
 
@@ -100,20 +100,36 @@ def test_structured_request_sends_a_schema_for_exactly_these_questions() -> None
     (tool,) = call["kwargs"]["tools"]
     assert tool["function"]["name"] == "judgement"
     parameters = tool["function"]["parameters"]
-    assert parameters["required"] == ["polite", "mode", "helpful"]
+    order = ["polite_reasoning", "polite", "mode_reasoning", "mode", "helpful_reasoning", "helpful"]
+    assert parameters["required"] == order  # each reasoning before its answer
+    assert list(parameters["properties"]) == order
     assert parameters["additionalProperties"] is False
-    polite, mode, helpful = (parameters["properties"][n] for n in ("polite", "mode", "helpful"))
-    assert polite["required"] == ["reasoning", "yes_probability"]
-    assert polite["properties"]["yes_probability"]["type"] == "number"
-    assert mode["properties"]["probabilities"]["required"] == ["answered", "clarification_needed"]
-    assert helpful["properties"]["probabilities"]["required"] == ["0", "1", "2"]
-    assert polite == {
+    properties = parameters["properties"]
+    assert properties["polite_reasoning"] == {"type": "string"}
+    assert properties["polite"] == {"type": "number"}
+    assert properties["mode"] == {
         "type": "object",
-        "properties": {"reasoning": {"type": "string"}, "yes_probability": {"type": "number"}},
-        "required": ["reasoning", "yes_probability"],
+        "properties": {"answered": {"type": "number"}, "clarification_needed": {"type": "number"}},
+        "required": ["answered", "clarification_needed"],
         "additionalProperties": False,
     }
+    assert properties["helpful"]["required"] == ["0", "1", "2"]
+    assert properties["helpful"]["additionalProperties"] is False
     assert "description" not in parameters  # the <response> section describes the fields
+
+
+def test_a_reasoning_key_never_names_a_question() -> None:
+    chat = ToolCallingChatModel(
+        replies=[tool_reply({"a_reasoning_2": "Kind.", "a": 0.9, "a_reasoning_reasoning": "Short.", "a_reasoning": 0.2})]
+    )
+    model = ChatModelDecisionModel(chat, strategy="structured")
+
+    response = _ask(model, {"assistant_answer": "Hi"}, {"a": POLITE, "a_reasoning": POLITE})
+
+    parameters = chat.calls[0]["kwargs"]["tools"][0]["function"]["parameters"]
+    assert parameters["required"] == ["a_reasoning_2", "a", "a_reasoning_reasoning", "a_reasoning"]
+    assert response.nouls["a"].noul == 0.9 and response.nouls["a_reasoning"].noul == 0.2  # type: ignore[attr-defined]
+    assert response.reasoning == {"a": "Kind.", "a_reasoning": "Short."}  # type: ignore[attr-defined]
 
 
 def test_without_structured_output_the_schema_is_quoted_in_the_prompt() -> None:
@@ -127,7 +143,7 @@ def test_without_structured_output_the_schema_is_quoted_in_the_prompt() -> None:
     assert "Reply with one JSON object and nothing else, keyed by question name" in head
     schema = json.loads(quoted.removesuffix("\n</response>"))
     assert schema["title"] == "judgement"
-    assert schema["required"] == ["polite", "mode", "helpful"]
+    assert schema["required"][1::2] == ["polite", "mode", "helpful"]
     assert "tools" not in chat.calls[0]["kwargs"]
     assert response.nouls["polite"].noul == 0.9  # type: ignore[attr-defined]
 
@@ -309,7 +325,7 @@ def test_a_question_edited_in_place_is_asked_as_edited() -> None:
     assert texts[0] == texts[1] and "polite?</question>" in texts[0]
     assert "rude?</question>" in texts[2]
     tools = [call["kwargs"]["tools"][0]["function"]["parameters"] for call in chat.calls]
-    assert tools[0] == tools[2] and tools[0]["required"] == ["polite"]
+    assert tools[0] == tools[2] and tools[0]["required"] == ["polite_reasoning", "polite"]
 
 
 def test_the_response_section_explains_only_the_kinds_asked() -> None:
@@ -320,5 +336,5 @@ def test_the_response_section_explains_only_the_kinds_asked() -> None:
     _ask(model, {"assistant_answer": "Hi"}, {"polite": POLITE, "mode": MODE, "helpful": HELPFUL})
 
     only_noul, every_kind = (user_text(call).split("<response>\n")[1] for call in chat.calls)
-    assert "yes_probability" in only_noul and "per label" not in only_noul
-    assert "yes_probability" in every_kind and "per label or level, summing to 1" in every_kind
+    assert "probability from 0 to 1 of yes" in only_noul and "per label" not in only_noul
+    assert "probability from 0 to 1 of yes" in every_kind and "per label or level, summing to 1" in every_kind

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from langchain_core.decisions import Noul
+from langchain_core.decisions import Choice, Noul, Score
 
 from langchain_jev import JevCriterion, JevJudge, Outcome
 from langchain_jev.models.chat import ChatModelDecisionModel, parse
@@ -108,3 +108,50 @@ def test_a_reply_full_of_braces_is_read_in_bounded_work() -> None:
     hostile = '{"' * 20_000 + json.dumps(verdict(0.9))
     assert parse.json_objects(hostile) == []  # the starts tried are bounded; nothing is guessed
     assert read_text(hostile, QUESTIONS).needs_retry
+
+
+# ---------------------------------------------------------------- the flat reply the schema asks for
+
+EVERY = {
+    "polite": Noul(instructions="Polite?"),
+    "mode": Choice(instructions="How?", criteria={"answered": None, "asked": None}),
+    "helpful": Score(instructions="Helpful?", criteria=["no", "some", "fully"]),
+}
+
+
+def test_a_flat_reply_and_one_object_per_question_read_alike() -> None:
+    flat = {
+        "polite_reasoning": "Kind.",
+        "polite": 0.8,
+        "mode_reasoning": "It answers.",
+        "mode": {"answered": 0.375, "asked": 0.125},
+        "helpful_reasoning": "Mostly.",
+        "helpful": {"0": 0.1, "1": 0.2, "2": 0.7},
+    }
+    nested = {
+        "polite": {"reasoning": "Kind.", "yes_probability": 0.8},
+        "mode": {"reasoning": "It answers.", "probabilities": {"answered": 0.375, "asked": 0.125}},
+        "helpful": {"reasoning": "Mostly.", "probabilities": {"0": 0.1, "1": 0.2, "2": 0.7}},
+    }
+    one, other = parse.read_payload(flat, EVERY), parse.read_payload(nested, EVERY)
+    assert one == other and not one.invalid and one.problem is None
+    assert one.answers["mode"].probabilities == {"answered": 0.75, "asked": 0.25}  # type: ignore[union-attr]
+    assert one.reasoning == {"polite": "Kind.", "mode": "It answers.", "helpful": "Mostly."}
+
+
+def test_a_label_called_probabilities_is_read_as_a_label() -> None:
+    odd = {"odd": Choice(instructions="Which?", criteria={"probabilities": None, "other": None})}
+    reading = parse.read_payload({"odd": {"probabilities": 0.25, "other": 0.75}}, odd)
+    assert reading.answers["odd"].probabilities == {"probabilities": 0.25, "other": 0.75}  # type: ignore[union-attr]
+
+
+def test_a_flat_reply_names_what_is_wrong_where() -> None:
+    reading = parse.read_payload(
+        {"polite": "yes", "mode": {"answered": 0.5, "elsewhere": 0.5}, "helpful": [0.2, 0.8]}, EVERY
+    )
+    assert reading.invalid == {
+        "polite": 'polite: expected a number from 0 to 1, got "yes"',
+        "mode": "mode: 'elsewhere' is not a label of the question (labels: answered, asked)",
+        "helpful": "helpful: expected an object with one probability per level, got array",
+    }
+    assert parse.read_payload({"polite": 1.5}, EVERY).invalid == {"polite": "polite: 1.5 is not between 0 and 1"}

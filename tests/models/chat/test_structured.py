@@ -237,11 +237,11 @@ def test_per_question_sends_one_request_per_question_with_its_own_schema() -> No
 
     assert len(chat.calls) == 3
     by_name = {
-        call["kwargs"]["tools"][0]["function"]["parameters"]["required"][0]: call for call in chat.calls
+        call["kwargs"]["tools"][0]["function"]["parameters"]["required"][-1]: call for call in chat.calls
     }
     assert set(by_name) == {"polite", "mode", "helpful"}
     for name, call in by_name.items():
-        assert call["kwargs"]["tools"][0]["function"]["parameters"]["required"] == [name]
+        assert call["kwargs"]["tools"][0]["function"]["parameters"]["required"] == [f"{name}_reasoning", name]
         text = user_text(call)
         assert text.count("<question name=") == 1
         assert f'<question name="{name}"' in text

@@ -350,6 +350,12 @@ CRITERIA = {
 }
 
 
+BATCHED = "openevals, one hand-written prompt + described schema"
+BATCHED_LEAN = "openevals, one hand-written prompt + lean schema"
+TOKEN_GOAL = 1.2
+"""Prompt plus schema tokens per verdict over the hand-batched openevals call's (either schema)."""
+
+
 def _filled(schema: dict[str, Any]) -> Any:
     """A valid value for a JSON schema: yes, 0.9, a short reason."""
     kind = schema.get("type")
@@ -469,8 +475,9 @@ Criteria:
 """
 
 
-def _batch_schema() -> dict[str, Any]:
-    verdict = {
+def _batch_schema(described: bool = True) -> dict[str, Any]:
+    """The hand-batched openevals call's schema: with a description on every field, or lean (none)."""
+    verdict: dict[str, Any] = {
         "type": "object",
         "properties": {
             "reasoning": {"type": "string", "description": "Why, in one or two sentences."},
@@ -479,7 +486,7 @@ def _batch_schema() -> dict[str, Any]:
         "required": ["reasoning", "passed"],
         "additionalProperties": False,
     }
-    return {
+    schema: dict[str, Any] = {
         "title": "verdicts",
         "description": "One verdict per criterion.",
         "type": "object",
@@ -487,6 +494,20 @@ def _batch_schema() -> dict[str, Any]:
         "required": list(CRITERIA),
         "additionalProperties": False,
     }
+    return schema if described else _lean(schema)
+
+
+def _lean(schema: Any) -> Any:
+    """A JSON schema without its descriptions."""
+    if isinstance(schema, dict):
+        return {key: _lean(value) for key, value in schema.items() if key != "description"}
+    return schema
+
+
+def content_tokens(example: tuple[str, str, list[str]]) -> int:
+    """The tokens no judge prompt can leave out: the question, the answer, the context and the criterion texts."""
+    question, answer, context = example
+    return sum(count_tokens(text) for text in (question, answer, *context, *CRITERIA.values()))
 
 
 Runner = Callable[[], Awaitable[object]]
@@ -511,27 +532,28 @@ def _chat_sides() -> dict[str, Callable[[FakeChat], Callable[[tuple[str, str, li
 
             return run
 
-        def batched(chat: FakeChat) -> Callable[[tuple[str, str, list[str]]], Awaitable[object]]:
-            listed = "\n".join(f"- {name}: {text}" for name, text in CRITERIA.items())
-            judge = create_async_llm_as_judge(
-                prompt=OPENEVALS_BATCH.format(criteria=listed), judge=chat, output_schema=_batch_schema()
-            )
+        def batched(described: bool) -> Callable[[FakeChat], Callable[[tuple[str, str, list[str]]], Awaitable[object]]]:
+            def build(chat: FakeChat) -> Callable[[tuple[str, str, list[str]]], Awaitable[object]]:
+                listed = "\n".join(f"- {name}: {text}" for name, text in CRITERIA.items())
+                judge = create_async_llm_as_judge(
+                    prompt=OPENEVALS_BATCH.format(criteria=listed), judge=chat, output_schema=_batch_schema(described)
+                )
 
-            async def run(example: tuple[str, str, list[str]]) -> object:
-                question, answer, context = example
-                return await judge(inputs=question, outputs=answer, context="\n".join(context))
+                async def run(example: tuple[str, str, list[str]]) -> object:
+                    question, answer, context = example
+                    return await judge(inputs=question, outputs=answer, context="\n".join(context))
 
-            return run
+                return run
+
+            return build
 
         sides["openevals, one call per criterion"] = one_per_criterion
-        sides["openevals, one hand-written prompt + custom schema"] = batched
+        sides[BATCHED] = batched(True)
+        sides[BATCHED_LEAN] = batched(False)
 
     def ours(strategy: str) -> Callable[[FakeChat], Callable[[tuple[str, str, list[str]]], Awaitable[object]]]:
         def build(chat: FakeChat) -> Callable[[tuple[str, str, list[str]]], Awaitable[object]]:
-            criteria = [
-                JevCriterion.noul(name, Noul(instructions=text.replace("the answer", "`assistant_answer`")), 0.5)
-                for name, text in CRITERIA.items()
-            ]
+            criteria = [JevCriterion.noul(name, Noul(instructions=text), 0.5) for name, text in CRITERIA.items()]
             judge = JevJudge(criteria, model=ChatModelDecisionModel(chat, strategy=strategy))
 
             async def run(example: tuple[str, str, list[str]]) -> object:
@@ -596,11 +618,22 @@ def chat_path(rounds: int = 7) -> tuple[list[Row], list[str]]:
     rows.append(
         row("peers chat: structured wall / ideal (50 in flight)", ours["wall"] / LATENCY, "<= 1.5", ours["wall"] / LATENCY <= 1.5)
     )
-    batched = table.get("openevals, one hand-written prompt + custom schema")
+    floor = content_tokens(_examples()[0]) * EXAMPLES
+    lines.append(f"    {'content alone (question, answer, context, criterion texts): the floor':<52} {'':>5} {floor:10,.0f}")
+    ours_tokens = ours["prompt"] + ours["schema"]
+    for side, label in ((BATCHED, "described"), (BATCHED_LEAN, "lean")):
+        batched = table.get(side)
+        if batched is None:
+            continue
+        theirs = batched["prompt"] + batched["schema"]
+        tokens = ours_tokens / theirs
+        rows.append(
+            row(f"peers chat: prompt+schema tokens / openevals batched, {label} schema", tokens, f"<= {TOKEN_GOAL}", tokens <= TOKEN_GOAL)
+        )
+        rows.append(row(f"peers chat: the floor (content alone) / openevals batched, {label} schema", floor / theirs, "(info)", True))
+    batched = table.get(BATCHED)
     if batched is not None:
-        tokens = (ours["prompt"] + ours["schema"]) / (batched["prompt"] + batched["schema"])
         cpu = ours["cpu"] / batched["cpu"]
-        rows.append(row("peers chat: prompt+schema tokens / openevals batched", tokens, "<= 1.2", tokens <= 1.2))
         rows.append(row("peers chat: CPU per verdict / openevals batched", cpu, "<= 1.2", cpu <= 1.2))
     return rows, lines
 

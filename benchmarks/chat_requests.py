@@ -105,17 +105,16 @@ def _text(message: BaseMessage) -> str:
 
 
 def _answers(schema: dict[str, Any]) -> dict[str, Any]:
+    """A valid reply to the flat schema: each reasoning a sentence, each noul 0.9, each spread on its last key."""
     answers: dict[str, Any] = {}
-    for name, question in schema["properties"].items():
-        fields = question["properties"]
-        if "yes_probability" in fields:
-            answers[name] = {"reasoning": "It holds.", "yes_probability": 0.9}
+    for key, field in schema["properties"].items():
+        if field["type"] == "string":
+            answers[key] = "It holds."
+        elif field["type"] == "number":
+            answers[key] = 0.9
         else:
-            keys = list(fields["probabilities"]["properties"])
-            answers[name] = {
-                "reasoning": "Mostly.",
-                "probabilities": {k: (1.0 if k == keys[-1] else 0.0) for k in keys},
-            }
+            keys = list(field["properties"])
+            answers[key] = {k: (1.0 if k == keys[-1] else 0.0) for k in keys}
     return answers
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import statistics
 import time
 from collections.abc import Callable, Sequence
@@ -13,6 +14,25 @@ Row = dict[str, Any]
 def row(name: str, value: float, goal: str, ok: bool, unit: str = "ratio") -> Row:
     """One line of the benchmark table."""
     return {"name": name, "value": value, "goal": goal, "ok": ok, "unit": unit}
+
+
+def machine_load() -> str:
+    """The machine's load averages (1, 5 and 15 minutes) and CPUs, for the printout of a timed run."""
+    try:
+        one, five, fifteen = os.getloadavg()
+    except OSError:  # pragma: no cover - a platform without load averages
+        return "load average unknown"
+    return f"load average {one:.2f} / {five:.2f} / {fifteen:.2f} on {os.cpu_count()} CPUs"
+
+
+def load_row(when: str = "at start") -> Row:
+    """The 1-minute load average per CPU as a row: a timed table says how busy the machine was."""
+    try:
+        one = os.getloadavg()[0]
+    except OSError:  # pragma: no cover - a platform without load averages
+        one = float("nan")
+    cpus = os.cpu_count() or 1
+    return row(f"machine: load per CPU {when} (1-minute average {one:.2f}, {cpus} CPUs)", one / cpus, "(info)", True, "load")
 
 
 def interleaved(

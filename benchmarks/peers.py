@@ -56,7 +56,7 @@ os.environ.setdefault("DEEPEVAL_GRPC_LOGGING", "NO")
 os.environ.setdefault("ERROR_REPORTING", "NO")
 
 import httpx2
-from _common import Row, print_table, row
+from _common import Row, load_row, machine_load, print_table, row
 from chat_requests import count_tokens
 from langchain_core.callbacks import AsyncCallbackManagerForLLMRun, CallbackManagerForLLMRun
 from langchain_core.decisions import Noul
@@ -74,7 +74,8 @@ PEERS = ("jevals", "pytest_jev", "openevals", "deepeval")
 KEY = "sk-bench"
 QUESTION = "What is the boiling point of water at sea level?"
 ANSWER = "Water boils at 100 degrees Celsius (212 F) at sea level; higher up it boils at a lower temperature."
-GOALS = {"sync 10": 1.4, "async 10": 1.4, "sync 50": 1.6, "async 50": 1.6}
+GOALS = {"sync 10": 1.4, "async 10": 1.4, "sync 50": 1.6, "async 50": 1.6, "sync 1000": 1.6, "async 1000": 1.6}
+SIZES = (1, 10, 50, 1000)
 PER_CRITERION_GOAL = 3.0  # microseconds over the SDK per extra criterion
 
 
@@ -292,12 +293,12 @@ def jev_path(rounds: int = 9, inner: int = 60) -> tuple[list[Row], list[str]]:
         if why is not None:
             lines.append(f"  {peer}: not measured ({why})")
     per_size: dict[int, tuple[dict[str, float], dict[str, float]]] = {}
-    for size in (1, 10, 50):
+    for size in SIZES:
         sides = _ours(size)
         for peer, build in builders.items():
             if missing[peer] is None:
                 sides.update(build(size))
-        sync, asyn = _cpu_rounds(sides, rounds, inner if size < 50 else inner // 2)
+        sync, asyn = _cpu_rounds(sides, rounds, inner if size < 50 else max(3, inner * 25 // size))
         per_size[size] = (sync, asyn)
         base_sync, base_async = sync["bare SDK client.system_one"], asyn["bare SDK client.system_one"]
         lines.append(f"  {size} criteria: CPU per verdict / bare SDK (sync {base_sync * 1e6:.0f} us, async {base_async * 1e6:.0f} us)")
@@ -728,7 +729,7 @@ def _scratch() -> None:
 def run() -> list[Row]:
     """Every section's rows (for benchmarks/run.py)."""
     _scratch()
-    rows: list[Row] = []
+    rows: list[Row] = [load_row()]
     for build in SECTIONS.values():
         found, _ = build()
         rows.extend(found)
@@ -743,6 +744,7 @@ def main(argv: list[str]) -> int:
         return 2
     _scratch()
     print(f"peers side by side, {date.today().isoformat()}, {platform.platform()}, {os.cpu_count()} CPUs, Python {platform.python_version()}")
+    print(f"{machine_load()} at start")
     print("versions: " + ", ".join(f"{k} {v}" for k, v in _versions().items()))
     rows: list[Row] = []
     for name in chosen:
@@ -750,6 +752,7 @@ def main(argv: list[str]) -> int:
         print(f"\n[{name}]")
         print("\n".join(lines))
         rows.extend(found)
+    print(f"\n{machine_load()} at the end")
     print()
     print("\n".join(NOTES))
     print()

@@ -45,8 +45,8 @@ ORDER = [
 ]
 
 
-APART = {"peers"}
-"""Run only when named: ``peers`` needs the ``bench`` extra and takes minutes."""
+APART = {"peers", "engine_instructions"}
+"""Run only when named: ``peers`` needs the ``bench`` extra, ``engine_instructions`` valgrind; both take minutes."""
 
 
 def benchmark_names() -> list[str]:

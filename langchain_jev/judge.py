@@ -6,6 +6,7 @@ import math
 import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from operator import itemgetter
 from typing import TYPE_CHECKING, Any
 
 from langchain_core.decisions import (
@@ -415,7 +416,7 @@ class JevJudge(RunnableSerializable[JudgeInput, JevVerdict]):
         ordered = tuple(findings.values())
         if self.fail_on_inconclusive or self.fail_on_error:
             ordered = tuple(self._policy(finding) for finding in ordered)
-        passed = not any(f.outcome is Outcome.FAILED for f in ordered)
+        passed = Outcome.FAILED not in map(_outcome, ordered)
         renderer = self.feedback_renderer or feedback.default_feedback
         return JevVerdict(passed, ordered, response, renderer(ordered))
 
@@ -518,6 +519,8 @@ def _reads_run_config(model: BaseDecisionModel) -> bool:
 
 
 _new_tuple = tuple.__new__
+_outcome = itemgetter(JevFinding._fields.index("outcome"))
+"""A finding's outcome, as ``JevFinding.outcome`` reads it (a verdict reads every one)."""
 
 
 def _not_applicable(

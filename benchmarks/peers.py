@@ -110,8 +110,13 @@ class Wire:
         self.body: bytes | None = None
         self.requests = 0
 
-    def _body(self, content: bytes) -> bytes:
+    def _body(self, request: Any) -> bytes:
         if self.body is None:
+            content = request.content
+            if request.headers.get("content-encoding") == "zstd":  # the SDK compresses when zstd is installed
+                from backports import zstd
+
+                content = zstd.decompress(content)
             names = json.loads(content)["questions"]
             self.body = json.dumps(
                 {
@@ -125,14 +130,14 @@ class Wire:
     def __call__(self, request: httpx2.Request) -> httpx2.Response:
         self.requests += 1
         return httpx2.Response(
-            200, content=self._body(request.content), headers={"content-type": "application/json"}
+            200, content=self._body(request), headers={"content-type": "application/json"}
         )
 
     def httpx(self, request: Any) -> Any:
         import httpx
 
         self.requests += 1
-        return httpx.Response(200, content=self._body(request.content), headers={"content-type": "application/json"})
+        return httpx.Response(200, content=self._body(request), headers={"content-type": "application/json"})
 
 
 def _clients(wire: Wire) -> tuple[TypeSafeClient, AsyncTypeSafeClient]:

@@ -48,6 +48,7 @@ from langchain_jev.errors import JevConfigurationError, JevInputError
 from langchain_jev.graph.guardrail import require_checkpointer, review_by_interrupt
 from langchain_jev.guardrails.battery import HazardBattery
 from langchain_jev.guardrails.door import DoorOutcome, GuardrailDoor
+from langchain_jev.guardrails.draft import may_start_early
 from langchain_jev.guardrails.rail import GuardrailRail, require_battery, require_strings, state_messages
 from langchain_jev.guardrails.settings import GuardrailOptions, GuardrailSettings
 from langchain_jev.guardrails.tools import ToolGate
@@ -110,7 +111,7 @@ def model_door(
         input=rails.get("input"),
         tool_results=rails.get("tool_results"),
         output=rails.get("output"),
-        stream_tokens=chosen.stream_tokens,
+        settings=chosen,
     )
 
 
@@ -132,6 +133,8 @@ class _ModelGuard:
         self.model = model
         self.door = door
         self.who = who
+        self.early = may_start_early(model)
+        self.name = model.get_name()
 
     def _calls(self, messages: list[BaseMessage]) -> tuple[Any, Any]:
         model = self.model
@@ -150,7 +153,9 @@ class _ModelGuard:
         for rail in self.door.rails:
             require_checkpointer(rail, base, self.who)
         invoke, ainvoke = self._calls(messages)
-        return self.door.passing(messages, invoke, ainvoke, _reply, base, self._calls)
+        return self.door.passing(
+            messages, invoke, ainvoke, _reply, base, self._calls, early=self.early, name=self.name
+        )
 
     def pass_(self, value: Any, config: RunnableConfig | None) -> DoorOutcome:
         return self.door.run(self._procedure(value, config))

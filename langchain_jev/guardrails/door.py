@@ -8,28 +8,35 @@ node, a ``Command``, ``update_state``, ``Send``, a resumed interrupt):
 1. **judge input**: the input rail judges the messages the model is about to
    receive that its ledger has not seen judged (every role; see
    `langchain_jev.guardrails.subjects`), and the tool-result rail (when there is
-   one) the tool results among them. A refusal never calls the model: the refused
-   messages get placeholders in the thread and the refusal is released;
+   one) the tool results among them. A refused request's messages get
+   placeholders in the thread and the refusal is released;
 2. **call the model hidden**: with the streaming handlers and LangGraph's stream
    writer removed, as the context config too, so no stream, nested model call,
    ``get_stream_writer()`` or ``dispatch_custom_event`` shows the draft
-   (``stream_tokens=True`` gives that up);
+   (``stream_tokens=True`` gives that up). With ``concurrent_input`` (the
+   default, where `may_start_early` says the model only writes a reply) the call
+   starts *with* the input check, as a `Draft` held until the check is clean: a
+   refused request drops it (its task cancelled when async), so nothing of it
+   reaches a stream, the state, a checkpoint or a tool, and its latency hides
+   behind the model's;
 3. **judge output**: the output rail judges the reply (every string it carries,
-   its tool calls, its media);
+   its tool calls, its media). With ``stream_chunks=N`` and someone streaming
+   the model's tokens, it judges the reply as it streams instead, chunk by chunk
+   (`langchain_jev.guardrails.chunks`), and shows each chunk judged clean
+   (`langchain_jev.guardrails.release`); a flagged chunk stops the stream and the
+   refusal takes the rest of the reply's place;
 4. **release**: the reply, or the refusal in its place; the released message and
    the conversation before it enter the input-side ledgers as judged, so the
    model's own passed replies are never judged as input again (an AI message the
-   caller writes is).
+   caller writes is). Only what passed enters a ledger: a dropped draft never does.
 
 The procedure yields its I/O (`langchain_jev.guardrails.drive`), so the sync and
-async forms are one code path, and a later step (an input check that runs
-beside the model call, an output check per streamed chunk) replaces one stage
-without touching the others.
+async forms are one code path.
 """
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Generator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -37,9 +44,22 @@ from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.runnables import RunnableConfig
 
 from langchain_jev.errors import JevConfigurationError
-from langchain_jev.guardrails.drive import Call, Procedure, adrive, drive
+from langchain_jev.guardrails.chunks import (
+    chunk_window,
+    refusal_tail,
+    reply_text,
+    rest_chunk,
+    stopped_reply,
+    text_chunk,
+    with_text,
+)
+from langchain_jev.guardrails.draft import Draft, DraftView
+from langchain_jev.guardrails.drive import Await, Begin, Call, Drop, Procedure, Show, Step, adrive, drive
+from langchain_jev.guardrails.hidden import stream_handlers
 from langchain_jev.guardrails.policy import GuardrailReport
 from langchain_jev.guardrails.rail import GuardrailRail, RailOutcome
+from langchain_jev.guardrails.release import Release
+from langchain_jev.guardrails.settings import GuardrailSettings
 
 __all__ = ["CallsFor", "DoorOutcome", "GuardrailDoor"]
 
@@ -80,6 +100,13 @@ class DoorOutcome:
         return any(report.refused for report in self.reports)
 
 
+def _refusal(checked: RailOutcome) -> AIMessage:
+    refusal = checked.messages[-1]
+    if not isinstance(refusal, AIMessage):  # pragma: no cover - a refusal is one
+        raise TypeError("a refusal is an AI message")
+    return refusal
+
+
 def _replaced(
     messages: Sequence[BaseMessage], updates: Sequence[BaseMessage], judged: Sequence[BaseMessage]
 ) -> list[BaseMessage]:
@@ -104,7 +131,10 @@ class GuardrailDoor:
         input: the rail judging what the model is about to read (an input battery's).
         tool_results: the rail judging tool results the model is about to read.
         output: the rail judging the model's reply.
-        stream_tokens: let the model's tokens stream before its reply is checked.
+        stream_tokens: let the model's tokens stream before its reply is checked
+            (None: as ``settings`` say).
+        settings: the `GuardrailSettings` of the door (``concurrent_input``,
+            ``stream_chunks``, ``chunk_context``, ``final_check``); None: the first rail's.
 
     Example:
         >>> from langchain_core.messages import AIMessage, HumanMessage
@@ -128,7 +158,8 @@ class GuardrailDoor:
         input: GuardrailRail | None = None,
         tool_results: GuardrailRail | None = None,
         output: GuardrailRail | None = None,
-        stream_tokens: bool = False,
+        stream_tokens: bool | None = None,
+        settings: GuardrailSettings | None = None,
     ) -> None:
         for rail, side in ((input, "input"), (tool_results, "tool_results"), (output, "output")):
             if rail is not None and rail.check != side:
@@ -138,7 +169,10 @@ class GuardrailDoor:
         self.input = input
         self.tool_results = tool_results
         self.output = output
-        self.stream_tokens = bool(stream_tokens)
+        if settings is None:
+            settings = next(rail.settings for rail in (input, tool_results, output) if rail is not None)
+        self.settings = settings
+        self.stream_tokens = settings.stream_tokens if stream_tokens is None else bool(stream_tokens)
 
     @property
     def rails(self) -> tuple[GuardrailRail, ...]:
@@ -152,26 +186,32 @@ class GuardrailDoor:
         ainvoke: Callable[[RunnableConfig], Awaitable[Any]],
         read: Callable[[Any], AIMessage | None],
         config: RunnableConfig | None,
-        call_with: Callable[
-            [list[BaseMessage]],
-            tuple[Callable[[RunnableConfig], Any], Callable[[RunnableConfig], Awaitable[Any]]],
-        ]
-        | None = None,
+        call_with: CallsFor | None = None,
+        *,
+        early: bool = False,
+        name: str = "jev_guarded_model",
     ) -> Procedure[DoorOutcome]:
         """The door's one procedure over the ``messages`` the model is about to receive.
 
         ``invoke`` / ``ainvoke`` call the model (given the config to run with) on
         ``messages``; ``call_with`` makes them for other messages (when a refusal
         replaced some, ``exit_behavior="replace"``). ``read`` finds the reply in
-        the model's output.
+        the model's output. ``early``: the form's model may be called before its
+        input is judged (`may_start_early`), which ``concurrent_input`` then does.
+        ``name`` names the run that shows a reply released chunk by chunk.
         """
         call_messages = list(messages)
         reports: list[GuardrailReport] = []
         withheld: list[BaseMessage] = []
         settled = True
-        for rail in (self.input, self.tool_results):
-            if rail is None:
-                continue
+        visible = not self.stream_tokens and bool(stream_handlers(config))
+        chunked = visible and self.output is not None and self.settings.stream_chunks is not None
+        capture = visible and (self.output is None or chunked)
+        checks = [rail for rail in (self.input, self.tool_results) if rail is not None]
+        draft: Draft | None = None
+        if checks and early and self.settings.concurrent_input and not self.stream_tokens:
+            draft = yield Begin(self._draft_call(invoke, ainvoke, config), capture)
+        for rail in checks:
             outcome: RailOutcome | None = yield from rail.judging(call_messages, config, in_thread=False)
             if outcome is None:
                 continue
@@ -179,6 +219,9 @@ class GuardrailDoor:
             settled = settled and rail.settled(outcome.report)
             if not outcome.report.refused:
                 continue
+            if draft is not None:  # the draft answered what was refused: it goes nowhere
+                yield Drop(draft)
+                draft = None
             if rail.policy.exit_behavior != "replace":
                 refusal = outcome.messages[-1]
                 if not isinstance(refusal, AIMessage):  # pragma: no cover - a refusal ends with one
@@ -192,31 +235,142 @@ class GuardrailDoor:
                     "exit_behavior='replace' on the input side needs the messages to call with"
                 )
             invoke, ainvoke = call_with(call_messages)
-        hidden = (
-            self.output is not None and not self.stream_tokens
-        )  # without an output check: nothing to hide
-        raw = yield Call(invoke, ainvoke, config, hidden=hidden, tags=(DRAFT_TAG,))
-        reply = read(raw)
-        if reply is None:
-            return DoorOutcome(None, raw, withheld, tuple(reports))
-        released, output, ends = reply, raw, False
-        if self.output is not None:
-            checked = yield from self.output.reply_judging(call_messages, reply, config)
-            if checked is not None:
-                reports.append(checked.report)
-                if checked.report.refused:
-                    refusal = checked.messages[-1]
-                    if not isinstance(refusal, AIMessage):  # pragma: no cover - a refusal is one
-                        raise TypeError("a refusal is an AI message")
-                    released, output, ends = refusal, None, checked.ends
+        release = Release(config, call_messages, name)
+        if draft is None and chunked:
+            draft = yield Begin(self._draft_call(invoke, ainvoke, config), capture)
+        released: AIMessage | None
+        if chunked and draft is not None:
+            released, output, ends = yield from self._streamed(
+                draft, release, call_messages, read, config, reports
+            )
+        else:
+            if draft is None:
+                hidden = self.output is not None and not self.stream_tokens  # no output check: no secret
+                raw = yield Call(invoke, ainvoke, config, hidden=hidden, tags=(DRAFT_TAG,))
+            elif capture:  # no output check: the draft's tokens flow once its input passed
+                raw = yield from self._flowing(draft, release, read)
+            else:
+                raw = (yield Await(draft)).output
+            reply = read(raw)
+            if reply is None:
+                return DoorOutcome(None, raw, withheld, tuple(reports))
+            released, output, ends = reply, raw, False
+            if self.output is not None:
+                checked = yield from self.output.reply_judging(call_messages, reply, config)
+                if checked is not None:
+                    reports.append(checked.report)
+                    if checked.report.refused:
+                        released, output, ends = _refusal(checked), None, checked.ends
+        if released is None:
+            return DoorOutcome(None, output, withheld, tuple(reports))
         if settled or withheld:
-            for rail in (self.input, self.tool_results):
-                if rail is not None:
-                    start = 0 if withheld else len(call_messages)
-                    yield from rail.marking([*call_messages, released], start)
+            for rail in checks:
+                start = 0 if withheld else len(call_messages)
+                yield from rail.marking([*call_messages, released], start)
         if self.output is not None:  # what the door released (the tools' door runs its calls)
             yield from self.output.marking([*call_messages, released], len(call_messages))
         return DoorOutcome(released, output, withheld, tuple(reports), ends)
+
+    @staticmethod
+    def _draft_call(
+        invoke: Callable[[RunnableConfig], Any],
+        ainvoke: Callable[[RunnableConfig], Awaitable[Any]],
+        config: RunnableConfig | None,
+    ) -> Call:
+        return Call(invoke, ainvoke, config, hidden=True, tags=(DRAFT_TAG,))
+
+    def _flowing(
+        self, draft: Draft, release: Release, read: Callable[[Any], AIMessage | None]
+    ) -> Generator[Step, Any, Any]:
+        """Show the draft's chunks as they come (its input passed; nothing judges its output)."""
+        shown = 0
+        while True:
+            view: DraftView = yield Await(draft, chunks=shown + 1)
+            for chunk in view.chunks[shown:]:
+                yield Show(release, chunk)
+            shown = len(view.chunks)
+            if view.done:
+                break
+        reply = read(view.output)
+        if reply is not None:
+            yield Show(release, end=reply)
+        return view.output
+
+    def _streamed(
+        self,
+        draft: Draft,
+        release: Release,
+        messages: list[BaseMessage],
+        read: Callable[[Any], AIMessage | None],
+        config: RunnableConfig | None,
+        reports: list[GuardrailReport],
+    ) -> Generator[Step, Any, tuple[AIMessage | None, Any, bool]]:
+        """Judge the draft chunk by chunk as it streams, showing each chunk judged clean (see `chunks`).
+
+        Returns the reply released (the model's, or what was shown followed by the
+        refusal), the model's output when its reply is released unchanged, and
+        whether a refusal ends the turn.
+        """
+        rail = self.output
+        if rail is None:  # pragma: no cover - a chunked door has an output rail
+            raise JevConfigurationError("stream_chunks needs an output battery")
+        size = self.settings.stream_chunks or 1
+        overlap = self.settings.context_tokens
+        shown = 0  # tokens shown
+        while True:
+            view: DraftView = yield Await(draft, tokens=shown + size)
+            if view.done:
+                break
+            context, text = chunk_window(view.tokens, shown, overlap)
+            checked = yield from rail.reply_judging(messages, AIMessage(context + text), config)
+            if checked is not None:
+                reports.append(checked.report)
+                if checked.report.refused:
+                    yield Drop(draft)
+                    kept = "".join(view.tokens[:shown])
+                    return (yield from self._stopped(release, kept, checked, view.message_id))
+            yield Show(release, text_chunk(text, view.message_id))
+            shown = len(view.tokens)
+        raw = view.output
+        reply = read(raw)
+        kept = "".join(view.tokens[:shown])
+        if reply is None:
+            yield Show(release, end=AIMessage(kept, id=view.message_id))
+            return None, raw, False
+        same = view.message_id is None or reply.id == view.message_id
+        whole = self.settings.final_check or not same or reply_text(reply) != "".join(view.tokens)
+        if whole:
+            judged = reply
+        else:
+            context, tail = chunk_window(view.tokens, shown, overlap)
+            judged = with_text(reply, context + tail)
+        checked = yield from rail.reply_judging(messages, judged, config)
+        if checked is not None:
+            reports.append(checked.report)
+            if checked.report.refused:
+                return (yield from self._stopped(release, "" if whole else kept, checked, reply.id))
+        text = reply_text(reply)
+        if same and text.startswith(kept):
+            if len(text) > len(kept):
+                yield Show(release, text_chunk(text[len(kept) :], reply.id))
+            rest = rest_chunk(reply)
+            if rest is not None:
+                yield Show(release, rest)
+            yield Show(release, end=reply)
+        else:  # the reply is not what streamed (a wrapper rewrote it): the step's output shows it whole
+            yield Show(release, end=AIMessage(kept, id=view.message_id))
+        return reply, raw, False
+
+    @staticmethod
+    def _stopped(
+        release: Release, kept: str, checked: RailOutcome, message_id: str | None
+    ) -> Generator[Step, Any, tuple[AIMessage, None, bool]]:
+        """A check stopped the stream: what was shown stays, the rest is the refusal."""
+        refusal = _refusal(checked)
+        reply = stopped_reply(kept, refusal, message_id)
+        if release.opened:
+            yield Show(release, text_chunk(refusal_tail(kept, str(refusal.content)), message_id), end=reply)
+        return reply, None, checked.ends
 
     def run(self, procedure: Procedure[DoorOutcome]) -> DoorOutcome:
         """Do the procedure synchronously."""

@@ -7,9 +7,18 @@ twice. The steps:
 
 - `Ask`: one battery request, with the rail's deadline (past it, `TimeoutError`);
 - `Call`: the model call of the door, hidden from every stream unless told otherwise;
+- `Begin` / `Await` / `Drop`: the model call started as a `Draft` beside the
+  steps that follow (a worker thread, or a task), waited on for its tokens or its
+  output, or dropped (see `langchain_jev.guardrails.draft`);
+- `Show`: a judged chunk shown to the caller's streams, or the end of what was
+  shown (see `langchain_jev.guardrails.release`);
 - `Prefix` / `Mark`: look up / record conversations in a `Ledger`;
 - `Trace`: the decision's trace run (`jev_guardrail_decision`);
 - any awaitable: an async ``on_flag`` to wait for.
+
+Whatever way a procedure ends (its result, an error, an interrupt), the driver
+drops every draft it began that has not returned and fails every release left
+open, so nothing of a draft outlives the step.
 """
 
 from __future__ import annotations
@@ -22,15 +31,31 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Any, TypeVar
 
-from langchain_core.messages import BaseMessage
+from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage
 from langchain_core.runnables import Runnable, RunnableConfig, RunnableLambda
 from langchain_core.runnables.config import ensure_config, set_config_context
 from langchain_core.runnables.utils import coro_with_context
 
+from langchain_jev.guardrails.draft import Draft
 from langchain_jev.guardrails.hidden import hidden_config
 from langchain_jev.guardrails.ledger import Ledger
+from langchain_jev.guardrails.release import Release
 
-__all__ = ["Ask", "Call", "Mark", "Prefix", "Procedure", "Step", "Trace", "adrive", "drive"]
+__all__ = [
+    "Ask",
+    "Await",
+    "Begin",
+    "Call",
+    "Drop",
+    "Mark",
+    "Prefix",
+    "Procedure",
+    "Show",
+    "Step",
+    "Trace",
+    "adrive",
+    "drive",
+]
 
 T = TypeVar("T")
 
@@ -62,6 +87,45 @@ class Call:
 
 
 @dataclass(frozen=True)
+class Begin:
+    """Start the model's call, hidden, as a `Draft` that runs beside the steps that follow (it is sent back).
+
+    With ``capture`` the draft keeps the tokens its model streams, for the door to judge and release.
+    """
+
+    call: Call
+    capture: bool = False
+
+
+@dataclass(frozen=True)
+class Await:
+    """Wait for a draft to have ``chunks`` chunks and ``tokens`` tokens, or to return.
+
+    Neither given: until it returns. A `DraftView` is sent back, or the call's error thrown in.
+    """
+
+    draft: Draft
+    chunks: int | None = None
+    tokens: int | None = None
+
+
+@dataclass(frozen=True)
+class Drop:
+    """Drop a draft: its reply is discarded and its call cancelled where it can be."""
+
+    draft: Draft
+
+
+@dataclass(frozen=True)
+class Show:
+    """Show a judged ``chunk`` to the caller's streams; with ``end``, end what was shown with the reply."""
+
+    release: Release
+    chunk: AIMessageChunk | None = None
+    end: AIMessage | None = None
+
+
+@dataclass(frozen=True)
 class Prefix:
     """How many of the first ``messages`` the ledger has judged (the count is sent back)."""
 
@@ -86,7 +150,7 @@ class Trace:
     config: RunnableConfig
 
 
-Step = Ask | Call | Prefix | Mark | Trace | Awaitable[Any]
+Step = Ask | Call | Begin | Await | Drop | Show | Prefix | Mark | Trace | Awaitable[Any]
 """What a procedure asks of its driver."""
 
 Procedure = Generator[Step, Any, T]
@@ -188,8 +252,61 @@ def _step(procedure: Procedure[T], sent: Any, failed: Exception | None) -> tuple
         return True, stop.value
 
 
+def _begin_config(step: Begin) -> RunnableConfig:
+    return hidden_config(step.call.config, *step.call.tags)
+
+
+class _Opened:
+    """The drafts and releases a procedure opened, closed however it ends."""
+
+    def __init__(self) -> None:
+        self.drafts: list[Draft] = []
+        self.releases: list[Release] = []
+
+    def note(self, release: Release) -> None:
+        if all(release is not known for known in self.releases):
+            self.releases.append(release)
+
+    def close(self, error: BaseException | None) -> None:
+        for draft in self.drafts:
+            draft.drop()
+        for release in self.releases:
+            release.fail(error or RuntimeError("the guarded step ended before its reply was released"))
+
+    async def aclose(self, error: BaseException | None) -> None:
+        for draft in self.drafts:
+            await draft.adrop()
+        for release in self.releases:
+            await release.afail(error or RuntimeError("the guarded step ended before its reply was released"))
+
+
+def _show(step: Show) -> None:
+    if step.chunk is not None:
+        step.release.show(step.chunk)
+    if step.end is not None:
+        step.release.end(step.end)
+
+
+async def _ashow(step: Show) -> None:
+    if step.chunk is not None:
+        await step.release.ashow(step.chunk)
+    if step.end is not None:
+        await step.release.aend(step.end)
+
+
 def drive(procedure: Procedure[T]) -> T:
     """Do a procedure's steps synchronously; return its result."""
+    opened = _Opened()
+    try:
+        return _drive(procedure, opened)
+    except BaseException as error:
+        opened.close(error)
+        raise
+    finally:
+        opened.close(None)
+
+
+def _drive(procedure: Procedure[T], opened: _Opened) -> T:
     finished, step = _step(procedure, None, None)
     while not finished:
         sent: Any = None
@@ -199,6 +316,16 @@ def drive(procedure: Procedure[T]) -> T:
                 sent = within(step.timeout, partial(step.battery.invoke, step.data, step.config))
             elif isinstance(step, Call):
                 sent = _call(step)
+            elif isinstance(step, Begin):
+                sent = Draft.start(step.call.invoke, _begin_config(step), capture=step.capture)
+                opened.drafts.append(sent)
+            elif isinstance(step, Await):
+                sent = step.draft.wait(chunks=step.chunks, tokens=step.tokens)
+            elif isinstance(step, Drop):
+                step.draft.drop()
+            elif isinstance(step, Show):
+                opened.note(step.release)
+                _show(step)
             elif isinstance(step, Prefix):
                 sent = step.ledger.judged_prefix(step.messages)
             elif isinstance(step, Mark):
@@ -216,6 +343,17 @@ def drive(procedure: Procedure[T]) -> T:
 
 async def adrive(procedure: Procedure[T]) -> T:
     """Do a procedure's steps asynchronously; return its result."""
+    opened = _Opened()
+    try:
+        return await _adrive(procedure, opened)
+    except BaseException as error:
+        await opened.aclose(error)
+        raise
+    finally:
+        await opened.aclose(None)
+
+
+async def _adrive(procedure: Procedure[T], opened: _Opened) -> T:
     finished, step = _step(procedure, None, None)
     while not finished:
         sent: Any = None
@@ -234,6 +372,16 @@ async def adrive(procedure: Procedure[T]) -> T:
                         raise TimeoutError(_late(step.timeout)) from None
             elif isinstance(step, Call):
                 sent = await _acall(step)
+            elif isinstance(step, Begin):
+                sent = Draft.astart(step.call.ainvoke, _begin_config(step), capture=step.capture)
+                opened.drafts.append(sent)
+            elif isinstance(step, Await):
+                sent = await step.draft.await_(chunks=step.chunks, tokens=step.tokens)
+            elif isinstance(step, Drop):
+                await step.draft.adrop()
+            elif isinstance(step, Show):
+                opened.note(step.release)
+                await _ashow(step)
             elif isinstance(step, Prefix):
                 sent = await step.ledger.ajudged_prefix(step.messages)
             elif isinstance(step, Mark):

@@ -14,10 +14,20 @@ LangGraph's other way out of a node is its stream writer (``stream_mode="custom"
 ``get_stream_writer()``) and the parent stream a subgraph writes to: a hidden
 config carries a runtime whose stream writer writes nothing, and no parent stream.
 
+A handler of the caller's own that forwards tokens (one that implements
+``on_llm_new_token`` and is not a tracer, such as ``StreamingStdOutCallbackHandler``
+or an ``AsyncIteratorCallbackHandler`` feeding a web socket) is a stream too.
+
 `hidden_context` runs code with the hidden config as the *context* config too, so
 whatever reads its config from the context inherits it: a chat model that calls
 another model inside ``_generate`` without passing its config, ``get_stream_writer()``,
 ``dispatch_custom_event``.
+
+`visible_config` is the other half: the same config with *only* the streaming
+handlers, for what a guardrail releases once it is judged (the chunks of a reply
+judged as it streams), so the streams see it and the trace, which holds the
+hidden draft already, does not see it twice.
+
 Nothing here imports LangGraph (its config keys are named here): self-refine and
 the guardrails share it.
 
@@ -34,17 +44,25 @@ Example:
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import Context
 from typing import Any
 
-from langchain_core.callbacks import BaseCallbackManager
+from langchain_core.callbacks import AsyncCallbackHandler, BaseCallbackHandler, BaseCallbackManager
 from langchain_core.runnables import RunnableConfig
 from langchain_core.runnables.config import ensure_config, set_config_context
 from langchain_core.tracers._streaming import _StreamingCallbackHandler
+from langchain_core.tracers.core import _TracerCore
 
-__all__ = ["NOSTREAM_TAGS", "hidden_config", "hidden_context", "is_stream_handler"]
+__all__ = [
+    "NOSTREAM_TAGS",
+    "hidden_config",
+    "hidden_context",
+    "is_stream_handler",
+    "stream_handlers",
+    "visible_config",
+]
 
 _RUNTIME = "__pregel_runtime"
 """LangGraph's config key of a node's runtime (which holds its stream writer)."""
@@ -55,27 +73,63 @@ NOSTREAM_TAGS: tuple[str, ...] = ("nostream", "langsmith:nostream")
 """The tags LangGraph's ``stream_mode="messages"`` skips a model run for (current and older releases)."""
 
 
+def _forwards_tokens(handler: Any) -> bool:
+    """True for a handler of the caller's that implements ``on_llm_new_token`` (a tracer only records)."""
+    if isinstance(handler, _TracerCore):
+        return False
+    for base in (BaseCallbackHandler, AsyncCallbackHandler):
+        if isinstance(handler, base):
+            return type(handler).on_llm_new_token is not base.on_llm_new_token
+    return False
+
+
 def is_stream_handler(handler: Any) -> bool:
     """True for a callback handler that feeds a consumer's stream rather than a trace.
 
     These are the handlers of ``astream_events``, ``astream_log`` and LangGraph's
-    ``"messages"`` stream: all implement LangChain's streaming-handler protocol.
+    ``"messages"`` stream (all implement LangChain's streaming-handler protocol),
+    and any handler that forwards tokens (implements ``on_llm_new_token``) and
+    is not a tracer.
+
+    Example:
+        >>> from langchain_core.callbacks import StdOutCallbackHandler, StreamingStdOutCallbackHandler
+        >>> is_stream_handler(StreamingStdOutCallbackHandler()), is_stream_handler(StdOutCallbackHandler())
+        (True, False)
+
     """
-    return isinstance(handler, _StreamingCallbackHandler)
+    return isinstance(handler, _StreamingCallbackHandler) or _forwards_tokens(handler)
 
 
-def _without_stream_handlers(callbacks: Any) -> Any:
+def _keeping(callbacks: Any, keep: Callable[[Any], bool]) -> Any:
+    """``callbacks`` (a manager, copied, or a list) with only the handlers ``keep`` accepts."""
     if callbacks is None:
         return None
     if isinstance(callbacks, BaseCallbackManager):
         manager = callbacks.copy()
         for handler in [*manager.handlers, *manager.inheritable_handlers]:
-            if is_stream_handler(handler):
+            if not keep(handler):
                 manager.remove_handler(handler)
         return manager
     if isinstance(callbacks, list):
-        return [handler for handler in callbacks if not is_stream_handler(handler)]
+        return [handler for handler in callbacks if keep(handler)]
     return callbacks  # pragma: no cover - callbacks are a manager, a list or None
+
+
+def _without_stream_handlers(callbacks: Any) -> Any:
+    return _keeping(callbacks, lambda handler: not is_stream_handler(handler))
+
+
+def stream_handlers(config: RunnableConfig | None = None) -> list[Any]:
+    """The streaming handlers of ``config`` (or the running one): who would see a token now."""
+    callbacks = ensure_config(config).get("callbacks")
+    if isinstance(callbacks, BaseCallbackManager):
+        handlers = [*callbacks.handlers, *callbacks.inheritable_handlers]
+    elif isinstance(callbacks, list):
+        handlers = list(callbacks)
+    else:
+        handlers = []
+    unique = list({id(handler): handler for handler in handlers}.values())
+    return [handler for handler in unique if is_stream_handler(handler)]
 
 
 def _write_nothing(_: Any) -> None:
@@ -112,6 +166,20 @@ def hidden_config(config: RunnableConfig | None = None, *tags: str) -> RunnableC
     if "configurable" in base:
         hidden["configurable"] = _without_stream_writer(base["configurable"])
     return hidden
+
+
+def visible_config(config: RunnableConfig | None = None) -> RunnableConfig:
+    """The config of a run only the stream consumers see.
+
+    It is ``config`` (or the running one) with its streaming handlers alone (tracers
+    and other handlers left out).
+
+    What a guardrail releases after judging it runs with this config, so it reaches
+    ``stream_mode="messages"`` and ``astream_events`` as a run of the caller's, and
+    the trace, which records the hidden draft already, does not hold it twice.
+    """
+    base = ensure_config(config)
+    return {**base, "callbacks": _keeping(base.get("callbacks"), is_stream_handler)}
 
 
 @contextmanager

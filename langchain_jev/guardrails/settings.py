@@ -62,6 +62,10 @@ class GuardrailOptions(TypedDict, total=False):
     on_flag: OnFlag | None
     context_messages: int
     stream_tokens: bool
+    concurrent_input: bool
+    stream_chunks: int | None
+    chunk_context: int | None
+    final_check: bool
     timeout: float | None
     review_key: str | bytes | None
     review_store: ReviewStore | None
@@ -110,7 +114,30 @@ class GuardrailSettings:
     """How many earlier (already judged) messages an input check is shown as context."""
     stream_tokens: bool = False
     """Let ``stream_mode="messages"`` show a model's tokens before its reply is checked
-    (False: the checked reply is streamed whole). True shows an unsafe draft."""
+    (False: the checked reply is streamed whole, or chunk by chunk with ``stream_chunks``).
+    True shows an unsafe draft."""
+    concurrent_input: bool = True
+    """Start the model's call together with the input check, so the check's latency hides
+    behind the model's. The draft is held until both checks are clean: a refused request
+    drops it (the call is cancelled when async; sync, it is left to finish and its reply
+    discarded), and it never reaches a stream, the state, a checkpoint or a tool. The model
+    (and its provider) does read the request while it is judged. Only where the model only
+    writes a reply: a chat model with no provider-side tool bound; never with
+    ``stream_tokens=True``. False: the model is called once the input check is clean."""
+    stream_chunks: int | None = None
+    """Judge the reply as it streams, every this many tokens, and show each chunk to
+    ``stream_mode="messages"`` and ``astream_events`` once it is judged clean (None: the reply
+    is judged whole, then shown). A flagged chunk stops the stream and the refusal replaces
+    the rest of the reply, in the state and checkpoint too; tool calls are shown only after
+    the whole reply is judged. Used when something streams the model's tokens; otherwise the
+    reply is judged whole once."""
+    chunk_context: int | None = None
+    """How many tokens shown before a chunk are judged with it as context (None: a quarter
+    of ``stream_chunks``)."""
+    final_check: bool = False
+    """With ``stream_chunks``, also judge the whole reply once at the end (one more
+    request), because a chunk-by-chunk check can miss what only the whole says; a flagged
+    whole is replaced by the refusal in the state and checkpoint (the stream showed its chunks)."""
     timeout: float | None = DEFAULT_TIMEOUT
     """Seconds each check may take; past it the check fails and ``on_error`` decides.
     None waits as long as the decision model does."""
@@ -145,6 +172,7 @@ class GuardrailSettings:
         ):
             raise JevConfigurationError(f"timeout must be a number of seconds > 0, or None; got {timeout!r}")
         check_review_key(self.review_key)
+        self._check_streaming(policy)
         if self.review_store is not None and not callable(self.review_store):
             raise JevConfigurationError(
                 f"review_store must be a function of the review item, got {type(self.review_store).__name__}"
@@ -162,6 +190,41 @@ class GuardrailSettings:
                 "can resume the thread (the requester too) could approve what the check stopped. "
                 "Give a secret of 16 bytes or more; reviewers resume with review_token(key, fingerprint)"
             )
+
+    def _check_streaming(self, policy: GuardrailPolicy) -> None:
+        for name in ("concurrent_input", "final_check"):
+            if not isinstance(getattr(self, name), bool):
+                raise JevConfigurationError(f"{name} must be True or False, got {getattr(self, name)!r}")
+        for name, least in (("stream_chunks", 1), ("chunk_context", 0)):
+            value = getattr(self, name)
+            if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < least):
+                raise JevConfigurationError(
+                    f"{name} must be a whole number of tokens >= {least}, or None; got {value!r}"
+                )
+        if self.stream_chunks is None:
+            for name in ("chunk_context", "final_check"):
+                if getattr(self, name) not in (None, False):
+                    raise JevConfigurationError(
+                        f"{name} applies to a reply judged as it streams: set stream_chunks=N too"
+                    )
+            return
+        if self.stream_tokens:
+            raise JevConfigurationError(
+                "stream_chunks and stream_tokens=True contradict each other: stream_tokens shows every "
+                "token unjudged, stream_chunks shows each chunk once it is judged; choose one"
+            )
+        if policy.reviews:
+            raise JevConfigurationError(
+                "stream_chunks cannot be combined with on_error/on_inconclusive='interrupt': a check in "
+                "the middle of a streamed reply cannot wait for a human"
+            )
+
+    @property
+    def context_tokens(self) -> int:
+        """The tokens of context a streamed chunk is judged with (``chunk_context``, resolved)."""
+        if self.chunk_context is not None:
+            return self.chunk_context
+        return (self.stream_chunks or 0) // 4
 
     @property
     def policy(self) -> GuardrailPolicy:

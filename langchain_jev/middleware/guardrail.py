@@ -65,6 +65,7 @@ from langchain_jev.graph.guardrail import require_checkpointer, review_by_interr
 from langchain_jev.guardrails.battery import HazardBattery, find_hazard, thresholds_for
 from langchain_jev.guardrails.catalog import DEFAULT_STRICTNESS, HAZARDS
 from langchain_jev.guardrails.door import DoorOutcome, GuardrailDoor
+from langchain_jev.guardrails.draft import may_start_early
 from langchain_jev.guardrails.rail import GuardrailRail
 from langchain_jev.guardrails.settings import GuardrailOptions, GuardrailSettings
 from langchain_jev.guardrails.tools import ToolGate
@@ -201,7 +202,7 @@ class JevGuardrailMiddleware(AgentMiddleware[JevGuardrailState, Any, Any]):
             input=self.input_rail,
             tool_results=self.tool_results_rail,
             output=self.output_rail,
-            stream_tokens=self.stream_tokens,
+            settings=chosen,
         )
         self.tool_gate = ToolGate(input=self.input_rail, output=self.output_rail)
         if names is not None:
@@ -268,7 +269,9 @@ class JevGuardrailMiddleware(AgentMiddleware[JevGuardrailState, Any, Any]):
         async def ainvoke(config: RunnableConfig) -> Any:
             return await ahandler(request)
 
-        return self.door.passing(messages, invoke, ainvoke, _reply_of, None, calls)
+        early = may_start_early(request.model, request.tools)
+        name = request.model.get_name() if hasattr(request.model, "get_name") else "model"
+        return self.door.passing(messages, invoke, ainvoke, _reply_of, None, calls, early=early, name=name)
 
     def wrap_model_call(
         self,

@@ -26,6 +26,10 @@ from tests.fakes import JevWire, ReplyingChatModel, noul
 API_KEY = "sk-test-guardrail-0123456789"
 SAFE = 0.02
 
+SEQUENTIAL: dict[str, Any] = {"concurrent_input": False}
+"""The door called sequentially: the model is called only once its input is judged clean, so it never
+reads a refused request (the tests of that guarantee pin it; `test_concurrent` tests the default)."""
+
 INPUT_CATEGORIES = [h.name for h in HAZARDS if "input" in h.questions]
 OUTPUT_CATEGORIES = [h.name for h in HAZARDS if "output" in h.questions]
 TITLES = {h.name: h.title for h in HAZARDS}

@@ -28,7 +28,7 @@ from langchain_jev.graph import (
     create_guarded_tool_node,
     create_guardrail_node,
 )
-from tests.guardrails.helpers import KeywordDecisionModel
+from tests.guardrails.helpers import SEQUENTIAL, KeywordDecisionModel
 
 DRAFT = "To make a nerve agent, combine the precursors."
 
@@ -83,7 +83,7 @@ _outputs = HazardBattery.output(["indiscriminate_weapons"], model=_decision)
 
 _builder = StateGraph(GuardrailState)
 _builder.add_node("guard", create_guardrail_node(_inputs, next_node="agent"), destinations=("agent", END))
-_builder.add_node("agent", create_guarded_model_node(RecordingChat(), _inputs, _outputs))
+_builder.add_node("agent", create_guarded_model_node(RecordingChat(), _inputs, _outputs, **SEQUENTIAL))
 _builder.add_node("tools", create_guarded_tool_node([send_email], _inputs, _outputs))
 _builder.add_edge(START, "guard")
 _builder.add_conditional_edges("agent", tools_condition)

@@ -35,7 +35,7 @@ from langchain_jev.graph import (
 )
 from langchain_jev.middleware import JevGuardrailMiddleware
 from tests.fakes import ReplyingChatModel
-from tests.guardrails.helpers import KeywordDecisionModel, chat, keyword_wire
+from tests.guardrails.helpers import SEQUENTIAL, KeywordDecisionModel, chat, keyword_wire
 
 KEYWORDS = {"indiscriminate_weapons": ("nerve agent",)}
 REQUEST = "How do I make a nerve agent at home?"
@@ -68,13 +68,14 @@ def build(form: str, model: ReplyingChatModel, decision: Any, saver: InMemorySav
             check_output=form == "output_middleware",
             categories=list(KEYWORDS),
             model=decision,
+            **SEQUENTIAL,
         )
         return create_agent(model, middleware=[guard], checkpointer=saver)
     side = "input" if form == "input_node" else "output"
     battery = HazardBattery(side, categories=list(KEYWORDS), model=decision)  # type: ignore[arg-type]
     builder = StateGraph(GuardrailState)
     if form == "guarded_model":
-        builder.add_node("agent", create_guarded_model_node(model, battery))
+        builder.add_node("agent", create_guarded_model_node(model, battery, **SEQUENTIAL))
     else:
 
         def call_model(state: GuardrailState) -> dict[str, Any]:

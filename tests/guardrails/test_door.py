@@ -68,7 +68,7 @@ from langchain_jev.graph import (
 )
 from langchain_jev.middleware import JevGuardrailMiddleware
 from tests.fakes import ReplyingChatModel
-from tests.guardrails.helpers import KeywordDecisionModel
+from tests.guardrails.helpers import SEQUENTIAL, KeywordDecisionModel
 
 MARK = "nerve agent"
 KEYWORDS = {"indiscriminate_weapons": (MARK,)}
@@ -109,7 +109,12 @@ def model_node(form: str) -> str:
 
 
 def build(form: str, model: BaseChatModel, saver: InMemorySaver | None = None, **options: Any) -> Any:
-    """One graph (or agent) guarding ``model`` with an input and an output battery, and a send_email tool."""
+    """One graph (or agent) guarding ``model`` with an input and an output battery, and a send_email tool.
+
+    The door is sequential unless ``options`` say otherwise: this module pins that the model never reads
+    a refused request (`test_concurrent` attacks the concurrent door).
+    """
+    options = {**SEQUENTIAL, **options}
     decision = KeywordDecisionModel(keywords=KEYWORDS)
     if form == "middleware":
         guard = JevGuardrailMiddleware(categories=list(KEYWORDS), model=decision, **options)
@@ -272,7 +277,7 @@ async def test_a_guarded_graph_as_a_subgraph_shows_nothing_to_the_parent(
     model = replies(draft) if request_kind == "a draft" else replies()
     if form == "middleware":
         guard = JevGuardrailMiddleware(
-            categories=list(KEYWORDS), model=KeywordDecisionModel(keywords=KEYWORDS)
+            categories=list(KEYWORDS), model=KeywordDecisionModel(keywords=KEYWORDS), **SEQUENTIAL
         )
         inner = create_agent(model, tools=[send_email], middleware=[guard])
     else:
@@ -631,14 +636,16 @@ class EchoingDecisionModel(KeywordDecisionModel):
 def _echoing_graph(form: str, model: ReplyingChatModel, on_error: str) -> Any:
     decision = EchoingDecisionModel()
     if form == "middleware":
-        guard = JevGuardrailMiddleware(categories=list(KEYWORDS), model=decision, on_error=on_error)
+        guard = JevGuardrailMiddleware(
+            categories=list(KEYWORDS), model=decision, on_error=on_error, **SEQUENTIAL
+        )
         return create_agent(model, middleware=[guard], checkpointer=InMemorySaver())
     battery = HazardBattery.input(list(KEYWORDS), model=decision)
     builder = StateGraph(GuardrailState)
     if form == "guarded_model":
-        builder.add_node("agent", create_guarded_model_node(model, battery, on_error=on_error))
+        builder.add_node("agent", create_guarded_model_node(model, battery, on_error=on_error, **SEQUENTIAL))
     else:
-        guarded = guard_model(model, battery, on_error=on_error)
+        guarded = guard_model(model, battery, on_error=on_error, **SEQUENTIAL)
 
         def call(state: GuardrailState) -> dict[str, Any]:
             reply = guarded.invoke(state["messages"])
@@ -712,14 +719,16 @@ async def test_a_hung_decision_model_times_out_and_on_error_decides(form: str, r
     model = replies()
     try:
         if form == "middleware":
-            guard = JevGuardrailMiddleware(categories=list(KEYWORDS), model=decision, timeout=0.2)
+            guard = JevGuardrailMiddleware(
+                categories=list(KEYWORDS), model=decision, timeout=0.2, **SEQUENTIAL
+            )
             graph = create_agent(model, middleware=[guard])
         else:
             battery = HazardBattery.input(list(KEYWORDS), model=decision)
             if form == "guarded_model":
-                node: Any = create_guarded_model_node(model, battery, timeout=0.2)
+                node: Any = create_guarded_model_node(model, battery, timeout=0.2, **SEQUENTIAL)
             else:
-                guarded = guard_model(model, battery, timeout=0.2)
+                guarded = guard_model(model, battery, timeout=0.2, **SEQUENTIAL)
 
                 def sync_node(state: Any, config: RunnableConfig) -> dict[str, Any]:
                     return {"messages": [guarded.invoke(state["messages"], config)]}

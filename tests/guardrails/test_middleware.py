@@ -26,6 +26,7 @@ from tests.fakes import RunRecorder
 from tests.guardrails.helpers import (
     INPUT_CATEGORIES,
     OUTPUT_CATEGORIES,
+    SEQUENTIAL,
     TITLES,
     StreamingChat,
     chat,
@@ -67,7 +68,8 @@ def read_inbox(n: int) -> str:
 def test_each_input_category_refuses_before_the_model_is_called(category: str) -> None:
     judge_model = ScriptedDecisionModel(script(INPUT_CATEGORIES, **{category: 0.9}))
     model = chat("Sure.")
-    agent = create_agent(model, middleware=[JevGuardrailMiddleware(check_output=False, model=judge_model)])
+    guard = JevGuardrailMiddleware(check_output=False, model=judge_model, **SEQUENTIAL)
+    agent = create_agent(model, middleware=[guard])
 
     out = agent.invoke({"messages": [HumanMessage("a hazardous request")]})
 
@@ -333,7 +335,7 @@ def test_the_tool_result_rail_withholds_injected_instructions_and_ends() -> None
     agent = create_agent(
         model,
         tools=[read_inbox],
-        middleware=[JevGuardrailMiddleware(check_tool_results=True, model=judge_model)],
+        middleware=[JevGuardrailMiddleware(check_tool_results=True, model=judge_model, **SEQUENTIAL)],
     )
     out = agent.invoke({"messages": [HumanMessage("summarise my inbox")]})
     assert model.calls == 1  # the model never read the injected result
@@ -356,7 +358,12 @@ def test_a_tool_result_check_that_raises_pauses_the_thread_before_the_model_and_
         [{"prompt_injection": ConnectionError("down")}, {"prompt_injection": 0.97}]
     )
     guard = JevGuardrailMiddleware(
-        check_input=False, check_output=False, check_tool_results=True, model=judge_model, on_error="raise"
+        check_input=False,
+        check_output=False,
+        check_tool_results=True,
+        model=judge_model,
+        on_error="raise",
+        **SEQUENTIAL,
     )
     agent = create_agent(model, tools=[read_inbox], middleware=[guard], checkpointer=InMemorySaver())
     config = {"configurable": {"thread_id": "t"}}
@@ -394,7 +401,9 @@ def test_the_tool_result_rail_is_off_by_default() -> None:
 def test_an_unreachable_model_refuses_by_default(rail: str) -> None:
     wire, model = unreachable_model()
     chat_model = chat(UNSAFE)
-    guard = JevGuardrailMiddleware(check_input=rail == "input", check_output=rail == "output", model=model)
+    guard = JevGuardrailMiddleware(
+        check_input=rail == "input", check_output=rail == "output", model=model, **SEQUENTIAL
+    )
     out = create_agent(chat_model, middleware=[guard]).invoke({"messages": [HumanMessage("...")]})
     assert UNSAFE not in contents(out["messages"])
     assert out["messages"][-1].content.endswith("the safety check could not be completed.")
@@ -504,7 +513,7 @@ async def test_async_on_error(on_error: str) -> None:
 
 def test_the_trace_shows_each_rail_and_the_flagged_turn() -> None:
     judge_model = ScriptedDecisionModel(both_sides(out_hate=0.9))
-    agent = create_agent(chat(UNSAFE), middleware=[JevGuardrailMiddleware(model=judge_model)])
+    agent = create_agent(chat(UNSAFE), middleware=[JevGuardrailMiddleware(model=judge_model, **SEQUENTIAL)])
     recorder = RunRecorder()
     agent.invoke({"messages": [HumanMessage("...")]}, {"callbacks": [recorder]})
     runs = recorder.runs

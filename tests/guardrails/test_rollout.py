@@ -38,7 +38,7 @@ from langchain_jev.guardrails.settings import GuardrailOptions
 from langchain_jev.middleware import JevGuardrailMiddleware
 from langchain_jev.testing import ScriptedDecisionModel
 from tests.fakes import JevWire, RunRecorder
-from tests.guardrails.helpers import chat, contents, guarded_graph, hazard_wire
+from tests.guardrails.helpers import SEQUENTIAL, chat, contents, guarded_graph, hazard_wire
 
 UNSAFE = "They are vermin and should be driven out."
 REFUSAL_IN = "I can't help with that request: it was flagged for hate."
@@ -263,7 +263,12 @@ def read_inbox(n: int) -> str:
 def test_replace_on_tool_results_withholds_them_and_the_model_goes_on() -> None:
     model = ScriptedDecisionModel({"prompt_injection": 0.95})
     guard = JevGuardrailMiddleware(
-        check_input=False, check_output=False, check_tool_results=True, model=model, exit_behavior="replace"
+        check_input=False,
+        check_output=False,
+        check_tool_results=True,
+        model=model,
+        exit_behavior="replace",
+        **SEQUENTIAL,
     )
     call = AIMessage("", tool_calls=[{"name": "read_inbox", "args": {"n": 1}, "id": "c1"}])
     agent_model = chat(call, "Your inbox had nothing I can act on.")

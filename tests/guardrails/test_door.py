@@ -108,14 +108,20 @@ def model_node(form: str) -> str:
     return "model" if form == "middleware" else "agent"
 
 
-def build(form: str, model: BaseChatModel, saver: InMemorySaver | None = None, **options: Any) -> Any:
+def build(
+    form: str,
+    model: BaseChatModel,
+    saver: InMemorySaver | None = None,
+    decision: KeywordDecisionModel | None = None,
+    **options: Any,
+) -> Any:
     """One graph (or agent) guarding ``model`` with an input and an output battery, and a send_email tool.
 
     The door is sequential unless ``options`` say otherwise: this module pins that the model never reads
     a refused request (`test_concurrent` attacks the concurrent door).
     """
     options = {**SEQUENTIAL, **options}
-    decision = KeywordDecisionModel(keywords=KEYWORDS)
+    decision = decision if decision is not None else KeywordDecisionModel(keywords=KEYWORDS)
     if form == "middleware":
         guard = JevGuardrailMiddleware(categories=list(KEYWORDS), model=decision, **options)
         return create_agent(

@@ -328,7 +328,7 @@ class GuardrailDoor:
                 if checked.report.refused:
                     yield Drop(draft)
                     kept = "".join(view.tokens[:shown])
-                    return (yield from self._stopped(release, kept, checked, view.message_id))
+                    return (yield from self._stopped(release, kept, kept, checked, view.message_id))
             yield Show(release, text_chunk(text, view.message_id))
             shown = len(view.tokens)
         raw = view.output
@@ -348,7 +348,7 @@ class GuardrailDoor:
         if checked is not None:
             reports.append(checked.report)
             if checked.report.refused:
-                return (yield from self._stopped(release, "" if whole else kept, checked, reply.id))
+                return (yield from self._stopped(release, kept, "" if whole else kept, checked, reply.id))
         text = reply_text(reply)
         if same and text.startswith(kept):
             if len(text) > len(kept):
@@ -363,13 +363,18 @@ class GuardrailDoor:
 
     @staticmethod
     def _stopped(
-        release: Release, kept: str, checked: RailOutcome, message_id: str | None
+        release: Release, shown: str, kept: str, checked: RailOutcome, message_id: str | None
     ) -> Generator[Step, Any, tuple[AIMessage, None, bool]]:
-        """A check stopped the stream: what was shown stays, the rest is the refusal."""
+        """A check stopped the stream: the refusal follows what was ``shown``.
+
+        The thread keeps ``kept`` (what was shown, or nothing when the whole reply was
+        flagged) followed by the refusal.
+        """
         refusal = _refusal(checked)
         reply = stopped_reply(kept, refusal, message_id)
         if release.opened:
-            yield Show(release, text_chunk(refusal_tail(kept, str(refusal.content)), message_id), end=reply)
+            tail = text_chunk(refusal_tail(shown, str(refusal.content)), message_id)
+            yield Show(release, tail, end=reply)
         return reply, None, checked.ends
 
     def run(self, procedure: Procedure[DoorOutcome]) -> DoorOutcome:

@@ -6,7 +6,8 @@ judged; what it must never do is let the draft out. The attacks of `test_door` (
 input node, reused ids, other roles, keys nobody listed) are run against the concurrent door: the
 model answers any request carrying the marker with a draft that would leak ("DRAFT-LEAK", and a
 tool call sending an email), and that draft must reach no stream, returned state, thread state,
-checkpoint or tool. A handshake (the decision model answers an input check only once the chat model
+checkpoint or tool. The attack classes run a few ways each (what they vary is the input check, which
+`test_door` runs every way); every way of running a graph is run on the handshake test. A handshake (the decision model answers an input check only once the chat model
 was called) proves the call really starts beside the check; async, a refused request cancels the
 call; sync, the refusal does not wait for it, and a streaming call stops at its next token.
 """
@@ -94,7 +95,7 @@ async def harmless(graph: Any, config: dict[str, Any]) -> None:
 # ---------------------------------------------------------------- the attacks, against the concurrent door
 
 
-@pytest.mark.parametrize("way", ways(["invoke", "astream:messages", "stream:v2", "astream_events:v2"]))
+@pytest.mark.parametrize("way", ["invoke", "astream:messages", "stream:v2", "astream_events:v2"])
 @pytest.mark.parametrize("route", ROUTES)
 @pytest.mark.parametrize("form", FORMS)
 async def test_a_route_around_the_input_node_never_lets_the_draft_out(form: str, route: str, way: str) -> None:
@@ -106,7 +107,7 @@ async def test_a_route_around_the_input_node_never_lets_the_draft_out(form: str,
     assert_no_draft(graph, shown, config)
 
 
-@pytest.mark.parametrize("way", ways(["invoke", "astream:values", "stream:messages"]))
+@pytest.mark.parametrize("way", ["invoke", "astream:values", "stream:messages"])
 @pytest.mark.parametrize("form", FORMS)
 async def test_a_request_resent_under_a_reused_id_never_lets_the_draft_out(form: str, way: str) -> None:
     graph, config = build(form, leaky(), **CONCURRENT), thread()
@@ -119,7 +120,7 @@ async def test_a_request_resent_under_a_reused_id_never_lets_the_draft_out(form:
     assert_no_draft(graph, shown, config)
 
 
-@pytest.mark.parametrize("way", ways(["invoke", "astream:messages"]))
+@pytest.mark.parametrize("way", ["invoke", "astream:messages"])
 @pytest.mark.parametrize("role", [r for r in ROLES if r != "name field"])
 @pytest.mark.parametrize("form", FORMS)
 async def test_every_role_and_field_is_judged_before_the_draft_gets_out(form: str, role: str, way: str) -> None:

@@ -235,11 +235,11 @@ class GuardrailDoor:
                     "exit_behavior='replace' on the input side needs the messages to call with"
                 )
             invoke, ainvoke = call_with(call_messages)
-        release = Release(config, call_messages, name)
+        release = Release(config, call_messages, name) if capture else None
         if draft is None and chunked:
             draft = yield Begin(self._draft_call(invoke, ainvoke, config), capture)
         released: AIMessage | None
-        if chunked and draft is not None:
+        if chunked and draft is not None and release is not None:
             released, output, ends = yield from self._streamed(
                 draft, release, call_messages, read, config, reports
             )
@@ -247,7 +247,7 @@ class GuardrailDoor:
             if draft is None:
                 hidden = self.output is not None and not self.stream_tokens  # no output check: no secret
                 raw = yield Call(invoke, ainvoke, config, hidden=hidden, tags=(DRAFT_TAG,))
-            elif capture:  # no output check: the draft's tokens flow once its input passed
+            elif release is not None:  # no output check: the draft's tokens flow once its input passed
                 raw = yield from self._flowing(draft, release, read)
             else:
                 raw = (yield Await(draft)).output

@@ -30,6 +30,7 @@ from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.graph import END, START, StateGraph
 from pydantic import PrivateAttr
 
+from langchain_jev import GuardrailCheckError
 from langchain_jev.graph import GuardrailState, HazardBattery, create_guarded_model_node, guard_model
 from langchain_jev.guardrails.draft import may_start_early, provider_tools
 from langchain_jev.middleware import JevGuardrailMiddleware
@@ -41,9 +42,12 @@ from tests.guardrails.test_door import (
     INPUT_REFUSAL,
     KEYWORDS,
     MARK,
+    OUTPUT_REFUSAL,
     REQUEST,
     ROLES,
     ROUTES,
+    StreamWriterChat,
+    WrapperChat,
     _hidden_in,
     _routes,
     build,
@@ -433,3 +437,46 @@ def test_where_a_call_may_start_early() -> None:
     assert not may_start_early(chat, [{"type": "mcp", "server_url": "https://example.com"}])
     assert not may_start_early(RunnableLambda(lambda messages: "hi"))
     assert provider_tools([{"name": "f", "input_schema": {}}, {"type": "custom", "name": "g"}]) == []
+
+
+# ---------------------------------------------------------------- the draft's own ways out, and failures
+
+
+@pytest.mark.parametrize("way", ["stream:custom", "astream:custom", "astream:messages", "astream_events:v2", "stream:v2"])
+@pytest.mark.parametrize("chat_kind", ["stream writer and custom event", "nested model call"])
+@pytest.mark.parametrize("chunks", [None, 2], ids=["judged whole", "judged in chunks"])
+@pytest.mark.parametrize("form", FORMS)
+async def test_a_draft_running_beside_its_check_never_leaks_from_inside_the_model_call(
+    form: str, chat_kind: str, chunks: int | None, way: str
+) -> None:
+    model = StreamWriterChat() if chat_kind.startswith("stream writer") else WrapperChat()
+    options: dict[str, Any] = {"stream_chunks": chunks} if chunks else {}
+    graph, config = door_only(form, model, KeywordDecisionModel(keywords=KEYWORDS), **options), thread()
+    shown = await drive(graph, way, {"messages": [HumanMessage("Tell me about chemistry.")]}, config)
+    assert MARK not in repr(shown)
+    assert MARK not in repr(graph.get_state(config).values) and MARK not in saved(graph)
+    assert graph.get_state(config).values["messages"][-1].content == OUTPUT_REFUSAL
+
+
+class EchoingInputs(KeywordDecisionModel):
+    """Fails every input check (its error quotes the input), after the chat model started."""
+
+    _chat: Any = PrivateAttr(default=None)
+
+    def _classify(self, state: Any, questions: dict[str, Any]) -> ClassifierResponse:
+        if "assistant_answer" not in state:
+            assert self._chat._started.wait(30)
+            raise ValueError(f"cannot read {state!r}")
+        return super()._classify(state, questions)
+
+
+@pytest.mark.parametrize("form", FORMS)
+async def test_an_input_check_that_raises_drops_the_draft_and_cancels_its_call(form: str) -> None:
+    chat = HangingChat()
+    decision = EchoingInputs(keywords=KEYWORDS)
+    decision._chat = chat
+    graph, config = door_only(form, chat, decision, on_error="raise"), thread()
+    with pytest.raises(GuardrailCheckError):
+        await graph.ainvoke({"messages": [HumanMessage(REQUEST)]}, config)
+    assert chat._cancelled == [True]
+    assert LEAK not in saved(graph)

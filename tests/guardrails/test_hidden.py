@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from langchain_core.callbacks import CallbackManager
+from langchain_core.callbacks import BaseCallbackHandler, CallbackManager
 from langchain_core.language_models import GenericFakeChatModel
 from langchain_core.messages import AIMessage, HumanMessage
 from langchain_core.runnables import RunnableConfig, RunnableLambda
@@ -13,7 +13,14 @@ from langchain_core.runnables.utils import coro_with_context
 from langchain_core.tracers.event_stream import _AstreamEventsCallbackHandler
 from langgraph.graph import START, MessagesState, StateGraph
 
-from langchain_jev.guardrails.hidden import NOSTREAM_TAGS, hidden_config, hidden_context, is_stream_handler
+from langchain_jev.guardrails.hidden import (
+    NOSTREAM_TAGS,
+    hidden_config,
+    hidden_context,
+    is_stream_handler,
+    stream_handlers,
+    visible_config,
+)
 from tests.fakes import RunRecorder
 
 SECRET = "a draft nobody has checked"
@@ -84,3 +91,38 @@ def test_hidden_context_hides_runs_that_read_their_config_from_the_context() -> 
     assert SECRET not in repr(shown)
     chunks = list(graph.stream({"messages": [HumanMessage("hi")]}, stream_mode="messages"))
     assert SECRET not in repr(chunks)
+
+
+class _Tokens(BaseCallbackHandler):
+    """A handler of the user's that forwards tokens (as a web socket feeder would)."""
+
+    def __init__(self) -> None:
+        self.tokens: list[str] = []
+
+    def on_llm_new_token(self, token: str, **kwargs: Any) -> None:
+        self.tokens.append(token)
+
+
+class _AlwaysStreaming(GenericFakeChatModel):
+    """A chat model set to stream whoever listens (``streaming=True``, as ``ChatOpenAI(streaming=True)``)."""
+
+    streaming: bool = False
+
+
+def test_a_handler_that_forwards_tokens_is_a_stream_and_never_sees_a_hidden_draft() -> None:
+    tokens, recorder = _Tokens(), RunRecorder()
+    assert is_stream_handler(tokens) and not is_stream_handler(recorder)
+    chat = _AlwaysStreaming(messages=iter([AIMessage(SECRET)]), streaming=True)
+    draft = chat.invoke([HumanMessage("hi")], hidden_config({"callbacks": [tokens, recorder]}))
+    assert draft.content == SECRET
+    assert tokens.tokens == []  # it streamed, to nobody but the trace
+    assert any(SECRET in repr(run.outputs) for run in recorder.of_type("llm"))
+
+
+def test_visible_config_keeps_only_the_stream_handlers() -> None:
+    tokens, recorder, stream = _Tokens(), RunRecorder(), _AstreamEventsCallbackHandler()
+    manager = CallbackManager([recorder, stream, tokens], inheritable_handlers=[recorder, stream, tokens])
+    visible = visible_config({"callbacks": manager, "tags": ["mine"]})
+    assert visible["callbacks"].handlers == [stream, tokens] and visible["tags"] == ["mine"]
+    assert stream_handlers({"callbacks": manager}) == [stream, tokens]
+    assert visible_config({"callbacks": [recorder, tokens]})["callbacks"] == [tokens]

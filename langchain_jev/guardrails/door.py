@@ -350,6 +350,8 @@ class GuardrailDoor:
             if checked.report.refused:
                 return (yield from self._stopped(release, kept, "" if whole else kept, checked, reply.id))
         text = reply_text(reply)
+        if not release.opened:  # nothing shown yet: the step's output shows the reply whole
+            return reply, raw, False
         if same and text.startswith(kept):
             if len(text) > len(kept):
                 yield Show(release, text_chunk(text[len(kept) :], reply.id))

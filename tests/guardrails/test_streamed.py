@@ -475,3 +475,19 @@ def test_streaming_settings_are_checked_by_name() -> None:
     with pytest.raises(JevConfigurationError, match="concurrent_input must be True or False"):
         GuardrailSettings(concurrent_input="yes")  # type: ignore[arg-type]
     assert GuardrailSettings(stream_chunks=20).context_tokens == 5
+
+
+class WholeChat(PacedChat):
+    """A chat model with no streaming of its own: it writes its reply whole."""
+
+    _stream = BaseChatModel._stream
+    _astream = BaseChatModel._astream
+
+
+@pytest.mark.parametrize("way", ["stream:messages", "astream:messages"])
+@pytest.mark.parametrize("form", FORMS)
+async def test_a_model_that_does_not_stream_is_judged_once_and_shown_once_whole(form: str, way: str) -> None:
+    graph, judge = build(form, WholeChat(tokens=CLEAN))
+    parts = await run(graph, way, thread())
+    assert [str(m.content) for m, _ in parts if isinstance(m, AIMessage)] == ["".join(CLEAN)]
+    assert judge.answers == ["".join(CLEAN)]

@@ -181,7 +181,7 @@ def stopped_reply(kept: str, refusal: AIMessage, message_id: str | None) -> AIMe
         >>> from langchain_jev.guardrails.policy import GuardrailReport, refusal_reply
         >>> refusal = refusal_reply(GuardrailReport("output", True, {"hate": 0.9}), "No.")
         >>> stopped_reply("Well,", refusal, "run-1").content
-        'Well,\\n\\nNo.'
+        'Well,\n\nNo.'
 
     """
     text = f"{kept}{refusal_tail(kept, str(refusal.content))}"

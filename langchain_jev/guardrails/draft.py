@@ -45,7 +45,11 @@ from langchain_core.runnables.utils import coro_with_context
 
 from langchain_jev.guardrails.chunks import token_text
 
-__all__ = ["Draft", "DraftDropped", "DraftTap", "DraftView", "may_start_early", "provider_tools"]
+__all__ = ["DROP_WAIT", "Draft", "DraftDropped", "DraftTap", "DraftView", "may_start_early", "provider_tools"]
+
+
+DROP_WAIT = 5.0
+"""Seconds a cancelled draft's task is given to end before the door goes on without it."""
 
 
 class DraftDropped(Exception):
@@ -167,13 +171,16 @@ class Draft:
             self._dropped = True
 
     async def adrop(self) -> None:
-        """Drop the draft and cancel its task (and so the model's request)."""
+        """Drop the draft and cancel its task (and so the model's request).
+
+        The task is given `DROP_WAIT` seconds to end; one that ignores its
+        cancellation is left behind, dropped.
+        """
         self.drop()
         task = self._task
         if task is not None and not task.done():
             task.cancel()
-            with contextlib.suppress(BaseException):
-                await task
+            await asyncio.wait({task}, timeout=DROP_WAIT)
 
     # ------------------------------------------------------------------ starting
 

@@ -225,9 +225,11 @@ def measure(rounds: int = ROUNDS) -> dict[str, float]:
 
 def run() -> list[Row]:
     """The guardrail latency rows of the benchmark table (the load is printed with them)."""
+    before = os.getloadavg()[0]
     print(f"guardrail latency: before, {_load()}", file=sys.stderr)
     t = measure()
     print(f"guardrail latency: after, {_load()}", file=sys.stderr)
+    after = os.getloadavg()[0]
     ideal = (LATENCY + JUDGE_DELAY) / LATENCY
     sequential = (LATENCY + 2 * JUDGE_DELAY) / LATENCY
     graph = t["graph guarded"] / t["graph"]
@@ -265,6 +267,8 @@ def run() -> list[Row]:
         row(f"guardrail stream: first token, stream_chunks={CHUNK} (s)", first, "(info)", True, unit="s"),
         row(f"guardrail stream: unguarded token {CHUNK} + one check (s)", ttft_ideal, "(info)", True, unit="s"),
         row("guardrail stream: first token, reply held whole / unguarded first token", held, "(info)", True),
+        row(f"guardrail latency: machine load before the run ({os.cpu_count()} cores)", before, "(info)", True, "load"),
+        row(f"guardrail latency: machine load after the run ({os.cpu_count()} cores)", after, "(info)", True, "load"),
     ]
 
 

@@ -46,6 +46,7 @@ from tests.guardrails.test_door import (
     REQUEST,
     ROLES,
     ROUTES,
+    HungDecisionModel,
     StreamWriterChat,
     WrapperChat,
     _hidden_in,
@@ -480,3 +481,19 @@ async def test_an_input_check_that_raises_drops_the_draft_and_cancels_its_call(f
         await graph.ainvoke({"messages": [HumanMessage(REQUEST)]}, config)
     assert chat._cancelled == [True]
     assert LEAK not in saved(graph)
+
+
+@pytest.mark.parametrize("run", ["sync", "async"])
+@pytest.mark.parametrize("form", FORMS)
+async def test_the_input_check_keeps_its_deadline_beside_the_model_and_its_expiry_drops_the_draft(
+    form: str, run: str
+) -> None:
+    decision = HungDecisionModel(keywords=KEYWORDS)
+    try:
+        graph, config = door_only(form, leaky(), decision, timeout=0.2), thread()
+        request = {"messages": [HumanMessage(REQUEST)]}
+        out = graph.invoke(request, config) if run == "sync" else await graph.ainvoke(request, config)
+    finally:
+        decision._release.set()
+    assert out["messages"][-1].response_metadata["jev_guardrail"]["error"] == "TimeoutError: the check timed out"
+    assert_no_draft(graph, [out], config)

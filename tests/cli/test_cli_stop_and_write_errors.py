@@ -116,13 +116,16 @@ def test_one_ctrl_c_ends_the_run_at_once_and_resume_finishes_every_row_once(tmp_
 def test_a_second_run_writing_the_same_results_file_is_refused(tmp_path: Path) -> None:
     data = write_jsonl(tmp_path / "rows.jsonl", numbered_rows(40))
     out = tmp_path / "results.jsonl"
-    with JevServer(weather_answers, delay=0.25) as server:  # the first run takes some 10 s
+    # One request at a time, 2 s each: the first run needs 80 s, far more than the two refused
+    # launches take on a busy machine; it is sped up once they are done.
+    with JevServer(weather_answers, delay=2.0) as server:
         first = start_cli(*judge_args(data, server.base_url, "--out", out, "--concurrency", "1", "--workers", "1"))
         try:
             _wait_for_lines(first, out, 2)  # the header and a row
             second = run_cli(*judge_args(data, server.base_url, "--out", out, "--quiet"))
             resumed = run_cli(*judge_args(data, server.base_url, "--out", out, "--resume", "--quiet"))
             still_running = first.poll() is None
+            server.delay = 0.0
             _, stderr = first.communicate(timeout=90)
         finally:
             first.kill()

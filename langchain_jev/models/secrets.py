@@ -14,7 +14,9 @@ the bearer token cannot carry it into a results file, an error or a log line.
 - `install_log_filter` installs a `logging` record factory that redacts every
   record of every logger (child loggers such as ``httpcore2.http11`` or
   ``langchain_jev.models.wire`` included) as it is made, before any filter or
-  handler sees it; `RedactingFilter` does the same on a handler of your own.
+  handler sees it, and redacts every warning as it is shown (a library's
+  ``warnings.warn`` echoing a server's text); `RedactingFilter` does the same
+  on a handler of your own.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ import logging
 import os
 import re
 import threading
+import warnings
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -329,10 +332,12 @@ _MARK = "_langchain_jev_redacts"
 
 
 def install_log_filter() -> None:
-    """Make every log record of the process redacted as it is made, whatever its logger (once).
+    """Make every log record and shown warning of the process redacted, whatever its source (once).
 
     It wraps the current `logging` record factory, so a factory set before is
-    kept, and every handler, filter and child logger sees only redacted records.
+    kept, and every handler, filter and child logger sees only redacted records;
+    and it wraps `warnings.formatwarning`, which both the default display of a
+    warning and `logging.captureWarnings` use, so no warning prints a known key.
 
     Example:
         >>> import logging
@@ -346,9 +351,20 @@ def install_log_filter() -> None:
     """
     with _lock:
         current = logging.getLogRecordFactory()
-        if getattr(current, _MARK, False):
-            return
-        logging.setLogRecordFactory(_redacting(current))
+        if not getattr(current, _MARK, False):
+            logging.setLogRecordFactory(_redacting(current))
+        if not getattr(warnings.formatwarning, _MARK, False):
+            warnings.formatwarning = _redacting_warnings(warnings.formatwarning)
+
+
+def _redacting_warnings(format_warning: Callable[..., str]) -> Callable[..., str]:
+    def formatwarning(
+        message: Warning | str, category: type[Warning], filename: str, lineno: int, line: str | None = None
+    ) -> str:
+        return redact(format_warning(message, category, filename, lineno, line))
+
+    setattr(formatwarning, _MARK, True)
+    return formatwarning
 
 
 def _redacting(make: Callable[..., logging.LogRecord]) -> Callable[..., logging.LogRecord]:

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import json
 import logging
+import subprocess
+import sys
 import traceback
 from collections.abc import Iterator
 from typing import Any
@@ -183,6 +185,23 @@ def test_a_handler_added_after_install_sees_only_redacted_records() -> None:
         logger.removeHandler(handler)
         logger.propagate = True
     assert seen == ["key=[redacted]None"]
+
+
+def test_a_warning_a_library_shows_carries_no_key() -> None:
+    """What Python prints for a warning, and what logging.captureWarnings logs, are redacted."""
+    program = f"""
+import logging, warnings
+from langchain_jev import JevDecisionModel
+JevDecisionModel(api_key={KEY!r}, base_url="http://127.0.0.1:9")
+warnings.warn("the server echoed {KEY}", UserWarning)
+logging.captureWarnings(True)
+logging.basicConfig()
+warnings.warn("echoed again {KEY}", RuntimeWarning)
+"""
+    done = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, timeout=120, check=False)
+    assert done.returncode == 0, done.stderr
+    assert "the server echoed [redacted]" in done.stderr and "echoed again [redacted]" in done.stderr
+    assert_clean(done.stderr)
 
 
 # ----------------------------------------------------------------------- the chat path

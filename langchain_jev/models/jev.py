@@ -288,7 +288,8 @@ class JevDecisionModel(BaseDecisionModel):
         except TypeSafeAPIResponseValidationError as error:
             return self._recover(error)
         except Exception as error:  # a server may echo the key in its error body or headers
-            raise redact_error(error) from None
+            failure = redact_error(error)
+        raise failure from None  # raised outside the handler: no unredacted error rides along as its context
 
     async def _aclassify(self, state: State, questions: dict[str, Question]) -> ClassifierResponse:
         if self.async_client is None and self.client is not None and self.api_key is None:
@@ -301,8 +302,10 @@ class JevDecisionModel(BaseDecisionModel):
         except TypeSafeAPIResponseValidationError as error:
             return self._recover(error)
         except Exception as error:  # a server may echo the key in its error body or headers
-            raise redact_error(error) from None
-        return self._convert(response)
+            failure = redact_error(error)
+        else:
+            return self._convert(response)
+        raise failure from None  # raised outside the handler: no unredacted error rides along as its context
 
     def close(self) -> None:
         """Close the SDK clients this model made itself (injected ones are the caller's)."""

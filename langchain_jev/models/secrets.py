@@ -32,6 +32,8 @@ import warnings
 from collections.abc import Callable, Mapping
 from typing import Any
 
+import pydantic_core
+
 __all__ = [
     "REDACTED",
     "RedactedError",
@@ -191,11 +193,14 @@ def _scrub(value: Any, forms: list[str], depth: int) -> Any:
 
 
 def redact_error(error: BaseException) -> BaseException:
-    """Redact known keys from an exception and its chain, in place, and return the exception.
+    """Redact known keys from an exception and its chain, in place, and return the exception to raise.
 
     The message and ``args``, every attribute (a body, a message, response headers,
     an HTTP request or response with their headers and body), the notes, and the
-    errors it was raised from or during are all cleaned.
+    errors it was raised from or during are all cleaned. An error whose type keeps
+    its text out of reach (pydantic's ``ValidationError`` holds each input it
+    refused) is returned as a redacted copy of the same type, so raise what this
+    returns; one that cannot be copied is returned as a `RedactedError`.
 
     Example:
         >>> remember_secret("sk-example-0123456789abcdef")
@@ -204,9 +209,10 @@ def redact_error(error: BaseException) -> BaseException:
 
     """
     forms = _all_forms()
-    if forms:
-        _clean_error(error, forms, set())
-    return error
+    if not forms:
+        return error
+    _clean_error(error, forms, set())
+    return _rebuilt(error, forms) if _still_holds(error, forms) else error
 
 
 def _clean_error(error: BaseException, forms: list[str], seen: set[int]) -> None:
@@ -226,7 +232,7 @@ def _clean_error(error: BaseException, forms: list[str], seen: set[int]) -> None
             _clean_error(linked, forms, seen)
             if _still_holds(linked, forms):  # an error its own type keeps as it is (pydantic's)
                 with contextlib.suppress(AttributeError, TypeError):
-                    setattr(error, link, _stand_in(linked, forms))
+                    setattr(error, link, _rebuilt(linked, forms))
 
 
 class RedactedError(Exception):
@@ -246,6 +252,35 @@ def _text_of(error: BaseException) -> str:
 def _still_holds(error: BaseException, forms: list[str]) -> bool:
     text = _text_of(error)
     return any(form in text for form in forms)
+
+
+def _rebuilt(error: BaseException, forms: list[str]) -> BaseException:
+    """A redacted copy of ``error`` of its own type where that can be made, else a `RedactedError`."""
+    if isinstance(error, pydantic_core.ValidationError):
+        with contextlib.suppress(Exception):  # an error type pydantic cannot rebuild is stood in for
+            copy = pydantic_core.ValidationError.from_exception_data(
+                _replace(error.title, forms), [_redacted_detail(detail, forms) for detail in error.errors()]
+            )
+            if not _still_holds(copy, forms):
+                copy.__cause__, copy.__context__ = error.__cause__, error.__context__
+                copy.__suppress_context__ = error.__suppress_context__
+                return copy
+    return _stand_in(error, forms)
+
+
+def _redacted_detail(detail: Any, forms: list[str]) -> Any:
+    rebuilt: dict[str, Any] = {"type": detail["type"], "loc": _scrub(detail["loc"], forms, 0)}
+    rebuilt["input"] = _scrub(detail.get("input"), forms, 0)
+    if "ctx" in detail:
+        context = {}
+        for name, value in detail["ctx"].items():
+            if isinstance(value, BaseException):
+                _clean_error(value, forms, set())
+                context[name] = value
+            else:
+                context[name] = _scrub(value, forms, 0)
+        rebuilt["ctx"] = context
+    return rebuilt
 
 
 def _stand_in(error: BaseException, forms: list[str]) -> RedactedError:

@@ -73,12 +73,12 @@ class TypeSafeClassifierDecisionModel(BaseDecisionModel):
         try:
             return self._convert(self.classifier.invoke(self._request(state, questions)))
         except Exception as error:  # the classifier's error may hold an echoed key
-            redact_error(error)
-            raise
+            failure = redact_error(error)
+        raise failure  # outside the handler: no unredacted error rides along as its context
 
     async def _aclassify(self, state: State, questions: dict[str, Question]) -> ClassifierResponse:
         try:
             return self._convert(await self.classifier.ainvoke(self._request(state, questions)))
         except Exception as error:  # the classifier's error may hold an echoed key
-            redact_error(error)
-            raise
+            failure = redact_error(error)
+        raise failure  # outside the handler: no unredacted error rides along as its context

@@ -19,6 +19,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import httpx
+import pydantic
 import pytest
 from langchain_core.decisions import Choice, Noul, Score
 from langchain_core.language_models import BaseChatModel
@@ -250,6 +251,46 @@ async def test_a_chat_providers_error_out_of_judge_carries_no_key(mode: str) -> 
     assert str(error) == "401: bad key [redacted]" and error.body == {"error": {"key": "[redacted]"}}
     assert error.response.request.headers["authorization"] == "Bearer [redacted]"  # our own key, sent by us
     assert_clean(everything_of(error))
+
+
+class _Reply(pydantic.BaseModel):
+    tokens: int
+
+
+class ValidatingChatModel(RefusingChatModel):
+    """A provider whose reply parsing fails in pydantic on a body that echoes the key."""
+
+    def _error(self) -> Exception:  # type: ignore[override]
+        try:
+            _Reply.model_validate({"tokens": f"echo {KEY}"})
+        except pydantic.ValidationError as error:
+            return error
+        raise AssertionError("the reply validated")
+
+
+@MODES
+async def test_a_pydantic_validation_error_out_of_judge_is_a_redacted_copy_of_its_type(mode: str) -> None:
+    judge = JevJudge(criteria(), model=ChatModelDecisionModel(ValidatingChatModel(), strategy="structured"))
+    with pytest.raises(pydantic.ValidationError) as caught:
+        await run(judge, mode)
+    error = caught.value
+    assert error.errors()[0]["input"] == "echo [redacted]" and error.title == "_Reply"
+    assert_clean(everything_of(error) + repr(error.errors()))
+
+
+def test_redact_error_rebuilds_what_pydantic_keeps_and_stands_in_for_what_it_cannot() -> None:
+    try:
+        _Reply.model_validate({"tokens": KEY})
+    except pydantic.ValidationError as error:
+        rebuilt = redact_error(error)
+    assert isinstance(rebuilt, pydantic.ValidationError) and rebuilt.errors()[0]["input"] == "[redacted]"
+
+    class Frozen(Exception):
+        def __str__(self) -> str:
+            return f"frozen {KEY}"
+
+    stood_in = redact_error(Frozen())
+    assert type(stood_in).__name__ == "RedactedError" and str(stood_in) == "Frozen: frozen [redacted]"
 
 
 def test_redact_data_copies_only_what_holds_a_key() -> None:

@@ -391,10 +391,10 @@ class ChatModelDecisionModel(BaseDecisionModel):
                     step = _advance(procedure, self._run_calls(step, config))
             return step
         except Exception as error:  # the provider's error may hold an echoed key (body, headers)
-            redact_error(error)
-            raise
+            failure = redact_error(error)
         finally:
             procedure.close()  # an interrupted call gives up its probe at once
+        raise failure  # outside the handler: no unredacted error rides along as its context
 
     async def _aclassify(self, state: State, questions: dict[str, Question]) -> ClassifierResponse:
         config = ensure_config()
@@ -410,10 +410,10 @@ class ChatModelDecisionModel(BaseDecisionModel):
                     step = _advance(procedure, await self._arun_calls(step, config))
             return step
         except Exception as error:  # the provider's error may hold an echoed key (body, headers)
-            redact_error(error)
-            raise
+            failure = redact_error(error)
         finally:
             procedure.close()  # a cancelled call gives up its probe at once
+        raise failure  # outside the handler: no unredacted error rides along as its context
 
     def _run_calls(self, calls: Sequence[_Call], config: RunnableConfig) -> list[_Outcome]:
         def run(call: _Call) -> _Outcome:

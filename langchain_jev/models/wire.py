@@ -156,6 +156,7 @@ def wire_state(state: Any, path: str = "state", depth: int = 0) -> Any:
         image = _image(state)
         if image is not None:
             return image
+        _refuse_unseen_media(state, path)
         _check_depth(path, depth)
         result: dict[str, Any] = {}
         for key, value in state.items():
@@ -193,6 +194,24 @@ def _shown(path: str) -> str:
     if len(path) > 160:
         path = f"{path[:100]}...{path[-50:]}"
     return path.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
+_UNSEEN_MEDIA = {"audio": "audio", "input_audio": "audio", "video": "video"}
+"""Media block types (LangChain's standard ones and OpenAI's) that Jev cannot take in, by what they hold."""
+
+
+def _refuse_unseen_media(block: Mapping[str, Any], path: str) -> None:
+    """Refuse an audio or video block: sent as JSON, its base64 would be judged as if it were text."""
+    kind = block.get("type")
+    medium = _UNSEEN_MEDIA.get(kind) if isinstance(kind, str) else None
+    if medium is None and isinstance(block.get("input_audio"), Mapping):
+        medium = "audio"
+    if medium is not None:
+        article = "an" if medium == "audio" else "a"
+        raise JevInputError(
+            f"{_shown(path)}: {article} {medium} block: Jev reads text and images, not {medium}; "
+            f"judge it with a chat model that takes {medium} (ChatModelDecisionModel)"
+        )
 
 
 def _image(block: Mapping[str, Any]) -> Image | None:

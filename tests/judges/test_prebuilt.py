@@ -84,6 +84,8 @@ CRITERIA: dict[str, Callable[..., Any]] = {
     "voice": voice_criteria,
 }
 NAMES = list(judge_names())
+JEV_NAMES = [name for name in NAMES if name != "voice"]
+"""The judges Jev can answer: the voice judge's audio needs a chat model that hears it (tests/judges/test_voice.py)."""
 
 
 def _shape(judge: JevJudge) -> list[tuple[Any, ...]]:
@@ -170,7 +172,7 @@ def test_the_full_input_carries_only_declared_fields(name: str) -> None:
 # ---------------------------------------------------------------- one request, checks never sent
 
 
-@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("name", JEV_NAMES)
 def test_one_request_carries_every_question_and_no_check(name: str) -> None:
     wire = JevWire(PASSING[name])
     judge = FACTORIES[name](wire.model())
@@ -199,7 +201,7 @@ def _unwired(body: dict[str, Any]) -> Any:
     return state
 
 
-@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("name", JEV_NAMES)
 async def test_the_async_path_makes_the_same_one_request(name: str) -> None:
     wire = JevWire(PASSING[name])
     verdict = await FACTORIES[name](wire.model("async")).ajudge(FULL[name])
@@ -213,8 +215,6 @@ async def test_the_async_path_makes_the_same_one_request(name: str) -> None:
         ("conversation", JevJudgeInput("Hi", "Hello! How can I help?"),
          ["need_resolved", "tone", "no_invented_capabilities", "reply_in_user_language", "no_perceived_error"]),
         ("quality", JevJudgeInput("Hi?", "Hello."), ["on_topic", "to_the_point", "substantive"]),
-        ("voice", JevJudgeInput(fields={"audio": {"type": "audio", "base64": "UklGRg==", "mime_type": "audio/wav"}}),
-         ["clean_audio", "handles_interrupts", "natural_delivery"]),
         ("trajectory", JevJudgeInput("Weather?", "Rain.", fields={"reference_tool_calls": [], "tool_schemas": {}}), ["right_tools", "task_completed"]),
     ],
 )
@@ -319,10 +319,6 @@ def _failing(name: str, criterion: str, answer: Any) -> None:
         ("json_match", "values_agree", noul(0.2)),
         ("image", "no_explicit_content", noul(0.1)),
         ("image", "no_sensitive_imagery", noul(0.2)),
-        ("voice", "clean_audio", noul(0.3)),
-        ("voice", "transcription_accurate", noul(0.5)),
-        ("voice", "handles_interrupts", noul(0.4)),
-        ("voice", "natural_delivery", noul(0.2)),
     ],
 )
 def test_each_question_fails_below_its_threshold_and_alone(name: str, criterion: str, answer: Any) -> None:

@@ -19,7 +19,7 @@ QUESTIONS = ["clean_audio", "transcription_accurate", "handles_interrupts", "nat
 
 
 def _answers(**probabilities: float) -> dict[str, Any]:
-    yes = {name: 0.9 for name in QUESTIONS} | probabilities
+    yes = dict.fromkeys(QUESTIONS, 0.9) | probabilities
     return {name: {"reasoning": "Heard throughout.", "yes_probability": p} for name, p in yes.items()}
 
 

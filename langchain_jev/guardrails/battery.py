@@ -39,6 +39,7 @@ from langchain_jev.guardrails.subjects import clean_input, subject_for
 from langchain_jev.input import JevJudgeInput, ToolCall
 from langchain_jev.judge import JevJudge
 from langchain_jev.models.cache import DecisionCache, InMemoryCache, model_identity
+from langchain_jev.models.jury import flag_on_any_member
 from langchain_jev.verdict import JevVerdict, Outcome
 
 DEFAULT_LEDGER_ENTRIES = 200_000
@@ -291,7 +292,9 @@ class HazardBattery(RunnableSerializable[BatteryInput, HazardAssessment]):
         direction: ``"input"``, ``"output"`` or ``"tool_results"``.
         categories: category names or codes; None for every category of the side.
         strictness: ``"lenient"``, ``"balanced"`` (default) or ``"strict"``.
-        model: the decision model, as for `JevJudge` (None: Jev from the environment).
+        model: the decision model, as for `JevJudge` (None: Jev from the environment);
+            a jury is asked combined by ``max``, so any member's flag stands
+            (`langchain_jev.models.jury.flag_on_any_member`).
 
     Example:
         >>> from langchain_core.messages import AIMessage, HumanMessage
@@ -336,7 +339,7 @@ class HazardBattery(RunnableSerializable[BatteryInput, HazardAssessment]):
             direction=direction,
             categories=tuple(h.name for h in hazards),
             strictness=strictness,
-            judge=JevJudge(criteria, model),
+            judge=JevJudge(criteria, flag_on_any_member(model)),  # a jury flags when any member does
             **kwargs,
         )
 

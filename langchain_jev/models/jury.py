@@ -81,7 +81,7 @@ from pydantic import ConfigDict, Field
 from langchain_jev.errors import JevConfigurationError
 from langchain_jev.models.response import DecisionResponse, JuryPanel, with_answers
 
-__all__ = ["COMBINES", "Combine", "JuryDecisionModel", "combine_answers"]
+__all__ = ["COMBINES", "Combine", "JuryDecisionModel", "combine_answers", "flag_on_any_member"]
 
 Combine = Literal["mean", "vote", "max"]
 """How a jury combines its members' answers to one question."""
@@ -365,6 +365,55 @@ class JuryDecisionModel(BaseDecisionModel):
 
     def __repr__(self) -> str:
         return f"JuryDecisionModel({list(self.names)}, combine={self.combine!r}, quorum={self.quorum})"
+
+
+# ---------------------------------------------------------------------- guardrails
+
+
+def flag_on_any_member(model: Any) -> Any:
+    """The model a guardrail asks: a jury combined by ``max`` (so any member's flag stands), else ``model``.
+
+    A guardrail's questions ask whether a hazard is there; a jury that averages or
+    votes would let one member's flag be outweighed, and the guardrail would fail
+    open. A jury (and any jury among its members) is turned into
+    ``jury.with_combine("max")`` with its quorum and timeout; a jury behind a
+    `langchain_jev.models.cache.CachedDecisionModel` is rebuilt behind the same
+    cache (its key names the combining, so the answers of the averaging jury are
+    never served). Anything else is returned as it is.
+
+    Raises:
+        JevConfigurationError: a jury behind another wrapper, which cannot be rebuilt
+            (give the wrapper ``jury.with_combine("max")``).
+
+    Example:
+        >>> from langchain_jev.testing import ScriptedDecisionModel
+        >>> jury = JuryDecisionModel([ScriptedDecisionModel({}, model="a"),
+        ...                           ScriptedDecisionModel({}, model="b")], combine="vote", quorum=1)
+        >>> guarding = flag_on_any_member(jury)
+        >>> guarding.combine, guarding.quorum, flag_on_any_member(guarding) is guarding
+        ('max', 1, True)
+
+    """
+    from langchain_jev.models.cache import CachedDecisionModel
+
+    if isinstance(model, JuryDecisionModel):
+        given = dict(zip(model.names, model.members, strict=True))
+        members = {name: flag_on_any_member(member) for name, member in given.items()}
+        if model.combine == "max" and all(members[name] is given[name] for name in given):
+            return model
+        return JuryDecisionModel(members, combine="max", quorum=model.quorum, timeout=model.timeout)
+    if isinstance(model, CachedDecisionModel):
+        inner = flag_on_any_member(model.inner)
+        if inner is model.inner:
+            return model
+        return CachedDecisionModel(inner, model.cache, namespace=model.namespace)
+    inner = getattr(model, "inner", None)
+    if isinstance(inner, BaseDecisionModel) and flag_on_any_member(inner) is not inner:
+        raise JevConfigurationError(
+            f"a guardrail's jury must flag when any member flags, and the jury inside "
+            f"{type(model).__name__} cannot be rebuilt: wrap jury.with_combine('max') instead"
+        )
+    return model
 
 
 # ---------------------------------------------------------------------- combining (pure)

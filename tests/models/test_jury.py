@@ -433,8 +433,13 @@ def test_a_guardrail_on_a_max_jury_refuses_when_one_member_flags(asynchronous: b
     assert reply.response_metadata["jev_guardrail"]["categories"] == {"violent_crimes": 0.93}
 
 
-def test_a_mean_jury_would_let_the_one_flag_through_which_is_why_guardrails_take_max() -> None:
-    battery = HazardBattery.output(["violent_crimes"], model=flagging_jury("mean"))
+@pytest.mark.parametrize("combine", ["mean", "vote"])
+def test_a_guardrail_flags_on_any_member_of_a_jury_that_averages_or_votes(combine: str) -> None:
+    """Given a mean jury, the one flag (0.93 of three) was averaged to 0.33 and the reply went out."""
+    jury = flagging_jury(combine)
+    battery = HazardBattery.output(["violent_crimes"], model=jury)
     guarded = guard_model(GenericFakeChatModel(messages=iter([AIMessage(HARMFUL)])), battery)
-    assert guarded.invoke([HumanMessage("...")]).content == HARMFUL
-    assert flagging_jury("mean").with_combine("max").combine == "max"
+    assert guarded.invoke([HumanMessage("...")]).content == (
+        "I can't share that response: it was flagged for violent crimes."
+    )
+    assert battery.model.combine == "max" and jury.combine == combine  # type: ignore[attr-defined]

@@ -12,22 +12,34 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from langchain_jev.calibration.labels import LabelledRecord
 from langchain_jev.calibration.metrics import (
     Confusion,
     ReliabilityBin,
     auroc,
+    bootstrap_kappa,
     brier_score,
     expected_calibration_error,
     reliability_bins,
 )
-from langchain_jev.calibration.sweep import SweepPoint, blocks, pass_probability
+from langchain_jev.calibration.replay import redecide
+from langchain_jev.calibration.sweep import (
+    SweepPoint,
+    blocks,
+    pass_probability,
+    predictions,
+    sweep,
+    thresholds_of,
+)
 from langchain_jev.criteria import JevCriterion
 from langchain_jev.datasets.results import stored_answer
 from langchain_jev.judge import JevJudge
 from langchain_jev.verdict import Outcome
+
+if TYPE_CHECKING:
+    from langchain_jev.models.response import JuryPanel
 
 __all__ = [
     "Agreement",
@@ -35,7 +47,9 @@ __all__ = [
     "Stability",
     "answer_of",
     "answers_and_labels",
+    "calibrate_criterion",
     "finding_of",
+    "overall_agreement",
     "stability",
 ]
 
@@ -177,12 +191,74 @@ class Stability:
         }
 
 
+def calibrate_criterion(
+    judge: JevJudge,
+    criterion: JevCriterion,
+    rows: Sequence[LabelledRecord],
+    *,
+    seed: int = 0,
+    rounds: int = 1000,
+    with_sweep: bool = True,
+) -> CriterionCalibration:
+    """One question criterion of ``judge`` against the labels of ``rows``, at its current threshold.
+
+    ``with_sweep`` adds the agreement at every threshold (`langchain_jev.calibration.sweep.sweep`).
+    """
+    answers, labels, panels = answers_and_labels(rows, criterion)
+    unlabelled = sum(
+        1
+        for row in rows
+        if row.labels.get(criterion.name) is None and answer_of(row.record, criterion) is not None
+    )
+    policy = (judge.fail_on_inconclusive, judge.fail_on_error)
+    predicted = predictions(criterion, answers, judge.min_confidence, *policy, panels=panels)
+    confusion = Confusion.of(predicted, labels)
+    what, _ = thresholds_of(criterion)
+    current = float(criterion.minimum or 0.0) if what == "minimum" else judge.min_confidence
+    points = (
+        sweep(criterion, answers, labels, judge.min_confidence, *policy, panels=panels) if with_sweep else []
+    )
+    return CriterionCalibration(
+        criterion.name,
+        criterion.kind,
+        what,
+        current,
+        tuple(pass_probability(criterion, a) for a in answers),
+        tuple(labels),
+        confusion,
+        bootstrap_kappa(confusion, rounds=rounds, seed=seed),
+        tuple(points),
+        unlabelled,
+    )
+
+
+def overall_agreement(
+    judge: JevJudge, rows: Sequence[LabelledRecord], *, seed: int = 0, rounds: int = 1000
+) -> Agreement | None:
+    """The overall verdict of ``judge`` (deciding the stored answers) against the overall label."""
+    predicted: list[bool] = []
+    labels: list[bool] = []
+    for row in rows:
+        if row.overall is None or "error" in row.record:
+            continue
+        predicted.append(redecide(judge, row.record).passed)
+        labels.append(row.overall)
+    if not labels:
+        return None
+    confusion = Confusion.of(predicted, labels)
+    return Agreement(confusion, bootstrap_kappa(confusion, rounds=rounds, seed=seed))
+
+
 def answers_and_labels(
     rows: Sequence[LabelledRecord], criterion: JevCriterion
-) -> tuple[list[Any], list[bool]]:
-    """The readable answers of ``criterion`` on the labelled rows, and their labels (row-aligned)."""
+) -> tuple[list[Any], list[bool], list[JuryPanel | None]]:
+    """The readable answers of ``criterion`` on the labelled rows, their labels, and their juries' panels.
+
+    Row-aligned; a panel is None where one model answered.
+    """
     answers: list[Any] = []
     labels: list[bool] = []
+    panels: list[JuryPanel | None] = []
     for row in rows:
         label = row.labels.get(criterion.name)
         if label is None:
@@ -191,7 +267,8 @@ def answers_and_labels(
         if answer is not None:
             answers.append(answer)
             labels.append(label)
-    return answers, labels
+            panels.append(row.panel)
+    return answers, labels, panels
 
 
 def answer_of(record: Mapping[str, Any], criterion: JevCriterion) -> Any:

@@ -19,6 +19,7 @@ from langchain_jev.errors import CalibrationError
 if TYPE_CHECKING:
     from langchain_jev.criteria import JevCriterion
     from langchain_jev.judge import JevJudge
+    from langchain_jev.models.response import JuryPanel
 
 __all__ = ["FAIL_WORDS", "PASS_WORDS", "LabelledRecord", "label_records", "read_label"]
 
@@ -115,6 +116,8 @@ class LabelledRecord:
     """The overall label: does the row pass as a whole (None: not labelled)."""
     labels: Mapping[str, bool] = field(default_factory=dict)
     """Per-criterion labels (the overall label stands in where a criterion has none)."""
+    panel: JuryPanel | None = None
+    """When a jury answered: every member's answers, read from the record's ``panel``."""
 
 
 def label_records(
@@ -133,9 +136,12 @@ def label_records(
     label's field when ``labels`` is a mapping. ``where`` names each row in errors.
 
     Raises:
-        CalibrationError: a label that cannot be read (named by row and field), or an unknown criterion.
+        CalibrationError: a label that cannot be read (named by row and field), an unknown
+            criterion, or a jury's panel that cannot be read.
 
     """
+    from langchain_jev.datasets.results import stored_panel
+
     per_criterion: Mapping[str, str] = {}
     if isinstance(labels, str):
         overall = labels
@@ -161,5 +167,11 @@ def label_records(
                 value = whole
             if value is not None:
                 found[criterion.name] = value
-        result.append(LabelledRecord(record, whole, found))
+        panel = None
+        if record.get("panel") is not None and "error" not in record:
+            try:
+                panel = stored_panel(record["panel"], by_name)
+            except ValueError as error:
+                raise CalibrationError(f"{place}: its jury panel cannot be read: {error}") from None
+        result.append(LabelledRecord(record, whole, found, panel))
     return result

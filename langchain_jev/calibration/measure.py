@@ -17,16 +17,14 @@ from langchain_jev.calibration.figures import (
     Agreement,
     CriterionCalibration,
     Stability,
-    answer_of,
-    answers_and_labels,
+    calibrate_criterion,
+    overall_agreement,
     stability,
 )
 from langchain_jev.calibration.labels import LabelledRecord
-from langchain_jev.calibration.metrics import Confusion, bootstrap_kappa
-from langchain_jev.calibration.replay import redecide
+from langchain_jev.calibration.panel import MemberCalibration, member_calibrations
 from langchain_jev.calibration.suggest import Suggestion, calibrated_judge, suggest
-from langchain_jev.calibration.sweep import pass_probability, predictions, sweep, thresholds_of
-from langchain_jev.calibration.tables import Disagreement, calibration_table, disagreements
+from langchain_jev.calibration.tables import Disagreement, calibration_table, disagreements, members_table
 from langchain_jev.errors import CalibrationError
 from langchain_jev.judge import JevJudge
 
@@ -76,6 +74,8 @@ class Calibration:
         """Per criterion, with ``repeat`` above 1 (else empty)."""
         self.repeats = repeats
         """Requests per row (``repeat``)."""
+        self.members: list[MemberCalibration] = []
+        """When a jury answered: each member's agreement with the same labels, as the judge's only model."""
         self.seed = seed
         self.rounds = rounds
 
@@ -110,17 +110,11 @@ class Calibration:
 
     def agreement(self, judge: JevJudge) -> Agreement | None:
         """The overall verdict of ``judge`` (deciding the stored answers) against the overall label."""
-        predicted: list[bool] = []
-        labels: list[bool] = []
-        for row in self.rows:
-            if row.overall is None or "error" in row.record:
-                continue
-            predicted.append(redecide(judge, row.record).passed)
-            labels.append(row.overall)
-        if not labels:
-            return None
-        confusion = Confusion.of(predicted, labels)
-        return Agreement(confusion, bootstrap_kappa(confusion, rounds=self.rounds, seed=self.seed))
+        return overall_agreement(judge, self.rows, seed=self.seed, rounds=self.rounds)
+
+    def members_table(self) -> str:
+        """Each jury member's agreement with the labels beside the jury's, as text ("" without a jury)."""
+        return members_table(self)
 
     def write_judge(
         self,
@@ -151,6 +145,7 @@ class Calibration:
             "criteria": [c.to_dict() for c in self.criteria],
             "overall": self.overall.to_dict() if self.overall else None,
             "stability": [s.to_dict() for s in self.stability],
+            "members": [m.to_dict() for m in self.members],
             "suggestion": suggestion.to_dict() if suggestion else None,
         }
 
@@ -171,48 +166,14 @@ def build_calibration(
     """
     if not any(row.overall is not None or row.labels for row in rows):
         raise CalibrationError("no row carries a label: nothing to calibrate against")
-    criteria = []
-    for criterion in judge.criteria:
-        if not criterion.is_question:
-            continue
-        answers, labels = answers_and_labels(rows, criterion)
-        unlabelled = sum(
-            1
-            for row in rows
-            if row.labels.get(criterion.name) is None and answer_of(row.record, criterion) is not None
-        )
-        probabilities = tuple(pass_probability(criterion, a) for a in answers)
-        predicted = predictions(
-            criterion, answers, judge.min_confidence, judge.fail_on_inconclusive, judge.fail_on_error
-        )
-        confusion = Confusion.of(predicted, labels)
-        what, _ = thresholds_of(criterion)
-        current = float(criterion.minimum or 0.0) if what == "minimum" else judge.min_confidence
-        criteria.append(
-            CriterionCalibration(
-                criterion.name,
-                criterion.kind,
-                what,
-                current,
-                probabilities,
-                tuple(labels),
-                confusion,
-                bootstrap_kappa(confusion, rounds=rounds, seed=seed),
-                tuple(
-                    sweep(
-                        criterion,
-                        answers,
-                        labels,
-                        judge.min_confidence,
-                        judge.fail_on_inconclusive,
-                        judge.fail_on_error,
-                    )
-                ),
-                unlabelled,
-            )
-        )
+    criteria = [
+        calibrate_criterion(judge, criterion, rows, seed=seed, rounds=rounds)
+        for criterion in judge.criteria
+        if criterion.is_question
+    ]
     calibration = Calibration(judge, rows, criteria, None, (), max(1, len(repeats)), seed=seed, rounds=rounds)
     calibration.overall = calibration.agreement(judge)
+    calibration.members = member_calibrations(judge, rows, seed=seed, rounds=rounds)
     if len(repeats) > 1:
         calibration.stability = stability(judge, repeats)
     return calibration

@@ -20,10 +20,16 @@ from typing import Any
 from langchain_core.decisions import BaseDecisionModel, ClassifierResponse, Question
 
 from langchain_jev import feedback
-from langchain_jev.datasets.results import error_record, question_fingerprint, stored_answer, verdict_record
+from langchain_jev.datasets.results import (
+    error_record,
+    question_fingerprint,
+    stored_answer,
+    stored_panel,
+    verdict_record,
+)
 from langchain_jev.errors import JevConfigurationError, RedecideError, ResultsError
 from langchain_jev.judge import JevJudge, _Plan
-from langchain_jev.models.response import DecisionResponse
+from langchain_jev.models.response import DecisionResponse, JuryPanel
 from langchain_jev.verdict import JevFinding, JevVerdict, Outcome
 
 __all__ = [
@@ -195,11 +201,13 @@ def redecide(judge: JevJudge, record: Mapping[str, Any]) -> JevVerdict:
     """The verdict ``judge`` gives on a judged row's stored answers, without a request.
 
     Checks keep their stored outcome (a check does not depend on a threshold);
-    every question is decided again from its stored answer.
+    every question is decided again from its stored answer, and, when a jury gave
+    it, by every member's stored answer as the run did (``panel``: a split beyond the
+    jury's bound is INCONCLUSIVE, a vote counts each member's own pass).
 
     Raises:
         RedecideError: a criterion of ``judge`` cannot be decided from this record.
-        ResultsError: the record is of a row that could not be judged.
+        ResultsError: the record is of a row that could not be judged, or its panel cannot be read.
 
     Example:
         >>> from langchain_core.decisions import Noul
@@ -262,8 +270,18 @@ def redecide(judge: JevJudge, record: Mapping[str, Any]) -> JevVerdict:
             reasoning=reasoning,
             request_id=record.get("request_id"),
             cache_hit=record.get("cache_hit") is True,
+            panel=_panel(judge, record),
         )
     return judge._verdict(plan, response)
+
+
+def _panel(judge: JevJudge, record: Mapping[str, Any]) -> JuryPanel | None:
+    if record.get("panel") is None:
+        return None
+    try:
+        return stored_panel(record["panel"], {c.name: c for c in judge.criteria})
+    except ValueError as error:
+        raise ResultsError(f"row {record.get('row', record.get('key'))}: its jury panel: {error}") from None
 
 
 def redecide_record(judge: JevJudge, record: Mapping[str, Any]) -> dict[str, Any]:

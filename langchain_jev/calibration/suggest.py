@@ -156,14 +156,14 @@ def _confidence_sweep(
         criterion = by_name[item.name]
         if item.name in minimums:
             criterion = with_threshold(criterion, minimums[item.name])
-        answers, labels = answers_and_labels(calibration.rows, criterion)
-        prepared.append((criterion, answers, labels))
+        answers, labels, panels = answers_and_labels(calibration.rows, criterion)
+        prepared.append((criterion, answers, labels, panels))
     points = []
     for value in MIN_CONFIDENCE_GRID:
         total = Confusion()
-        for criterion, answers, labels in prepared:
+        for criterion, answers, labels, panels in prepared:
             predicted = predictions(
-                criterion, answers, value, judge.fail_on_inconclusive, judge.fail_on_error
+                criterion, answers, value, judge.fail_on_inconclusive, judge.fail_on_error, panels=panels
             )
             total = total + Confusion.of(predicted, labels)
         points.append(SweepPoint(value, total))

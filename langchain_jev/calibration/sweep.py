@@ -19,14 +19,17 @@ import dataclasses
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from langchain_core.decisions import ChoiceAnswer, NoulAnswer, ScoreAnswer
 
 from langchain_jev.calibration.metrics import Confusion
 from langchain_jev.criteria import JevCriterion
-from langchain_jev.outcomes import _EPSILON, decide, support_share
+from langchain_jev.outcomes import _EPSILON, decide, review_panel, support_share
 from langchain_jev.verdict import Outcome
+
+if TYPE_CHECKING:
+    from langchain_jev.models.response import JuryPanel
 
 __all__ = [
     "MIN_CONFIDENCE_GRID",
@@ -167,12 +170,33 @@ def predictions(
     min_confidence: float,
     fail_on_inconclusive: bool = False,
     fail_on_error: bool = False,
+    *,
+    panels: Sequence[JuryPanel | None] | None = None,
 ) -> list[bool]:
-    """Whether ``criterion`` passes each answer (does not block the verdict), as the judge decides it."""
-    return [
-        not blocks(decide(criterion, answer, min_confidence).outcome, fail_on_inconclusive, fail_on_error)
-        for answer in answers
-    ]
+    """Whether ``criterion`` passes each answer (does not block the verdict), as the judge decides it.
+
+    ``panels`` (aligned with ``answers``) are the juries that gave them: each answer is
+    then decided by every member too, as the judge decided it (a vote counts the
+    members' own passes; a split beyond the jury's bound is INCONCLUSIVE).
+    """
+    if panels is None:
+        return [
+            not blocks(decide(criterion, answer, min_confidence).outcome, fail_on_inconclusive, fail_on_error)
+            for answer in answers
+        ]
+    result = []
+    for answer, panel in zip(answers, panels, strict=True):
+        decision = decide(criterion, answer, min_confidence)
+        if panel is not None:
+            decision = review_panel(
+                criterion,
+                decision,
+                panel.answers_to(criterion.name),
+                vote=panel.combine == "vote",
+                disagreement=panel.disagreement,
+            )
+        result.append(not blocks(decision.outcome, fail_on_inconclusive, fail_on_error))
+    return result
 
 
 def thresholds_of(criterion: JevCriterion) -> tuple[str, tuple[float, ...]]:
@@ -193,11 +217,18 @@ def sweep(
     min_confidence: float,
     fail_on_inconclusive: bool = False,
     fail_on_error: bool = False,
+    *,
+    panels: Sequence[JuryPanel | None] | None = None,
 ) -> list[SweepPoint]:
-    """Agreement with ``labels`` at every threshold `thresholds_of` gives the criterion."""
+    """Agreement with ``labels`` at every threshold `thresholds_of` gives the criterion.
+
+    ``panels`` are the juries that gave the answers, as for `predictions`.
+    """
     what, grid = thresholds_of(criterion)
     points = []
-    if criterion.kind == "noul" and len(answers) > len(grid):
+    if panels is not None and not any(p is not None for p in panels):
+        panels = None
+    if criterion.kind == "noul" and len(answers) > len(grid) and panels is None:
         # a noul passes at noul >= minimum and is never undecided: decide each answer once, at 0,
         # for its readability, then compare probabilities with each minimum
         floor = with_threshold(criterion, 0.0)
@@ -216,7 +247,9 @@ def sweep(
             varied, confidence = with_threshold(criterion, value), min_confidence
         else:
             varied, confidence = criterion, value
-        predicted = predictions(varied, answers, confidence, fail_on_inconclusive, fail_on_error)
+        predicted = predictions(
+            varied, answers, confidence, fail_on_inconclusive, fail_on_error, panels=panels
+        )
         points.append(SweepPoint(value, Confusion.of(predicted, labels)))
     return points
 

@@ -13,7 +13,7 @@ from langchain_jev.calibration.sweep import pass_probability, predictions
 if TYPE_CHECKING:
     from langchain_jev.calibration.measure import Calibration
 
-__all__ = ["Disagreement", "calibration_table", "disagreements"]
+__all__ = ["Disagreement", "calibration_table", "disagreements", "members_table"]
 
 
 @dataclass(frozen=True)
@@ -80,7 +80,12 @@ def disagreements(calibration: Calibration) -> list[Disagreement]:
                 continue
             probability = pass_probability(criterion, answer)
             judged = predictions(
-                criterion, [answer], judge.min_confidence, judge.fail_on_inconclusive, judge.fail_on_error
+                criterion,
+                [answer],
+                judge.min_confidence,
+                judge.fail_on_inconclusive,
+                judge.fail_on_error,
+                panels=[row.panel],
             )[0]
             sides.append(probability)
             if not judged:
@@ -169,6 +174,61 @@ def calibration_table(calibration: Calibration) -> str:
                 _f(conf.false_fail_rate),
             )
         )
+    widths = [max(len(r[i]) for r in rows) for i in range(len(headers))]
+    return "\n".join(
+        "  ".join(
+            cell.ljust(widths[i]) if i < 2 else cell.rjust(widths[i]) for i, cell in enumerate(r)
+        ).rstrip()
+        for r in rows
+    )
+
+
+def members_table(calibration: Calibration) -> str:
+    """Each jury member's agreement with the labels beside the jury's, per criterion and overall.
+
+    Empty when no jury answered. Each member is decided as the judge's only model, at
+    the same thresholds, on the rows it answered.
+    """
+    if not calibration.members:
+        return ""
+    headers = ("criterion", "model", "n", "AUROC", "Brier", "acc.", "kappa", "f-pass", "f-fail")
+    rows: list[tuple[str, ...]] = [headers]
+    for index, jury in enumerate(calibration.criteria):
+        sides = [("jury", jury)] + [(m.name, m.criteria[index]) for m in calibration.members]
+        for place, (who, c) in enumerate(sides):
+            conf = c.confusion
+            rows.append(
+                (
+                    c.name if place == 0 else "",
+                    who,
+                    str(c.n),
+                    _f(c.auroc),
+                    _f(c.brier),
+                    _f(conf.accuracy),
+                    _f(conf.kappa),
+                    _f(conf.false_pass_rate),
+                    _f(conf.false_fail_rate),
+                )
+            )
+    if calibration.overall is not None:
+        overall = [("jury", calibration.overall)] + [(m.name, m.overall) for m in calibration.members]
+        for place, (who, agreement) in enumerate(overall):
+            if agreement is None:
+                continue
+            conf = agreement.confusion
+            rows.append(
+                (
+                    "overall" if place == 0 else "",
+                    who,
+                    str(conf.n),
+                    "",
+                    "",
+                    _f(conf.accuracy),
+                    _f(conf.kappa),
+                    _f(conf.false_pass_rate),
+                    _f(conf.false_fail_rate),
+                )
+            )
     widths = [max(len(r[i]) for r in rows) for i in range(len(headers))]
     return "\n".join(
         "  ".join(

@@ -4,7 +4,8 @@ It judges the rows of DATA (as ``judge`` does, with all its options) or reuses
 a results file of them (``--results``), reads the labels (``--label FIELD`` for
 an overall label that stands in for every criterion, ``--label CRITERION=FIELD``
 per criterion), and prints per criterion the calibration figures, the
-agreement at the current threshold, and a suggested threshold for the
+agreement at the current threshold (and, when a jury judged, each member's beside
+the jury's), and a suggested threshold for the
 objective (``--target``, ``--max-false-pass``, ``--max-false-fail``), with the
 overall verdict's agreement before and after. ``--write-judge`` writes the
 judge file with the suggested thresholds (nothing else changed) and prints the
@@ -334,6 +335,12 @@ def _aligned(runs: Sequence[Sequence[Mapping[str, Any]]]) -> list[list[Mapping[s
 def _print(calibration: Any, suggestion: Any, out: TextIO) -> None:
     out.write("\ncalibration against the labels, at the current thresholds:\n")
     out.write(calibration.table() + "\n")
+    members = calibration.members_table()
+    if members:
+        out.write(
+            "\nthe jury's members against the same labels (each as the judge's only model, at the same "
+            "thresholds, on the rows it answered):\n" + members + "\n"
+        )
     out.write(f"\nsuggested thresholds ({suggestion.objective.describe()}):\n")
     changes = suggestion.changes()
     for name, old, new in changes:

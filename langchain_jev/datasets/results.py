@@ -25,7 +25,9 @@ a question that was answered keeps the model's raw answer under ``answer``
 under ``question`` (`question_fingerprint`), and the model's reason when an
 answer came back unreadable under ``unreadable``; so the verdict can be decided
 again at other thresholds without a request (`stored_answer` reads an answer
-back as its typed answer).
+back as its typed answer). When a jury answered, the record keeps every member's
+answers under ``panel`` (`panel_data`; `stored_panel` reads it back), so the
+verdict decided again is decided by every member too, and who said what can be shown.
 """
 
 from __future__ import annotations
@@ -48,6 +50,7 @@ from langchain_core.decisions import ChoiceAnswer, NoulAnswer, ScoreAnswer
 from pydantic import TypeAdapter
 
 from langchain_jev.errors import ResultsError
+from langchain_jev.models.response import DecisionResponse, JuryPanel
 from langchain_jev.models.secrets import contains_secret, redact, redact_data
 from langchain_jev.verdict import JevVerdict, Outcome
 
@@ -65,12 +68,14 @@ __all__ = [
     "error_record",
     "header_record",
     "is_header",
+    "panel_data",
     "question_fingerprint",
     "read_header",
     "record_head",
     "record_line",
     "resume_results",
     "stored_answer",
+    "stored_panel",
     "verdict_record",
 ]
 
@@ -191,6 +196,9 @@ def verdict_record(
             record["request_id"] = response.request_id
         if getattr(response, "cache_hit", False):
             record["cache_hit"] = True
+        panel = getattr(response, "panel", None)
+        if isinstance(panel, JuryPanel):
+            record["panel"] = panel_data(panel)
     return record
 
 
@@ -284,6 +292,110 @@ def _answer_adapter() -> TypeAdapter[Answer]:
     from langchain_core.decisions import Answer
 
     return TypeAdapter(Answer)
+
+
+def panel_data(panel: JuryPanel) -> dict[str, Any]:
+    """A jury's panel as the plain data a result record keeps under ``panel``.
+
+    ``{"combine", "disagreement", "members": {name: {"model", "answers": {question:
+    answer_data}, "unreadable": {question: why}, "request_id"}}, "failed": {name: error}}``.
+    A member's answer that is not a finite noul, score or choice answer is kept as
+    unreadable, so the record stays strict JSON.
+
+    Example:
+        >>> from langchain_core.decisions import NoulAnswer
+        >>> yes = NoulAnswer(type="noul", noul=0.9)
+        >>> panel = JuryPanel(combine="mean", disagreement=0.5, members={
+        ...     "jev": DecisionResponse(model="jev-latest", answers={"polite": yes})},
+        ...     failed={"gpt": "TimeoutError: no answer within 5.00 s"})
+        >>> panel_data(panel)["members"], panel_data(panel)["failed"]
+        ({'jev': {'model': 'jev-latest', 'answers': {'polite': {'type': 'noul', 'noul': 0.9}}}}, \
+{'gpt': 'TimeoutError: no answer within 5.00 s'})
+
+    """
+    members: dict[str, Any] = {}
+    for name, response in panel.members.items():
+        answers: dict[str, Any] = {}
+        unreadable = {str(q): str(why) for q, why in response.unreadable.items()}
+        for question, answer in response.answers.items():
+            if question in unreadable:
+                continue
+            stored = answer_data(answer)
+            if stored is None or not _strict_json(stored):
+                unreadable[question] = f"not a finite noul, score or choice answer: {answer!r}"[:300]
+                continue
+            answers[question] = stored
+        entry: dict[str, Any] = {"model": response.model, "answers": answers}
+        if unreadable:
+            entry["unreadable"] = unreadable
+        if response.request_id is not None:
+            entry["request_id"] = response.request_id
+        members[name] = entry
+    return {
+        "combine": panel.combine,
+        "disagreement": panel.disagreement,
+        "members": members,
+        "failed": dict(panel.failed),
+    }
+
+
+def _strict_json(data: Any) -> bool:
+    try:
+        json.dumps(data, allow_nan=False)
+    except ValueError:
+        return False
+    return True
+
+
+def stored_panel(data: Any, criteria: Mapping[str, JevCriterion] | None = None) -> JuryPanel:
+    """Read a record's ``panel`` (`panel_data`) back as a `JuryPanel`, each answer typed.
+
+    ``criteria`` (by name) give the scores' levels. A member's answer that cannot be
+    read is that member's unreadable answer (as a fresh response would have it).
+
+    Raises:
+        ValueError: the data is not a stored panel.
+
+    Example:
+        >>> stored = {"combine": "vote", "disagreement": None, "failed": {},
+        ...           "members": {"a": {"model": "m", "answers": {"ok": {"type": "noul", "noul": 0.2}}}}}
+        >>> stored_panel(stored).answers_to("ok")
+        {'a': NoulAnswer(type='noul', noul=0.2)}
+
+    """
+    if not isinstance(data, Mapping) or not isinstance(data.get("combine"), str):
+        raise ValueError("not a stored jury panel")
+    members = data.get("members")
+    failed = data.get("failed") or {}
+    disagreement = data.get("disagreement")
+    if not isinstance(members, Mapping) or not isinstance(failed, Mapping):
+        raise ValueError("a stored jury panel has members and failed")
+    if isinstance(disagreement, bool) or not isinstance(disagreement, (int, float, type(None))):
+        raise ValueError(f"a stored jury panel's disagreement is a number or null, not {disagreement!r}")
+    responses: dict[str, DecisionResponse] = {}
+    for name, member in members.items():
+        if not isinstance(member, Mapping) or not isinstance(member.get("answers"), Mapping):
+            raise ValueError(f"jury member {name!r}: not a stored response")
+        answers: dict[str, Any] = {}
+        unreadable = {str(q): str(why) for q, why in (member.get("unreadable") or {}).items()}
+        for question, stored in member["answers"].items():
+            try:
+                answers[str(question)] = stored_answer(stored, (criteria or {}).get(str(question)))
+            except ValueError as error:
+                unreadable[str(question)] = str(error)
+        request_id = member.get("request_id")
+        responses[str(name)] = DecisionResponse(
+            model=str(member.get("model") or name),
+            answers=answers,
+            unreadable=unreadable,
+            request_id=request_id if isinstance(request_id, str) else None,
+        )
+    return JuryPanel(
+        combine=data["combine"],
+        disagreement=None if disagreement is None else float(disagreement),
+        members=responses,
+        failed={str(k): str(v) for k, v in failed.items()},
+    )
 
 
 def error_record(

@@ -10,7 +10,7 @@ from langchain_jev.calibration.tables import Disagreement
 from langchain_jev.report import charts
 from langchain_jev.report.layout import escape
 
-__all__ = ["MAX_DISAGREEMENTS", "calibration_sections", "disagreement_table"]
+__all__ = ["MAX_DISAGREEMENTS", "calibration_sections", "disagreement_table", "members_section"]
 
 MAX_DISAGREEMENTS = 500
 """Disagreements listed at most (the page says how many more)."""
@@ -69,6 +69,7 @@ def calibration_sections(
         table.append("<tr>" + "".join(f"<td>{escape(x)}</td>" for x in cells) + "</tr>")
     table.append("</table>")
     parts.extend(table)
+    parts.extend(members_section(calibration))
     if calibration.overall is not None or (suggestion and suggestion.before):
         parts.append("<h2>Overall verdict against the overall label</h2>")
         rows = [
@@ -138,6 +139,46 @@ def calibration_sections(
                 f"<td>{'-' if s.mean_variance is None else f'{s.mean_variance:.5f}'}</td></tr>"
             )
         parts.append("</table>")
+    return parts
+
+
+def members_section(calibration: Calibration) -> list[str]:
+    """Each jury member's agreement with the labels beside the jury's (nothing when no jury judged)."""
+    if not calibration.members:
+        return []
+    parts = [
+        '<h2 id="jury-members">The jury\'s members against the same labels</h2>',
+        '<p class="note">Each member decided as the judge\'s only model, at the same thresholds, on the '
+        "rows it answered; the jury's own figures first. Green marks the best kappa of a criterion.</p>",
+        '<table id="members-table"><tr><th class="text">criterion</th><th class="text">model</th><th>n</th>'
+        "<th>AUROC</th><th>Brier</th><th>accuracy</th><th>kappa</th><th>false-pass</th><th>false-fail</th></tr>",
+    ]
+    for index, jury in enumerate(calibration.criteria):
+        sides = [("jury", jury)] + [(m.name, m.criteria[index]) for m in calibration.members]
+        best = max((c.confusion.kappa for _, c in sides if c.confusion.kappa is not None), default=None)
+        for place, (who, c) in enumerate(sides):
+            conf = c.confusion
+            mark = ' class="pass"' if best is not None and conf.kappa == best else ""
+            parts.append(
+                f'<tr><td class="text">{escape(c.name) if place == 0 else ""}</td>'
+                f'<td class="text">{escape(who)}</td><td>{c.n}</td>'
+                f"<td>{_f(c.auroc)}</td><td>{_f(c.brier)}</td>"
+                f"<td>{_f(conf.accuracy)}</td><td{mark}>{_f(conf.kappa)}</td>"
+                f"<td>{_f(conf.false_pass_rate)}</td><td>{_f(conf.false_fail_rate)}</td></tr>"
+            )
+    if calibration.overall is not None:
+        overall = [("jury", calibration.overall)] + [(m.name, m.overall) for m in calibration.members]
+        for place, (who, agreement) in enumerate(overall):
+            if agreement is None:
+                continue
+            a = agreement.confusion
+            parts.append(
+                f'<tr><td class="text">{"overall verdict" if place == 0 else ""}</td>'
+                f'<td class="text">{escape(who)}</td><td>{a.n}</td><td></td><td></td>'
+                f"<td>{_f(a.accuracy)}</td><td>{_f(a.kappa)}</td>"
+                f"<td>{_f(a.false_pass_rate)}</td><td>{_f(a.false_fail_rate)}</td></tr>"
+            )
+    parts.append("</table>")
     return parts
 
 

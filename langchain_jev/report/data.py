@@ -369,6 +369,50 @@ def _finding(
     return data
 
 
+MAX_MEMBERS = 16
+"""Jury members shown per row at most."""
+
+
+def _mapping(value: Any) -> Mapping[str, Any]:
+    return value if isinstance(value, Mapping) else {}
+
+
+def _jury(
+    record: Mapping[str, Any], findings: list[dict[str, Any]], by_name: Mapping[str, JevCriterion]
+) -> dict[str, Any] | None:
+    """Who said what, when a jury answered: its members, each finding's answers by member, the failed."""
+    panel = record.get("panel")
+    if not isinstance(panel, Mapping) or not isinstance(panel.get("members"), Mapping):
+        return None
+    members = [(str(name), m) for name, m in panel["members"].items() if isinstance(m, Mapping)][:MAX_MEMBERS]
+    failed = list(_mapping(panel.get("failed")).items())[:MAX_MEMBERS]
+    for finding, raw in zip(findings, _findings(record), strict=True):
+        if raw.get("question") is None:
+            continue
+        name = str(raw.get("name"))
+        criterion = by_name.get(name)
+        said: list[list[Any]] = []
+        for place, (_, member) in enumerate(members):
+            answer = _mapping(member.get("answers")).get(name)
+            if isinstance(answer, Mapping):
+                probability = (
+                    stored_probability(criterion, {"outcome": "PASSED", "answer": answer})
+                    if criterion is not None
+                    else None
+                )
+                rounded = None if probability is None else round(probability, 6)
+                said.append([place, _answer({"answer": answer}), rounded])
+            else:
+                why = _mapping(member.get("unreadable")).get(name) or "no answer"
+                said.append([place, None, None, _cut(str(why), 300)])
+        finding["v"] = said
+    return {
+        "m": [_cut(name, 200) for name, _ in members],
+        "x": [[_cut(str(name), 200), _cut(str(error), 300)] for name, error in failed],
+        "combine": str(panel.get("combine"))[:20],
+    }
+
+
 def _findings(record: Mapping[str, Any]) -> list[Mapping[str, Any]]:
     found = record.get("findings")
     if not isinstance(found, list):
@@ -405,6 +449,9 @@ def row_data(
     if isinstance(feedback, str) and feedback:
         data["fb"] = _cut(feedback)
     findings = [_finding(f, index, judge, by_name) for f in _findings(record)]
+    jury = _jury(record, findings, by_name)
+    if jury is not None:
+        data["j"] = jury
     data["f"] = findings
     margins = [f["m"] for f in findings if "m" in f]
     if margins:

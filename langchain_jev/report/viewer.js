@@ -64,6 +64,7 @@
         parts.push(String(row.n), plain(row.id), plain(row.fb), plain(row.err), row.k);
         (row.s || []).forEach(function (pair) { parts.push(pair[0], plain(pair[1])); });
         (row.f || []).forEach(function (f) { parts.push(criterionName(f), f.o, plain(f.d), plain(f.r)); });
+        if (row.j) { row.j.m.forEach(function (name) { parts.push(plain(name)); }); }
       });
       haystacks[i] = parts.join("\n").toLowerCase();
     }
@@ -170,6 +171,32 @@
     return table;
   }
 
+  function juryTable(row) {
+    var table = el("table", null, "jury");
+    var head = el("tr");
+    ["criterion", "member", "answer", "pass probability"].forEach(function (h) { head.appendChild(el("th", h, "text")); });
+    table.appendChild(head);
+    (row.f || []).forEach(function (f) {
+      (f.v || []).forEach(function (said, i) {
+        var tr = el("tr");
+        tr.appendChild(el("td", i === 0 ? criterionName(f) : "", "text"));
+        tr.appendChild(el("td", plain(row.j.m[said[0]]), "text"));
+        tr.appendChild(el("td", said[1] ? answerText(said[1]) : "unreadable: " + plain(said[3]), "text" + (said[1] ? "" : " fail")));
+        tr.appendChild(el("td", num(said[2])));
+        table.appendChild(tr);
+      });
+    });
+    (row.j.x || []).forEach(function (pair) {
+      var tr = el("tr", null, "failed");
+      tr.appendChild(el("td", "", "text"));
+      tr.appendChild(el("td", plain(pair[0]), "text"));
+      tr.appendChild(el("td", "failed: " + plain(pair[1]), "text fail"));
+      tr.appendChild(el("td", "-"));
+      table.appendChild(tr);
+    });
+    return table;
+  }
+
   function rowDetail(row, label, other) {
     var box = el("div", null, "side");
     if (label) { box.appendChild(el("h4", label)); }
@@ -181,6 +208,10 @@
     box.appendChild(stateTable(row));
     box.appendChild(el("h4", "findings"));
     box.appendChild(findingsTable(row, other));
+    if (row.j) {
+      box.appendChild(el("h4", "the jury (" + plain(row.j.combine) + "): who said what"));
+      box.appendChild(juryTable(row));
+    }
     if (row.fb !== undefined) {
       box.appendChild(el("h4", "feedback"));
       box.appendChild(el("p", plain(row.fb), "value"));

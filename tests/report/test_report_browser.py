@@ -14,7 +14,9 @@ from langchain_jev.compare import compare_results
 from langchain_jev.datasets.rows import FieldMap, map_row
 from langchain_jev.report import write_report
 from langchain_jev.report.compare_page import write_comparison
+from langchain_jev import JevJudge
 from tests.calibration.helpers import WEATHER_SPEC, build, records_of, scripted, spec_with
+from tests.calibration.jury_helpers import DOWN_ON, HELPFUL, POLITE, jury_judge, labelled_rows
 from tests.cli.helpers import expected_weather_verdicts, weather_rows
 from tests.report.browser import PageVisit, blank_share, find_chromium, open_pages
 from tests.report.test_page import PAYLOADS, judge_named, record
@@ -131,6 +133,16 @@ def reports(folder: Path) -> dict[str, Path]:
         build(strict, NoRequestModel()),
         states=(states_of(weather_rows()), states_of(weather_rows())),
     )
+    # a jury's calibration: the members beside the jury, and who said what in an opened row
+    jury = calibrate(jury_judge(), labelled_rows(), "ok")
+    paths["jury"] = folder / "jury.html"
+    write_report(
+        paths["jury"],
+        JevJudge([POLITE, HELPFUL], NoRequestModel()),
+        [r.record for r in jury.rows],
+        title="jury",
+        calibration=jury,
+    )
     # the judge's page with one more inline script that the policy does not name
     page = paths["judge"].read_text(encoding="utf-8")
     paths["injected"] = folder / "injected.html"
@@ -171,6 +183,11 @@ PROBES: dict[str, list[str]] = {
         PWNED,
     ],
     "injected": [PWNED, "JSON.stringify(document.body.dataset.viewer)"],
+    "jury": [
+        open_row(f"r{DOWN_ON}"),
+        "JSON.stringify([...document.querySelectorAll('tr.opened + tr.detail table.jury tr')].map(t => t.innerText))",
+        "JSON.stringify([...document.querySelectorAll('#members-table tr')].map(t => t.innerText))",
+    ],
 }
 
 
@@ -299,3 +316,21 @@ def test_compare_highlights_the_flipped_rows_and_opens_both_runs_side_by_side(
     assert sides == [["A", 1], ["B", 1]]  # both runs, the flipped finding marked on each
     assert any(line.startswith("has_details") and "more than noise" not in line for line in table)
     assert untouched
+
+
+@needs_chromium
+def test_an_opened_row_of_a_jury_shows_who_said_what_and_the_members_stand_beside_the_jury(
+    visits: dict[str, tuple[Path, PageVisit]],
+) -> None:
+    path, visit = visits["jury"]
+    assert visit.console_errors == [] and visit.exceptions == []
+    assert visit.requests == [path.resolve().as_uri()]
+    opened, said, members = visit.probes
+    assert opened["hidden"] is False and "the jury (mean): who said what" in opened["text"]
+    assert said[0].split("\t") == ["criterion", "member", "answer", "pass probability"]
+    assert said[1].split("\t") == ["polite", "sharp", "yes 0.900", "0.900"]
+    assert said[2].split("\t")[1:] == ["lenient", "yes 0.800", "0.800"]
+    assert said[-1].split("\t")[1:3] == ["flaky", "failed: ConnectionError: flaky is down"]
+    assert [line.split("\t")[:3] for line in members[1:5]] == [
+        ["polite", "jury", "12"], ["", "sharp", "12"], ["", "lenient", "12"], ["", "flaky", "11"]
+    ]

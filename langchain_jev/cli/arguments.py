@@ -9,10 +9,14 @@ from __future__ import annotations
 import argparse
 import math
 from collections.abc import Callable
+from typing import Any
 
 from langchain_jev.datasets.exit_codes import EXIT_CODES
 
 __all__ = [
+    "add_allow_code",
+    "add_model_options",
+    "add_pacing_options",
     "base_url",
     "exit_codes_epilog",
     "int_at_least",
@@ -122,3 +126,50 @@ def exit_codes_epilog() -> str:
         lines.extend(textwrap.wrap(meaning, 78, initial_indent=f"  {code:<4}", subsequent_indent=" " * 6))
     return "\n".join(lines)
 
+
+
+def add_model_options(parser: argparse.ArgumentParser) -> Any:
+    """Add the decision model's options to ``parser`` as a group; return the group.
+
+    ``--model``, ``--base-url``, ``--timeout``, ``--max-retries`` and ``--cache``, read by
+    `langchain_jev.datasets.options.model_settings` (with ``--concurrency``).
+    """
+    model = parser.add_argument_group("decision model")
+    model.add_argument(
+        "--model",
+        metavar="MODEL",
+        help="a Jev model name (default: TYPESAFE_DEFAULT_MODEL or jev-latest), or provider:model "
+        "for a chat model (e.g. openai:gpt-4o-mini; needs langchain-jev[middleware])",
+    )
+    model.add_argument(
+        "--base-url",
+        type=base_url,
+        metavar="URL",
+        help="a Jev-compatible server, http(s)://host[:port] (default: TYPESAFE_BASE_URL)",
+    )
+    model.add_argument("--timeout", type=positive_float, metavar="SECONDS", help="per HTTP operation")
+    model.add_argument("--max-retries", type=non_negative_int, metavar="N", help="retries per request")
+    model.add_argument("--cache", metavar="PATH", help="answer repeated requests from this SQLite file")
+    return model
+
+
+def add_pacing_options(group: Any, what: str = "rows judged at once") -> None:
+    """Add ``--concurrency`` (``what``, 8 by default) and ``--rate-limit`` to an argument group."""
+    group.add_argument(
+        "--concurrency", type=positive_int, default=8, metavar="N", help=f"{what} (8)"
+    )
+    group.add_argument(
+        "--rate-limit", type=positive_float, metavar="PER_SECOND", help="requests per second at most"
+    )
+
+
+def add_allow_code(parser: Any, what: str) -> None:
+    """Add ``--allow-code [MODULE]`` (read by `langchain_jev.datasets.options.allow_code`); ``what`` runs."""
+    parser.add_argument(
+        "--allow-code",
+        metavar="MODULE",
+        nargs="?",
+        const="",
+        action="append",
+        help=f"{what}: alone, any module; with MODULE, only that module and those below it (repeatable)",
+    )

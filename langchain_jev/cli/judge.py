@@ -19,11 +19,10 @@ import warnings
 from typing import TYPE_CHECKING, Any, TextIO
 
 from langchain_jev.cli.arguments import (
-    base_url,
+    add_allow_code,
+    add_model_options,
+    add_pacing_options,
     exit_codes_epilog,
-    non_negative_int,
-    positive_float,
-    positive_int,
     rate,
     workers,
 )
@@ -78,17 +77,7 @@ def add_parser(commands: Any) -> argparse.ArgumentParser:
     judge.add_argument(
         "--format", choices=("jsonl", "json", "csv"), help="DATA's format (default: by extension)"
     )
-    judge.add_argument(
-        "--allow-code",
-        metavar="MODULE",
-        nargs="?",
-        const="",
-        action="append",
-        help=(
-            "run code the judge file names (call: conditions, feedback_renderer): alone, any "
-            "module; with MODULE, only that module and those below it (repeatable)"
-        ),
-    )
+    add_allow_code(judge, "run code the judge file names (call: conditions, feedback_renderer)")
     names = judge.add_argument_group("columns")
     for part in ("question", "answer", "expected", "context", "tool-calls"):
         names.add_argument(
@@ -104,35 +93,9 @@ def add_parser(commands: Any) -> argparse.ArgumentParser:
         default=[],
         help="a column to leave out of the state (repeatable)",
     )
-    model = judge.add_argument_group("decision model")
-    model.add_argument(
-        "--model",
-        metavar="MODEL",
-        help="a Jev model name (default: TYPESAFE_DEFAULT_MODEL or jev-latest), or provider:model "
-        "for a chat model (e.g. openai:gpt-4o-mini; needs langchain-jev[middleware])",
-    )
-    model.add_argument(
-        "--base-url",
-        type=base_url,
-        metavar="URL",
-        help="a Jev-compatible server, http(s)://host[:port] (default: TYPESAFE_BASE_URL)",
-    )
-    model.add_argument(
-        "--timeout", type=positive_float, metavar="SECONDS", help="per HTTP operation"
-    )
-    model.add_argument(
-        "--max-retries", type=non_negative_int, metavar="N", help="retries per request"
-    )
-    model.add_argument(
-        "--cache", metavar="PATH", help="answer repeated requests from this SQLite file"
-    )
+    add_model_options(judge)
     run = judge.add_argument_group("running")
-    run.add_argument(
-        "--concurrency", type=positive_int, default=8, metavar="N", help="rows judged at once (8)"
-    )
-    run.add_argument(
-        "--rate-limit", type=positive_float, metavar="PER_SECOND", help="requests per second at most"
-    )
+    add_pacing_options(run)
     run.add_argument(
         "--workers",
         type=workers,

@@ -5,6 +5,11 @@ orders, over the real typesafe-sdk client and an in-process transport; requests
 are counted at the transport. The goal is one request per pair, whatever the
 number of criteria (the swapped question is one more question, not one more call).
 
+The command: ``langchain-jev compare A B --judge SPEC`` over two judged runs of 12
+rows, against the loopback server of `langchain_jev.testing.server`, with judge files
+of 1 and 3 criteria; requests are counted at the server while the command compares.
+The goal is one request per row.
+
 Jury: a jury of three Jev members, each behind a transport that takes ``LATENCY``
 seconds to answer, against one member alone, timed in alternation (sync and
 async). The members are asked at once, so the jury's wait is about one member's:
@@ -92,6 +97,43 @@ def pairwise_requests(criteria: int) -> tuple[float, float]:
     return wire.requests / PAIRS, sum(wire.questions) / len(wire.questions)
 
 
+COMMAND_ROWS = 12
+
+
+def command_requests(criteria: int) -> float:
+    """Requests per row of ``langchain-jev compare A B --judge SPEC`` with a judge file of ``criteria`` nouls."""
+    import contextlib
+    import io
+    import os
+    import tempfile
+
+    from langchain_jev.cli.app import main
+    from langchain_jev.testing.server import JevServer
+
+    os.environ.setdefault("TYPESAFE_API_KEY", "sk-bench")
+    spec = {"criteria": [{"kind": "noul", "name": f"c{i}", "instructions": f"Criterion {i}?", "minimum": 0.5}
+                         for i in range(criteria)]}
+    with tempfile.TemporaryDirectory() as folder, JevServer({}) as server:
+        judge = Path(folder, "judge.json")
+        judge.write_text(json.dumps(spec), encoding="utf-8")
+        results = []
+        for side in ("a", "b"):
+            data = Path(folder, f"{side}.jsonl")
+            data.write_text("".join(json.dumps({"id": f"q{n}", "question": f"Q{n}?", "answer": f"{side} {n}"}) + "\n"
+                                    for n in range(COMMAND_ROWS)), encoding="utf-8")
+            out = Path(folder, f"{side}.results.jsonl")
+            with contextlib.redirect_stdout(io.StringIO()):
+                main(["judge", str(data), "--judge", str(judge), "--base-url", server.base_url, "--quiet",
+                      "--workers", "1", "--out", str(out)])
+            results.append(str(out))
+        server.reset()
+        with contextlib.redirect_stdout(io.StringIO()):
+            code = main(["compare", *results, "--on", "id", "--judge", str(judge), "--base-url", server.base_url])
+        if code != 0:
+            raise RuntimeError(f"compare --judge exited {code}")
+        return server.request_count / COMMAND_ROWS
+
+
 def jury_ratios() -> tuple[float, float, float]:
     """Requests per jury verdict, and the jury's wall time over one member's (sync, async)."""
     criteria = [JevCriterion.noul("polite", Noul(instructions="Is `assistant_answer` polite?"), 0.7)]
@@ -116,6 +158,11 @@ def run() -> list[Row]:
         rows.append(
             row(f"pairwise: questions per request, {criteria} criteria", questions, f"== {2 * criteria}",
                 questions == 2 * criteria, "q")
+        )
+    for criteria in (1, 3):
+        per_row = command_requests(criteria)
+        rows.append(
+            row(f"compare --judge: requests per row, {criteria} criteria", per_row, "== 1", per_row == 1, "req")
         )
     requests, sync, asynchronous = jury_ratios()
     rows.append(row("jury: requests per verdict, 3 members", requests, "== 3", requests == 3, "req"))

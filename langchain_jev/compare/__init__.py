@@ -4,7 +4,11 @@
   (by content key, or by id), or a refusal saying why the files are of different datasets;
 - `stats`: paired counts, McNemar's exact test and Newcombe's interval of the difference;
 - `comparison`: `compare_results` / `compare_files` and the `Comparison` they return
-  (its `Comparison.table` is what ``langchain-jev compare`` prints).
+  (its `Comparison.table` is what ``langchain-jev compare`` prints);
+- `answers`: `answer_pairs` / `read_answer_pairs`, each row's two answers and what both answer,
+  read again from the datasets the runs recorded;
+- `head_to_head`: `compare_answers` / `acompare_answers`, those answers judged by a pairwise judge
+  (one request per row) and the `HeadToHead` tally (``langchain-jev compare A B --judge SPEC``).
 
 Names are imported lazily, so importing this package stays cheap.
 
@@ -30,36 +34,60 @@ if TYPE_CHECKING:
         compare_files,
         compare_results,
     )
+    from langchain_jev.compare.answers import AnswerPair, answer_pairs, read_answer_pairs
+    from langchain_jev.compare.head_to_head import (
+        HeadToHead,
+        HeadToHeadRow,
+        PreferenceCounts,
+        acompare_answers,
+        compare_answers,
+    )
     from langchain_jev.compare.join import Joined, RowPair, join_rows
     from langchain_jev.compare.stats import PairedCounts, mcnemar_exact, paired_difference_interval
 
 # public name -> module that defines it
 _EXPORTS: dict[str, str] = {
+    "AnswerPair": "langchain_jev.compare.answers",
     "Comparison": "langchain_jev.compare.comparison",
     "CriterionChange": "langchain_jev.compare.comparison",
     "Flip": "langchain_jev.compare.comparison",
+    "HeadToHead": "langchain_jev.compare.head_to_head",
+    "HeadToHeadRow": "langchain_jev.compare.head_to_head",
     "Joined": "langchain_jev.compare.join",
     "PairedCounts": "langchain_jev.compare.stats",
+    "PreferenceCounts": "langchain_jev.compare.head_to_head",
     "RowPair": "langchain_jev.compare.join",
+    "acompare_answers": "langchain_jev.compare.head_to_head",
+    "answer_pairs": "langchain_jev.compare.answers",
+    "compare_answers": "langchain_jev.compare.head_to_head",
     "compare_files": "langchain_jev.compare.comparison",
     "compare_results": "langchain_jev.compare.comparison",
     "join_rows": "langchain_jev.compare.join",
     "mcnemar_exact": "langchain_jev.compare.stats",
     "paired_difference_interval": "langchain_jev.compare.stats",
+    "read_answer_pairs": "langchain_jev.compare.answers",
 }
 
 __all__ = [
+    "AnswerPair",
     "Comparison",
     "CriterionChange",
     "Flip",
+    "HeadToHead",
+    "HeadToHeadRow",
     "Joined",
     "PairedCounts",
+    "PreferenceCounts",
     "RowPair",
+    "acompare_answers",
+    "answer_pairs",
+    "compare_answers",
     "compare_files",
     "compare_results",
     "join_rows",
     "mcnemar_exact",
     "paired_difference_interval",
+    "read_answer_pairs",
 ]
 
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())

@@ -24,7 +24,7 @@ from typing import Any
 from langchain_jev.compare.join import Joined, JoinOn, RowPair, join_rows, row_name
 from langchain_jev.compare.stats import PairedCounts
 
-__all__ = ["Comparison", "CriterionChange", "Flip", "compare_files", "compare_results"]
+__all__ = ["Comparison", "CriterionChange", "Flip", "compare_files", "compare_results", "read_results_file"]
 
 
 @dataclass(frozen=True)
@@ -381,21 +381,49 @@ def compare_files(
         print(comparison.table())
 
     """
-    from langchain_jev.calibration.replay import read_results
-    from langchain_jev.datasets.results import read_header
-    from langchain_jev.errors import ResultsError
-
-    headers = []
-    for path in (a, b):
-        try:
-            headers.append(read_header(path))
-        except OSError as error:
-            raise ResultsError(f"cannot read {os.fspath(path)}: {error.strerror or error}") from None
+    (records_a, header_a), (records_b, header_b) = read_results_file(a), read_results_file(b)
     return compare_results(
-        read_results(a),
-        read_results(b),
+        records_a,
+        records_b,
         labels=labels or ("A", "B"),
         on=on,
         only_shared=only_shared,
-        headers=(headers[0], headers[1]),
+        headers=(header_a, header_b),
     )
+
+
+def read_results_file(path: str | os.PathLike[str]) -> tuple[list[dict[str, Any]], dict[str, Any] | None]:
+    """The records and the header of a results file of `langchain-jev judge`.
+
+    Raises:
+        ResultsError: the file cannot be read, is not a results file, or is a head-to-head
+            comparison's (``compare --judge --out``).
+
+    """
+    from langchain_jev.calibration.replay import read_results
+    from langchain_jev.datasets.results import HEADER_KEY, read_header
+    from langchain_jev.errors import ResultsError
+
+    try:
+        header = read_header(path)
+        if header is None:
+            first = _first_line(path)
+            if isinstance(first, dict) and first.get(HEADER_KEY) == "pairwise":
+                raise ResultsError(
+                    f"{os.fspath(path)} holds head-to-head comparisons (of compare --judge --out), "
+                    "not the results of a judge run"
+                )
+    except OSError as error:
+        raise ResultsError(f"cannot read {os.fspath(path)}: {error.strerror or error}") from None
+    return read_results(path), header
+
+
+def _first_line(path: str | os.PathLike[str]) -> Any:
+    import json
+
+    with open(path, "rb") as handle:
+        line = handle.readline(1 << 20)
+    try:
+        return json.loads(line)
+    except ValueError:
+        return None

@@ -30,8 +30,10 @@ __all__ = [
     "Selection",
     "closeness",
     "criterion_threshold",
+    "cut_text",
     "measure",
     "select_rows",
+    "state_items",
     "stored_probability",
     "viewer_data",
 ]
@@ -290,8 +292,14 @@ def select_rows(
     return Selection([r for _, r in chosen], len(records), len(records) - len(chosen), left_failing)
 
 
-def _cut(text: str, cap: int = TEXT_CAP) -> str | list[Any]:
-    """A text, or ``[kept, characters left out]`` when it is longer than ``cap``."""
+def cut_text(text: str, cap: int = TEXT_CAP) -> str | list[Any]:
+    """A text, or ``[kept, characters left out]`` when it is longer than ``cap`` (the viewer shows how many).
+
+    Example:
+        >>> cut_text("abcdef", 4)
+        ['abcd', 2]
+
+    """
     if len(text) <= cap:
         return text
     return [text[:cap], len(text) - cap]
@@ -299,15 +307,16 @@ def _cut(text: str, cap: int = TEXT_CAP) -> str | list[Any]:
 
 def _shown(value: Any) -> str | list[Any]:
     if isinstance(value, str):
-        return _cut(value)
+        return cut_text(value)
     try:
         text = json.dumps(value, ensure_ascii=False, indent=1, default=str, allow_nan=False)
     except (ValueError, RecursionError):
         text = repr(value)
-    return _cut(text)
+    return cut_text(text)
 
 
-def _state(state: Mapping[str, Any] | None) -> list[list[Any]] | None:
+def state_items(state: Mapping[str, Any] | None) -> list[list[Any]] | None:
+    """A judged state as the viewer shows it: ``[field, value]`` pairs, texts cut, at most `MAX_FIELDS`."""
     if state is None:
         return None
     items = list(state.items())
@@ -365,7 +374,7 @@ def _finding(
     for key, short in (("detail", "d"), ("reasoning", "r"), ("unreadable", "u")):
         value = finding.get(key)
         if isinstance(value, str) and value:
-            data[short] = _cut(value)
+            data[short] = cut_text(value)
     return data
 
 
@@ -404,11 +413,11 @@ def _jury(
                 said.append([place, _answer({"answer": answer}), rounded])
             else:
                 why = _mapping(member.get("unreadable")).get(name) or "no answer"
-                said.append([place, None, None, _cut(str(why), 300)])
+                said.append([place, None, None, cut_text(str(why), 300)])
         finding["v"] = said
     return {
-        "m": [_cut(name, 200) for name, _ in members],
-        "x": [[_cut(str(name), 200), _cut(str(error), 300)] for name, error in failed],
+        "m": [cut_text(name, 200) for name, _ in members],
+        "x": [[cut_text(str(name), 200), cut_text(str(error), 300)] for name, error in failed],
         "combine": str(panel.get("combine"))[:20],
     }
 
@@ -440,14 +449,14 @@ def row_data(
         "ok": record.get("passed") is True,
     }
     if record.get("id") is not None:
-        data["id"] = _cut(str(record.get("id")), 200)
+        data["id"] = cut_text(str(record.get("id")), 200)
     if isinstance(record.get("line"), int):
         data["line"] = record["line"]
     if "error" in record:
-        data["err"] = _cut(str(record["error"]))
+        data["err"] = cut_text(str(record["error"]))
     feedback = record.get("feedback")
     if isinstance(feedback, str) and feedback:
-        data["fb"] = _cut(feedback)
+        data["fb"] = cut_text(feedback)
     findings = [_finding(f, index, judge, by_name) for f in _findings(record)]
     jury = _jury(record, findings, by_name)
     if jury is not None:
@@ -456,7 +465,7 @@ def row_data(
     margins = [f["m"] for f in findings if "m" in f]
     if margins:
         data["m"] = min(margins)
-    data["s"] = _state(state)
+    data["s"] = state_items(state)
     if note:
         data["note"] = note
     return data

@@ -145,9 +145,11 @@ def rows_section(
     note: str,
     *,
     outcomes: Sequence[tuple[str, str]] = _OUTCOMES,
+    sorts: Sequence[tuple[str, str]] = (("row", "row order"), ("closeness", "closest to a threshold first")),
 ) -> str:
-    """The row viewer's frame: its note, controls and an empty table the script fills."""
+    """The row viewer's frame: its note, its controls (``outcomes``, ``sorts``) and an empty table."""
     options = "".join(f'<option value="{escape(v)}">{escape(label)}</option>' for v, label in outcomes)
+    order = "".join(f'<option value="{escape(v)}">{escape(label)}</option>' for v, label in sorts)
     head = "".join(
         f'<th class="{"text" if c not in ("row", "closeness") else ""}">{escape(c)}</th>' for c in columns
     )
@@ -162,8 +164,7 @@ def rows_section(
         f'<label>outcome <select id="f-outcome">{options}</select></label>'
         '<label>search <input id="f-search" type="search" placeholder="text in the row or its feedback">'
         "</label>"
-        '<label>sort <select id="f-sort"><option value="row">row order</option>'
-        '<option value="closeness">closest to a threshold first</option></select></label>'
+        f'<label>sort <select id="f-sort">{order}</select></label>'
         '<span class="note" id="f-count"></span></div>'
         f'<table id="rows-table"><thead><tr>{head}</tr></thead><tbody id="rows-body"></tbody></table>'
     )

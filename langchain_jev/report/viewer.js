@@ -8,6 +8,7 @@
   var data = JSON.parse(island.textContent);
   var criteria = data.criteria || [];
   var compare = !!data.compare;
+  var pairwise = !!data.pairwise;
   var rows = data.rows || [];
   var body = document.getElementById("rows-body");
   var count = document.getElementById("f-count");
@@ -59,6 +60,7 @@
     if (haystacks[i] === undefined) {
       var parts = [];
       var sides = compare ? [rows[i].a, rows[i].b] : [rows[i]];
+      if (pairwise) { (rows[i].ans || []).forEach(function (answer) { parts.push(plain(answer)); }); }
       sides.forEach(function (row) {
         if (!row) { return; }
         parts.push(String(row.n), plain(row.id), plain(row.fb), plain(row.err), row.k);
@@ -84,7 +86,13 @@
     first.appendChild(open);
     tr.appendChild(first);
     tr.appendChild(el("td", plain(shown && shown.id), "text"));
-    if (compare) {
+    if (pairwise) {
+      var undecided = (row.f || []).filter(function (f) { return f.o === "INCONCLUSIVE" || f.o === "ERROR"; });
+      tr.appendChild(el("td", preferenceWords(row.pref), "text " + (row.pref === "ERROR" || row.pref === "INCONCLUSIVE" ? "fail" : "")));
+      tr.appendChild(el("td", undecided.map(criterionName).join(", "), "text fail"));
+      var said = plain(row.err !== undefined ? row.err : row.sum);
+      tr.appendChild(el("td", said.length > 160 ? said.slice(0, 160) + "\u2026" : said, "text feedback"));
+    } else if (compare) {
       tr.appendChild(el("td", row.flip, "text " + (row.regression ? "fail" : "pass")));
       tr.appendChild(el("td", verdict(row.a) + " \u2192 " + verdict(row.b), "text"));
       tr.appendChild(el("td", (row.flipped || []).map(function (c) { return criteria[c] ? criteria[c].name : "?"; }).join(", "), "text"));
@@ -197,6 +205,54 @@
     return table;
   }
 
+  function preferenceWords(value) {
+    if (value === "A" || value === "B") { return data.labels[value === "A" ? 0 : 1] + " better"; }
+    if (value === "TIE") { return "equally good"; }
+    if (value === "INCONCLUSIVE") { return "undecided"; }
+    if (value === "ERROR") { return "not compared"; }
+    return plain(value);
+  }
+
+  function pairwiseDetail(row) {
+    var box = el("div");
+    var where = "row " + row.n + ", key " + row.k + " \u2014 " + preferenceWords(row.pref);
+    box.appendChild(el("p", where, "note"));
+    if (row.err !== undefined) { box.appendChild(el("p", plain(row.err), "fail value")); }
+    box.appendChild(el("h4", "what both answer"));
+    box.appendChild(stateTable(row));
+    var pair = el("div", null, "pair");
+    (row.ans || []).forEach(function (answer, i) {
+      var side = el("div", null, "side answer");
+      side.appendChild(el("h4", data.labels[i] + "'s answer"));
+      side.appendChild(el("p", plain(answer), "value"));
+      pair.appendChild(side);
+    });
+    box.appendChild(pair);
+    if (!(row.f || []).length) { return box; }
+    box.appendChild(el("h4", "per criterion, in both orders"));
+    var table = el("table", null, "findings");
+    var head = el("tr");
+    ["criterion", "preference", data.labels[0] + " shown first", data.labels[1] + " shown first", "probabilities", "detail"].forEach(function (h) {
+      head.appendChild(el("th", h, "text"));
+    });
+    table.appendChild(head);
+    row.f.forEach(function (f) {
+      var tr = el("tr");
+      tr.appendChild(el("td", criterionName(f), "text"));
+      var undecided = f.o === "INCONCLUSIVE" || f.o === "ERROR";
+      tr.appendChild(el("td", preferenceWords(f.o), "text" + (undecided ? " fail" : "")));
+      (f.orders || [null, null]).forEach(function (o) { tr.appendChild(el("td", o === null ? "-" : preferenceWords(o), "text")); });
+      tr.appendChild(el("td", (f.p || []).map(function (p) { return preferenceWords(p[0]) + ": " + num(p[1]); }).join(", "), "text"));
+      var detail = plain(f.d);
+      if (f.r !== undefined) { detail += "\nreasoning: " + plain(f.r); }
+      tr.appendChild(el("td", detail, "text value"));
+      if (undecided) { tr.classList.add("changed"); }
+      table.appendChild(tr);
+    });
+    box.appendChild(table);
+    return box;
+  }
+
   function rowDetail(row, label, other) {
     var box = el("div", null, "side");
     if (label) { box.appendChild(el("h4", label)); }
@@ -221,7 +277,9 @@
 
   function drawDetail(entry) {
     var row = rows[entry.i];
-    if (compare) {
+    if (pairwise) {
+      entry.cell.appendChild(pairwiseDetail(row));
+    } else if (compare) {
       var pair = el("div", null, "pair");
       pair.appendChild(rowDetail(row.a, data.labels[0], row.b));
       pair.appendChild(rowDetail(row.b, data.labels[1], row.a));
@@ -244,6 +302,13 @@
   function matches(entry, criterion, wanted, text) {
     if (text && haystack(entry.i).indexOf(text) < 0) { return false; }
     if (compare) { return matchesFlip(entry, criterion, wanted); }
+    if (pairwise) {
+      var own = rows[entry.i];
+      var found = criterion >= 0 ? findingOf(own, criterion) : null;
+      if (wanted === "any") { return criterion < 0 || !!found || own.err !== undefined; }
+      if (criterion < 0) { return own.pref === wanted; }
+      return found ? found.o === wanted : (wanted === "ERROR" && own.err !== undefined);
+    }
     var row = rows[entry.i];
     var f = criterion >= 0 ? findingOf(row, criterion) : null;
     if (criterion >= 0 && !f) { return false; }
@@ -317,7 +382,7 @@
     if (!target || target === document) { return; }
     if (target.dataset.criterion !== undefined) {
       if (pick) { pick.value = target.dataset.criterion; }
-      if (outcome) { outcome.value = compare ? "any" : "failing"; }
+      if (outcome) { outcome.value = compare || pairwise ? "any" : "failing"; }
       if (search) { search.value = ""; }
     } else {
       var entry = entries[Number(target.dataset.row)];

@@ -9,12 +9,17 @@ from pathlib import Path
 
 import pytest
 
+from langchain_jev import JevJudge
 from langchain_jev.calibration import NoRequestModel, calibrate
 from langchain_jev.compare import compare_results
+from langchain_jev.compare.answers import AnswerPair
+from langchain_jev.compare.head_to_head import HeadToHead, HeadToHeadRow
+from langchain_jev.compare.join import RowPair
 from langchain_jev.datasets.rows import FieldMap, map_row
+from langchain_jev.pairwise.verdict import PairwiseFinding, PairwiseVerdict, Preference
 from langchain_jev.report import write_report
 from langchain_jev.report.compare_page import write_comparison
-from langchain_jev import JevJudge
+from langchain_jev.report.head_to_head_page import write_head_to_head_page
 from tests.calibration.helpers import WEATHER_SPEC, build, records_of, scripted, spec_with
 from tests.calibration.jury_helpers import DOWN_ON, HELPFUL, POLITE, jury_judge, labelled_rows
 from tests.cli.helpers import expected_weather_verdicts, weather_rows
@@ -80,6 +85,29 @@ def states_of(rows: list[dict]) -> dict[int, dict]:
     }
 
 
+def head_to_head() -> HeadToHead:
+    """Three rows compared on two criteria (one named with a payload), answers carrying payloads."""
+    names = ["helpful", PAYLOADS[0]]
+    B, A = Preference.B, Preference.A
+
+    def row(n: int, answers: tuple[str, str], findings: tuple[PairwiseFinding, ...] | None) -> HeadToHeadRow:
+        record = {"row": n, "key": f"k{n}", "id": f"q{n}"}
+        pair = AnswerPair(RowPair(f"k{n}#1", record, record), {"user_question": f"Rain in town {n}?"}, answers)
+        if findings is None:
+            return HeadToHeadRow(pair, None, "TypeSafeAPIConnectionError: refused")
+        return HeadToHeadRow(pair, PairwiseVerdict(findings, None))
+
+    won = [PairwiseFinding(name, B, (B, B), {"A": 0.1, "B": 0.85, "TIE": 0.05}, f"{name}: B is better")
+           for name in names]
+    biased = [PairwiseFinding(name, Preference.INCONCLUSIVE, (A, B), None, f"{name}: position bias")
+              for name in names]
+    return HeadToHead(("A", "B"), names, [
+        row(1, (PAYLOADS[1], "Rain from 9am, 8 mm."), tuple(won)),
+        row(2, ("Maybe.", PAYLOADS[2]), tuple(biased)),
+        row(3, ("x", "y"), None),
+    ])
+
+
 def reports(folder: Path) -> dict[str, Path]:
     """A judge run's report and a calibration's report of the weather rows, and a page that misbehaves."""
     expected = expected_weather_verdicts()
@@ -143,6 +171,9 @@ def reports(folder: Path) -> dict[str, Path]:
         title="jury",
         calibration=jury,
     )
+    # two runs' answers head to head: row 1 B better, row 2 undecided (position bias), row 3 not compared
+    paths["pairwise"] = folder / "pairwise.html"
+    write_head_to_head_page(paths["pairwise"], head_to_head(), title="head to head <weather>", judged_by="judge.yaml")
     # the judge's page with one more inline script that the policy does not name
     page = paths["judge"].read_text(encoding="utf-8")
     paths["injected"] = folder / "injected.html"
@@ -183,6 +214,18 @@ PROBES: dict[str, list[str]] = {
         PWNED,
     ],
     "injected": [PWNED, "JSON.stringify(document.body.dataset.viewer)"],
+    "pairwise": [
+        "JSON.stringify([...document.querySelectorAll('#rows-body tr.row')].map(t => t.innerText))",
+        open_row("q1"),
+        "JSON.stringify([...document.querySelectorAll('tr.opened + tr.detail .side.answer')].map(s => s.innerText))",
+        "JSON.stringify([...document.querySelectorAll('tr.opened + tr.detail table.findings tr')].map(t => t.innerText))",
+        choose(-1, "INCONCLUSIVE"),
+        choose(1, "B"),
+        choose(-1, "ERROR"),
+        "JSON.stringify([...document.querySelectorAll('#pairwise-table tr')].map(t => t.innerText))",
+        OPEN_ALL,
+        PWNED,
+    ],
     "jury": [
         open_row(f"r{DOWN_ON}"),
         "JSON.stringify([...document.querySelectorAll('tr.opened + tr.detail table.jury tr')].map(t => t.innerText))",
@@ -334,3 +377,27 @@ def test_an_opened_row_of_a_jury_shows_who_said_what_and_the_members_stand_besid
     assert [line.split("\t")[:3] for line in members[1:5]] == [
         ["polite", "jury", "12"], ["", "sharp", "12"], ["", "lenient", "12"], ["", "flaky", "11"]
     ]
+
+
+@needs_chromium
+def test_answers_head_to_head_open_side_by_side_and_filter_by_preference(
+    visits: dict[str, tuple[Path, PageVisit]],
+) -> None:
+    path, visit = visits["pairwise"]
+    assert visit.console_errors == [] and visit.exceptions == []
+    assert visit.requests == [path.resolve().as_uri()]
+    rows, opened, answers, findings, undecided, b_better, errors, table, everything, untouched = visit.probes
+    assert [line.split("\t")[:3] for line in rows] == [
+        ["1", "q1", "B better"], ["2", "q2", "undecided"], ["3", "q3", "not compared"]
+    ]
+    assert opened["hidden"] is False and "what both answer" in opened["text"] and "Rain in town 1?" in opened["text"]
+    assert [a.split("\n", 1)[0] for a in answers] == ["A's answer", "B's answer"]
+    assert [a.split("\n", 1)[1].strip() for a in answers] == [PAYLOADS[1], "Rain from 9am, 8 mm."]  # as written
+    assert findings[0].split("\t") == ["criterion", "preference", "A shown first", "B shown first", "probabilities",
+                                        "detail"]
+    assert findings[1].split("\t")[:4] == ["helpful", "B better", "B better", "B better"]
+    assert "B better: 0.850" in findings[1]
+    assert undecided == ["q2"] and b_better == ["q1"] and errors == ["q3"]
+    assert table[1].split("\t")[:7] == ["helpful", "0", "1", "0", "1", "1", "1"]
+    assert PAYLOADS[2] in everything and "TypeSafeAPIConnectionError: refused" in everything
+    assert untouched == [True, 2]

@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING
 from langchain_jev._lazy import lazy_exports
 
 if TYPE_CHECKING:
+    from langchain_jev.compare.answers import AnswerPair, answer_pairs, read_answer_pairs
     from langchain_jev.compare.comparison import (
         Comparison,
         CriterionChange,
@@ -34,7 +35,6 @@ if TYPE_CHECKING:
         compare_files,
         compare_results,
     )
-    from langchain_jev.compare.answers import AnswerPair, answer_pairs, read_answer_pairs
     from langchain_jev.compare.head_to_head import (
         HeadToHead,
         HeadToHeadRow,

@@ -344,7 +344,21 @@ async def acompare_answers(
     labels: tuple[str, str] = ("A", "B"),
     on: str = "key",
 ) -> HeadToHead:
-    """Asynchronous `compare_answers`: at most ``concurrency`` requests in flight on the running loop."""
+    """Asynchronous `compare_answers`: at most ``concurrency`` requests in flight on the running loop.
+
+    Example:
+        >>> import asyncio
+        >>> from langchain_jev.compare.join import RowPair
+        >>> from langchain_jev.pairwise import pairwise_judge
+        >>> from langchain_jev.testing import ScriptedDecisionModel
+        >>> model = ScriptedDecisionModel({"helpful__1": "answer_1", "helpful__2": "answer_1"})
+        >>> judge = pairwise_judge({"helpful": "Which answer helps more?"}, model=model)
+        >>> row = RowPair("k#1", {"row": 1}, {"row": 1})
+        >>> pair = AnswerPair(row, {"user_question": "Rain?"}, ("Yes.", "No."))
+        >>> asyncio.run(acompare_answers(judge, [pair])).criteria[0].position_bias
+        1
+
+    """
     gate = asyncio.Semaphore(max(1, concurrency))
 
     async def one(pair: AnswerPair) -> HeadToHeadRow:

@@ -7,13 +7,22 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from langchain_jev.calibration.figures import answer_of
+from langchain_jev.calibration.metrics import Confusion
 from langchain_jev.calibration.replay import redecide
 from langchain_jev.calibration.sweep import pass_probability, predictions
+from langchain_jev.datasets.tally import text_columns
 
 if TYPE_CHECKING:
     from langchain_jev.calibration.measure import Calibration
 
-__all__ = ["Disagreement", "calibration_table", "disagreements", "members_table"]
+__all__ = [
+    "Disagreement",
+    "MemberFigures",
+    "calibration_table",
+    "disagreements",
+    "member_groups",
+    "members_table",
+]
 
 
 @dataclass(frozen=True)
@@ -174,13 +183,48 @@ def calibration_table(calibration: Calibration) -> str:
                 _f(conf.false_fail_rate),
             )
         )
-    widths = [max(len(r[i]) for r in rows) for i in range(len(headers))]
-    return "\n".join(
-        "  ".join(
-            cell.ljust(widths[i]) if i < 2 else cell.rjust(widths[i]) for i, cell in enumerate(r)
-        ).rstrip()
-        for r in rows
-    )
+    return text_columns(rows)
+
+
+@dataclass(frozen=True)
+class MemberFigures:
+    """One line of the members table: who decided, on what, and how it met the labels.
+
+    Example:
+        >>> from langchain_jev.calibration.metrics import Confusion
+        >>> MemberFigures("polite", "jury", Confusion(3, 1, 0, 4), auroc=0.9).confusion.accuracy
+        0.875
+
+    """
+
+    name: str
+    """The criterion's name, or ``overall`` for the overall verdict."""
+    who: str
+    """``jury``, or the member's name."""
+    confusion: Confusion
+    auroc: float | None = None
+    brier: float | None = None
+    overall: bool = False
+    """The overall verdict's line (no probability, so no AUROC or Brier)."""
+
+
+def member_groups(calibration: Calibration) -> list[list[MemberFigures]]:
+    """Per criterion, then for the overall verdict: the jury's figures first, then each member's.
+
+    A member without an overall agreement is left out of that group. Empty when no jury answered.
+    """
+    if not calibration.members:
+        return []
+    groups = []
+    for index, jury in enumerate(calibration.criteria):
+        sides = [("jury", jury), *((m.name, m.criteria[index]) for m in calibration.members)]
+        groups.append([MemberFigures(c.name, who, c.confusion, c.auroc, c.brier) for who, c in sides])
+    if calibration.overall is not None:
+        overall = [("jury", calibration.overall), *((m.name, m.overall) for m in calibration.members)]
+        groups.append(
+            [MemberFigures("overall", who, a.confusion, overall=True) for who, a in overall if a is not None]
+        )
+    return groups
 
 
 def members_table(calibration: Calibration) -> str:
@@ -189,53 +233,28 @@ def members_table(calibration: Calibration) -> str:
     Empty when no jury answered. Each member is decided as the judge's only model, at
     the same thresholds, on the rows it answered.
     """
-    if not calibration.members:
+    groups = member_groups(calibration)
+    if not groups:
         return ""
     headers = ("criterion", "model", "n", "AUROC", "Brier", "acc.", "kappa", "f-pass", "f-fail")
     rows: list[tuple[str, ...]] = [headers]
-    for index, jury in enumerate(calibration.criteria):
-        sides = [("jury", jury)] + [(m.name, m.criteria[index]) for m in calibration.members]
-        for place, (who, c) in enumerate(sides):
-            conf = c.confusion
+    for group in groups:
+        for place, line in enumerate(group):
+            conf = line.confusion
             rows.append(
                 (
-                    c.name if place == 0 else "",
-                    who,
-                    str(c.n),
-                    _f(c.auroc),
-                    _f(c.brier),
-                    _f(conf.accuracy),
-                    _f(conf.kappa),
-                    _f(conf.false_pass_rate),
-                    _f(conf.false_fail_rate),
-                )
-            )
-    if calibration.overall is not None:
-        overall = [("jury", calibration.overall)] + [(m.name, m.overall) for m in calibration.members]
-        for place, (who, agreement) in enumerate(overall):
-            if agreement is None:
-                continue
-            conf = agreement.confusion
-            rows.append(
-                (
-                    "overall" if place == 0 else "",
-                    who,
+                    "" if place else line.name,
+                    line.who,
                     str(conf.n),
-                    "",
-                    "",
+                    "" if line.overall else _f(line.auroc),
+                    "" if line.overall else _f(line.brier),
                     _f(conf.accuracy),
                     _f(conf.kappa),
                     _f(conf.false_pass_rate),
                     _f(conf.false_fail_rate),
                 )
             )
-    widths = [max(len(r[i]) for r in rows) for i in range(len(headers))]
-    return "\n".join(
-        "  ".join(
-            cell.ljust(widths[i]) if i < 2 else cell.rjust(widths[i]) for i, cell in enumerate(r)
-        ).rstrip()
-        for r in rows
-    )
+    return text_columns(rows)
 
 
 def _f(value: float | None) -> str:

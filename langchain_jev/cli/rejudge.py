@@ -20,6 +20,8 @@ __all__ = ["add_parser", "rejudge"]
 
 def add_parser(commands: Any, rate: Any) -> None:
     """Add the ``rejudge`` subcommand to the command line's subparsers (``rate`` parses --fail-under)."""
+    from langchain_jev.cli.arguments import add_allow_code
+
     parser = commands.add_parser(
         "rejudge",
         help="decide stored answers again under another judge file (no requests)",
@@ -33,14 +35,7 @@ def add_parser(commands: Any, rate: Any) -> None:
     )
     parser.add_argument("results", metavar="RESULTS", help="a results file of `langchain-jev judge`")
     parser.add_argument("--judge", required=True, metavar="SPEC", help="the judge file (YAML or JSON)")
-    parser.add_argument(
-        "--allow-code",
-        metavar="MODULE",
-        nargs="?",
-        const="",
-        action="append",
-        help="build checks and the feedback renderer the judge file names as code (as `judge` does)",
-    )
+    add_allow_code(parser, "build the checks and feedback renderer the judge file names as code (as judge)")
     parser.add_argument("--out", metavar="PATH", help="write one JSON line per row here ('-': stdout)")
     parser.add_argument("--html", metavar="REPORT", help="write a self-contained HTML report here")
     parser.add_argument(

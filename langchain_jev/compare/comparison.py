@@ -23,6 +23,7 @@ from typing import Any
 
 from langchain_jev.compare.join import Joined, JoinOn, RowPair, join_rows, row_name
 from langchain_jev.compare.stats import PairedCounts
+from langchain_jev.datasets.tally import text_columns
 
 __all__ = ["Comparison", "CriterionChange", "Flip", "compare_files", "compare_results", "read_results_file"]
 
@@ -182,15 +183,7 @@ class Comparison:
                     change.verdict,
                 )
             )
-        widths = [max(len(row[i]) for row in body) for i in range(len(headers))]
-        lines = [
-            "  ".join(
-                cell.ljust(widths[i]) if i in (0, 1, 8) else cell.rjust(widths[i])
-                for i, cell in enumerate(row)
-            ).rstrip()
-            for row in body
-        ]
-        lines.append("")
+        lines = [text_columns(body, left=(0, 1, 8)), ""]
         lines.extend(self.notes())
         if self.flips and flips:
             lines.append("flipped rows, regressions first:")

@@ -30,6 +30,8 @@ from typing import TYPE_CHECKING, Any
 from langchain_jev.compare.answers import AnswerPair
 from langchain_jev.compare.join import row_name
 from langchain_jev.compare.stats import ALPHA, mcnemar_exact
+from langchain_jev.datasets.results import response_fields
+from langchain_jev.datasets.tally import text_columns
 from langchain_jev.pairwise.verdict import PairwiseVerdict, Preference
 
 if TYPE_CHECKING:
@@ -85,13 +87,8 @@ class HeadToHeadRow:
             record["error"] = self.error or "not compared"
             return record
         record.update(self.verdict.to_dict())
-        response = self.verdict.response
-        if response is not None:
-            record["model"] = response.model
-            if response.request_id is not None:
-                record["request_id"] = response.request_id
-            if getattr(response, "cache_hit", False):
-                record["cache_hit"] = True
+        if self.verdict.response is not None:
+            record.update(response_fields(self.verdict.response))
         return record
 
 
@@ -257,14 +254,7 @@ class HeadToHead:
         for c in [*self.criteria, self.overall]:
             counts = (c.a, c.b, c.tie, c.inconclusive, c.errors)
             body.append((c.name, *map(str, counts), f"{c.p_value:.3f}", c.verdict))
-        widths = [max(len(row[i]) for row in body) for i in range(len(headers))]
-        lines = [
-            "  ".join(
-                cell.ljust(widths[i]) if i in (0, 7) else cell.rjust(widths[i]) for i, cell in enumerate(row)
-            ).rstrip()
-            for row in body
-        ]
-        lines.append("")
+        lines = [text_columns(body, left=(0, 7)), ""]
         lines.extend(self.notes())
         return "\n".join(lines)
 

@@ -46,7 +46,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, TextIO
 
-from langchain_core.decisions import ChoiceAnswer, NoulAnswer, ScoreAnswer
+from langchain_core.decisions import ChoiceAnswer, ClassifierResponse, NoulAnswer, ScoreAnswer
 from pydantic import TypeAdapter
 
 from langchain_jev.errors import ResultsError
@@ -73,6 +73,7 @@ __all__ = [
     "read_header",
     "record_head",
     "record_line",
+    "response_fields",
     "resume_results",
     "stored_answer",
     "stored_panel",
@@ -191,11 +192,7 @@ def verdict_record(
             if problem is not None:
                 data["unreadable"] = problem
     if response is not None:
-        record["model"] = response.model
-        if response.request_id is not None:
-            record["request_id"] = response.request_id
-        if getattr(response, "cache_hit", False):
-            record["cache_hit"] = True
+        record.update(response_fields(response))
         panel = getattr(response, "panel", None)
         if isinstance(panel, JuryPanel):
             record["panel"] = panel_data(panel)
@@ -292,6 +289,23 @@ def _answer_adapter() -> TypeAdapter[Answer]:
     from langchain_core.decisions import Answer
 
     return TypeAdapter(Answer)
+
+
+def response_fields(response: ClassifierResponse) -> dict[str, Any]:
+    """What a record keeps of the response that answered it: ``model``, ``request_id``, ``cache_hit``.
+
+    Example:
+        >>> from langchain_jev.models.response import DecisionResponse
+        >>> response_fields(DecisionResponse(model="jev-latest", answers={}, cache_hit=True))
+        {'model': 'jev-latest', 'cache_hit': True}
+
+    """
+    fields: dict[str, Any] = {"model": response.model}
+    if response.request_id is not None:
+        fields["request_id"] = response.request_id
+    if getattr(response, "cache_hit", False):
+        fields["cache_hit"] = True
+    return fields
 
 
 def panel_data(panel: JuryPanel) -> dict[str, Any]:

@@ -1,17 +1,26 @@
 """The tally of a run: pass rates per criterion and overall, as a table and a summary.
 
 Pure: result records (the JSON lines the command writes) go into a `Tally`;
-`format_table` and `summary_lines` turn it into text.
+`format_table` and `summary_lines` turn it into text; `text_columns` lines up
+the cells of any terminal table of the package.
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["CriterionTally", "Tally", "format_rate", "format_table", "summary_lines", "tally_view"]
+__all__ = [
+    "CriterionTally",
+    "Tally",
+    "format_rate",
+    "format_table",
+    "summary_lines",
+    "tally_view",
+    "text_columns",
+]
 
 OUTCOMES = ("PASSED", "FAILED", "INCONCLUSIVE", "ERROR", "NOT_APPLICABLE")
 _HEADERS = ("criterion", "kind", "passed", "failed", "inconcl.", "error", "n/a", "pass rate")
@@ -159,15 +168,27 @@ def format_table(tally: Tally) -> str:
         "",
         format_rate(tally.pass_rate),
     )
-    rows = [_HEADERS, *body, overall]
-    widths = [max(len(row[i]) for row in rows) for i in range(len(_HEADERS))]
-    lines = []
-    for row in rows:
-        cells = [
-            cell.ljust(widths[i]) if i < 2 else cell.rjust(widths[i]) for i, cell in enumerate(row)
-        ]
-        lines.append("  ".join(cells).rstrip())
-    return "\n".join(lines)
+    return text_columns([_HEADERS, *body, overall])
+
+
+def text_columns(rows: Sequence[Sequence[str]], left: Collection[int] = (0, 1)) -> str:
+    """Rows of cells as a terminal table: columns two spaces apart, those in ``left`` left-aligned.
+
+    The other columns (counts, rates) are right-aligned; each line's trailing space is dropped.
+
+    Example:
+        >>> print(text_columns([("criterion", "n", "note"), ("polite", "12", "ok")], left=(0, 2)))
+        criterion   n  note
+        polite     12  ok
+
+    """
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))] if rows else []
+    return "\n".join(
+        "  ".join(
+            cell.ljust(widths[i]) if i in left else cell.rjust(widths[i]) for i, cell in enumerate(row)
+        ).rstrip()
+        for row in rows
+    )
 
 
 def summary_lines(

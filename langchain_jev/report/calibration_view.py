@@ -6,7 +6,7 @@ from collections.abc import Mapping, Sequence
 
 from langchain_jev.calibration.measure import Calibration
 from langchain_jev.calibration.suggest import Suggestion
-from langchain_jev.calibration.tables import Disagreement
+from langchain_jev.calibration.tables import Disagreement, member_groups
 from langchain_jev.report import charts
 from langchain_jev.report.layout import escape
 
@@ -149,34 +149,22 @@ def members_section(calibration: Calibration) -> list[str]:
     parts = [
         '<h2 id="jury-members">The jury\'s members against the same labels</h2>',
         '<p class="note">Each member decided as the judge\'s only model, at the same thresholds, on the '
-        "rows it answered; the jury's own figures first. Green marks the best kappa of a criterion.</p>",
+        "rows it answered; the jury's own figures first. Green marks the best kappa of each.</p>",
         '<table id="members-table"><tr><th class="text">criterion</th><th class="text">model</th><th>n</th>'
         "<th>AUROC</th><th>Brier</th><th>accuracy</th><th>kappa</th><th>false-pass</th><th>false-fail</th></tr>",
     ]
-    for index, jury in enumerate(calibration.criteria):
-        sides = [("jury", jury)] + [(m.name, m.criteria[index]) for m in calibration.members]
-        best = max((c.confusion.kappa for _, c in sides if c.confusion.kappa is not None), default=None)
-        for place, (who, c) in enumerate(sides):
-            conf = c.confusion
+    for group in member_groups(calibration):
+        best = max((line.confusion.kappa for line in group if line.confusion.kappa is not None), default=None)
+        for place, line in enumerate(group):
+            conf = line.confusion
             mark = ' class="pass"' if best is not None and conf.kappa == best else ""
+            label = "" if place else "overall verdict" if line.overall else line.name
+            auroc, brier = ("", "") if line.overall else (_f(line.auroc), _f(line.brier))
             parts.append(
-                f'<tr><td class="text">{escape(c.name) if place == 0 else ""}</td>'
-                f'<td class="text">{escape(who)}</td><td>{c.n}</td>'
-                f"<td>{_f(c.auroc)}</td><td>{_f(c.brier)}</td>"
+                f'<tr><td class="text">{escape(label)}</td><td class="text">{escape(line.who)}</td>'
+                f"<td>{conf.n}</td><td>{auroc}</td><td>{brier}</td>"
                 f"<td>{_f(conf.accuracy)}</td><td{mark}>{_f(conf.kappa)}</td>"
                 f"<td>{_f(conf.false_pass_rate)}</td><td>{_f(conf.false_fail_rate)}</td></tr>"
-            )
-    if calibration.overall is not None:
-        overall = [("jury", calibration.overall)] + [(m.name, m.overall) for m in calibration.members]
-        for place, (who, agreement) in enumerate(overall):
-            if agreement is None:
-                continue
-            a = agreement.confusion
-            parts.append(
-                f'<tr><td class="text">{"overall verdict" if place == 0 else ""}</td>'
-                f'<td class="text">{escape(who)}</td><td>{a.n}</td><td></td><td></td>'
-                f"<td>{_f(a.accuracy)}</td><td>{_f(a.kappa)}</td>"
-                f"<td>{_f(a.false_pass_rate)}</td><td>{_f(a.false_fail_rate)}</td></tr>"
             )
     parts.append("</table>")
     return parts

@@ -17,9 +17,8 @@ from typing import Any
 from langchain_jev.compare.comparison import Comparison, CriterionChange
 from langchain_jev.judge import JevJudge
 from langchain_jev.report.data import BORDERLINE, MAX_ROWS, criterion_threshold, row_data
-from langchain_jev.report.layout import document, escape, provenance_block, rows_section
+from langchain_jev.report.layout import document, escape, provenance_pair, rows_section
 from langchain_jev.report.provenance import Provenance
-from langchain_jev.report.script import content_security_policy, json_island, viewer_script
 
 __all__ = ["render_comparison", "write_comparison"]
 
@@ -118,7 +117,6 @@ def render_comparison(
         "total": len(comparison.flips),
         "left_out": max(0, len(comparison.flips) - limit),
     }
-    script = viewer_script()
     heading = title or f"compare: {first} -> {second}"
     left_out = max(0, len(comparison.flips) - limit)
     note = (
@@ -129,12 +127,7 @@ def render_comparison(
     )
     body = [
         f"<h1>{escape(heading)}</h1>",
-        '<div class="pair">',
-        *(
-            f'<div class="side"><h4>{escape(label)}</h4>{provenance_block(p or Provenance())}</div>'
-            for label, p in zip(comparison.labels, provenance, strict=True)
-        ),
-        "</div>",
+        provenance_pair(comparison.labels, provenance),
         "<h2>Pass rates</h2>",
         f'<p class="note">Over the {len(comparison.joined.pairs)} rows both runs judged (joined by '
         f"{escape(comparison.joined.on)}), paired: the difference {escape(second)} - {escape(first)} in "
@@ -150,8 +143,7 @@ def render_comparison(
             outcomes=_OUTCOMES,
         ),
     ]
-    tail = [json_island(data), f"<script>{script}</script>"]
-    return document(heading, content_security_policy(script), body, tail)
+    return document(heading, body, data)
 
 
 def _kind(comparison: Comparison, name: str) -> str:

@@ -17,9 +17,8 @@ from typing import Any
 
 from langchain_jev.compare.head_to_head import SIGN_TEST, HeadToHead, HeadToHeadRow, PreferenceCounts
 from langchain_jev.report.data import MAX_ROWS, cut_text, state_items
-from langchain_jev.report.layout import document, escape, provenance_block, rows_section
+from langchain_jev.report.layout import document, escape, provenance_pair, rows_section
 from langchain_jev.report.provenance import Provenance
-from langchain_jev.report.script import content_security_policy, json_island, viewer_script
 
 __all__ = ["render_head_to_head", "write_head_to_head_page"]
 
@@ -120,7 +119,6 @@ def render_head_to_head(
         "total": len(result.rows),
         "left_out": left_out,
     }
-    script = viewer_script()
     heading = title or f"head to head: {first} vs {second}"
     note = (
         f"{len(chosen)} of {len(result.rows)} rows, in row order. Open a row for what both answers answer, "
@@ -133,12 +131,7 @@ def render_head_to_head(
         "asked with the answers in both orders.</p>"
         if judged_by
         else "",
-        '<div class="pair">',
-        *(
-            f'<div class="side"><h4>{escape(label)}</h4>{provenance_block(p or Provenance())}</div>'
-            for label, p in zip(result.labels, provenance, strict=True)
-        ),
-        "</div>",
+        provenance_pair(result.labels, provenance),
         "<h2>Preferences</h2>",
         f'<p class="note">Per criterion over the {len(result.rows)} rows (joined by {escape(result.on)}): '
         f"how often {escape(first)}'s answer was better in both orders, {escape(second)}'s, both equally "
@@ -154,8 +147,7 @@ def render_head_to_head(
             sorts=(("row", "row order"),),
         ),
     ]
-    tail = [json_island(data), f"<script>{script}</script>"]
-    return document(heading, content_security_policy(script), body, tail)
+    return document(heading, body, data)
 
 
 def _decided(row: HeadToHeadRow) -> bool:

@@ -15,6 +15,7 @@ from typing import Any
 
 from langchain_jev.datasets.tally import Tally, format_rate
 from langchain_jev.report.provenance import Provenance
+from langchain_jev.report.script import content_security_policy, json_island, viewer_script
 
 __all__ = [
     "STYLE",
@@ -22,6 +23,7 @@ __all__ = [
     "escape",
     "pass_table",
     "provenance_block",
+    "provenance_pair",
     "rows_section",
     "summary_line",
 ]
@@ -62,16 +64,22 @@ def escape(text: Any) -> str:
     return html.escape(str(text), quote=True)
 
 
-def document(title: str, csp: str, body: Iterable[str], tail: Iterable[str] = ()) -> str:
-    """A whole page: its head (policy, title, style), ``body``, then ``tail`` (the island and script)."""
+def document(title: str, body: Iterable[str], data: Any) -> str:
+    """A whole page: its head (policy, title, style), ``body``, then ``data``'s island and the viewer.
+
+    The viewer (`langchain_jev.report.script.viewer_script`) is the one script the page's
+    policy allows: it draws the rows from ``data``, which the page carries as JSON.
+    """
+    script = viewer_script()
     parts = [
         "<!DOCTYPE html>",
         '<html lang="en"><head><meta charset="utf-8">',
-        f'<meta http-equiv="Content-Security-Policy" content="{escape(csp)}">',
+        f'<meta http-equiv="Content-Security-Policy" content="{escape(content_security_policy(script))}">',
         '<meta name="referrer" content="no-referrer">',
         f"<title>{escape(title)}</title><style>{STYLE}</style></head><body>",
         *body,
-        *tail,
+        json_island(data),
+        f"<script>{script}</script>",
         "</body></html>",
     ]
     return "\n".join(parts) + "\n"
@@ -83,6 +91,15 @@ def provenance_block(provenance: Provenance) -> str:
         f"<dt>{escape(label)}</dt><dd>{escape(value)}</dd>" for label, value in provenance.items()
     )
     return f'<dl class="provenance" id="provenance">{items}</dl>'
+
+
+def provenance_pair(labels: Sequence[str], provenance: Sequence[Provenance | None]) -> str:
+    """Two runs' provenance side by side, each under its label."""
+    sides = "".join(
+        f'<div class="side"><h4>{escape(label)}</h4>{provenance_block(p or Provenance())}</div>'
+        for label, p in zip(labels, provenance, strict=True)
+    )
+    return f'<div class="pair">{sides}</div>'
 
 
 def summary_line(tally: Tally) -> str:

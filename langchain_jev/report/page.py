@@ -30,7 +30,6 @@ from langchain_jev.report.layout import (
     summary_line,
 )
 from langchain_jev.report.provenance import Provenance
-from langchain_jev.report.script import content_security_policy, json_island, viewer_script
 
 if TYPE_CHECKING:
     from langchain_jev.calibration.measure import Calibration
@@ -148,7 +147,6 @@ def render_report(
     note = None if given is not None else "The judged state is not in this report (no dataset was given)."
     data = viewer_data(judge, selection, given, state_note=note)
     index = {c.name: i for i, c in enumerate(judge.criteria)}
-    script = viewer_script()
     body = [
         f"<h1>{escape(title)}</h1>",
         provenance_block(provenance or Provenance(rows=tally.rows)),
@@ -194,8 +192,7 @@ def render_report(
 
         place = {id(record): i for i, record in enumerate(selection.records)}
         body.extend(calibration_sections(calibration, suggestion, place))
-    tail = [json_island(data), f"<script>{script}</script>"]
-    return document(title, content_security_policy(script), body, tail)
+    return document(title, body, data)
 
 
 def _rows_note(total: int, shown: int, left_out: int, left_failing: int) -> str:

@@ -193,9 +193,6 @@ def verdict_record(
                 data["unreadable"] = problem
     if response is not None:
         record.update(response_fields(response))
-        panel = getattr(response, "panel", None)
-        if isinstance(panel, JuryPanel):
-            record["panel"] = panel_data(panel)
     return record
 
 
@@ -294,6 +291,9 @@ def _answer_adapter() -> TypeAdapter[Answer]:
 def response_fields(response: ClassifierResponse) -> dict[str, Any]:
     """What a record keeps of the response that answered it: ``model``, ``request_id``, ``cache_hit``.
 
+    A jury's response adds ``panel``: who said what (`panel_data`). A judge's result
+    records and a comparison's head-to-head records keep the same fields.
+
     Example:
         >>> from langchain_jev.models.response import DecisionResponse
         >>> response_fields(DecisionResponse(model="jev-latest", answers={}, cache_hit=True))
@@ -305,6 +305,9 @@ def response_fields(response: ClassifierResponse) -> dict[str, Any]:
         fields["request_id"] = response.request_id
     if getattr(response, "cache_hit", False):
         fields["cache_hit"] = True
+    panel = getattr(response, "panel", None)
+    if isinstance(panel, JuryPanel):
+        fields["panel"] = panel_data(panel)
     return fields
 
 

@@ -2,7 +2,8 @@
 
 The comparison asks its questions through a `JevJudge` (the engine: one request,
 strict reading, tracing), built by ``judge.pairwise()`` or `pairwise_judge`
-(`langchain_jev.pairwise.build`); this module decides nothing itself and imports no judge.
+(`langchain_jev.pairwise.build`); this module decides nothing itself (a jury's members
+are compared by `langchain_jev.pairwise.verdict` too) and imports no judge.
 """
 
 from __future__ import annotations
@@ -22,11 +23,17 @@ from langchain_jev.pairwise.questions import (
     pairwise_questions,
     question_names,
 )
-from langchain_jev.pairwise.verdict import PairwiseVerdict, decide_preference
+from langchain_jev.pairwise.verdict import (
+    PairwiseFinding,
+    PairwiseVerdict,
+    decide_preference,
+    review_preference,
+)
 from langchain_jev.verdict import Outcome
 
 if TYPE_CHECKING:
     from langchain_jev.judge import JevJudge
+    from langchain_jev.models.response import JuryPanel
     from langchain_jev.verdict import JevVerdict
 
 __all__ = ["PairwiseJudge", "SharedInput"]
@@ -121,15 +128,23 @@ class PairwiseJudge:
         )
 
     def _verdict(self, verdict: JevVerdict) -> PairwiseVerdict:
+        panel = getattr(verdict.response, "panel", None)  # a jury's members, each compared as well
         findings = []
         for criterion in self._criteria:
             pair = [verdict.finding(name) for name in question_names(criterion.name)]
             problems = [_problem(f.outcome, f.detail, f.name) for f in pair]
             orders = zip(("A first", "B first"), pair, strict=True)
             said = [f"{order}: {f.reasoning}" for order, f in orders if f.reasoning]
-            findings.append(
-                decide_preference(criterion.name, [f.answer for f in pair], problems, "\n".join(said) or None)
-            )
+            answers = [f.answer for f in pair]
+            finding = decide_preference(criterion.name, answers, problems, "\n".join(said) or None)
+            if panel is not None:
+                finding = review_preference(
+                    finding,
+                    _members_preferences(panel, criterion.name),
+                    vote=panel.combine == "vote",
+                    disagreement=panel.disagreement,
+                )
+            findings.append(finding)
         return PairwiseVerdict(tuple(findings), verdict.response)
 
     def __repr__(self) -> str:
@@ -152,6 +167,16 @@ def _named(config: RunnableConfig | None) -> RunnableConfig:
     config = ensure_config(config)
     config.setdefault("run_name", "PairwiseJudge")
     return config
+
+
+def _members_preferences(panel: JuryPanel, name: str) -> dict[str, PairwiseFinding]:
+    """Each member's own preference on criterion ``name``, from its two answers."""
+    questions = question_names(name)
+    found = {}
+    for member, response in panel.members.items():
+        answers = [response.answers.get(q) for q in questions]
+        found[member] = decide_preference(name, answers, [response.unreadable.get(q) for q in questions])
+    return found
 
 
 def _problem(outcome: Outcome, detail: str, name: str) -> str | None:

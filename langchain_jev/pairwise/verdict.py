@@ -4,11 +4,14 @@ Pure: `decide_preference` reads the two answers a criterion got (the pair shown
 A first, then B first) and returns a `PairwiseFinding`. A preference stands only
 when both orders give it; a preference that flips with the order is position
 bias, and a preference in one order with "equally good" in the other is a lean
-the model does not hold: both are INCONCLUSIVE, never a winner.
+the model does not hold: both are INCONCLUSIVE, never a winner. When a jury
+compared, `review_preference` decides by every member's own preference as well
+(a jury's ``disagreement=`` bound holds here as it does for a judge's findings).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -16,6 +19,8 @@ from enum import StrEnum
 from typing import Any
 
 from langchain_core.decisions import ChoiceAnswer, ClassifierResponse
+
+from langchain_jev.feedback import number
 
 __all__ = [
     "FIRST",
@@ -26,6 +31,7 @@ __all__ = [
     "PairwiseVerdict",
     "Preference",
     "decide_preference",
+    "review_preference",
 ]
 
 FIRST = "answer_1"
@@ -109,6 +115,8 @@ class PairwiseFinding:
     """One sentence saying what was found."""
     reasoning: str | None = None
     """The decision model's reasoning, where it gives one (both orders)."""
+    members: Mapping[str, Preference] | None = None
+    """When a jury compared: each member's own preference, by member name (who said what)."""
 
     @property
     def consistent(self) -> bool:
@@ -127,6 +135,8 @@ class PairwiseFinding:
             data["probabilities"] = dict(self.probabilities)
         if self.reasoning:
             data["reasoning"] = self.reasoning
+        if self.members is not None:
+            data["members"] = {name: preference.value for name, preference in self.members.items()}
         return data
 
 
@@ -251,6 +261,74 @@ def decide_preference(
             "and they are equally good in the other order"
         )
     return PairwiseFinding(name, Preference.INCONCLUSIVE, pair, probabilities, detail, reasoning)
+
+
+def review_preference(
+    finding: PairwiseFinding,
+    members: Mapping[str, PairwiseFinding],
+    *,
+    vote: bool = False,
+    disagreement: float | None = None,
+) -> PairwiseFinding:
+    """Decide a criterion a jury compared: by each member's own preference as well as by the combined answers.
+
+    ``finding`` is decided from the jury's combined answers, ``members`` from each
+    member's own two answers (by member name). With ``vote`` the preference most
+    members hold decides (a tie at the top is INCONCLUSIVE); otherwise the combined
+    preference stands. Either way, when more than ``disagreement`` of the members that
+    hold a preference (A, B or TIE: one undecided in its own two orders is left out)
+    prefer otherwise, it is INCONCLUSIVE: the jury is split. An ERROR, or a combined
+    preference that is INCONCLUSIVE, stays as it is. The result names every member's
+    preference (`PairwiseFinding.members`).
+
+    Example:
+        >>> def held(p):
+        ...     return PairwiseFinding("helpful", p, (p, p), None, "")
+        >>> jury = held(Preference.A)
+        >>> members = {"a": held(Preference.A), "b": held(Preference.A), "c": held(Preference.B)}
+        >>> review_preference(jury, members, disagreement=0.34).preference.value
+        'A'
+        >>> review_preference(jury, members, disagreement=0.0).detail.split(" dissent: ")[1]
+        'A better for a, b; B better for c'
+
+    """
+    said = {name: member.preference for name, member in members.items()}
+    reviewed = dataclasses.replace(finding, members=said)
+    if finding.preference is Preference.ERROR or (finding.preference is Preference.INCONCLUSIVE and not vote):
+        return reviewed
+    held = {name: preference for name, preference in said.items() if preference.decided}
+    if not held:
+        return reviewed
+    preference: Preference = finding.preference
+    if vote:
+        counts = {p: sum(1 for h in held.values() if h is p) for p in _PHRASES}
+        leaders = [p for p, count in counts.items() if count == max(counts.values())]
+        if len(leaders) > 1:
+            split = _split(finding.name, held)
+            return dataclasses.replace(reviewed, preference=Preference.INCONCLUSIVE, detail=split)
+        preference = leaders[0]
+        if preference is not finding.preference:
+            agreed = _agreed(finding.name, preference)
+            reviewed = dataclasses.replace(reviewed, preference=preference, detail=agreed)
+    dissent = sum(1 for h in held.values() if h is not preference) / len(held)
+    if disagreement is not None and dissent > disagreement + _EPSILON:
+        detail = _split(finding.name, held, disagreement)
+        return dataclasses.replace(reviewed, preference=Preference.INCONCLUSIVE, detail=detail)
+    return reviewed
+
+
+def _split(name: str, held: Mapping[str, Preference], bound: float | None = None) -> str:
+    limit = "evenly" if bound is None else f"beyond the {number(bound)} of members that may dissent"
+    said = [
+        f"{_PHRASES[p]} for {', '.join(n for n, h in held.items() if h is p)}"
+        for p in _PHRASES
+        if p in held.values()
+    ]
+    return f"{name}: undecided, the jury is split {limit}: {'; '.join(said)}"
+
+
+_PHRASES = {Preference.A: "A better", Preference.B: "B better", Preference.TIE: "equally good"}
+_EPSILON = 1e-9
 
 
 def _agreed(name: str, preference: Preference) -> str:

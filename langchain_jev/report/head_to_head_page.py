@@ -5,7 +5,8 @@ rows (each row's shared input, both answers, and per criterion the preference wi
 what each order chose), the layout (`langchain_jev.report.layout`) and the one script
 its policy allows, in its ``pairwise`` mode. A row opens to what both answers answer,
 the two answers side by side, and each criterion's preference with both orders,
-the probabilities and the detail; undecided rows (position bias) and errors are
+the probabilities and the detail (and, when a jury compared, each member's own
+preference); undecided rows (position bias) and errors are
 marked. Every text is cut at `langchain_jev.report.data.TEXT_CAP` characters.
 """
 
@@ -73,6 +74,8 @@ def _row(row: HeadToHeadRow, index: dict[str, int]) -> dict[str, Any]:
             item["p"] = [[side, round(p, 6)] for side, p in finding.probabilities.items()]
         if finding.reasoning:
             item["r"] = cut_text(finding.reasoning)
+        if finding.members is not None:  # a jury compared: each member's own preference
+            item["m"] = [[cut_text(name, 200), said.value] for name, said in finding.members.items()]
         findings.append(item)
     data["f"] = findings
     return data

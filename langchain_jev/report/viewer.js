@@ -245,6 +245,9 @@
       tr.appendChild(el("td", (f.p || []).map(function (p) { return preferenceWords(p[0]) + ": " + num(p[1]); }).join(", "), "text"));
       var detail = plain(f.d);
       if (f.r !== undefined) { detail += "\nreasoning: " + plain(f.r); }
+      if (f.m !== undefined) {
+        detail += "\nthe jury: " + f.m.map(function (m) { return plain(m[0]) + " " + preferenceWords(m[1]); }).join(", ");
+      }
       tr.appendChild(el("td", detail, "text value"));
       if (undecided) { tr.classList.add("changed"); }
       table.appendChild(tr);

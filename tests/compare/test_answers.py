@@ -131,6 +131,33 @@ def test_compare_answers_makes_one_request_per_row_and_a_failure_is_that_row_s_e
     assert result.rows[1].record() == {"row": 2, "key": "k2", "key_b": "j2", "id": "q2", "error": "ConnectionError: down"}
 
 
+def test_a_jury_s_head_to_head_record_keeps_who_said_what_and_a_split_is_undecided() -> None:
+    import json
+
+    from langchain_jev import JuryDecisionModel
+    from langchain_jev.datasets.results import record_line
+
+    def member(name: str, prefers_b: bool) -> ScriptedDecisionModel:
+        def choose(state: dict[str, Any], question: Any) -> str:
+            pair = state["comparison_1" if "`comparison_1`" in question.instructions else "comparison_2"]
+            wanted = GOOD if prefers_b else VAGUE
+            return "answer_1" if pair["answer_1"] == wanted else "answer_2"
+
+        return ScriptedDecisionModel({"helpful__1": choose, "helpful__2": choose}, model=name)
+
+    jury = JuryDecisionModel([member("jev", True), member("gpt", True), member("claude", False)], disagreement=0.0)
+    judge = pairwise_judge({"helpful": "Which helps more?"}, model=jury)
+    (row,) = compare_answers(judge, pairs_of({1: VAGUE}, {1: GOOD})).rows
+
+    record = json.loads(record_line(row.record()))
+    (finding,) = record["findings"]
+    assert finding["preference"] == "INCONCLUSIVE" and finding["members"] == {"jev": "B", "gpt": "B", "claude": "A"}
+    assert finding["detail"].endswith("dissent: A better for claude; B better for jev, gpt")
+    panel = record["panel"]
+    assert sorted(panel["members"]) == ["claude", "gpt", "jev"] and panel["failed"] == {}
+    assert panel["members"]["claude"]["answers"]["helpful__1"]["choice"] == "answer_1"  # VAGUE, shown first
+
+
 def test_a_page_of_many_rows_keeps_the_undecided_and_failed_ones_and_says_how_many_were_left_out() -> None:
     import json
 

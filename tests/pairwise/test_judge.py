@@ -159,3 +159,72 @@ def test_a_pairwise_judge_refuses_an_engine_that_asks_other_questions() -> None:
     assert PairwiseJudge(compared, JevJudge(engine_criteria(compared), model=ScriptedDecisionModel({}))).names == [
         "helpful"
     ]
+
+
+# ---------------------------------------------------------------------- a jury compares: who said what
+
+
+def member(name: str, good: str | None) -> ScriptedDecisionModel:
+    """A consistent member that finds ``good`` better; None: one whose first-shown answer always wins."""
+    if good is None:
+        return ScriptedDecisionModel({"helpful__1": "answer_1", "helpful__2": "answer_1"}, model=name)
+    return ScriptedDecisionModel({"helpful__1": prefers(good), "helpful__2": prefers(good)}, model=name)
+
+
+def jury_compare(members: list[ScriptedDecisionModel], asynchronous: bool = False, **options: Any) -> Any:
+    import asyncio
+
+    judge = pairwise_judge({"helpful": "Helps more?"}, model=JuryDecisionModel(members, **options))
+    if asynchronous:
+        return asyncio.run(judge.acompare(QUESTION, GOOD, VAGUE))
+    return judge.compare(QUESTION, GOOD, VAGUE)
+
+
+@pytest.mark.parametrize("asynchronous", [False, True])
+def test_members_split_on_the_better_answer_beyond_the_bound_are_undecided_naming_who_said_what(
+    asynchronous: bool,
+) -> None:
+    members = [member("a", GOOD), member("b", GOOD), member("c", VAGUE)]
+    finding = jury_compare(members, asynchronous, disagreement=0.0).finding("helpful")
+    assert finding.preference is Preference.INCONCLUSIVE
+    assert finding.detail == (
+        "helpful: undecided, the jury is split beyond the 0.00 of members that may dissent: "
+        "A better for a, b; B better for c"
+    )
+    assert finding.members == {"a": Preference.A, "b": Preference.A, "c": Preference.B}
+
+
+def test_a_two_to_one_split_stands_under_the_default_bound_and_says_who_dissented() -> None:
+    finding = jury_compare([member("a", GOOD), member("b", GOOD), member("c", VAGUE)]).finding("helpful")
+    assert finding.preference is Preference.A
+    assert finding.to_dict()["members"] == {"a": "A", "b": "A", "c": "B"}
+
+
+def test_a_one_to_one_split_of_two_members_is_undecided_even_when_the_mean_leans() -> None:
+    lopsided = ScriptedDecisionModel(
+        {"helpful__1": {"answer_1": 0.9, "answer_2": 0.1, "equally_good": 0.0},
+         "helpful__2": {"answer_1": 0.1, "answer_2": 0.9, "equally_good": 0.0}}, model="sure")
+    doubtful = ScriptedDecisionModel(
+        {"helpful__1": {"answer_1": 0.4, "answer_2": 0.6, "equally_good": 0.0},
+         "helpful__2": {"answer_1": 0.6, "answer_2": 0.4, "equally_good": 0.0}}, model="doubtful")
+    finding = jury_compare([lopsided, doubtful]).finding("helpful")
+    assert finding.preference is Preference.INCONCLUSIVE  # the mean prefers A; half the jury prefers B
+    assert finding.members == {"sure": Preference.A, "doubtful": Preference.B}
+
+
+def test_a_vote_counts_each_member_s_own_preference_and_a_member_without_one_is_left_out() -> None:
+    members = [member("a", VAGUE), member("b", VAGUE), member("c", GOOD), member("biased", None)]
+    finding = jury_compare(members, combine="vote").finding("helpful")
+    assert finding.preference is Preference.B  # two of the three members that hold a preference
+    assert finding.members == {"a": Preference.B, "b": Preference.B, "c": Preference.A,
+                               "biased": Preference.INCONCLUSIVE}
+    even = jury_compare([member("a", GOOD), member("b", VAGUE)], combine="vote", disagreement=None)
+    assert even.finding("helpful").preference is Preference.INCONCLUSIVE
+    assert "split evenly" in even.finding("helpful").detail
+
+
+def test_a_max_jury_and_a_single_model_keep_the_preference_of_the_answers() -> None:
+    members = [member("a", GOOD), member("b", GOOD), member("c", VAGUE)]
+    assert jury_compare(members, combine="max").finding("helpful").preference is Preference.A
+    alone = pairwise_judge({"helpful": "Helps more?"}, model=member("a", GOOD)).compare(QUESTION, GOOD, VAGUE)
+    assert alone.finding("helpful").members is None and "members" not in alone.finding("helpful").to_dict()

@@ -97,7 +97,8 @@ def head_to_head() -> HeadToHead:
             return HeadToHeadRow(pair, None, "TypeSafeAPIConnectionError: refused")
         return HeadToHeadRow(pair, PairwiseVerdict(findings, None))
 
-    won = [PairwiseFinding(name, B, (B, B), {"A": 0.1, "B": 0.85, "TIE": 0.05}, f"{name}: B is better")
+    jury = {"jev": B, "gpt": B, PAYLOADS[3]: A}  # who said what, a member named with a payload
+    won = [PairwiseFinding(name, B, (B, B), {"A": 0.1, "B": 0.85, "TIE": 0.05}, f"{name}: B is better", None, jury)
            for name in names]
     biased = [PairwiseFinding(name, Preference.INCONCLUSIVE, (A, B), None, f"{name}: position bias")
               for name in names]
@@ -397,6 +398,7 @@ def test_answers_head_to_head_open_side_by_side_and_filter_by_preference(
                                         "detail"]
     assert findings[1].split("\t")[:4] == ["helpful", "B better", "B better", "B better"]
     assert "B better: 0.850" in findings[1]
+    assert f"the jury: jev B better, gpt B better, {PAYLOADS[3]} A better" in findings[1]  # who said what
     assert undecided == ["q2"] and b_better == ["q1"] and errors == ["q3"]
     assert table[1].split("\t")[:7] == ["helpful", "0", "1", "0", "1", "1", "1"]
     assert PAYLOADS[2] in everything and "TypeSafeAPIConnectionError: refused" in everything

@@ -7,7 +7,8 @@ criteria (both orders of every criterion go in that request). A row whose reques
 fails is that row's error, never a preference. The `HeadToHead` they return tallies
 each criterion: A's wins, B's wins, ties, undecided comparisons (position bias: each
 order preferred the answer shown in one place; a lean: one order preferred an answer,
-the other found them equal) and errors; and the sign test of A's wins against B's
+the other found them equal; a split: a jury's members disagreed beyond its bound) and
+errors; and the sign test of A's wins against B's
 (an exact binomial test at 1/2, ties and undecided left out: the computation of
 McNemar's exact test, `langchain_jev.compare.stats.mcnemar_exact`), which says
 whether one run's answers are better by more than noise. `HeadToHead.table` is what
@@ -111,12 +112,14 @@ class PreferenceCounts:
     """Undecided: each order preferred the answer shown in the same place."""
     lean: int = 0
     """Undecided: one order preferred an answer, the other found them equally good."""
+    split: int = 0
+    """Undecided: both orders agreed, but a jury's members disagreed beyond its bound."""
     errors: int = 0
 
     @property
     def inconclusive(self) -> int:
-        """Undecided comparisons (position bias and leans)."""
-        return self.position_bias + self.lean
+        """Undecided comparisons (position bias, leans and jury splits)."""
+        return self.position_bias + self.lean + self.split
 
     @property
     def n(self) -> int:
@@ -142,7 +145,12 @@ class PreferenceCounts:
         if preference is None or preference is Preference.ERROR:
             which = "errors"
         elif preference is Preference.INCONCLUSIVE:
-            which = "position_bias" if set(orders) == {Preference.A, Preference.B} else "lean"
+            if set(orders) == {Preference.A, Preference.B}:
+                which = "position_bias"
+            elif len(orders) == 2 and orders[0] is orders[1]:
+                which = "split"  # the orders agree: undecided only by a jury's members
+            else:
+                which = "lean"
         else:
             which = {"A": "a", "B": "b", "TIE": "tie"}[preference.value]
         return dataclasses.replace(self, **{which: getattr(self, which) + 1})
@@ -157,6 +165,7 @@ class PreferenceCounts:
             "inconclusive": self.inconclusive,
             "position_bias": self.position_bias,
             "lean": self.lean,
+            "split": self.split,
             "errors": self.errors,
             "p_value": self.p_value,
             "verdict": self.verdict,
@@ -204,6 +213,23 @@ class HeadToHead:
             overall = overall.add(verdict.preferred)
         object.__setattr__(self, "criteria", list(counts.values()))
         object.__setattr__(self, "overall", overall)
+
+    def requests(self, per: str = "each") -> str:
+        """How many requests each row took, ``per`` row: ``1 request each``, or one per jury member.
+
+        Example:
+            >>> HeadToHead(("A", "B"), ["helpful"], []).requests("per row")
+            '1 request per row'
+
+        """
+        sizes = set()
+        for row in self.rows:
+            panel = getattr(row.verdict.response, "panel", None) if row.verdict is not None else None
+            if panel is not None:
+                sizes.add(len(panel.members) + len(panel.failed))
+        if not sizes:
+            return f"1 request {per}"
+        return f"{sizes.pop() if len(sizes) == 1 else 'several'} requests {per} (one per jury member)"
 
     @property
     def errors(self) -> int:
@@ -262,7 +288,7 @@ class HeadToHead:
         """The sentences under the table: rows compared, what undecided means here, the errors."""
         rows = len(self.rows)
         said = f"{rows} row{'' if rows == 1 else 's'} compared head to head (joined by {self.on})"
-        said += ", 1 request each"
+        said += f", {self.requests()}"
         lines = [said + (f"; {self.errors} could not be compared" if self.errors else "")]
         failed = [r for r in self.rows if r.verdict is None]
         lines.extend(f"  {row_name(r.pair.pair.a)}: {r.error}" for r in failed[:5])
@@ -270,10 +296,12 @@ class HeadToHead:
             lines.append(f"  ... and {len(failed) - 5} more (--out keeps every row's error)")
         biased = sum(c.position_bias for c in self.criteria)
         leaning = sum(c.lean for c in self.criteria)
-        if biased or leaning:
+        split = sum(c.split for c in self.criteria)
+        if biased or leaning or split:
             lines.append(
                 f"inconclusive: {biased} position bias (the answer shown in one place won in both orders), "
                 f"{leaning} leaning (one order preferred an answer, the other found them equally good)"
+                + (f", {split} jury split (the members disagreed beyond the jury's bound)" if split else "")
             )
         lines.append(SIGN_TEST)
         return lines

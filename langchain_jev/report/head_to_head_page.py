@@ -130,15 +130,16 @@ def render_head_to_head(
     )
     body = [
         f"<h1>{escape(heading)}</h1>",
-        f'<p class="note">Judged head to head by {escape(judged_by)}: one request per row, each criterion '
-        "asked with the answers in both orders.</p>"
+        f'<p class="note">Judged head to head by {escape(judged_by)}: {escape(result.requests("per row"))}, '
+        "each criterion asked with the answers in both orders.</p>"
         if judged_by
         else "",
         provenance_pair(result.labels, provenance),
         "<h2>Preferences</h2>",
         f'<p class="note">Per criterion over the {len(result.rows)} rows (joined by {escape(result.on)}): '
         f"how often {escape(first)}'s answer was better in both orders, {escape(second)}'s, both equally "
-        "good, undecided (the orders disagreed: position bias, or a lean in one order), and not compared. "
+        "good, undecided (the orders disagreed: position bias, or a lean in one order; or a jury's members "
+        "did), and not compared. "
         f"{escape(SIGN_TEST[0].upper() + SIGN_TEST[1:])}.</p>",
         _table(result, index),
         *(f'<p class="note">{escape(line)}</p>' for line in result.notes() if line != SIGN_TEST),

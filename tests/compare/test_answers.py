@@ -136,6 +136,7 @@ def test_a_jury_s_head_to_head_record_keeps_who_said_what_and_a_split_is_undecid
 
     from langchain_jev import JuryDecisionModel
     from langchain_jev.datasets.results import record_line
+    from langchain_jev.report.head_to_head_page import render_head_to_head
 
     def member(name: str, prefers_b: bool) -> ScriptedDecisionModel:
         def choose(state: dict[str, Any], question: Any) -> str:
@@ -147,7 +148,14 @@ def test_a_jury_s_head_to_head_record_keeps_who_said_what_and_a_split_is_undecid
 
     jury = JuryDecisionModel([member("jev", True), member("gpt", True), member("claude", False)], disagreement=0.0)
     judge = pairwise_judge({"helpful": "Which helps more?"}, model=jury)
-    (row,) = compare_answers(judge, pairs_of({1: VAGUE}, {1: GOOD})).rows
+    result = compare_answers(judge, pairs_of({1: VAGUE}, {1: GOOD}))
+    (row,) = result.rows
+    assert "1 row compared head to head (joined by key), 3 requests each (one per jury member)" in result.table()
+    assert "1 jury split (the members disagreed beyond the jury's bound)" in result.table()
+    helpful = result.criteria[0]
+    assert (helpful.split, helpful.lean, helpful.position_bias, helpful.inconclusive) == (1, 0, 0, 1)
+    page = render_head_to_head(result, judged_by="judge.yaml")
+    assert "Judged head to head by judge.yaml: 3 requests per row (one per jury member)" in page
 
     record = json.loads(record_line(row.record()))
     (finding,) = record["findings"]

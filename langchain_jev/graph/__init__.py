@@ -1,5 +1,8 @@
 """LangGraph nodes and graphs of langchain-jev: self-refine, the guardrail node, the guarded model node.
 
+A guardrail node is checked on its first run: an edge out of it is refused, and
+a state that drops its report gives a `GuardrailWiringWarning`.
+
 The guardrail core they use lives in `langchain_jev.guardrails`; its public
 names are re-exported here too. Names are imported lazily, so importing this
 package stays cheap.
@@ -20,6 +23,7 @@ if TYPE_CHECKING:
     )
     from langchain_jev.graph.guardrail import GuardrailState, create_guardrail_node
     from langchain_jev.graph.self_refine import SelfRefineState, create_self_refine_graph
+    from langchain_jev.graph.wiring import GuardrailWiringWarning
     from langchain_jev.guardrails.battery import HazardAssessment, HazardBattery
     from langchain_jev.guardrails.catalog import HAZARDS, STRICTNESS_PRESETS, Hazard
     from langchain_jev.guardrails.policy import GuardrailReport
@@ -36,6 +40,7 @@ _EXPORTS: dict[str, str] = {
     "GuardrailState": "langchain_jev.graph.guardrail",
     "GuardrailRefusedError": "langchain_jev.errors",
     "GuardrailUndecidedError": "langchain_jev.errors",
+    "GuardrailWiringWarning": "langchain_jev.graph.wiring",
     "HAZARDS": "langchain_jev.guardrails.catalog",
     "Hazard": "langchain_jev.guardrails.catalog",
     "HazardAssessment": "langchain_jev.guardrails.battery",
@@ -57,6 +62,7 @@ __all__ = [
     "GuardrailState",
     "GuardrailRefusedError",
     "GuardrailUndecidedError",
+    "GuardrailWiringWarning",
     "HAZARDS",
     "Hazard",
     "HazardAssessment",

@@ -74,6 +74,7 @@ from langgraph.types import Command, interrupt
 from typing_extensions import Unpack
 
 from langchain_jev.errors import JevConfigurationError
+from langchain_jev.graph.wiring import require_no_route_out, warn_without_report_channel
 from langchain_jev.guardrails.battery import HazardBattery
 from langchain_jev.guardrails.catalog import DIRECTIONS, Direction
 from langchain_jev.guardrails.rail import (
@@ -222,12 +223,17 @@ def create_guardrail_node(
             return Command(goto=END if outcome.ends else next_node, update=update)
         return Command(goto=next_node, update=update)
 
-    def guard(state: Any, config: RunnableConfig) -> Command[str]:
+    def wired(config: RunnableConfig) -> None:
+        require_no_route_out(config, (guard, aguard), who, next_node)
         require_checkpointer(rail, config, who)
+        warn_without_report_channel(config, state_key, who)
+
+    def guard(state: Any, config: RunnableConfig) -> Command[str]:
+        wired(config)
         return command(rail.run(messages_of(state), config))
 
     async def aguard(state: Any, config: RunnableConfig) -> Command[str]:
-        require_checkpointer(rail, config, who)
+        wired(config)
         return command(await rail.arun(messages_of(state), config))
 
     return RunnableLambda(guard, afunc=aguard, name=name or f"jev_guardrail_{side}")

@@ -18,7 +18,7 @@ The spokes, each a thin adapter around a judge:
 - StringEvaluator: ``langchain_jev.evaluation.JevStringEvaluator`` (extra ``classic``).
 - Self-refine: `create_self_refine_graph` (LangGraph) and
   ``langchain_jev.middleware.JevSelfRefineMiddleware`` (agents, extra ``middleware``).
-- Guardrails: `HazardBattery`, `create_guardrail_node` (LangGraph) and
+- Guardrails: `HazardBattery`, `create_guardrail_node` and `add_guardrail` (LangGraph) and
   ``langchain_jev.middleware.JevGuardrailMiddleware`` (agents, extra ``middleware``).
 - pytest: ``langchain_jev.testing.assert_judged``, ``ScriptedDecisionModel`` and the
   plugin's ``jev_model`` fixture with ``--jev-require`` and ``--jev-cache``.
@@ -68,6 +68,7 @@ if TYPE_CHECKING:
         ResponseTooLargeError,
     )
     from langchain_jev.feedback import default_feedback
+    from langchain_jev.graph.builder import add_guardrail
     from langchain_jev.graph.guardrail import create_guardrail_node
     from langchain_jev.graph.self_refine import create_self_refine_graph
     from langchain_jev.guardrails.battery import HazardBattery
@@ -138,6 +139,7 @@ _EXPORTS: dict[str, str] = {
     "TOOL_CALLS_FIELD": "langchain_jev.input",
     "ToolCall": "langchain_jev.input",
     "TypeSafeClassifierDecisionModel": "langchain_jev.models.typesafe_classifier",
+    "add_guardrail": "langchain_jev.graph.builder",
     "create_guardrail_node": "langchain_jev.graph.guardrail",
     "create_self_refine_graph": "langchain_jev.graph.self_refine",
     "default_feedback": "langchain_jev.feedback",
@@ -189,6 +191,7 @@ __all__ = [
     "TOOL_CALLS_FIELD",
     "ToolCall",
     "TypeSafeClassifierDecisionModel",
+    "add_guardrail",
     "create_guardrail_node",
     "create_self_refine_graph",
     "default_feedback",

@@ -51,6 +51,7 @@ EXPECTED = [
     "TOOL_CALLS_FIELD",
     "ToolCall",
     "TypeSafeClassifierDecisionModel",
+    "add_guardrail",
     "create_guardrail_node",
     "create_self_refine_graph",
     "default_feedback",

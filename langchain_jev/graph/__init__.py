@@ -1,7 +1,8 @@
 """LangGraph nodes and graphs of langchain-jev: self-refine, the guardrail node, the guarded model node.
 
-A guardrail node is checked on its first run: an edge out of it is refused, and
-a state that drops its report gives a `GuardrailWiringWarning`.
+`add_guardrail` wires a guardrail node into a `StateGraph` so a refusal ends the
+turn (no edge out of it) and its report is kept; a node wired by hand is checked
+on its first run (`GuardrailWiringWarning` when the state drops the report).
 
 The guardrail core they use lives in `langchain_jev.guardrails`; its public
 names are re-exported here too. Names are imported lazily, so importing this
@@ -16,6 +17,7 @@ from langchain_jev._lazy import lazy_exports
 
 if TYPE_CHECKING:
     from langchain_jev.errors import GuardrailCheckError, GuardrailRefusedError, GuardrailUndecidedError
+    from langchain_jev.graph.builder import add_guardrail
     from langchain_jev.graph.guarded_model import (
         create_guarded_model_node,
         create_guarded_tool_node,
@@ -48,6 +50,7 @@ _EXPORTS: dict[str, str] = {
     "STRICTNESS_PRESETS": "langchain_jev.guardrails.catalog",
     "SelfRefineDraft": "langchain_jev.refine",
     "SelfRefineState": "langchain_jev.graph.self_refine",
+    "add_guardrail": "langchain_jev.graph.builder",
     "create_guarded_model_node": "langchain_jev.graph.guarded_model",
     "create_guarded_tool_node": "langchain_jev.graph.guarded_model",
     "create_guardrail_node": "langchain_jev.graph.guardrail",
@@ -70,6 +73,7 @@ __all__ = [
     "STRICTNESS_PRESETS",
     "SelfRefineDraft",
     "SelfRefineState",
+    "add_guardrail",
     "create_guarded_model_node",
     "create_guarded_tool_node",
     "create_guardrail_node",

@@ -19,6 +19,10 @@ LangGraph says nothing about either:
   `warn_without_report_channel` warns on the first run (the turn itself is
   guarded all the same), naming the channel and the state class to use.
 
+`add_guardrail` (in `langchain_jev.graph.guardrail`) wires a guardrail node so
+that neither can happen, and checks the builder's state when it wires
+(`require_report_channel`).
+
 What is read of LangGraph's run config (its task and its channels) is not a
 public interface: where it is missing or laid out otherwise (the node called
 outside a graph, or from inside another node's function) nothing is checked.
@@ -40,6 +44,7 @@ __all__ = [
     "missing_report_channel",
     "outgoing_routes",
     "require_no_route_out",
+    "require_report_channel",
     "warn_without_report_channel",
 ]
 
@@ -148,7 +153,8 @@ def require_no_route_out(
         "addition to the Command it returns, so a refused turn would go on past the refusal (the "
         "model would answer it). Remove the edge: the node routes the turn itself (a safe turn to "
         f"next_node={next_node!r}, a refusal to END); add it with "
-        f"destinations=({next_node!r}, END). (A node cannot see its graph when it is built, "
+        f"destinations=({next_node!r}, END), or wire it with "
+        "add_guardrail(builder, battery, before=...). (A node cannot see its graph when it is built, "
         "so this is checked on its first run.)"
     )
 
@@ -177,3 +183,16 @@ def warn_without_report_channel(config: RunnableConfig | None, state_key: str, w
     warnings.warn(missing_report_channel(state_key, named), GuardrailWiringWarning, stacklevel=2)
     return True
 
+
+def require_report_channel(builder: Any, state_key: str, who: str) -> None:
+    """Refuse a `StateGraph` builder whose state has no ``state_key`` channel.
+
+    Raises:
+        JevConfigurationError: the builder's state has no channel for the report.
+
+    """
+    channels = getattr(builder, "channels", None)
+    if not isinstance(channels, Mapping):
+        raise JevConfigurationError(f"{who} needs a langgraph StateGraph, got {type(builder).__name__}")
+    if state_key not in channels:
+        raise JevConfigurationError(missing_report_channel(state_key, who))

@@ -9,9 +9,11 @@ The node always answers with a `Command`, so it routes the turn itself:
 - a safe turn goes on to ``next_node`` with the messages untouched and the
   report (``refused: false``) in the state.
 
-Wiring: add the node with its destinations and give it **no outgoing edge**.
-LangGraph follows a node's static edges in addition to ``Command.goto``, so an
-edge out of a guardrail node would carry a refused turn on to the next node::
+Wiring: add the node with its destinations and give it **no outgoing edge**
+(`add_guardrail` does both). LangGraph follows a node's static edges in addition
+to ``Command.goto``, so an edge out of a guardrail node would carry a refused
+turn on to the next node: the node refuses to run, on its first run, when it has
+one (see `langchain_jev.graph.wiring`)::
 
     builder = StateGraph(GuardrailState)
     builder.add_node("input_guard", create_guardrail_node(HazardBattery.input(), next_node="agent"),
@@ -24,7 +26,9 @@ edge out of a guardrail node would carry a refused turn on to the next node::
 
 The messages must live in a channel with the ``add_messages`` reducer (as in
 `MessagesState`), which is how a refusal replaces an unsafe message. Use
-`GuardrailState`, or add a ``guardrail`` key to your own state, to keep the report.
+`GuardrailState`, or add a ``guardrail`` key to your own state, to keep the report:
+LangGraph drops an update to a key its state does not declare, so the node gives
+a `GuardrailWiringWarning` on its first run in a graph without one.
 
 An input node is an **early router**: it refuses a flagged request before the
 model's node runs, saving the model call. It is never the only gate: a route

@@ -60,6 +60,17 @@ class GuardrailWiringWarning(UserWarning):
     """A guardrail is wired into a graph in a way that loses what it decided (its report).
 
     Turn it into an error with ``warnings.simplefilter("error", GuardrailWiringWarning)``.
+
+    Example:
+        >>> import warnings
+        >>> with warnings.catch_warnings():
+        ...     warnings.simplefilter("error", GuardrailWiringWarning)
+        ...     try:
+        ...         warnings.warn(missing_report_channel("guardrail", "the node"), GuardrailWiringWarning)
+        ...     except GuardrailWiringWarning as caught:
+        ...         print(str(caught).split(",")[0])
+        the graph's state has no 'guardrail' channel
+
     """
 
 

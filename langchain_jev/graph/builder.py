@@ -3,7 +3,7 @@
 `add_guardrail` adds the node between two points of the graph (``after`` and
 ``before``) with its destinations and no edge out of it, so a refusal ends the
 turn; it refuses a builder whose state has no channel for the report. See
-`langchain_jev.graph.wiring` for the two mistakes it rules out.
+`langchain_jev.graph.wiring` for the mistakes it rules out.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from typing_extensions import Unpack
 
 from langchain_jev.errors import JevConfigurationError
 from langchain_jev.graph.guardrail import create_guardrail_node
-from langchain_jev.graph.wiring import require_report_channel
+from langchain_jev.graph.wiring import require_builder_channels
 from langchain_jev.guardrails.battery import HazardBattery
 from langchain_jev.guardrails.rail import require_battery, require_strings
 from langchain_jev.guardrails.settings import GuardrailOptions, GuardrailSettings
@@ -79,9 +79,10 @@ def add_guardrail(
         The builder, to go on building.
 
     Raises:
-        JevConfigurationError: the state has no channel for the report or the
-            messages, an input or tool-result guard has no ``before`` node, an
-            output guard has no ``after`` node, or a setting is invalid.
+        JevConfigurationError: the state has no channel for the report, or none for
+            the messages with the ``add_messages`` reducer; an input or tool-result
+            guard has no ``before`` node, an output guard no ``after`` node; or a
+            setting is invalid.
 
     Example:
         >>> from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
@@ -103,12 +104,9 @@ def add_guardrail(
 
     """
     require_battery(battery, _WHO)
-    require_report_channel(builder, state_key, f"the {battery.direction} guardrail added by {_WHO}")
-    if messages_key not in builder.channels:
-        raise JevConfigurationError(
-            f"{_WHO}: the graph's state has no {messages_key!r} channel for the messages "
-            "(use GuardrailState, or give messages_key=)"
-        )
+    require_builder_channels(
+        builder, state_key, messages_key, f"the {battery.direction} guardrail added by {_WHO}"
+    )
     side = battery.direction
     node = f"{side}_guard" if name is None else name
     require_strings(before=before, name=node)

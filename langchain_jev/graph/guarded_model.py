@@ -46,7 +46,7 @@ from typing_extensions import Unpack
 
 from langchain_jev.errors import JevConfigurationError, JevInputError
 from langchain_jev.graph.guardrail import require_checkpointer, review_by_interrupt
-from langchain_jev.graph.wiring import warn_without_report_channel
+from langchain_jev.graph.wiring import require_messages_reducer, warn_without_report_channel
 from langchain_jev.guardrails.battery import HazardBattery
 from langchain_jev.guardrails.door import DoorOutcome, GuardrailDoor
 from langchain_jev.guardrails.draft import may_start_early
@@ -298,12 +298,16 @@ def create_guarded_model_node(
     def messages(state: Mapping[str, Any] | Any) -> list[BaseMessage]:
         return list(state_messages(state, messages_key, "the guarded model node"))
 
-    def node(state: Any, config: RunnableConfig) -> dict[str, Any]:
+    def wired(config: RunnableConfig) -> None:
+        require_messages_reducer(config, messages_key, "the guarded model node")
         warn_without_report_channel(config, state_key, "the guarded model node")
+
+    def node(state: Any, config: RunnableConfig) -> dict[str, Any]:
+        wired(config)
         return update(guard.pass_(messages(state), config))
 
     async def anode(state: Any, config: RunnableConfig) -> dict[str, Any]:
-        warn_without_report_channel(config, state_key, "the guarded model node")
+        wired(config)
         return update(await guard.apass(messages(state), config))
 
     return RunnableLambda(node, afunc=anode, name=name or "jev_guarded_model")

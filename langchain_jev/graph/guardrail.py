@@ -25,7 +25,8 @@ one (see `langchain_jev.graph.wiring`)::
     builder.add_edge("agent", "output_guard")     # no edge out of either guard
 
 The messages must live in a channel with the ``add_messages`` reducer (as in
-`MessagesState`), which is how a refusal replaces an unsafe message. Use
+`MessagesState`), which is how a refusal replaces an unsafe message (the node
+refuses to run over messages with no reducer or with ``operator.add``). Use
 `GuardrailState`, or add a ``guardrail`` key to your own state, to keep the report:
 LangGraph drops an update to a key its state does not declare, so the node gives
 a `GuardrailWiringWarning` on its first run in a graph without one.
@@ -78,7 +79,11 @@ from langgraph.types import Command, interrupt
 from typing_extensions import Unpack
 
 from langchain_jev.errors import JevConfigurationError
-from langchain_jev.graph.wiring import require_no_route_out, warn_without_report_channel
+from langchain_jev.graph.wiring import (
+    require_messages_reducer,
+    require_no_route_out,
+    warn_without_report_channel,
+)
 from langchain_jev.guardrails.battery import HazardBattery
 from langchain_jev.guardrails.catalog import DIRECTIONS, Direction
 from langchain_jev.guardrails.rail import (
@@ -229,6 +234,7 @@ def create_guardrail_node(
 
     def wired(config: RunnableConfig) -> None:
         require_no_route_out(config, (guard, aguard), who, next_node)
+        require_messages_reducer(config, messages_key, who)
         require_checkpointer(rail, config, who)
         warn_without_report_channel(config, state_key, who)
 

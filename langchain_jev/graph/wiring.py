@@ -19,6 +19,13 @@ LangGraph says nothing about either:
   `warn_without_report_channel` warns on the first run (the turn itself is
   guarded all the same), naming the channel and the state class to use.
 
+The same class holds a third: **messages without the ``add_messages`` reducer**
+(``messages: list``, or ``Annotated[list, operator.add]`` as older tutorials
+write). A refusal replaces the refused messages by id, which only
+``add_messages`` does: with no reducer the update would overwrite the thread,
+with list concatenation the refused request would stay in it, for the model to
+read on the next turn. `require_messages_reducer` refuses that on the first run.
+
 `add_guardrail` (in `langchain_jev.graph.guardrail`) wires a guardrail node so
 that neither can happen, and checks the builder's state when it wires
 (`require_report_channel`).
@@ -31,11 +38,14 @@ outside a graph, or from inside another node's function) nothing is checked.
 from __future__ import annotations
 
 import functools
+import operator
 import warnings
 from collections.abc import Callable, Collection, Mapping
 from typing import Any
 
 from langchain_core.runnables import RunnableConfig
+from langgraph.channels.binop import BinaryOperatorAggregate
+from langgraph.graph.message import add_messages
 
 from langchain_jev.errors import JevConfigurationError
 
@@ -43,8 +53,10 @@ __all__ = [
     "GuardrailWiringWarning",
     "missing_report_channel",
     "outgoing_routes",
+    "replaces_by_id",
+    "require_builder_channels",
+    "require_messages_reducer",
     "require_no_route_out",
-    "require_report_channel",
     "warn_without_report_channel",
 ]
 
@@ -54,6 +66,7 @@ _READ_KEY = "__pregel_read"
 """Where LangGraph puts the read function of a node's task (it holds the graph's channels)."""
 _BRANCH_TO = "branch:to:"
 _JOIN = "join:"
+_CONCATENATING = (operator.add, operator.iadd, operator.concat)
 
 
 class GuardrailWiringWarning(UserWarning):
@@ -195,11 +208,65 @@ def warn_without_report_channel(config: RunnableConfig | None, state_key: str, w
     return True
 
 
-def require_report_channel(builder: Any, state_key: str, who: str) -> None:
-    """Refuse a `StateGraph` builder whose state has no ``state_key`` channel.
+def replaces_by_id(channel: Any) -> bool | None:
+    """Whether a messages channel replaces a message that comes again under its id.
+
+    True for ``add_messages`` (as in `MessagesState`); False for a channel known
+    not to: no reducer (the last value wins) or list concatenation
+    (``operator.add``); None for a reducer of your own (it may).
+
+    Example:
+        >>> from langgraph.channels import LastValue
+        >>> from langgraph.graph import MessagesState, StateGraph
+        >>> replaces_by_id(StateGraph(MessagesState).channels["messages"])
+        True
+        >>> replaces_by_id(BinaryOperatorAggregate(list, operator.add)), replaces_by_id(LastValue(list))
+        (False, False)
+
+    """
+    if not isinstance(channel, BinaryOperatorAggregate):
+        return False
+    reducer = channel.operator
+    if reducer is add_messages or getattr(reducer, "func", None) is add_messages:
+        return True
+    return False if reducer in _CONCATENATING else None
+
+
+def messages_without_reducer(messages_key: str, who: str) -> str:
+    """The sentence that says a messages channel lacks ``add_messages``, why it matters, and the fix."""
+    return (
+        f"the graph's state keeps {messages_key!r} without the add_messages reducer, and {who} "
+        "replaces a refused message by its id, which only add_messages does: the refused request "
+        "would stay in the thread (or the thread be overwritten) for the model to read on the next "
+        f"turn. Declare `{messages_key}: Annotated[list[AnyMessage], add_messages]`, as "
+        "MessagesState and GuardrailState do"
+    )
+
+
+def require_messages_reducer(config: RunnableConfig | None, messages_key: str, who: str) -> None:
+    """Refuse to run when the running graph keeps its messages in a channel that cannot replace by id.
+
+    A missing channel is left to the node, which names the key it cannot read.
 
     Raises:
-        JevConfigurationError: the builder's state has no channel for the report.
+        JevConfigurationError: the messages channel has no reducer, or concatenates lists.
+
+    """
+    channels = _channels(config)
+    if channels is None or messages_key not in channels:
+        return
+    if replaces_by_id(channels[messages_key]) is False:
+        node = ((config or {}).get("metadata") or {}).get("langgraph_node")
+        named = f"{who} {node!r}" if node else who
+        raise JevConfigurationError(messages_without_reducer(messages_key, named))
+
+
+def require_builder_channels(builder: Any, state_key: str, messages_key: str, who: str) -> None:
+    """Refuse a `StateGraph` builder whose state has no channel for the report or cannot keep messages.
+
+    Raises:
+        JevConfigurationError: the builder's state has no ``state_key`` channel, no
+            ``messages_key`` channel, or one without the ``add_messages`` reducer.
 
     """
     channels = getattr(builder, "channels", None)
@@ -207,3 +274,10 @@ def require_report_channel(builder: Any, state_key: str, who: str) -> None:
         raise JevConfigurationError(f"{who} needs a langgraph StateGraph, got {type(builder).__name__}")
     if state_key not in channels:
         raise JevConfigurationError(missing_report_channel(state_key, who))
+    if messages_key not in channels:
+        raise JevConfigurationError(
+            f"the graph's state has no {messages_key!r} channel for the messages that {who} guards "
+            "(use GuardrailState, or give messages_key=)"
+        )
+    if replaces_by_id(channels[messages_key]) is False:
+        raise JevConfigurationError(messages_without_reducer(messages_key, who))

@@ -10,6 +10,7 @@ helper that cannot make them.
 
 from __future__ import annotations
 
+import operator
 import warnings
 from collections.abc import Iterator
 from typing import Annotated, Any, NotRequired, TypedDict
@@ -52,7 +53,7 @@ def outputs(p: float = 0.95) -> HazardBattery:
 def model_node(model: ReplyingChatModel) -> Any:
     """A model node as a user writes it: not guarded at its door."""
 
-    def call_model(state: MessagesState) -> dict[str, Any]:
+    def call_model(state: Any) -> dict[str, Any]:
         return {"messages": [model.invoke(state["messages"])]}
 
     return call_model
@@ -435,3 +436,72 @@ def test_an_edge_drawn_out_of_the_helpers_guard_afterwards_is_still_refused_on_t
     with pytest.raises(JevConfigurationError, match="'input_guard' has an edge to 'agent'"):
         builder.compile().invoke({"messages": [HumanMessage(HARMFUL)]})
 
+
+
+# ---------------------------------------------------------------- the same class: messages without add_messages
+
+
+class Concatenated(TypedDict):
+    """The state of older LangGraph tutorials: messages concatenated, never replaced by id."""
+
+    messages: Annotated[list[AnyMessage], operator.add]
+    guardrail: NotRequired[dict[str, Any] | None]
+
+
+class Overwritten(TypedDict):
+    messages: list[AnyMessage]
+    guardrail: NotRequired[dict[str, Any] | None]
+
+
+def _trimmed(left: list[AnyMessage], right: list[AnyMessage]) -> list[AnyMessage]:
+    return add_messages(left, right)[-20:]  # type: ignore[arg-type,return-value]
+
+
+class Trimmed(TypedDict):
+    """A reducer of the user's own, over add_messages: it may replace by id, so it is trusted."""
+
+    messages: Annotated[list[AnyMessage], _trimmed]
+    guardrail: NotRequired[dict[str, Any] | None]
+
+
+@pytest.mark.parametrize("state", [Concatenated, Overwritten], ids=["operator.add", "no-reducer"])
+def test_a_guard_over_messages_that_cannot_be_replaced_by_id_is_refused_on_the_first_run(state: type) -> None:
+    model = chat("Here is how.")
+    builder = StateGraph(state)
+    builder.add_node("guard", create_guardrail_node(inputs(), next_node="agent"), destinations=("agent", END))
+    builder.add_node("agent", model_node(model))
+    builder.add_edge(START, "guard").add_edge("agent", END)
+    with pytest.raises(JevConfigurationError) as raised:
+        builder.compile().invoke({"messages": [HumanMessage(HARMFUL)]})
+    text = str(raised.value)
+    assert "keeps 'messages' without the add_messages reducer" in text and "'guard'" in text
+    assert "messages: Annotated[list[AnyMessage], add_messages]" in text
+    assert model.calls == 0
+
+
+@pytest.mark.parametrize("state", [Concatenated, Overwritten], ids=["operator.add", "no-reducer"])
+def test_a_guarded_model_node_over_such_messages_is_refused_too(state: type) -> None:
+    model = chat("Here is how.")
+    builder = StateGraph(state)
+    builder.add_node("agent", create_guarded_model_node(model, inputs(), **SEQUENTIAL))
+    builder.add_edge(START, "agent").add_edge("agent", END)
+    with pytest.raises(JevConfigurationError, match="the guarded model node 'agent' replaces a refused"):
+        builder.compile().invoke({"messages": [HumanMessage(HARMFUL)]})
+    assert model.calls == 0
+
+
+@pytest.mark.parametrize("state", [Concatenated, Overwritten], ids=["operator.add", "no-reducer"])
+def test_add_guardrail_refuses_such_messages_when_it_wires(state: type) -> None:
+    builder = StateGraph(state)
+    builder.add_node("agent", lambda s: {})
+    with pytest.raises(JevConfigurationError, match="without the add_messages reducer"):
+        add_guardrail(builder, inputs(), before="agent")
+
+
+def test_a_reducer_of_the_users_own_is_trusted(strict_warnings: None) -> None:
+    model = chat("Here is how.")
+    builder = StateGraph(Trimmed)
+    builder.add_node("agent", model_node(model))
+    add_guardrail(builder, inputs(), before="agent").add_edge("agent", END)
+    out = builder.compile().invoke({"messages": [HumanMessage(HARMFUL)]})
+    assert [m.content for m in out["messages"]] == [WITHHELD_REQUEST, REFUSAL]

@@ -1,4 +1,4 @@
-"""How a guardrail is wired into the graph it runs in: the two mistakes LangGraph does not flag.
+"""How a guardrail is wired into the graph it runs in: the mistakes LangGraph does not flag.
 
 A guardrail node routes the turn itself, with the ``Command`` it returns, and
 writes its report to the state. Two natural ways of wiring it break that, and
@@ -26,9 +26,9 @@ write). A refusal replaces the refused messages by id, which only
 with list concatenation the refused request would stay in it, for the model to
 read on the next turn. `require_messages_reducer` refuses that on the first run.
 
-`add_guardrail` (in `langchain_jev.graph.guardrail`) wires a guardrail node so
-that neither can happen, and checks the builder's state when it wires
-(`require_report_channel`).
+`add_guardrail` (in `langchain_jev.graph.builder`) wires a guardrail node so
+that none of them can happen, and checks the builder's state when it wires
+(`require_builder_channels`).
 
 What is read of LangGraph's run config (its task and its channels) is not a
 public interface: where it is missing or laid out otherwise (the node called

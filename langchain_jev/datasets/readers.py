@@ -6,12 +6,20 @@ a file holds. A row that cannot be read becomes a `RawRow` with a ``problem``
 UTF-8 (an undecodable byte, or a lone surrogate such as ``"\\ud800"``), nests
 deeper than `MAX_ROW_DEPTH` or is larger than `MAX_ROW_CHARS` (one limit for every
 format). A file that cannot be read at all raises `DatasetError`. Every reader
-works in time linear in the size of the file.
+works in time linear in the size of the file, and never holds more than a few
+times `MAX_ROW_CHARS` of one row: a longer JSONL line, JSON item or CSV record
+is skipped as it is read (a CSV record's cells are counted before they are
+made, so one with more cells than its header names is never built).
+
+`read_rows` reads a file by its path; `read_stream` reads an open binary stream
+the same way (the Ray engine's read task uses it, so both engines read every
+file with this code).
 """
 
 from __future__ import annotations
 
 import csv
+import io
 import json
 import os
 import re
@@ -31,6 +39,7 @@ __all__ = [
     "count_rows",
     "detect_format",
     "read_rows",
+    "read_stream",
     "row_problem",
     "too_deep",
 ]
@@ -112,27 +121,40 @@ def read_rows(path: str | os.PathLike[str], fmt: Format) -> Iterator[RawRow]:
         [(1, 1, True), (2, 3, False)]
 
     """
-    if fmt == "jsonl":
-        try:
-            binary = open(path, "rb")  # noqa: SIM115 - closed below
-        except OSError as error:
-            raise DatasetError(f"cannot read {os.fspath(path)}: {error.strerror or error}") from None
-        with binary:
-            yield from _jsonl(binary)
-        return
-    with _open(path, newline="" if fmt == "csv" else None) as handle:
-        if fmt == "csv":
-            yield from _csv(handle, delimiter="\t" if str(path).endswith(".tsv") else ",")
-        else:
-            yield from _json_array(handle)
-
-
-def _open(path: str | os.PathLike[str], newline: str | None) -> IO[str]:
-    """Open as UTF-8 text; bytes that are not UTF-8 become lone surrogates, found per row."""
     try:
-        return open(path, encoding="utf-8-sig", errors="surrogateescape", newline=newline)
+        binary = open(path, "rb")  # noqa: SIM115 - closed below
     except OSError as error:
         raise DatasetError(f"cannot read {os.fspath(path)}: {error.strerror or error}") from None
+    with binary:
+        yield from read_stream(binary, fmt, tsv=str(path).lower().endswith(".tsv"))
+
+
+def read_stream(binary: IO[bytes], fmt: Format, *, tsv: bool = False) -> Iterator[RawRow]:
+    r"""Stream the rows of an open binary stream of a dataset in ``fmt`` (``tsv``: tab-separated CSV).
+
+    Raises:
+        DatasetError: the stream is not the format as a whole.
+
+    Example:
+        >>> import io
+        >>> [row.data for row in read_stream(io.BytesIO(b"id,answer\n1,yes\n"), "csv")]
+        [{'id': '1', 'answer': 'yes'}]
+
+    """
+    if fmt == "jsonl":
+        yield from _jsonl(binary)
+        return
+    # bytes that are not UTF-8 become lone surrogates, found per row
+    handle = io.TextIOWrapper(
+        binary, encoding="utf-8-sig", errors="surrogateescape", newline="" if fmt == "csv" else None
+    )
+    try:
+        if fmt == "csv":
+            yield from _csv(handle, delimiter="\t" if tsv else ",")
+        else:
+            yield from _json_array(handle)
+    finally:
+        handle.detach()  # the caller closes the stream
 
 
 def row_problem(value: Any, text: str | None = None) -> str | None:
@@ -210,10 +232,23 @@ def count_rows(path: str | os.PathLike[str], fmt: Format) -> int:
     if fmt == "jsonl":
         try:
             with open(path, "rb") as handle:
-                return sum(1 for line in handle if line.strip())
+                return _count_lines(handle)
         except OSError as error:
             raise DatasetError(f"cannot read {os.fspath(path)}: {error.strerror or error}") from None
     return sum(1 for _ in read_rows(path, fmt))
+
+
+def _count_lines(handle: IO[bytes]) -> int:
+    """The lines that are not blank, read a piece at a time (a line may be far longer than a row)."""
+    count, seen, blank = 0, False, True
+    while piece := handle.readline(_CHUNK):
+        seen = True
+        if blank and piece.strip():
+            blank = False
+        if piece.endswith(b"\n"):
+            count += not blank
+            seen, blank = False, True
+    return count + (seen and not blank)
 
 
 def _jsonl(handle: IO[bytes]) -> Iterator[RawRow]:
@@ -257,57 +292,150 @@ def _jsonl(handle: IO[bytes]) -> Iterator[RawRow]:
 
 
 def _csv(handle: IO[str], delimiter: str) -> Iterator[RawRow]:
-    reader = csv.reader(handle, delimiter=delimiter)
-    try:
-        header = _next_record(reader)
-    except StopIteration:
+    records = _Records(handle, delimiter)
+    header = next(records, None)
+    if header is None:
         return
+    if header.lines is None:
+        raise DatasetError(f"line 1: the CSV header {header.problem}")
+    try:
+        names = [name.strip() for name in _parse(header.lines, delimiter)]
     except csv.Error as error:
         raise DatasetError(f"line 1: the CSV header cannot be read: {error}") from None
-    names = [name.strip() for name in header]
     if any(_SURROGATE.search(name) for name in names):
         raise DatasetError("line 1: the CSV header is not valid UTF-8 text")
-    number, start = 0, reader.line_num + 1
-    while True:
+    records.width = len(names)  # from here on, a record with more cells is counted, not built
+    number = 0
+    for record in records:
+        if record.lines is None:
+            number += 1
+            yield RawRow(number, record.line, None, record.problem)
+            continue
         try:
-            cells = _next_record(reader)
-        except StopIteration:
-            return
+            cells = _parse(record.lines, delimiter)
         except csv.Error as error:
             number += 1
-            reason = _too_large(0) if "field larger than field limit" in str(error) else str(error)
-            yield RawRow(number, start, None, f"the CSV record cannot be read: {reason}")
-            start = reader.line_num + 1
+            yield RawRow(number, record.line, None, f"the CSV record cannot be read: {error}")
             continue
-        line, start = start, reader.line_num + 1
         if not any(cell.strip() for cell in cells):
             continue
         number += 1
-        if len(cells) > len(names):
-            yield RawRow(
-                number, line, None, f"has {len(cells)} cells but the header names {len(names)}"
-            )
-            continue
-        size = sum(len(cell) for cell in cells)
-        if size > MAX_ROW_CHARS:
-            yield RawRow(number, line, None, _too_large(size))
+        if len(cells) > len(names):  # a quoted record, counted once parsed
+            yield RawRow(number, record.line, None, f"has {len(cells)} cells but the header names {len(names)}")
             continue
         row = {name: cell for name, cell in zip(names, cells, strict=False) if name and cell != ""}
-        problem = row_problem(row)
+        problem = row_problem(row, "".join(record.lines))  # cells are text: only UTF-8 to check
         if problem is not None:
-            yield RawRow(number, line, None, problem)
+            yield RawRow(number, record.line, None, problem)
             continue
-        yield RawRow(number, line, row, from_csv=True)
+        yield RawRow(number, record.line, row, from_csv=True)
 
 
-def _next_record(reader: Any) -> list[str]:
-    """The next CSV record, with the one row limit as the cell limit while it is read."""
+@dataclass
+class _Record:
+    """One CSV record as its physical lines, or (too large or too wide to build) why not."""
+
+    line: int
+    lines: list[str] | None
+    problem: str | None = None
+
+
+class _Records:
+    """CSV text split into records by the csv module's own quoting rules, without parsing the cells.
+
+    A record ends at a line end outside a quoted field; a quote opens a field only
+    at the field's start, and ``""`` inside one is a quote. Lines are read at most
+    `MAX_ROW_CHARS` at a time; a record that grows past `MAX_ROW_CHARS`, or past
+    ``width`` cells once the header set it, is followed to its end without keeping
+    its text (past ``width`` cells only when it holds no quote: then each delimiter
+    makes a cell, and the count is exact; a quoted record is parsed, within the
+    size limit). Quotes and delimiters are found with ``str.find`` and ``str.count``,
+    so plain text costs no Python step per character.
+    """
+
+    def __init__(self, handle: IO[str], delimiter: str) -> None:
+        self.handle = handle
+        self.delimiter = delimiter
+        self.width: int | None = None
+        self.line = 0
+        self._at_line_start = True
+
+    def __iter__(self) -> Iterator[_Record]:
+        return self
+
+    def __next__(self) -> _Record:
+        lines: list[str] | None = []
+        size = delimiters = 0
+        quoted, field_start, quotes, content = False, True, False, False
+        start = self.line + 1
+        problem: str | None = None
+        while piece := self.handle.readline(MAX_ROW_CHARS + 1):
+            if self._at_line_start:
+                self.line += 1
+            self._at_line_start = piece.endswith(("\n", "\r"))
+            size += len(piece)
+            quoted, field_start, found = _scan(piece, self.delimiter, quoted, field_start)
+            delimiters += found
+            quotes = quotes or '"' in piece
+            content = content or bool(piece.strip(self.delimiter + " \t\r\n\f\v"))
+            if lines is not None:
+                if size > MAX_ROW_CHARS:
+                    lines, problem = None, _too_large(size)
+                elif self.width is not None and delimiters >= self.width and not quotes:
+                    lines = None  # its cells are counted exactly: each delimiter makes one
+                else:
+                    lines.append(piece)
+            if self._at_line_start and not quoted:
+                break
+        if size == 0:
+            raise StopIteration
+        if lines is None and problem is None:
+            if not content:  # only delimiters and blanks: a blank record, skipped as csv's would be
+                return _Record(start, [])
+            problem = f"has {delimiters + 1} cells but the header names {self.width}"
+        return _Record(start, lines, problem)
+
+
+def _scan(text: str, delimiter: str, quoted: bool, field_start: bool) -> tuple[bool, bool, int]:
+    """Follow csv's quoting through ``text``: (in a quoted field, at a field's start, delimiters seen)."""
+    position, end, delimiters = 0, len(text), 0
+    while position < end:
+        found = text.find('"', position)
+        if quoted:
+            if found < 0:
+                return True, False, delimiters
+            if text.startswith('"', found + 1):  # "" is a quote inside the field
+                position = found + 2
+            else:
+                quoted, field_start, position = False, False, found + 1
+            continue
+        stop = end if found < 0 else found
+        delimiters += text.count(delimiter, position, stop)
+        if found < 0:
+            return False, text.endswith(delimiter) if position < end else field_start, delimiters
+        quoted = text[found - 1] == delimiter if found > position else field_start
+        field_start, position = False, found + 1
+    return quoted, field_start, delimiters
+
+
+def _parse(lines: list[str], delimiter: str) -> list[str]:
+    """The cells of one record's lines (the one row limit as the cell limit while a long one is read)."""
+    cells: list[str] = []
+    if sum(map(len, lines)) <= _CSV_FIELD_LIMIT:
+        for record in csv.reader(lines, delimiter=delimiter):
+            cells.extend(record)  # one record; the splitter never keeps two lines of two together
+        return cells
     previous = csv.field_size_limit(MAX_ROW_CHARS)
     try:
-        cells: list[str] = next(reader)
+        for record in csv.reader(lines, delimiter=delimiter):
+            cells.extend(record)
     finally:
         csv.field_size_limit(previous)
     return cells
+
+
+_CSV_FIELD_LIMIT = 1 << 17
+"""The csv module's own cell limit (128 Ki characters): a shorter record is read as it is."""
 
 
 def _json_array(handle: IO[str]) -> Iterator[RawRow]:

@@ -419,3 +419,32 @@ async def test_cache_hits_do_not_wait_for_the_rate_limiter() -> None:
     other = {"state": "another", "questions": {"ok": Noul(instructions="Ok?")}}
     with pytest.raises(asyncio.TimeoutError):
         await asyncio.wait_for(model.ainvoke(other), timeout=0.3)  # a miss waits its turn
+
+
+@settings(max_examples=300, deadline=None)
+@given(pieces=st.lists(st.sampled_from(["a", "b", ",", '"', "\n", "\r\n", "\r", " ", "é"]), max_size=60))
+def test_csv_records_are_split_as_the_csv_module_reads_them(pieces: list[str]) -> None:
+    """The reader splits records by csv's own quoting rules before it parses them (to bound each one)."""
+    import csv
+    import io
+
+    text = "".join(pieces)
+    records = list(csv.reader(io.StringIO(text, newline="")))
+    expected: list[Any] = []
+    if records:
+        names = [name.strip() for name in records[0]]
+        for cells in records[1:]:
+            if not any(cell.strip() for cell in cells):
+                continue
+            if len(cells) > len(names):
+                expected.append(f"has {len(cells)} cells but the header names {len(names)}")
+                continue
+            expected.append({n: c for n, c in zip(names, cells, strict=False) if n and c != ""})
+    got = [row.data if row.data is not None else row.problem for row in cli_readers.read_stream(io_bytes(text), "csv")]
+    assert got == expected
+
+
+def io_bytes(text: str) -> Any:
+    import io
+
+    return io.BytesIO(text.encode("utf-8"))

@@ -17,7 +17,6 @@ reports how stable each criterion is; ``--json`` writes every figure;
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 import tempfile
@@ -121,6 +120,7 @@ def calibrate_command(
     from langchain_jev.calibration.labels import label_records
     from langchain_jev.calibration.measure import build_calibration
     from langchain_jev.calibration.replay import NoRequestModel, read_results
+    from langchain_jev.datasets import strict_json
     from langchain_jev.datasets.exit_codes import EXIT_BAD_INPUT, EXIT_MODEL_ERRORS, EXIT_OK, bad_input
     from langchain_jev.datasets.options import allow_code
     from langchain_jev.errors import CalibrationError, DatasetError, RedecideError, ResultsError
@@ -199,7 +199,7 @@ def calibrate_command(
         document = {**calibration.to_dict(suggestion), "definitions": DEFINITIONS}
         try:
             with open(args.json, "w", encoding="utf-8") as handle:
-                json.dump(document, handle, indent=2, allow_nan=False, default=_plain)
+                handle.write(strict_json.dumps(document, indent=2, default=_plain))
                 handle.write("\n")
         except OSError as error:
             return fail(f"cannot write {args.json}: {error.strerror or error}")

@@ -49,6 +49,7 @@ from typing import IO, TYPE_CHECKING, Any, TextIO
 from langchain_core.decisions import ChoiceAnswer, ClassifierResponse, NoulAnswer, ScoreAnswer
 from pydantic import TypeAdapter
 
+from langchain_jev.datasets import strict_json
 from langchain_jev.errors import ResultsError
 from langchain_jev.models.response import DecisionResponse, JuryPanel
 from langchain_jev.models.secrets import contains_secret, redact, redact_data
@@ -435,27 +436,29 @@ def record_line(record: Mapping[str, Any]) -> str:
     r"""A record as its line of the results file (JSON, without the newline), known keys redacted.
 
     Text UTF-8 cannot hold (a lone surrogate, from a ``\ud800`` escape in a
-    dataset) is written as a JSON escape, so every line is valid UTF-8 JSON.
+    dataset) is written as a JSON escape, and a number that is not finite (an
+    unreadable answer's ``NaN``) as ``null``, so every line is strict, valid
+    UTF-8 JSON.
 
     Example:
         >>> record_line({"row": 1, "passed": True, "summary": "très bien"})
         '{"row": 1, "passed": true, "summary": "très bien"}'
-        >>> record_line({"row": 2, "id": "\ud800"})
-        '{"row": 2, "id": "\\ud800"}'
+        >>> record_line({"row": 2, "id": "\ud800", "value": float("nan")})
+        '{"row": 2, "id": "\\ud800", "value": null}'
 
     Every known key is redacted from every field (one a server echoed into a
     model name, a request id, a label or a finding's detail).
 
     """
-    line = json.dumps(record, ensure_ascii=False, default=str)
+    line = strict_json.dumps(record, ensure_ascii=False)
     if contains_secret(line):  # as written, so what ``default=str`` made of an object is searched too
         record = redact_data(json.loads(line))
-        line = json.dumps(record, ensure_ascii=False)
+        line = strict_json.dumps(record, ensure_ascii=False)
     if not line.isascii():
         try:
             line.encode("utf-8")
         except UnicodeEncodeError:
-            return json.dumps(record, ensure_ascii=True, default=str)
+            return strict_json.dumps(record, ensure_ascii=True)
     return line
 
 

@@ -120,15 +120,24 @@ def calibrate_command(
     from langchain_jev.calibration.labels import label_records
     from langchain_jev.calibration.measure import build_calibration
     from langchain_jev.calibration.replay import NoRequestModel, read_results
+    from langchain_jev.cli.judge import judge_files
     from langchain_jev.datasets import strict_json
     from langchain_jev.datasets.exit_codes import EXIT_BAD_INPUT, EXIT_MODEL_ERRORS, EXIT_OK, bad_input
     from langchain_jev.datasets.options import allow_code
+    from langchain_jev.datasets.paths import FileRole, clash
     from langchain_jev.errors import CalibrationError, DatasetError, RedecideError, ResultsError
     from langchain_jev.spec import JudgeSpecError, load_spec
 
     def fail(message: str) -> int:
         return bad_input(stderr, message)
 
+    inputs, outputs = judge_files(args)
+    if args.results:
+        inputs.append(FileRole("--results", args.results))
+    outputs += [FileRole("--write-judge", args.write_judge), FileRole("--json", args.json)]
+    problem = clash(inputs, outputs)
+    if problem is not None:
+        return fail(problem)
     try:
         overall, per_criterion = parse_labels(args.label)
     except CalibrationError as error:

@@ -38,11 +38,12 @@ from langchain_jev.datasets.exit_codes import (
     silence_stdout,
 )
 from langchain_jev.datasets.options import allow_code, field_map, model_settings
+from langchain_jev.datasets.paths import FileRole, clash
 
 if TYPE_CHECKING:
     from langchain_jev.cli.session import RunResult
 
-__all__ = ["add_parser", "judge_command", "write_judge_report"]
+__all__ = ["add_parser", "judge_command", "judge_files", "write_judge_report"]
 
 
 def add_parser(commands: Any) -> argparse.ArgumentParser:
@@ -153,6 +154,9 @@ def judge_command(args: argparse.Namespace, parser: argparse.ArgumentParser) -> 
     from langchain_jev.spec import JudgeSpecError, load_spec
 
     err = sys.stderr
+    problem = clash(*judge_files(args))
+    if problem is not None:  # before anything is read or written
+        return bad_input(err, problem)
     try:
         spec = load_spec(args.judge)
     except JudgeSpecError as error:
@@ -238,6 +242,15 @@ def judge_command(args: argparse.Namespace, parser: argparse.ArgumentParser) -> 
         err.flush()
         return EXIT_MODEL_ERRORS
     return exit_code(result.bad_rows, result.tally.pass_rate, args.fail_under, result.tally.errors)
+
+
+def judge_files(args: argparse.Namespace) -> tuple[list[FileRole], list[FileRole]]:
+    """The files ``judge`` (and ``calibrate``, which judges) reads, and those it writes."""
+    inputs = [FileRole("DATA", args.data)]
+    if os.path.isfile(args.judge):
+        inputs.append(FileRole("--judge", args.judge))
+    outputs = [FileRole("--out", args.out), FileRole("--html", args.html), FileRole("--cache", args.cache)]
+    return inputs, outputs
 
 
 def _report(result: RunResult, fail_under: float | None, stream: TextIO) -> None:

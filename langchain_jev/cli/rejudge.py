@@ -12,6 +12,7 @@ header tells) cannot be decided again: the command refuses it by name (exit 2).
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from typing import Any, TextIO
 
@@ -49,6 +50,7 @@ def rejudge(args: argparse.Namespace, stdout: TextIO | None = None, stderr: Text
     from langchain_jev.calibration.replay import NoRequestModel, read_results, redecide_records
     from langchain_jev.datasets.exit_codes import bad_input, exit_code
     from langchain_jev.datasets.options import allow_code
+    from langchain_jev.datasets.paths import FileRole, clash
     from langchain_jev.datasets.results import ResultsFile
     from langchain_jev.datasets.tally import Tally, format_table, summary_lines
     from langchain_jev.errors import RedecideError, ResultsError
@@ -57,6 +59,12 @@ def rejudge(args: argparse.Namespace, stdout: TextIO | None = None, stderr: Text
     def fail(message: str) -> int:
         return bad_input(stderr, message)
 
+    inputs = [FileRole("RESULTS", args.results)]
+    if os.path.isfile(args.judge):
+        inputs.append(FileRole("--judge", args.judge))
+    problem = clash(inputs, [FileRole("--out", args.out), FileRole("--html", args.html)])
+    if problem is not None:
+        return fail(problem)
     try:
         spec = load_spec(args.judge)
         judge = spec.build(NoRequestModel(), allow_code=allow_code(args.allow_code))

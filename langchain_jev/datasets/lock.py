@@ -5,9 +5,12 @@ with ``flock`` (``msvcrt.locking`` on Windows) and holding the locking
 process's id, so a second run writing the same ``--out`` is refused with the
 name of the file and the pid of the run that holds it. The lock is beside the
 file rather than on it because ``--resume`` replaces the file (atomically)
-with the records it keeps. The operating system drops the lock when the
-process ends, however it ends; a lock file left behind by a killed run locks
-nothing.
+with the records it keeps. It is named from the real file, every symlink and
+``..`` resolved, so a run writing through a link and a run writing the file
+itself take one lock; where the file exists already its inode is locked too,
+so a run writing it under another name (a hard link) is refused as well. The
+operating system drops the locks when the process ends, however it ends; a
+lock file left behind by a killed run locks nothing.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ import stat
 import sys
 from typing import IO
 
+from langchain_jev.datasets.paths import real_path
 from langchain_jev.errors import ResultsError
 
 __all__ = ["ResultsLock", "ResultsLockedError"]
@@ -47,9 +51,13 @@ class ResultsLock:
 
     def __init__(self, path: str | os.PathLike[str]) -> None:
         self.path = os.fspath(path)
-        directory, name = os.path.split(os.path.abspath(self.path))
+        self.real_path = real_path(self.path)
+        """The file the results really go to (a symlink followed)."""
+        directory, name = os.path.split(self.real_path)
         self.lock_path = os.path.join(directory, f".{name}.lock")
         self._handle: IO[bytes] | None = None
+        self._inode: IO[bytes] | None = None
+        self._created = False
 
     @staticmethod
     def applies_to(path: str | os.PathLike[str]) -> bool:
@@ -88,15 +96,46 @@ class ResultsLock:
                     handle.close()
                 raise
             handle.close()  # the lock file was removed meanwhile: lock the new one
+        try:
+            self._inode = self._lock_inode()
+        except BaseException:
+            handle.close()
+            raise
         handle.seek(0)
         handle.truncate()
         handle.write(f"{os.getpid()}\n".encode())
         handle.flush()
         self._handle = handle
 
+    def _lock_inode(self) -> IO[bytes] | None:
+        """Lock the results file itself (made empty if missing): another name for it (a hard link) is refused.
+
+        The file is made here, before anything is written, so its inode is locked from the start;
+        `release` removes it again if the run never wrote to it.
+        """
+        if sys.platform == "win32":  # pragma: no cover - Windows locks byte ranges, and links are rare
+            return None
+        self._created = not os.path.lexists(self.real_path)
+        handle = os.fdopen(os.open(self.real_path, os.O_RDONLY | os.O_CREAT, 0o666), "rb")
+        if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode) or _try_lock(handle):
+            return handle
+        handle.close()
+        raise ResultsLockedError(
+            f"{self.path} is being written by another run (under another name for the same file); "
+            "wait for it to end, or write to another --out"
+        )
+
     def release(self) -> None:
         """Drop the lock and remove the lock file (nothing when not held)."""
         handle, self._handle = self._handle, None
+        inode, self._inode = self._inode, None
+        if inode is not None:
+            if self._created:  # made by `acquire` and never written: the run left nothing behind
+                with contextlib.suppress(OSError):
+                    here = os.fstat(inode.fileno())
+                    if here.st_size == 0 and _same_file(inode, self.real_path):
+                        os.unlink(self.real_path)
+            inode.close()
         if handle is None:
             return
         with contextlib.suppress(OSError):

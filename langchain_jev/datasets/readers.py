@@ -321,7 +321,8 @@ def _csv(handle: IO[str], delimiter: str) -> Iterator[RawRow]:
             continue
         number += 1
         if len(cells) > len(names):  # a quoted record, counted once parsed
-            yield RawRow(number, record.line, None, f"has {len(cells)} cells but the header names {len(names)}")
+            wide = f"has {len(cells)} cells but the header names {len(names)}"
+            yield RawRow(number, record.line, None, wide)
             continue
         row = {name: cell for name, cell in zip(names, cells, strict=False) if name and cell != ""}
         problem = row_problem(row, "".join(record.lines))  # cells are text: only UTF-8 to check

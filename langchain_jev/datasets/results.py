@@ -50,6 +50,7 @@ from langchain_core.decisions import ChoiceAnswer, ClassifierResponse, NoulAnswe
 from pydantic import TypeAdapter
 
 from langchain_jev.datasets import strict_json
+from langchain_jev.datasets.paths import real_path
 from langchain_jev.errors import ResultsError
 from langchain_jev.models.response import DecisionResponse, JuryPanel
 from langchain_jev.models.secrets import contains_secret, redact, redact_data
@@ -485,9 +486,10 @@ def resume_results(
     With ``judge`` (a `judge_description`), the file must have been written by
     that judge: its header is checked first, and the file is refused, left as
     it was, when it records another judge (the message says what differs) or
-    none. The file is then rewritten (atomically) with its header and only the
-    records that have a verdict, one per row, so appending the rows still to do
-    neither repeats nor loses one. ``on_record`` sees each kept record (to
+    none. The file is then rewritten (atomically, with its permissions; through a
+    symlink its target is rewritten and the link kept) with its header and only
+    the records that have a verdict, one per row, so appending the rows still to
+    do neither repeats nor loses one. ``on_record`` sees each kept record (to
     count it in the report). A missing file is an empty start.
 
     Raises:
@@ -495,7 +497,8 @@ def resume_results(
             not a record of this command.
 
     """
-    target = Path(path)
+    named = Path(path)
+    target = Path(real_path(named))  # a symlinked --out: its target is rewritten, the link kept
     resumed = Resumed()
     if not target.exists():
         return resumed

@@ -289,7 +289,7 @@ def _dataset_rows(
     args: argparse.Namespace, label_fields: set[str]
 ) -> tuple[dict[int, Mapping[str, Any]], dict[int, str], dict[int, set[str]]]:
     from langchain_jev.datasets.readers import detect_format, read_rows
-    from langchain_jev.datasets.rows import row_key
+    from langchain_jev.datasets.rows import source_key
 
     fmt = detect_format(args.data, args.format)
     sources: dict[int, Mapping[str, Any]] = {}
@@ -303,7 +303,10 @@ def _dataset_rows(
         places[raw.number] = f"{label}:{raw.line}"
         # a row's key covers its labels only if they were in it when it was judged
         unlabelled = {k: v for k, v in raw.data.items() if k not in label_fields}
-        keys[raw.number] = {row_key(raw.data), row_key(unlabelled)}
+        keys[raw.number] = {
+            source_key(raw.data, from_csv=raw.from_csv),
+            source_key(unlabelled, from_csv=raw.from_csv),
+        }
     return sources, places, keys
 
 

@@ -29,7 +29,7 @@ from langchain_jev.datasets.results import (
     resume_results,
     verdict_record,
 )
-from langchain_jev.datasets.rows import FieldMap, map_row, row_key
+from langchain_jev.datasets.rows import FieldMap, judge_row
 from langchain_jev.datasets.tally import Tally
 from langchain_jev.errors import JevInputError
 from langchain_jev.input import JevJudgeInput
@@ -313,21 +313,22 @@ class Session:
                 if raw.data is None:
                     self.bad(raw.number, raw.line, raw.problem or "cannot be read")
                     continue
-                key = row_key(raw.data)
+                mapped = judge_row(raw.data, options.fields, options.required, from_csv=raw.from_csv)
                 if raw.number in self.done:
-                    if self.done[raw.number] != key:
+                    if self.done[raw.number] != mapped.key:
                         result.fatal = (
                             f"{self.label}:{raw.line}: row {raw.number} is not the row recorded in "
                             f"{options.out}; the data changed since that run (start a new --out)"
                         )
                         return
                     continue
-                mapped = map_row(raw.data, options.fields, options.required, from_csv=raw.from_csv)
                 if mapped.input is None:
                     self._hint(raw.data)
                     self.bad(raw.number, raw.line, mapped.problem or "cannot be judged")
                     continue
-                yield Job(raw.number, raw.line, key, mapped.row_id, raw.data, raw.from_csv, mapped.input)
+                yield Job(
+                    raw.number, raw.line, mapped.key, mapped.row_id, raw.data, raw.from_csv, mapped.input
+                )
         except DatasetError as error:
             result.fatal = f"{self.label}: {error}"
 

@@ -37,7 +37,7 @@ from langchain_jev.cli.session import Job, judge_job, lean_gc
 from langchain_jev.datasets.model import ModelSettings, build_model, close_all
 from langchain_jev.datasets.pacing import ParentLimiter
 from langchain_jev.datasets.results import record_line
-from langchain_jev.datasets.rows import FieldMap, map_row
+from langchain_jev.datasets.rows import FieldMap, judge_row
 from langchain_jev.datasets.tally import tally_view
 from langchain_jev.judge import JevJudge
 
@@ -153,7 +153,7 @@ class _Worker:
 
     async def _judge(self, judge: JevJudge, payload: Mapping[str, Any]) -> tuple[Any, ...]:
         number, line = int(payload["row"]), int(payload["line"])
-        mapped = map_row(payload["data"], self.fields, self.required, from_csv=bool(payload["csv"]))
+        mapped = judge_row(payload["data"], self.fields, self.required, from_csv=bool(payload["csv"]))
         if mapped.input is None:
             return ("bad", number, line, mapped.problem or "cannot be judged")
         data, from_csv = payload["data"], bool(payload["csv"])

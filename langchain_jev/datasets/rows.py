@@ -1,18 +1,38 @@
-"""Mapping dataset rows to judge inputs: which column is the question, the answer, and so on.
+"""Dataset rows to judge inputs: the one way both engines turn a row into what is judged.
 
-Pure functions: a row (a JSON object, or a CSV record of strings) and a
-`FieldMap` go in; a `JevJudgeInput` or a problem naming the missing field comes out.
+`judge_row` is the function both engines call on every row, whatever read it:
+this package's JSONL, JSON and CSV readers (the local engine, and the Ray
+engine's read task), Ray Data's readers (Parquet, or any Dataset a user
+builds), pandas or Arrow. It makes the row plain (`plain_row`), keys it
+(`row_key`) and maps it (`map_row`), so one file gives one state, one key and
+one record on either engine.
+
+A plain row holds JSON values only, and the same rules for absent values hold
+for every reader: a key whose value is null, NaN or pandas' NA (what Arrow and
+pandas put in a column for a row that lacks it: the columns Ray adds when it
+unifies the schemas of rows) is as if it were missing, at every depth of
+objects; an absent element of an array is null; an empty CSV cell is absent.
+Arrow and pandas values are made plain (NumPy numbers and arrays, dates and
+times as ISO 8601 text, decimals as numbers, UTF-8 bytes as text). A number
+that is not finite (``Infinity``, ``1e999``) cannot be judged: the row is
+refused, naming its place.
+
+Pure functions: a row and a `FieldMap` go in; a `JevJudgeInput` or a problem
+naming the field comes out.
 """
 
 from __future__ import annotations
 
+import datetime
+import decimal
 import hashlib
 import json
+import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
-from langchain_jev.datasets.readers import row_problem, too_deep
+from langchain_jev.datasets.readers import MAX_ROW_DEPTH, row_problem, too_deep
 from langchain_jev.errors import JevInputError
 from langchain_jev.input import (
     ANSWER_FIELD,
@@ -23,7 +43,7 @@ from langchain_jev.input import (
     JevJudgeInput,
 )
 
-__all__ = ["FieldMap", "MappedRow", "map_row", "row_key"]
+__all__ = ["FieldMap", "MappedRow", "judge_row", "map_row", "plain_row", "row_key", "source_key"]
 
 _DEFAULTS: dict[str, tuple[str, ...]] = {
     QUESTION_FIELD: ("question", QUESTION_FIELD),
@@ -111,6 +131,145 @@ class MappedRow:
     input: JevJudgeInput | None
     row_id: Any = None
     problem: str | None = None
+    key: str = ""
+    """The row's content key (`row_key` of its plain form); set by `judge_row`."""
+
+
+def judge_row(
+    row: Mapping[str, Any],
+    fields: FieldMap,
+    required: Sequence[str] = (ANSWER_FIELD,),
+    *,
+    from_csv: bool = False,
+) -> MappedRow:
+    """Turn a raw row of any reader into the judge's input and its key: what both engines judge.
+
+    Example:
+        >>> nan = float("nan")
+        >>> from_jsonl = judge_row({"id": 1, "answer": "Hi"}, FieldMap())
+        >>> from_arrow = judge_row({"id": 1, "answer": "Hi", "context": None, "score": nan}, FieldMap())
+        >>> from_arrow.input.to_state() == from_jsonl.input.to_state(), from_arrow.key == from_jsonl.key
+        (True, True)
+        >>> judge_row({"answer": "Hi", "cost": float("inf")}, FieldMap()).problem
+        'holds a number that is not finite at cost'
+
+    """
+    plain, problem = plain_row(row, from_csv=from_csv)
+    if plain is None:
+        row_id = row.get(fields.id_field) if fields.id_field else None
+        return MappedRow(None, row_id if _is_plain_id(row_id) else None, problem, source_key(row))
+    return replace(map_row(plain, fields, required, from_csv=from_csv), key=row_key(plain))
+
+
+def source_key(row: Mapping[str, Any], *, from_csv: bool = False) -> str:
+    """The content key of a raw row of any reader, as `judge_row` gives it.
+
+    Example:
+        >>> source_key({"answer": "Hi", "context": None}) == source_key({"answer": "Hi"})
+        True
+
+    """
+    plain, _ = plain_row(row, from_csv=from_csv)
+    return row_key(plain if plain is not None else row)
+
+
+def plain_row(row: Mapping[str, Any], *, from_csv: bool = False) -> tuple[dict[str, Any] | None, str | None]:
+    """The row as plain JSON values, absent values left out; or None and why it cannot be.
+
+    See the module docstring for the rules (the same for every reader).
+
+    Example:
+        >>> import datetime
+        >>> plain_row({"answer": "Hi", "meta": {"lang": "en", "tone": None}, "at": datetime.date(2026, 1, 2)})
+        ({'answer': 'Hi', 'meta': {'lang': 'en'}, 'at': '2026-01-02'}, None)
+        >>> plain_row({"answer": "Hi", "notes": ""}, from_csv=True)
+        ({'answer': 'Hi'}, None)
+
+    """
+    try:
+        plain = _plain_object(row, "", 1)
+    except _NotPlain as error:
+        return None, str(error)
+    if from_csv:
+        plain = {key: value for key, value in plain.items() if value != ""}
+    return plain, None
+
+
+class _NotPlain(Exception):
+    """A value of a row that no judge can read (its message is the row's problem)."""
+
+
+def _absent(value: Any) -> bool:
+    """Null, NaN, or pandas' NA and NaT: a value that says the row has none."""
+    if value is None:
+        return True
+    if isinstance(value, float):
+        return value != value
+    kind = type(value).__name__
+    return kind in ("NAType", "NaTType") or (kind.startswith("float") and value != value)
+
+
+def _plain_object(value: Mapping[Any, Any], where: str, depth: int) -> dict[str, Any]:
+    if depth > MAX_ROW_DEPTH:
+        raise _NotPlain(too_deep())
+    plain: dict[str, Any] = {}
+    for key, item in value.items():
+        if not isinstance(key, str):
+            raise _NotPlain(f"has a key that is not text ({type(key).__name__}){_at(where)}")
+        if _absent(item):
+            continue
+        plain[key] = _plain(item, f"{where}.{key}" if where else key, depth + 1)
+    return plain
+
+
+def _plain(value: Any, where: str, depth: int) -> Any:
+    if isinstance(value, str) or value is True or value is False:
+        return value
+    if isinstance(value, int):
+        return value if type(value) is int else int(value)
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            raise _NotPlain(f"holds a number that is not finite at {where}")
+        return value if type(value) is float else float(value)  # NumPy's float64 is a float
+    if isinstance(value, Mapping):
+        return _plain_object(value, where, depth)
+    if isinstance(value, (list, tuple)):
+        if depth > MAX_ROW_DEPTH:
+            raise _NotPlain(too_deep())
+        return [
+            None if _absent(item) else _plain(item, f"{where}[{index}]", depth + 1)
+            for index, item in enumerate(value)
+        ]
+    return _plain(_converted(value, where), where, depth)
+
+
+def _converted(value: Any, where: str) -> Any:
+    """A value of Arrow, pandas or NumPy as its plain JSON value."""
+    tolist = getattr(value, "tolist", None)  # NumPy arrays and numbers
+    if callable(tolist) and type(value).__module__.startswith("numpy"):
+        return tolist()
+    if isinstance(value, (datetime.datetime, datetime.date, datetime.time)):
+        return value.isoformat()  # a pandas Timestamp is a datetime too
+    if isinstance(value, datetime.timedelta):
+        return value.total_seconds()
+    if isinstance(value, decimal.Decimal):
+        if not value.is_finite():
+            raise _NotPlain(f"holds a number that is not finite at {where}")
+        return int(value) if value == value.to_integral_value() else float(value)
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        try:
+            return bytes(value).decode("utf-8")
+        except UnicodeDecodeError:
+            raise _NotPlain(f"holds bytes that are not UTF-8 text at {where}") from None
+    raise _NotPlain(f"holds a {type(value).__name__}, which has no JSON form, at {where}")
+
+
+def _at(where: str) -> str:
+    return f" at {where}" if where else ""
+
+
+def _is_plain_id(value: Any) -> bool:
+    return isinstance(value, (str, int)) and not isinstance(value, bool)
 
 
 def map_row(
@@ -153,8 +312,12 @@ def map_row(
         except RecursionError:  # a cell of JSON nested past Python's own limit
             return MappedRow(None, row_id, f"a cell {too_deep()}")
         problem = row_problem({**parts, **extra})
+        if problem is None:  # a cell of JSON holds values as a row does: the same rules apply
+            plain_parts, problem = plain_row(parts)
+            plain_extra, problem = plain_row(extra) if problem is None else (None, problem)
         if problem is not None:
             return MappedRow(None, row_id, f"a cell {problem}")
+        parts, extra = plain_parts or {}, plain_extra or {}
     missing = [name for name in required if name not in parts and extra.get(name) is None]
     if missing:
         return MappedRow(None, row_id, _missing(missing, fields))

@@ -125,6 +125,7 @@ def calibrate_command(
     from langchain_jev.datasets.exit_codes import EXIT_BAD_INPUT, EXIT_MODEL_ERRORS, EXIT_OK, bad_input
     from langchain_jev.datasets.options import allow_code
     from langchain_jev.datasets.paths import FileRole, clash
+    from langchain_jev.datasets.results import check_records
     from langchain_jev.errors import CalibrationError, DatasetError, RedecideError, ResultsError
     from langchain_jev.spec import JudgeSpecError, load_spec
 
@@ -158,6 +159,7 @@ def calibrate_command(
                 if refused:
                     raise RedecideError(refused)
                 runs.append(read_results(args.results))
+                check_records(runs[-1], args.results)
             wanted = max(args.repeat, 1)
             while len(runs) < wanted:
                 out = (

@@ -51,7 +51,7 @@ def rejudge(args: argparse.Namespace, stdout: TextIO | None = None, stderr: Text
     from langchain_jev.datasets.exit_codes import bad_input, exit_code
     from langchain_jev.datasets.options import allow_code
     from langchain_jev.datasets.paths import FileRole, clash
-    from langchain_jev.datasets.results import ResultsFile
+    from langchain_jev.datasets.results import ResultsFile, check_records
     from langchain_jev.datasets.tally import Tally, format_table, summary_lines
     from langchain_jev.errors import RedecideError, ResultsError
     from langchain_jev.spec import JudgeSpecError, load_spec
@@ -72,6 +72,7 @@ def rejudge(args: argparse.Namespace, stdout: TextIO | None = None, stderr: Text
         return fail("the judge file is invalid:\n  " + "\n  ".join(error.messages()))
     try:
         records = read_results(args.results)
+        check_records(records, args.results)
         refused = _changed(args.results, spec)
         if refused:
             raise RedecideError(refused)

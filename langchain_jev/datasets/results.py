@@ -41,7 +41,7 @@ import json
 import os
 import stat
 import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, TextIO
@@ -67,6 +67,7 @@ __all__ = [
     "ResultsError",
     "ResultsFile",
     "answer_data",
+    "check_records",
     "error_record",
     "header_record",
     "is_header",
@@ -75,6 +76,7 @@ __all__ = [
     "read_header",
     "record_head",
     "record_line",
+    "record_problem",
     "response_fields",
     "resume_results",
     "stored_answer",
@@ -463,6 +465,90 @@ def record_line(record: Mapping[str, Any]) -> str:
     return line
 
 
+_KINDS = ("noul", "score", "choice", "check")
+_OUTCOMES = tuple(outcome.value for outcome in Outcome)
+_FINDING_FIELDS: tuple[tuple[str, type | tuple[type, ...], bool], ...] = (
+    ("name", str, True),
+    ("kind", str, True),
+    ("outcome", str, True),
+    ("detail", str, True),
+    ("question", str, False),
+    ("answer", dict, False),
+    ("unreadable", str, False),
+    ("reasoning", str, False),
+)
+
+
+def record_problem(record: Mapping[str, Any]) -> str | None:
+    """What in a row's record cannot be read back (its field, and why), or None when it all can.
+
+    What `rejudge` and `calibrate` read of a record is checked: ``passed``, and
+    each finding's ``name``, ``kind``, ``outcome`` and ``detail`` (with ``question``,
+    ``answer`` and ``unreadable`` when given); a record of a row that could not be
+    judged needs only its ``error``.
+
+    Example:
+        >>> record_problem({"row": 1, "key": "k", "passed": True, "findings": [
+        ...     {"name": "ok", "kind": "noul", "outcome": "MAYBE", "detail": ""}]})
+        "findings[0].outcome is 'MAYBE', not one of PASSED, FAILED, INCONCLUSIVE, ERROR, NOT_APPLICABLE"
+        >>> record_problem({"row": 2, "key": "k", "passed": False, "error": "TimeoutError: slow"}) is None
+        True
+
+    """
+    if "error" in record:
+        return None if isinstance(record["error"], str) else f"error is {_shown(record['error'])}, not text"
+    if not isinstance(record.get("passed"), bool):
+        return f"passed is {_shown(record.get('passed'))}, not true or false"
+    findings = record.get("findings")
+    if not isinstance(findings, list):
+        return f"findings is {_shown(findings)}, not a list"
+    for index, finding in enumerate(findings):
+        where = f"findings[{index}]"
+        if not isinstance(finding, dict):
+            return f"{where} is {_shown(finding)}, not an object"
+        for name, kind, required in _FINDING_FIELDS:
+            if name not in finding:
+                if required:
+                    return f"{where} has no {name}"
+                continue
+            if not isinstance(finding[name], kind):
+                return f"{where}.{name} is {_shown(finding[name])}, not {_KIND_WORDS[name]}"
+        if finding["kind"] not in _KINDS:
+            return f"{where}.kind is {finding['kind']!r}, not one of {', '.join(_KINDS)}"
+        if finding["outcome"] not in _OUTCOMES:
+            return f"{where}.outcome is {finding['outcome']!r}, not one of {', '.join(_OUTCOMES)}"
+    return None
+
+
+_KIND_WORDS = {"answer": "an object", **{name: "text" for name, kind, _ in _FINDING_FIELDS if kind is str}}
+
+
+def check_records(records: Iterable[Mapping[str, Any]], source: str | os.PathLike[str]) -> None:
+    """Raise naming the first record of ``source`` that cannot be read back, and its field.
+
+    Raises:
+        ResultsError: ``source: row N (key K): field ...``; a record judged on Ray is named by its key.
+
+    """
+    for record in records:
+        problem = record_problem(record)
+        if problem is not None:
+            row = record.get("row")
+            named = (
+                f"row {row} (key {record.get('key')})"
+                if isinstance(row, int)
+                else f"the row of key {record.get('key')}"
+            )
+            raise ResultsError(
+                f"{os.fspath(source)}: {named}: {problem}; is it a results file of langchain-jev?"
+            )
+
+
+def _shown(value: Any) -> str:
+    text = json.dumps(value, default=str)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
 @dataclass
 class Resumed:
     """What an earlier run left: the rows done, and what was dropped to be judged again."""
@@ -503,27 +589,28 @@ def resume_results(
     if not target.exists():
         return resumed
     if judge is not None:
-        _check_judge(target, judge)
+        _check_judge(named, judge)
     temporary = target.with_name(f".{target.name}.resume")
     try:
         with open(target, "rb") as source, open(temporary, "wb") as sink:
+            os.chmod(temporary, stat.S_IMODE(os.fstat(source.fileno()).st_mode))
             pending: bytes | None = None
             number = 0
             for raw in source:
                 if pending is not None:
-                    _keep(pending, number, resumed, sink, on_record, target)
+                    _keep(pending, number, resumed, sink, on_record, named)
                 number += 1
                 pending = raw
             if pending is not None:
                 if pending.endswith(b"\n") or _parses(pending):
-                    _keep(pending.rstrip(b"\r\n") + b"\n", number, resumed, sink, on_record, target)
+                    _keep(pending.rstrip(b"\r\n") + b"\n", number, resumed, sink, on_record, named)
                 else:
                     resumed.truncated = True
             sink.flush()
             os.fsync(sink.fileno())
         os.replace(temporary, target)
     except OSError as error:
-        raise ResultsError(f"cannot resume from {target}: {error.strerror or error}") from None
+        raise ResultsError(f"cannot resume from {named}: {error.strerror or error}") from None
     finally:
         if temporary.exists():
             temporary.unlink()

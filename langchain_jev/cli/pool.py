@@ -340,9 +340,8 @@ class _Pool:
         kind = message[0]
         if kind == "done":
             self._results(worker, message[1])
-        elif kind == "token":
-            wait_for = self.limiter.reserve() if self.limiter is not None else 0.0
-            self._send(worker, ("token", wait_for))
+        elif kind == "token":  # 0.0: a token taken for the worker; else when to ask again
+            self._send(worker, ("token", self.limiter.take() if self.limiter is not None else 0.0))
         elif kind == "ready":
             worker.ready = True
         elif kind == "fatal":

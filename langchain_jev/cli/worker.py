@@ -8,7 +8,8 @@ only writes it) with the few fields the parent's tally counts, or the problem
 that makes it bad input.
 
 Messages are tuples over two pipes (a thread of the worker reads the job
-pipe). Parent to worker: ``("jobs", [row, ...])``, ``("token", seconds)`` and
+pipe). Parent to worker: ``("jobs", [row, ...])``, ``("token", seconds)`` (0: a
+token was taken for the request, which goes now; else ask again after as long) and
 ``("stop",)``. Worker to parent: ``("ready",)``, ``("done", [item, ...])`` (an
 item is ``("ok", line, tally_view)`` or ``("bad", row, line, problem)``),
 ``("token",)`` (asking leave to send a request, when the run is rate limited)
@@ -137,6 +138,7 @@ class _Worker:
                 self.queue.put_nowait(None)
 
     async def _token(self) -> float:
+        """Ask the parent for a token: 0.0 when one was taken for this request, else when to ask again."""
         future: asyncio.Future[float] = asyncio.get_running_loop().create_future()
         self.tokens.append(future)
         self.results.send(("token",))

@@ -34,16 +34,17 @@ __all__ = ["PacedDecisionModel", "ParentLimiter", "RateLimiter", "TokenBucket"]
 class TokenBucket:
     """A token bucket: ``rate`` tokens per second, holding at most ``capacity``.
 
-    `reserve` takes a token at a given time and returns how long to wait before
-    using it. Tokens may be reserved ahead (the bucket goes into debt), so
-    concurrent callers queue up, each ``1 / rate`` seconds after the one before.
+    `take` takes a token when one is there, at the time given, and otherwise says
+    how long until one will be, taking nothing: a caller waits that long and asks
+    again. Tokens are never promised ahead of time, so a caller that wakes late
+    (a busy machine did not run it) cannot spend several promised tokens at once:
+    requests leave at least ``1 / rate`` seconds apart, beyond a burst of
+    ``capacity``.
 
     Example:
         >>> bucket = TokenBucket(rate=2.0)
-        >>> [bucket.reserve(0.0) for _ in range(3)]
-        [0.0, 0.5, 1.0]
-        >>> bucket.reserve(10.0)
-        0.0
+        >>> bucket.take(0.0), bucket.take(0.0), bucket.take(0.25), bucket.take(0.5)
+        (0.0, 0.5, 0.25, 0.0)
 
     """
 
@@ -59,14 +60,20 @@ class TokenBucket:
         self._tokens = float(capacity)
         self._updated: float | None = None
 
-    def reserve(self, now: float) -> float:
-        """Take one token at time ``now`` (seconds); return the seconds to wait before using it."""
+    def take(self, now: float) -> float:
+        """At time ``now`` (seconds): 0.0 and a token taken, or the seconds until there is one."""
         if self._updated is not None:
             elapsed = max(0.0, now - self._updated)
             self._tokens = min(self.capacity, self._tokens + elapsed * self.rate)
         self._updated = now
-        self._tokens -= 1.0
-        return 0.0 if self._tokens >= 0 else -self._tokens / self.rate
+        if self._tokens >= 1.0 - _EPSILON:  # a token short of one by rounding is a token
+            self._tokens = max(0.0, self._tokens - 1.0)
+            return 0.0
+        return (1.0 - self._tokens) / self.rate
+
+
+_EPSILON = 1e-9
+"""Tokens short of a whole one by less than this are whole: ``now + wait`` may round to ``now``."""
 
 
 class RateLimiter:
@@ -95,31 +102,34 @@ class RateLimiter:
         """Requests per second."""
         return self._bucket.rate
 
-    def reserve(self) -> float:
-        """Take a token now, without waiting; return the seconds to wait before using it."""
+    def take(self) -> float:
+        """Take a token now if there is one (0.0); else the seconds until there is one (nothing taken)."""
         with self._lock:
-            return self._bucket.reserve(self._clock())
+            return self._bucket.take(self._clock())
 
     def acquire(self) -> float:
         """Wait (blocking) for a token; return the seconds waited."""
-        wait = self.reserve()
-        if wait > 0:
+        waited = 0.0
+        while (wait := self.take()) > 0:
             time.sleep(wait)
-        return wait
+            waited += wait
+        return waited
 
     async def aacquire(self) -> float:
         """Wait (without blocking the loop) for a token; return the seconds waited."""
-        wait = self.reserve()
-        if wait > 0:
+        waited = 0.0
+        while (wait := self.take()) > 0:
             await asyncio.sleep(wait)
-        return wait
+            waited += wait
+        return waited
 
 
 class ParentLimiter(RateLimiter):
     """A rate limiter whose tokens come from another process's limiter, so one rate holds for all.
 
-    ``ask`` returns the seconds the granting side says to wait; this limiter
-    waits them on the event loop. Asynchronous use only.
+    ``ask`` is that limiter's `RateLimiter.take` across the process boundary:
+    0.0 when a token was taken for the caller, else the seconds until there is
+    one; this limiter waits them on the event loop and asks again. Asynchronous use only.
 
     Example:
         >>> import asyncio
@@ -134,16 +144,17 @@ class ParentLimiter(RateLimiter):
         super().__init__(rate)
         self._ask = ask
 
-    def reserve(self) -> float:
+    def take(self) -> float:
         """Not available: the tokens are granted asynchronously."""
         raise RuntimeError("a worker's rate limiter is asynchronous: use aacquire()")
 
     async def aacquire(self) -> float:
-        """Ask for a token, wait as told; return the seconds waited."""
-        wait = await self._ask()
-        if wait > 0:
+        """Ask for a token until one is granted, waiting as told; return the seconds waited."""
+        waited = 0.0
+        while (wait := await self._ask()) > 0:
             await asyncio.sleep(wait)
-        return wait
+            waited += wait
+        return waited
 
 
 class PacedDecisionModel(BaseDecisionModel):

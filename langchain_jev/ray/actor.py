@@ -63,7 +63,7 @@ def verdict_columns(record: Mapping[str, Any]) -> dict[str, Any]:
 
 
 class RateLimitActor:
-    """One token bucket for every actor of a run: ``reserve`` says how long the caller waits.
+    """One token bucket for every actor of a run: ``take`` grants a token, or says when to ask again.
 
     The caller waits on its own loop, so this actor never blocks and one rate
     holds however many actors ask.
@@ -75,9 +75,9 @@ class RateLimitActor:
         self._bucket = TokenBucket(rate)
         self._clock = time.monotonic
 
-    def reserve(self) -> float:
-        """Take one token now; return the seconds to wait before using it."""
-        return self._bucket.reserve(self._clock())
+    def take(self) -> float:
+        """0.0 and a token taken for the caller, or the seconds until there is one (`TokenBucket.take`)."""
+        return self._bucket.take(self._clock())
 
 
 class JudgeActor:
@@ -93,7 +93,7 @@ class JudgeActor:
         self.source = source
         shared: RateLimiter | None = None
         if limiter is not None and rate is not None:
-            shared = ParentLimiter(rate, lambda: _awaited(limiter.reserve.remote()))
+            shared = ParentLimiter(rate, lambda: _awaited(limiter.take.remote()))
         self.judge, self._closers = source.build(shared)
         self.in_flight = in_flight
         self._slots: asyncio.Semaphore | None = None

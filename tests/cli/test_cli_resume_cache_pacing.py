@@ -162,8 +162,13 @@ def test_rate_limit_spaces_the_requests(tmp_path: Path, workers: str) -> None:
         times = server.times()
     assert done.returncode == 0, done.stderr
     assert len(times) == count
-    # with 8 rows in flight (over all workers) and an instant server, only the limiter spaces them out:
-    # k requests after the first can arrive no sooner than k / rate later (30% slack)
-    for window in (5, count - 1):
-        shortest = min(times[i + window] - times[i] for i in range(count - window))
-        assert shortest >= 0.7 * window / rate, (window, shortest)
+    # With 8 rows in flight (over all workers) and an instant server, only the limiter spaces them out.
+    # It grants a token only when one is due, never ahead, so requests leave 1 / rate apart; each then
+    # reaches the server a little later, longer on a busy machine (a process not scheduled, a connection
+    # still opening), and one that arrives late sits closer to the next. So the rate is checked where a
+    # late request cannot decide it: over the whole run, and in the median of the windows of 5 requests.
+    # Without the limiter all 25 arrive within a fraction of a second, failing both.
+    span = times[-1] - times[0]
+    assert span >= 0.7 * (count - 1) / rate, span
+    windows = sorted(times[i + 5] - times[i] for i in range(count - 5))
+    assert windows[len(windows) // 2] >= 0.7 * 5 / rate, windows

@@ -198,6 +198,7 @@ def judge_command(args: argparse.Namespace, parser: argparse.ArgumentParser) -> 
         required=spec.required_fields(),
         concurrency=args.concurrency,
         out=args.out,
+        cache=args.cache,
         resume=args.resume,
         strict=args.strict,
         progress=not args.quiet,

@@ -363,6 +363,9 @@ class _Pool:
                 continue
             self.session.record_lines(lines, views)  # keep the order of the notes and lines
             lines, views = [], []
+            if item[0] == "stop":
+                self.session.stop(item[1])
+                continue
             with contextlib.suppress(StopRun):
                 self.session.bad(item[1], item[2], item[3])
         self.session.record_lines(lines, views)

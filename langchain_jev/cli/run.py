@@ -111,7 +111,10 @@ async def _judge_rows(judge: JevJudge, session: Session) -> None:
                 return
             if session.halted:
                 continue  # the results cannot be written, or the model cannot be reached: drain
-            outcome = await judge_job(judge, job)
+            outcome = await judge_job(judge, job, session.options.cache)
+            if outcome.stop is not None:
+                session.stop(outcome.stop)
+                continue
             if outcome.record is not None:
                 session.record(outcome.record)
                 continue

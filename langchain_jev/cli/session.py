@@ -14,12 +14,14 @@ import contextlib
 import errno
 import gc
 import os
+import sqlite3
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TextIO
 
 from langchain_jev.cli.progress import Progress
 from langchain_jev.datasets.lock import ResultsLock, ResultsLockedError
+from langchain_jev.datasets.model import cache_failure
 from langchain_jev.datasets.readers import DatasetError, Format, count_rows, read_rows
 from langchain_jev.datasets.results import (
     ResultsError,
@@ -59,6 +61,8 @@ class RunOptions:
     required: Sequence[str] = ()
     concurrency: int = 8
     out: str | None = None
+    cache: str | None = None
+    """``--cache``: named when its file breaks mid-run."""
     resume: bool = False
     strict: bool = False
     progress: bool = True
@@ -122,18 +126,25 @@ class Job:
 
 @dataclass(frozen=True)
 class JobOutcome:
-    """A judged row's result record, or the problem that made it bad input."""
+    """A judged row's result record, the problem that made it bad input, or why the run must stop."""
 
     record: dict[str, Any] | None
     problem: str | None = None
+    stop: str | None = None
+    """A failure no row can get past (the response cache is not a sound database any more)."""
 
 
-async def judge_job(judge: JevJudge, job: Job) -> JobOutcome:
-    """Judge one row: its verdict record, an error record (never a pass), or bad input."""
+async def judge_job(judge: JevJudge, job: Job, cache: str | None = None) -> JobOutcome:
+    """Judge one row: its verdict record, an error record (never a pass), or bad input.
+
+    ``cache`` names the run's ``--cache`` file, for the message that stops the run when it breaks.
+    """
     try:
         verdict = await judge.ajudge(job.input)
     except JevInputError as error:
         return JobOutcome(None, str(error))
+    except sqlite3.DatabaseError as error:  # the cache's file: every row would fail alike
+        return JobOutcome(None, stop=cache_failure(cache, error))
     except Exception as error:  # the model failed, or a check raised: never a pass
         return JobOutcome(error_record(job.number, job.line, job.key, job.row_id, error))
     return JobOutcome(verdict_record(job.number, job.line, job.key, job.row_id, verdict))
@@ -339,6 +350,12 @@ class Session:
         if hint is not None:
             self.hinted = True
             self.progress.note(f"{self.label}: {hint}")
+
+    def stop(self, message: str) -> None:
+        """End the run as bad input (exit 2): ``message`` says why; rows in flight are abandoned."""
+        if self.result.fatal is None:
+            self.result.fatal = message
+        self.halted = True
 
     def bad(self, number: int, line: int, problem: str) -> None:
         """Report a row that cannot be judged (named with its line) and count it.

@@ -11,7 +11,8 @@ Messages are tuples over two pipes (a thread of the worker reads the job
 pipe). Parent to worker: ``("jobs", [row, ...])``, ``("token", seconds)`` (0: a
 token was taken for the request, which goes now; else ask again after as long) and
 ``("stop",)``. Worker to parent: ``("ready",)``, ``("done", [item, ...])`` (an
-item is ``("ok", line, tally_view)`` or ``("bad", row, line, problem)``),
+item is ``("ok", line, tally_view)``, ``("bad", row, line, problem)`` or ``("stop", message)``:
+the run cannot go on, its cache broke),
 ``("token",)`` (asking leave to send a request, when the run is rate limited)
 and ``("fatal", message)``.
 
@@ -160,7 +161,9 @@ class _Worker:
             return ("bad", number, line, mapped.problem or "cannot be judged")
         data, from_csv = payload["data"], bool(payload["csv"])
         job = Job(number, line, str(payload["key"]), payload["id"], data, from_csv, mapped.input)
-        outcome = await judge_job(judge, job)
+        outcome = await judge_job(judge, job, self.setup["settings"].get("cache"))
+        if outcome.stop is not None:
+            return ("stop", outcome.stop)
         if outcome.record is None:
             return ("bad", number, line, outcome.problem or "cannot be judged")
         return ("ok", record_line(outcome.record), tally_view(outcome.record))

@@ -22,7 +22,15 @@ if TYPE_CHECKING:  # kept out of the import, which worker start-up and --help wa
 
     from langchain_jev.datasets.pacing import RateLimiter
 
-__all__ = ["ModelSettings", "build_model", "close_all", "model_identity", "model_problem", "no_key_message"]
+__all__ = [
+    "ModelSettings",
+    "build_model",
+    "cache_failure",
+    "close_all",
+    "model_identity",
+    "model_problem",
+    "no_key_message",
+]
 
 NO_KEY = (
     "no API key for Jev: set TYPESAFE_API_KEY in the environment (for a Jev-compatible server of "
@@ -236,6 +244,20 @@ def _async_client(model: Any, concurrency: int) -> Any:
         timeout=model.timeout,
         retry=model.retry,
         transport=AsyncBoundedTransport(pools, max_bytes=model.max_response_bytes),  # as the model's own
+    )
+
+
+def cache_failure(path: str | None, error: BaseException) -> str:
+    """What to say when the response cache at ``path`` fails mid-run (its file is not a sound database).
+
+    Example:
+        >>> print(cache_failure("answers.sqlite", Exception("database disk image is malformed")))
+        the response cache answers.sqlite cannot be used: database disk image is malformed; remove it (it ...
+
+    """
+    return (
+        f"the response cache {path or '(in memory)'} cannot be used: {error}; remove it (it only saves "
+        "requests) or give --cache another file"
     )
 
 

@@ -15,7 +15,8 @@ import contextlib
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, TextIO
 
-from langchain_jev.cli.session import Job, RunOptions, RunResult, Session, StopRun, judge_job, lean_gc
+from langchain_jev.cli.session import Job, RunOptions, RunResult, Session, StopRun, judge_job
+from langchain_jev.datasets.collector import lean_gc
 from langchain_jev.judge import JevJudge
 
 if TYPE_CHECKING:

@@ -10,9 +10,7 @@ these, so neither imports the other.
 
 from __future__ import annotations
 
-import contextlib
 import errno
-import gc
 import os
 import sqlite3
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -47,7 +45,6 @@ __all__ = [
     "column_hint",
     "connect_failure",
     "judge_job",
-    "lean_gc",
 ]
 
 
@@ -148,32 +145,6 @@ async def judge_job(judge: JevJudge, job: Job, cache: str | None = None) -> JobO
     except Exception as error:  # the model failed, or a check raised: never a pass
         return JobOutcome(error_record(job.number, job.line, job.key, job.row_id, error))
     return JobOutcome(verdict_record(job.number, job.line, job.key, job.row_id, verdict))
-
-
-@contextlib.contextmanager
-def lean_gc(threshold: int = 10_000) -> Iterator[None]:
-    """Keep the garbage collector off what is loaded already, and let it run less often, meanwhile.
-
-    Judging makes many short-lived objects per row; by default the collector
-    runs every 700 of them and keeps scanning the libraries' long-lived objects.
-    Frozen (``gc.freeze``), those are left alone, and collecting every
-    ``threshold`` objects costs a fraction of the time. Both are undone after.
-
-    Example:
-        >>> import gc
-        >>> with lean_gc():
-        ...     gc.get_threshold()[0]
-        10000
-
-    """
-    before = gc.get_threshold()
-    gc.freeze()
-    gc.set_threshold(threshold, *before[1:])
-    try:
-        yield
-    finally:
-        gc.set_threshold(*before)
-        gc.unfreeze()
 
 
 class StopRun(Exception):

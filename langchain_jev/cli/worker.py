@@ -20,7 +20,7 @@ A worker never outlives its parent: when the job pipe closes before ``stop``
 (the parent was killed), the worker exits at once.
 
 Once its judge is built, a worker keeps the garbage collector off what it has
-loaded and lets it run less often (`langchain_jev.cli.run.lean_gc`).
+loaded and lets it run less often (`langchain_jev.datasets.collector.lean_gc`).
 """
 
 from __future__ import annotations
@@ -35,7 +35,8 @@ from collections.abc import Mapping
 from multiprocessing.connection import Connection
 from typing import Any
 
-from langchain_jev.cli.session import Job, judge_job, lean_gc
+from langchain_jev.cli.session import Job, judge_job
+from langchain_jev.datasets.collector import lean_gc
 from langchain_jev.datasets.model import ModelSettings, build_model, close_all
 from langchain_jev.datasets.pacing import ParentLimiter
 from langchain_jev.datasets.results import record_line

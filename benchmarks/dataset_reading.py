@@ -1,9 +1,15 @@
-"""Dataset reading: time per megabyte of a large JSON array against a small one.
+"""Dataset reading: time per megabyte of a large JSON array against a small one; peak memory of huge rows.
 
 The command line streams a JSON array item by item. An item longer than the
 read buffer is decoded again after each read of as much again, so a large item
 costs time linear in its size; a quadratic reader would take eight times as long
 per megabyte for an item eight times larger (the reader before this one: 11).
+
+A row is never held at more than a few times the row cap (16 Mi characters):
+a JSONL file of one 1 GiB line, and a CSV file of one record of 12 million
+cells (34 MiB), are each counted and read in a fresh process whose peak
+resident memory is reported, over the interpreter's own (for information; the
+readers before these figures peaked at 2.1 GiB and 933 MiB).
 
     python benchmarks/dataset_reading.py
 """
@@ -11,6 +17,7 @@ per megabyte for an item eight times larger (the reader before this one: 11).
 from __future__ import annotations
 
 import json
+import subprocess
 import sys
 import tempfile
 import time
@@ -35,6 +42,56 @@ def _seconds(path: Path, rounds: int = 3) -> float:
     return best
 
 
+_PEAK = """
+import resource, sys
+from langchain_jev.datasets.readers import count_rows, read_rows
+path, fmt = sys.argv[1], sys.argv[2]
+if path != "-":
+    count_rows(path, fmt)
+    problems = [raw.problem for raw in read_rows(path, fmt)]
+    assert problems and problems[0], problems
+try:  # the high-water mark of this process image (ru_maxrss keeps the forking parent's across exec)
+    with open("/proc/self/status") as status:
+        print(next(int(line.split()[1]) * 1024 for line in status if line.startswith("VmHWM:")))
+except OSError:
+    print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024)
+"""
+
+
+def _peak(path: Path | None, fmt: str) -> float:
+    """Peak resident bytes of a fresh process that counts and reads ``path`` (None: imports only)."""
+    root = str(Path(__file__).resolve().parents[1])
+    done = subprocess.run(
+        [sys.executable, "-c", _PEAK, str(path) if path else "-", fmt],
+        capture_output=True, text=True, check=True, cwd=root, env={"PYTHONPATH": root, "PATH": "/usr/bin:/bin"},
+    )  # fmt: skip
+    return float(done.stdout.split()[-1])
+
+
+def peaks() -> list[Row]:
+    """Peak memory, in MiB, reading a 1 GiB JSONL line and a 12-million-cell CSV record."""
+    with tempfile.TemporaryDirectory() as folder:
+        line = Path(folder) / "line.jsonl"
+        with open(line, "w", encoding="ascii") as handle:
+            handle.write('{"answer": "')
+            for _ in range(1024):
+                handle.write("x" * (1 << 20))
+            handle.write('"}\n')
+        record = Path(folder) / "record.csv"
+        with open(record, "w", encoding="ascii") as handle:
+            handle.write("id,answer\n1,")
+            for _ in range(12):
+                handle.write("a," * 1_000_000)
+            handle.write("\n")
+        base = _peak(None, "jsonl")
+        jsonl, csv = _peak(line, "jsonl") - base, _peak(record, "csv") - base
+    mib = float(1 << 20)
+    return [
+        row("reading: peak MiB over the interpreter's, one 1 GiB JSONL line", jsonl / mib, "(info)", True, "MiB"),
+        row("reading: peak MiB over the interpreter's, a 12-million-cell CSV record", csv / mib, "(info)", True, "MiB"),
+    ]
+
+
 def run() -> list[Row]:
     """Seconds per MB, one large item / one small item, and many rows / one large item."""
     with tempfile.TemporaryDirectory() as folder:
@@ -54,4 +111,4 @@ def run() -> list[Row]:
 
 
 if __name__ == "__main__":
-    print_table("Dataset reading (JSON arrays, best of three)", run())
+    print_table("Dataset reading (JSON arrays, best of three; peak memory of huge rows)", run() + peaks())

@@ -18,6 +18,7 @@ file with this code).
 
 from __future__ import annotations
 
+import codecs
 import csv
 import io
 import json
@@ -254,32 +255,32 @@ def _count_lines(handle: IO[bytes]) -> int:
 def _jsonl(handle: IO[bytes]) -> Iterator[RawRow]:
     number = 0
     line_number = 0
-    cap = 4 * MAX_ROW_CHARS + 1  # bytes: more can never decode to MAX_ROW_CHARS characters
     while True:
-        raw = handle.readline(cap)
+        raw = handle.readline(_LINE_PIECE)
         if not raw:
             return
         line_number += 1
         if line_number == 1 and raw.startswith(b"\xef\xbb\xbf"):
             raw = raw[3:]
-        if len(raw) >= cap and not raw.endswith(b"\n"):
-            while (rest := handle.readline(_CHUNK)) and not rest.endswith(b"\n"):
-                pass
+        if len(raw) >= _LINE_PIECE and not raw.endswith(b"\n"):  # a long line: decoded as it is read
             number += 1
-            yield RawRow(number, line_number, None, _too_large(len(raw)))
-            continue
-        if not raw.strip():
-            continue
-        number += 1
-        try:
-            line = raw.decode("utf-8")
-        except UnicodeDecodeError as error:
-            where = f"{error.reason} at byte {error.start + 1}"
-            yield RawRow(number, line_number, None, f"is not valid UTF-8 text: {where}")
-            continue
-        if len(line) > MAX_ROW_CHARS:
-            yield RawRow(number, line_number, None, _too_large(len(line)))
-            continue
+            line, problem = _long_line(handle, raw)
+            if problem is not None:
+                yield RawRow(number, line_number, None, problem)
+                continue
+        else:
+            if not raw.strip():
+                continue
+            number += 1
+            try:
+                line = raw.decode("utf-8")
+            except UnicodeDecodeError as error:
+                where = f"{error.reason} at byte {error.start + 1}"
+                yield RawRow(number, line_number, None, f"is not valid UTF-8 text: {where}")
+                continue
+            if len(line) > MAX_ROW_CHARS:
+                yield RawRow(number, line_number, None, _too_large(len(line)))
+                continue
         try:
             value = json.loads(line)
         except ValueError as error:
@@ -289,6 +290,46 @@ def _jsonl(handle: IO[bytes]) -> Iterator[RawRow]:
             yield RawRow(number, line_number, None, too_deep())
             continue
         yield _object(number, line_number, value, line)
+
+
+_LINE_PIECE = 1 << 20
+"""Bytes of a JSONL line read at a time: a longer line is decoded piece by piece, held to the row cap."""
+
+
+def _long_line(handle: IO[bytes], first: bytes) -> tuple[str, str | None]:
+    """The rest of a line longer than `_LINE_PIECE`, decoded as read; or why not (then skipped to its end).
+
+    At most `MAX_ROW_CHARS` characters and one piece are held, however long the line.
+    """
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    parts: list[str] = []
+    chars = consumed = 0
+    piece = first
+    problem: str | None = None
+    while piece:
+        try:
+            text = decoder.decode(piece, final=piece.endswith(b"\n"))
+        except UnicodeDecodeError as error:
+            problem = f"is not valid UTF-8 text: {error.reason} at byte {consumed + error.start + 1}"
+            break
+        consumed += len(piece)
+        chars += len(text)
+        if chars > MAX_ROW_CHARS:
+            problem = _too_large(chars)
+            break
+        parts.append(text)
+        if piece.endswith(b"\n"):
+            return "".join(parts), None
+        piece = handle.readline(_LINE_PIECE)
+    while piece and not piece.endswith(b"\n"):  # the rest of a line that cannot be a row
+        piece = handle.readline(_LINE_PIECE)
+    if problem is None:  # the file ended inside the line: what was read is the row
+        try:
+            parts.append(decoder.decode(b"", final=True))
+        except UnicodeDecodeError as error:
+            return "", f"is not valid UTF-8 text: {error.reason} at byte {consumed + error.start + 1}"
+        return "".join(parts), None
+    return "", problem
 
 
 def _csv(handle: IO[str], delimiter: str) -> Iterator[RawRow]:

@@ -461,3 +461,19 @@ def io_bytes(text: str) -> Any:
     import io
 
     return io.BytesIO(text.encode("utf-8"))
+
+
+def test_a_jsonl_line_longer_than_a_read_is_decoded_piece_by_piece(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A long line is read a piece at a time: characters cut between pieces, a bad byte and the row cap hold."""
+    monkeypatch.setattr(cli_readers, "_LINE_PIECE", 7)  # every multi-byte character below straddles pieces
+    monkeypatch.setattr(cli_readers, "MAX_ROW_CHARS", 200)
+    wide = {"answer": "naïve 東京 😀 " * 8, "id": 1}
+    lines = [json.dumps(wide, ensure_ascii=False).encode(), b'{"answer": "' + b"x" * 40 + b"\xff" + b'"}',
+             json.dumps({"answer": "y" * 300}).encode(), b'{"answer": "short"}', b'{"answer": "no newline at the end"}']  # fmt: skip
+    path = tmp_path / "rows.jsonl"
+    path.write_bytes(b"\n".join(lines))
+    read = list(read_rows(path, "jsonl"))
+    assert [r.data for r in read] == [wide, None, None, {"answer": "short"}, {"answer": "no newline at the end"}]
+    assert read[1].problem == "is not valid UTF-8 text: invalid start byte at byte 53"
+    assert read[2].problem is not None and "larger than 200 characters" in read[2].problem
+    assert [r.line for r in read] == [1, 2, 3, 4, 5] and count_rows(path, "jsonl") == 5

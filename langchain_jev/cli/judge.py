@@ -129,6 +129,9 @@ def add_parser(commands: Any) -> argparse.ArgumentParser:
         "--ray-address", metavar="ADDR", help="the Ray cluster to join (default: a local one)"
     )
     run.add_argument("--quiet", action="store_true", help="no progress display")
+    run.add_argument(
+        "--verbose", action="store_true", help="with --engine ray: show Ray's own logs and progress bars"
+    )
     run.add_argument("--html", metavar="REPORT", help="write a self-contained HTML report here")
     return judge
 

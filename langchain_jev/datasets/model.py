@@ -27,6 +27,7 @@ __all__ = [
     "build_model",
     "cache_failure",
     "close_all",
+    "described_model",
     "model_identity",
     "model_problem",
     "no_key_message",
@@ -200,9 +201,29 @@ def build_model(
     return model, closers
 
 
-def _jev(settings: ModelSettings, closers: list[Any]) -> BaseDecisionModel:
+def described_model(settings: ModelSettings) -> tuple[str | None, str | None]:
+    """The name of the model ``settings`` judge with, and where its requests go, without building it.
+
+    The same as `model_identity` of the model `build_model` makes (a Jev model's
+    name and URL resolved from the environment as it resolves them), and no key
+    is needed: the Ray engine's driver names the model its actors will build.
+
+    Example:
+        >>> described_model(ModelSettings(model="jev:jev-mini", base_url="http://127.0.0.1:8000"))
+        ('jev-mini', 'http://127.0.0.1:8000')
+        >>> described_model(ModelSettings(model="openai:gpt-4o-mini"))
+        ('openai:gpt-4o-mini', None)
+
+    """
+    if settings.is_chat_model:
+        return settings.model, None
     from langchain_jev.models.jev import JevDecisionModel
 
+    plain = JevDecisionModel(**_jev_options(settings))
+    return plain.model, plain.base_url
+
+
+def _jev_options(settings: ModelSettings) -> dict[str, Any]:
     options: dict[str, Any] = {}
     if settings.model:
         provider, _, rest = settings.model.partition(":")
@@ -215,6 +236,13 @@ def _jev(settings: ModelSettings, closers: list[Any]) -> BaseDecisionModel:
         from typesafe_sdk import RetryPolicy
 
         options["retry"] = RetryPolicy(max_retries=settings.max_retries)
+    return options
+
+
+def _jev(settings: ModelSettings, closers: list[Any]) -> BaseDecisionModel:
+    from langchain_jev.models.jev import JevDecisionModel
+
+    options = _jev_options(settings)
     plain = JevDecisionModel(**options)  # resolves the model and URL; the key is checked here
     try:
         plain.resolve_api_key()

@@ -12,6 +12,8 @@ bad row. `RateLimitActor` holds one token bucket for the whole pool.
 from __future__ import annotations
 
 import asyncio
+import json
+import sqlite3
 from collections.abc import Mapping
 from typing import Any
 
@@ -23,11 +25,14 @@ try:
 except ImportError as error:  # pragma: no cover - the ray extra is installed in the tests
     raise missing_extra("langchain_jev.ray", "ray[data]", "ray") from error
 
+from langchain_jev.datasets.collector import lean_gc_for_good
+from langchain_jev.datasets.model import cache_failure
 from langchain_jev.datasets.pacing import ParentLimiter, RateLimiter, TokenBucket
 from langchain_jev.datasets.results import error_record, record_head, record_line, verdict_record
-from langchain_jev.datasets.rows import map_row, row_key
-from langchain_jev.errors import JevInputError
+from langchain_jev.datasets.rows import judge_row
+from langchain_jev.errors import JevConfigurationError, JevInputError
 from langchain_jev.models.secrets import install_log_filter, redact_data
+from langchain_jev.ray.reading import LINE, NUMBER, PROBLEM, ROW
 from langchain_jev.ray.source import JudgeSource
 
 __all__ = ["COLUMNS", "JudgeActor", "RateLimitActor", "verdict_columns"]
@@ -83,7 +88,10 @@ class RateLimitActor:
 class JudgeActor:
     """Judges batches of rows with a judge built once; the callable class of ``map_batches``.
 
-    Each row gets the `COLUMNS`; its other columns pass through unchanged.
+    Each row gets the `COLUMNS`; its other columns pass through unchanged. A row
+    read from a file by `langchain_jev.ray.reading.read_file` is the JSON text of
+    its object, with its number and line; any other row is its columns. Either
+    goes through `langchain_jev.datasets.rows.judge_row`, as on the local engine.
     """
 
     def __init__(
@@ -97,34 +105,65 @@ class JudgeActor:
         self.judge, self._closers = source.build(shared)
         self.in_flight = in_flight
         self._slots: asyncio.Semaphore | None = None
+        lean_gc_for_good()  # this process only judges from here on
 
     async def __call__(self, batch: pa.Table) -> pa.Table:
         """Judge every row of ``batch``; return it with the verdict columns added."""
         if self._slots is None:  # made on the loop that judges
             self._slots = asyncio.Semaphore(self.in_flight)
-        earlier = [name for name in COLUMNS if name in batch.column_names]
-        batch = batch.drop_columns(earlier)  # a judged dataset judged again gets the new verdict
-        rows = batch.to_pylist()
-        records = await asyncio.gather(*(self._one(row) for row in rows))
+        earlier = [name for name in (*COLUMNS, PROBLEM) if name in batch.column_names]
+        if ROW in batch.column_names:  # rows read from a file, as the local engine reads them
+            texts = batch.column(ROW).to_pylist()
+            numbers = (
+                batch.column(NUMBER).to_pylist() if NUMBER in batch.column_names else [None] * len(texts)
+            )
+            lines = batch.column(LINE).to_pylist() if LINE in batch.column_names else [None] * len(texts)
+            problems = (
+                batch.column(PROBLEM).to_pylist() if PROBLEM in batch.column_names else [None] * len(texts)
+            )
+            jobs = [
+                self._text(text, number, line, problem)
+                for text, number, line, problem in zip(texts, numbers, lines, problems, strict=True)
+            ]
+            batch = batch.drop_columns(earlier)
+        else:
+            batch = batch.drop_columns(earlier)  # a judged dataset judged again gets the new verdict
+            jobs = [self._one(row, None, None) for row in batch.to_pylist()]
+        records = await asyncio.gather(*jobs)
         columns = [verdict_columns(record) for record in records]
         for name in COLUMNS:
             batch = batch.append_column(name, pa.array([c[name] for c in columns], _TYPES[name]))
         return batch
 
-    async def _one(self, row: dict[str, Any]) -> dict[str, Any]:
-        key = row_key(row)
-        mapped = map_row(row, self.source.fields, self.source.required, from_csv=self.source.from_csv)
+    async def _text(
+        self, text: str | None, number: int | None, line: int | None, problem: str | None
+    ) -> dict[str, Any]:
+        if text is None:
+            return _bad(number, line, "", None, problem or "cannot be read")
+        try:
+            row = json.loads(text)
+        except ValueError as error:  # a jev_row that was not made by read_file
+            return _bad(number, line, "", None, f"{ROW} is not the JSON text of an object: {error}")
+        if not isinstance(row, dict):
+            return _bad(number, line, "", None, f"{ROW} is not the JSON text of an object")
+        return await self._one(row, number, line)
+
+    async def _one(self, row: dict[str, Any], number: int | None, line: int | None) -> dict[str, Any]:
+        source = self.source
+        mapped = judge_row(row, source.fields, source.required, from_csv=source.from_csv)
         if mapped.input is None:
-            return _bad(key, mapped.row_id, mapped.problem or "cannot be judged")
+            return _bad(number, line, mapped.key, mapped.row_id, mapped.problem or "cannot be judged")
         assert self._slots is not None
         async with self._slots:
             try:
                 verdict = await self.judge.ajudge(mapped.input)
             except JevInputError as error:
-                return _bad(key, mapped.row_id, str(error))
+                return _bad(number, line, mapped.key, mapped.row_id, str(error))
+            except sqlite3.DatabaseError as error:  # the cache's file broke: no row can get past it
+                raise JevConfigurationError(cache_failure(source.settings.cache, error)) from None
             except Exception as error:  # the model failed after its retries, or a check raised
-                return error_record(None, None, key, mapped.row_id, error)  # Ray reads rows without lines
-        return verdict_record(None, None, key, mapped.row_id, verdict)
+                return error_record(number, line, mapped.key, mapped.row_id, error)
+        return verdict_record(number, line, mapped.key, mapped.row_id, verdict)
 
 
 _TYPES = {
@@ -141,8 +180,8 @@ async def _awaited(reference: Any) -> float:
     return float(await reference)
 
 
-def _bad(key: str, row_id: Any, problem: str) -> dict[str, Any]:
-    record = record_head(None, None, key, row_id)
+def _bad(number: int | None, line: int | None, key: str, row_id: Any, problem: str) -> dict[str, Any]:
+    record = record_head(number, line, key, row_id)
     record["passed"] = False
     record["problem"] = problem
     return record

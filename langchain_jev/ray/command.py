@@ -1,50 +1,77 @@
 """``langchain-jev judge DATA --engine ray``: the dataset command on a Ray cluster.
 
-Ray Data reads the rows (JSONL, CSV or Parquet), a pool of actors judges them
-(`judge_dataset`), and the results go to ``--out``: a results file of JSON
-lines, the same records as the local engine writes (each keyed by its row's
-content and ``id``, since Ray reads rows without their line numbers), or, for
-a path ending in ``.parquet``, a Parquet dataset of the rows with their
-verdict columns. The same table closes the run.
+The rows are read on Ray, by this package's own readers for JSONL, JSON and
+CSV (`langchain_jev.ray.reading`) and by Ray Data for Parquet; a pool of
+actors judges them (`judge_dataset`); the results go to ``--out``: a results
+file of JSON lines, the same records the local engine writes (rows read from a
+file keep their row and line), or, for a path ending in ``.parquet``, one
+Parquet file of the rows with their verdict columns (a folder of Parquet files
+only when ``--out`` names a folder: an existing one, or a path ending in
+``/``). The same table closes the run, and every error is one line with the
+local engine's exit code. Ray's own logs stay out of the way unless
+``--verbose``.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
+import os
 import sys
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TextIO
 
-from langchain_jev.datasets.model import ModelSettings
+from langchain_jev.datasets.exit_codes import (
+    EXIT_INTERRUPTED,
+    EXIT_MODEL_ERRORS,
+    PROG,
+    bad_input,
+    exit_code,
+)
+from langchain_jev.datasets.lock import ResultsLock
+from langchain_jev.datasets.model import ModelSettings, described_model
+from langchain_jev.datasets.options import field_map, model_settings
+from langchain_jev.datasets.readers import detect_format
+from langchain_jev.datasets.results import ResultsFile
 from langchain_jev.datasets.rows import FieldMap
-from langchain_jev.datasets.tally import Tally
+from langchain_jev.datasets.tally import Tally, format_table, summary_lines
+from langchain_jev.errors import JevError
 
 if TYPE_CHECKING:
     from langchain_jev.spec import JudgeSpec
 
-__all__ = ["RayOptions", "RayResult", "judge_on_ray", "read_dataset", "run_ray"]
+__all__ = ["RayOptions", "RayResult", "judge_on_ray", "read_dataset", "run_ray", "split_in_flight"]
+
+_QUIET_LOGGERS = ("ray", "ray.data", "ray.serve", "ray.train", "ray.tune")
 
 
 def judge_on_ray(args: Any, spec: Any, stderr: TextIO) -> int:
     """Run ``langchain-jev judge`` with ``--engine ray``: the parsed arguments and the loaded judge file."""
-    from langchain_jev.datasets.exit_codes import EXIT_INTERRUPTED, bad_input, exit_code
-    from langchain_jev.datasets.options import field_map, model_settings
-    from langchain_jev.datasets.tally import format_table, summary_lines
 
     def fail(message: str) -> int:
         return bad_input(stderr, message)
 
     if args.resume:
         return fail("--resume is for the local engine; a run on Ray judges every row again")
+    if args.strict:
+        return fail(
+            "--strict is for the local engine; a run on Ray reports every bad row and judges the rest"
+        )
     try:
         import ray  # noqa: F401
     except ImportError:
         from langchain_jev._extras import install_hint
 
         return fail(f"--engine ray needs Ray: {install_hint('ray')}")
-    fmt = args.format or _format_of(args.data)
+    fmt = _format_of(args.data, args.format)
+    if fmt is None:
+        return fail(
+            f"cannot read {args.data}: no such file (Ray reads a JSONL, JSON, CSV or Parquet file, "
+            "or a folder of Parquet files)"
+        )
+    actors = max(1, args.workers or 2)
     options = RayOptions(
         data=args.data,
         fmt=fmt,
@@ -52,17 +79,37 @@ def judge_on_ray(args: Any, spec: Any, stderr: TextIO) -> int:
         settings=model_settings(args),
         out=args.out,
         address=args.ray_address,
-        actors=max(1, args.workers or 2),
-        in_flight=args.concurrency,
+        actors=actors,
+        in_flight=split_in_flight(args.concurrency, actors),
         rate_limit=args.rate_limit,
+        verbose=bool(getattr(args, "verbose", False)),
     )
+    lock = (
+        ResultsLock(args.out)
+        if args.out and _is_file_out(args.out) and ResultsLock.applies_to(args.out)
+        else None
+    )
+    try:
+        if lock is not None:
+            lock.acquire()
+    except JevError as error:
+        return fail(str(error))
+    except OSError as error:
+        return fail(f"cannot write {args.out}: {error.strerror or error}")
     try:
         result = run_ray(spec, options, stderr)
     except KeyboardInterrupt:
-        stderr.write("\nlangchain-jev: interrupted\n")
+        stderr.write(f"\n{PROG}: interrupted\n")
         return EXIT_INTERRUPTED
-    except (OSError, ValueError) as error:  # Ray could not read DATA
-        return fail(f"cannot read {args.data}: {str(error).strip().splitlines()[0]}")
+    except _RunFailed as failure:
+        if failure.bad_input:
+            return fail(str(failure))
+        stderr.write(f"{PROG}: error: {failure}\n")
+        stderr.flush()
+        return EXIT_MODEL_ERRORS
+    finally:
+        if lock is not None:
+            lock.release()
     report = stderr if args.out == "-" else sys.stdout
     report.write(format_table(result.tally) + "\n\n")
     for line in summary_lines(result.tally, bad_rows=result.bad_rows, fail_under=args.fail_under):
@@ -71,15 +118,41 @@ def judge_on_ray(args: Any, spec: Any, stderr: TextIO) -> int:
     return exit_code(result.bad_rows, result.tally.pass_rate, args.fail_under, result.tally.errors)
 
 
-def _format_of(path: str) -> str:
-    """Parquet by its extension (or a directory of Parquet files), else as the local engine decides."""
-    import os
+def split_in_flight(total: int, actors: int) -> int:
+    """Each actor's share of ``--concurrency`` (the rows judged at once over the whole pool).
 
-    from langchain_jev.datasets.readers import detect_format
+    Example:
+        >>> split_in_flight(64, 2), split_in_flight(5, 2), split_in_flight(1, 4)
+        (32, 3, 1)
 
-    if path.lower().endswith(".parquet") or os.path.isdir(path):
+    """
+    return max(1, -(-total // actors))
+
+
+def _format_of(path: str, explicit: str | None) -> str | None:
+    """Parquet by its extension (or a folder of Parquet files), else as the local engine decides.
+
+    None when there is no such file or folder.
+    """
+    if os.path.isdir(path):
         return "parquet"
-    return detect_format(path)
+    if not os.path.isfile(path):
+        return None
+    if explicit is None and path.lower().endswith(".parquet"):
+        return "parquet"
+    return detect_format(path, explicit)
+
+
+def _is_parquet(out: str) -> bool:
+    return out.lower().rstrip("/" + os.sep).endswith(".parquet") or _is_folder(out)
+
+
+def _is_folder(out: str) -> bool:
+    return out.endswith(("/", os.sep)) or os.path.isdir(out)
+
+
+def _is_file_out(out: str) -> bool:
+    return out != "-" and not _is_folder(out)
 
 
 @dataclass(frozen=True)
@@ -94,7 +167,10 @@ class RayOptions:
     address: str | None = None
     actors: int = 2
     in_flight: int = 32
+    """Requests each actor keeps in flight (``--concurrency`` split over the actors)."""
     rate_limit: float | None = None
+    verbose: bool = False
+    """Ray's own logs and progress bars on (off by default)."""
 
 
 @dataclass
@@ -105,106 +181,257 @@ class RayResult:
     bad_rows: int = 0
 
 
+class _RunFailed(Exception):
+    """The run could not go on: one line for the user (bad input, or Ray itself failed)."""
+
+    def __init__(self, message: str, *, bad_input: bool) -> None:
+        super().__init__(message)
+        self.bad_input = bad_input
+
+
 def read_dataset(path: str, fmt: str) -> Any:
-    """The rows of ``path`` as a Ray Dataset, read by Ray Data (``fmt``: jsonl, json, csv or parquet)."""
-    import ray.data
-
+    """The rows of ``path`` as a Ray Dataset: Parquet read by Ray Data, JSONL, JSON and CSV by our readers."""
     if fmt == "parquet":
+        import ray.data
+
         return ray.data.read_parquet(path)
-    if fmt == "csv":
-        import csv
+    from langchain_jev.ray.reading import read_file
 
-        import pyarrow as pa
-        import pyarrow.csv as pacsv
-
-        # every cell as text, as the local engine reads CSV; the row mapping reads JSON cells
-        delimiter = "\t" if path.lower().endswith(".tsv") else ","
-        with open(path, newline="", encoding="utf-8-sig") as handle:
-            header = next(csv.reader(handle, delimiter=delimiter), [])
-        return ray.data.read_csv(
-            path,
-            parse_options=pacsv.ParseOptions(delimiter=delimiter),
-            convert_options=pacsv.ConvertOptions(column_types=dict.fromkeys(header, pa.string())),
-            file_extensions=None,
-        )
-    return ray.data.read_json(path, lines=fmt == "jsonl", file_extensions=None)
+    return read_file(path, fmt)  # type: ignore[arg-type]
 
 
 def run_ray(spec: JudgeSpec, options: RayOptions, stderr: TextIO) -> RayResult:
     """Judge ``options.data`` with the judge file ``spec`` on Ray and write the results.
 
     Ray is the running one, a local cluster, or the one at ``options.address``.
+
+    Raises:
+        _RunFailed: the data cannot be read, or Ray failed (one line says why).
+
     """
     import ray
 
     from langchain_jev.ray.dataset import judge_dataset
 
     started_here = not ray.is_initialized()
-    if started_here:
-        ray.init(
-            address=options.address, include_dashboard=False, log_to_driver=False, logging_level=logging.ERROR
-        )
-    try:
-        ray.data.DataContext.get_current().enable_progress_bars = False
-        rows = read_dataset(options.data, options.fmt)
-        judged = judge_dataset(
-            rows,
-            spec,
-            model=options.settings.model,
-            base_url=options.settings.base_url,
-            timeout=options.settings.timeout,
-            max_retries=options.settings.max_retries,
-            cache=options.settings.cache,
-            fields=options.fields,
-            actors=options.actors,
-            in_flight=options.in_flight,
-            rate_limit=options.rate_limit,
-            from_csv=options.fmt == "csv",
-        )
-        if options.out and options.out.endswith(".parquet"):
-            judged.write_parquet(options.out)
-            records: Iterable[Mapping[str, Any]] = (
-                json.loads(row["jev_record"])
-                for row in ray.data.read_parquet(options.out).select_columns(["jev_record"]).iter_rows()
-            )
-            return _count(records, spec, options.settings.model, None, stderr)
-        records = (json.loads(row["jev_record"]) for row in judged.iter_rows())
-        return _count(records, spec, options.settings.model, options.out, stderr)
-    finally:
+    with _ray_quiet(options.verbose, stderr) as stderr:
         if started_here:
-            ray.shutdown()
-
-
-def _count(
-    records: Iterable[Mapping[str, Any]], spec: JudgeSpec, model: str | None, out: str | None, stderr: TextIO
-) -> RayResult:
-    """Tally the records and write them as the local engine does: header, one line per row, locked."""
-    from langchain_jev.datasets.fingerprint import judge_description
-    from langchain_jev.datasets.lock import ResultsLock
-    from langchain_jev.datasets.results import ResultsFile
-    result = RayResult(Tally((c.name, c.kind) for c in spec.criteria))
-    lock = ResultsLock(out) if out and ResultsLock.applies_to(out) else None
-    if lock is not None:
-        lock.acquire()
-    try:
-        writer = ResultsFile(out, judge=judge_description(spec, model)) if out else None
+            ray.init(
+                address=options.address,
+                include_dashboard=False,
+                log_to_driver=options.verbose,
+                logging_level=logging.INFO if options.verbose else logging.ERROR,
+            )
         try:
-            for record in records:
+            ray.data.DataContext.get_current().enable_progress_bars = options.verbose
+            judged = judge_dataset(
+                read_dataset(options.data, options.fmt),
+                spec,
+                model=options.settings.model,
+                base_url=options.settings.base_url,
+                timeout=options.settings.timeout,
+                max_retries=options.settings.max_retries,
+                cache=options.settings.cache,
+                fields=options.fields,
+                actors=options.actors,
+                in_flight=options.in_flight,
+                rate_limit=options.rate_limit,
+                from_csv=options.fmt == "csv",
+            )
+            return _collect(judged, spec, options, stderr)
+        except ray.exceptions.RayError as error:
+            raise _failure(error) from None
+        finally:
+            if started_here:
+                ray.shutdown()
+
+
+def _collect(judged: Any, spec: JudgeSpec, options: RayOptions, stderr: TextIO) -> RayResult:
+    """Bring the judged rows to the driver once: tally them, report bad rows, write ``--out``."""
+    from langchain_jev.datasets.fingerprint import judge_description
+
+    result = RayResult(Tally((c.name, c.kind) for c in spec.criteria))
+    label = os.path.basename(options.data.rstrip("/" + os.sep))
+    out = options.out
+    if out and _is_parquet(out) and _is_folder(out):
+        judged.write_parquet(out)
+        batches: Iterator[Any] = _read_back(out)
+        sink: _Sink = _NoSink()
+    else:
+        batches = judged.iter_batches(batch_format="pyarrow", batch_size=None)
+        if out and _is_parquet(out):
+            sink = _ParquetFile(out)
+        elif out:
+            model_name, _ = described_model(options.settings)  # as the local engine names it
+            sink = _Lines(ResultsFile(out, judge=judge_description(spec, model_name)))
+        else:
+            sink = _NoSink()
+    with sink:
+        for batch in batches:
+            lines = batch.column("jev_record").to_pylist()
+            kept = []
+            for line in lines:
+                record = json.loads(line)
                 if "problem" in record:
                     result.bad_rows += 1
-                    stderr.write(f"{_name(record)}: {record['problem']}\n")
+                    stderr.write(f"{_name(record, label)}: {record['problem']}\n")
                     continue
-                if writer is not None:
-                    writer.write(record)
+                kept.append(line)
                 result.tally.add(record)
-        finally:
-            if writer is not None:
-                writer.close()
-    finally:
-        if lock is not None:
-            lock.release()
+            sink.write(batch, kept)
+        sink.finish()
+    stderr.flush()
     return result
 
 
-def _name(record: Mapping[str, Any]) -> str:
+def _read_back(folder: str) -> Iterator[Any]:
+    import ray.data
+
+    yield from (
+        ray.data.read_parquet(folder)
+        .select_columns(["jev_record"])
+        .iter_batches(batch_format="pyarrow", batch_size=None)
+    )
+
+
+class _Sink:
+    """Where the judged rows go as they come: written whole at ``finish``, removed if the run fails."""
+
+    def write(self, batch: Any, lines: list[str]) -> None:
+        """Take one batch: the rows (a pyarrow Table) and the record lines of its judged rows."""
+
+    def finish(self) -> None:
+        """Every batch is in: make the output whole."""
+
+    def __enter__(self) -> _Sink:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Close (an output not finished is removed)."""
+
+
+class _NoSink(_Sink):
+    pass
+
+
+class _Lines(_Sink):
+    """The results file: its header, then the records of the judged rows, as the local engine writes it."""
+
+    def __init__(self, writer: ResultsFile) -> None:
+        self.writer = writer
+
+    def write(self, batch: Any, lines: list[str]) -> None:
+        if lines:
+            self.writer.write_lines(lines)
+
+    def close(self) -> None:
+        self.writer.close()
+
+
+class _ParquetFile(_Sink):
+    """One Parquet file of the rows and their verdict columns, written beside it and moved in at the end."""
+
+    def __init__(self, path: str) -> None:
+        from langchain_jev.datasets.paths import real_path
+
+        self.path = real_path(path)  # a symlinked --out: its target is written, the link kept
+        folder, name = os.path.split(self.path)
+        self.partial = os.path.join(folder, f".{name}.partial")
+        self.writer: Any = None
+        self.done = False
+
+    def write(self, batch: Any, lines: list[str]) -> None:
+        import pyarrow.parquet as pq
+
+        if self.writer is None:
+            self.writer = pq.ParquetWriter(self.partial, batch.schema)
+        elif batch.schema != self.writer.schema:
+            try:
+                batch = batch.select(self.writer.schema.names).cast(self.writer.schema)
+            except (KeyError, ValueError, TypeError) as error:
+                raise _RunFailed(
+                    f"cannot write {self.path} as one Parquet file: its rows do not all have the same "
+                    f"columns ({error}); give --out a folder (ending in /) for a Parquet file per block",
+                    bad_input=True,
+                ) from None
+        self.writer.write_table(batch)
+
+    def finish(self) -> None:
+        if self.writer is None:
+            return
+        self.writer.close()
+        os.replace(self.partial, self.path)
+        self.done = True
+
+    def close(self) -> None:
+        if self.writer is not None and not self.done:
+            with contextlib.suppress(Exception):
+                self.writer.close()
+        if not self.done:
+            with contextlib.suppress(OSError):
+                os.unlink(self.partial)
+
+
+def _failure(error: Exception) -> _RunFailed:
+    """One line for a Ray error: the cause a task raised (bad input when it is ours), or Ray's own."""
+    cause: BaseException | None = error
+    for _ in range(8):
+        nested = getattr(cause, "cause", None) or getattr(cause, "__cause__", None)
+        if nested is None or nested is cause:
+            break
+        cause = nested
+    if isinstance(cause, JevError):
+        return _RunFailed(str(cause).strip().splitlines()[0], bad_input=True)
+    text = str(cause or error).strip().splitlines()
+    return _RunFailed(
+        f"the run on Ray failed: {type(cause).__name__}: {text[0] if text else ''}", bad_input=False
+    )
+
+
+@contextlib.contextmanager
+def _ray_quiet(verbose: bool, stderr: TextIO) -> Iterator[TextIO]:
+    """While the run lasts (unless ``verbose``): Ray's Python loggers at ERROR, its C++ log lines dropped.
+
+    Ray's C++ core writes its log lines (advice such as "constructor arguments in
+    the object store") straight to file descriptor 2. When ``stderr`` is that
+    descriptor, it is pointed at the null device meanwhile, and the stream yielded
+    (for this command's own lines) writes to where stderr went before.
+    """
+    if verbose:
+        yield stderr
+        return
+    loggers = [logging.getLogger(name) for name in _QUIET_LOGGERS]
+    levels = [logger.level for logger in loggers]
+    for logger in loggers:
+        logger.setLevel(logging.ERROR)
+    saved: int | None = None
+    ours: TextIO = stderr
+    with contextlib.suppress(AttributeError, OSError, ValueError):
+        if stderr.fileno() == 2:
+            stderr.flush()
+            saved = os.dup(2)
+            ours = open(os.dup(saved), "w", encoding="utf-8", errors="backslashreplace", closefd=True)  # noqa: SIM115
+            null = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(null, 2)
+            os.close(null)
+    try:
+        yield ours
+    finally:
+        if saved is not None:
+            with contextlib.suppress(OSError, ValueError):
+                ours.flush()
+                ours.close()
+                os.dup2(saved, 2)
+                os.close(saved)
+        for logger, level in zip(loggers, levels, strict=True):
+            logger.setLevel(level)
+
+
+def _name(record: Mapping[str, Any], label: str) -> str:
+    """A bad row as the local engine names it (file and line), or by its id or key when Ray read no lines."""
+    if "line" in record:
+        return f"{label}:{record['line']}: row {record.get('row')}"
     return f"row id {record['id']!r}" if "id" in record else f"row {record.get('key', '?')}"

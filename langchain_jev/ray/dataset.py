@@ -60,8 +60,10 @@ def judge_dataset(
             its keyword arguments such as ``{"question": "prompt"}``).
         actors: how many actors judge at once.
         in_flight: requests each actor keeps in flight.
-        batch_size: rows per batch handed to an actor.
-        batches_per_actor: batches an actor judges at once on its loop.
+        batch_size: rows per batch handed to an actor (the rows are cut into blocks of this
+            many, so the pool's actors share them whatever blocks ``ds`` came in).
+        batches_per_actor: batches an actor judges at once on its loop, at least (more when
+            ``in_flight`` needs them: twice ``in_flight`` rows are handed to each actor).
         num_cpus: the CPU each actor reserves (judging is I/O-bound).
         rate_limit: requests per second across all actors.
         from_csv: the rows were read from CSV with every cell as text (cells holding
@@ -108,15 +110,19 @@ def judge_dataset(
         if not rate_limit > 0:
             raise JevConfigurationError(f"rate_limit must be positive, got {rate_limit!r}")
         limiter = ray.remote(num_cpus=0)(RateLimitActor).remote(float(rate_limit))
-    return ds.map_batches(
+    # Blocks of one batch each, however the rows were read (one block for a whole file is common):
+    # the pool hands blocks to its actors, so every actor gets rows, and enough batches go to each
+    # at once to keep its in_flight requests going while a batch's last rows finish.
+    concurrent = max(batches_per_actor, -(-2 * in_flight // batch_size))
+    return ds.repartition(target_num_rows_per_block=batch_size).map_batches(
         JudgeActor,
         fn_constructor_args=(source, in_flight, limiter, rate_limit),
         batch_size=batch_size,
         batch_format="pyarrow",
         compute=ActorPoolStrategy(
             size=actors,
-            max_tasks_in_flight_per_actor=batches_per_actor,
-            max_concurrent_calls_per_actor=batches_per_actor,
+            max_tasks_in_flight_per_actor=concurrent,
+            max_concurrent_calls_per_actor=concurrent,
         ),
         num_cpus=num_cpus,
     )

@@ -31,7 +31,7 @@ from langchain_jev.datasets.pacing import ParentLimiter, RateLimiter, TokenBucke
 from langchain_jev.datasets.results import error_record, record_head, record_line, verdict_record
 from langchain_jev.datasets.rows import judge_row
 from langchain_jev.errors import JevConfigurationError, JevInputError
-from langchain_jev.models.secrets import install_log_filter, redact_data
+from langchain_jev.models.secrets import contains_secret, install_log_filter, redact_data
 from langchain_jev.ray.reading import LINE, NUMBER, PROBLEM, ROW
 from langchain_jev.ray.source import JudgeSource
 
@@ -54,7 +54,9 @@ def verdict_columns(record: Mapping[str, Any]) -> dict[str, Any]:
         (False, 'TimeoutError: slow')
 
     """
-    record = redact_data(record)  # every column, as the results file's line: no echoed key
+    line = record_line(record)  # the results file's line, known keys redacted
+    if any(isinstance(record.get(name), str) and contains_secret(record[name]) for name in _TEXT_COLUMNS):
+        record = redact_data(record)  # the columns too: no echoed key (the whole record walked only then)
     error = record.get("error")
     problem = record.get("problem")
     return {
@@ -63,8 +65,12 @@ def verdict_columns(record: Mapping[str, Any]) -> dict[str, Any]:
         "jev_summary": str(record.get("summary", "")),
         "jev_feedback": str(record.get("feedback", "")),
         "jev_error": str(error) if error is not None else (f"bad input: {problem}" if problem else None),
-        "jev_record": record_line(record),
+        "jev_record": line,
     }
+
+
+_TEXT_COLUMNS = ("key", "summary", "feedback", "error", "problem")
+"""The record's fields that become columns of their own, beside its line."""
 
 
 class RateLimitActor:

@@ -28,7 +28,7 @@ try:
 except ImportError as error:  # pragma: no cover - the ray extra is installed in the tests
     raise missing_extra("langchain_jev.ray", "ray[data]", "ray") from error
 
-from langchain_jev.datasets.readers import Format, read_stream
+from langchain_jev.datasets.readers import Format, detect_format, read_stream
 
 if TYPE_CHECKING:
     import ray.data
@@ -84,17 +84,27 @@ def _block(
     )
 
 
-def read_file(path: str, fmt: Format) -> ray.data.Dataset:
+def read_file(path: str, fmt: Format | None = None) -> ray.data.Dataset:
     """The rows of the JSONL, JSON or CSV file at ``path`` as a Ray Dataset of `SOURCE_COLUMNS`.
+
+    ``fmt`` is ``"jsonl"``, ``"json"`` or ``"csv"``; by default it is told from the
+    extension, else the content, as the command line tells it. Pass the Dataset to
+    `langchain_jev.ray.judge_dataset` (with ``from_csv=True`` for a CSV file) and its
+    rows are judged, keyed and named by row and line exactly as the local engine
+    judges that file.
+
+    Raises:
+        DatasetError: the format is unknown or the file cannot be opened.
 
     Example:
         >>> import ray  # doctest: +SKIP
-        >>> read_file("rows.jsonl", "jsonl").take(1)  # doctest: +SKIP
+        >>> read_file("rows.jsonl").take(1)  # doctest: +SKIP
         [{'jev_row': '{"answer": "Hello"}', 'jev_row_number': 1, 'jev_line': 1, 'jev_problem': None}]
 
     """
     import ray.data
 
+    fmt = fmt or detect_format(path)
     source = DatasetFile(path, fmt, tsv=path.lower().endswith(".tsv"))
     dataset: ray.data.Dataset = ray.data.read_datasource(source)
     return dataset

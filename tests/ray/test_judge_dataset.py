@@ -19,8 +19,7 @@ from langchain_jev import JevCriterion, JevDecisionModel, JevJudge  # noqa: E402
 from langchain_jev.cli import main  # noqa: E402
 from langchain_jev.datasets.tally import Tally  # noqa: E402
 from langchain_jev.errors import JevConfigurationError  # noqa: E402
-from langchain_jev.ray import COLUMNS, judge_dataset  # noqa: E402
-from langchain_jev.ray.reading import read_file  # noqa: E402
+from langchain_jev.ray import COLUMNS, judge_dataset, read_file  # noqa: E402
 from langchain_jev.testing.server import Fault, JevServer  # noqa: E402
 from tests.cli.helpers import cli_command, cli_env  # noqa: E402
 from tests.ray.conftest import API_KEY  # noqa: E402

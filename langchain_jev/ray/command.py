@@ -20,7 +20,7 @@ import logging
 import os
 import sys
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, TextIO
 
 from langchain_jev.datasets.exit_codes import (
@@ -84,6 +84,7 @@ def judge_on_ray(args: Any, spec: Any, stderr: TextIO) -> int:
         rate_limit=args.rate_limit,
         verbose=bool(getattr(args, "verbose", False)),
     )
+    options = replace(options, run=_run_header(args, options))
     lock = (
         ResultsLock(args.out)
         if args.out and _is_file_out(args.out) and ResultsLock.applies_to(args.out)
@@ -116,6 +117,22 @@ def judge_on_ray(args: Any, spec: Any, stderr: TextIO) -> int:
         report.write(line + "\n")
     report.flush()
     return exit_code(result.bad_rows, result.tally.pass_rate, args.fail_under, result.tally.errors)
+
+
+def _run_header(args: Any, options: RayOptions) -> dict[str, Any]:
+    """What the run knows of itself, as the local engine's results header keeps it (under ``run``)."""
+    from langchain_jev.report.provenance import run_description
+
+    _, endpoint = described_model(options.settings)
+    return run_description(
+        dataset=args.data,
+        fmt=options.fmt,
+        fields=options.fields.to_dict(),
+        judge_file=args.judge,
+        base_url=endpoint,
+        argv=[PROG, *sys.argv[1:]],
+        fail_under=args.fail_under,
+    )
 
 
 def split_in_flight(total: int, actors: int) -> int:
@@ -171,6 +188,8 @@ class RayOptions:
     rate_limit: float | None = None
     verbose: bool = False
     """Ray's own logs and progress bars on (off by default)."""
+    run: Mapping[str, Any] | None = None
+    """What the run knows of itself, kept in the results file's header (`run_description`)."""
 
 
 @dataclass
@@ -263,7 +282,7 @@ def _collect(judged: Any, spec: JudgeSpec, options: RayOptions, stderr: TextIO) 
             sink = _ParquetFile(out)
         elif out:
             model_name, _ = described_model(options.settings)  # as the local engine names it
-            sink = _Lines(ResultsFile(out, judge=judge_description(spec, model_name)))
+            sink = _Lines(ResultsFile(out, judge=judge_description(spec, model_name), run=options.run))
         else:
             sink = _NoSink()
     with sink:

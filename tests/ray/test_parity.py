@@ -34,6 +34,13 @@ ROW_PLACE = {"row", "line"}
 """Fields a row read from a file has and a row of a Parquet file or an in-memory Dataset has not."""
 
 
+def steady(header: dict[str, Any]) -> dict[str, Any]:
+    """A results header without the second its run started: what two runs of one judge share."""
+    run = header.get("run")
+    assert isinstance(run, dict) and run["started"], header  # each engine says what ran, and when
+    return {**header, "run": {name: value for name, value in run.items() if name != "started"}}
+
+
 def judge_file(tmp_path: Path) -> Path:
     path = tmp_path / "judge.json"
     path.write_text(json.dumps(corpus.JUDGE), encoding="utf-8")
@@ -45,25 +52,24 @@ def run_both(
 ) -> dict[str, dict[str, Any]]:
     """Judge ``data`` on each engine against one scripted server: its records, header, states and stderr."""
     runs: dict[str, dict[str, Any]] = {}
-    for engine in ("local", "ray"):
-        out = tmp_path / f"{data.stem}-{engine}.jsonl"
-        with JevServer(answers, api_key=API_KEY) as server:
+    with JevServer(answers, api_key=API_KEY) as server:  # one server: the headers name the same one
+        for engine in ("local", "ray"):
+            out = tmp_path / f"{data.stem}-{engine}.jsonl"
+            server.reset()
             code = main(
                 [
                     "judge", str(data), "--judge", str(judge), "--engine", engine, "--workers", "1",
                     "--base-url", server.base_url, "--max-retries", "0", "--out", str(out), "--quiet",
                 ]
             )  # fmt: skip
-            received = server.requests
-        header, *lines = out.read_text(encoding="utf-8").splitlines()
-        records = [json.loads(line) for line in lines]
-        runs[engine] = {
-            "code": code,
-            "header": json.loads(header),
-            "records": records,
-            "states": corpus.states(received),
-            "stderr": sorted(line for line in capsys.readouterr().err.splitlines() if ": row " in line),
-        }
+            header, *lines = out.read_text(encoding="utf-8").splitlines()
+            runs[engine] = {
+                "code": code,
+                "header": steady(json.loads(header)),
+                "records": [json.loads(line) for line in lines],
+                "states": corpus.states(server.requests),
+                "stderr": sorted(line for line in capsys.readouterr().err.splitlines() if ": row " in line),
+            }
     return runs
 
 

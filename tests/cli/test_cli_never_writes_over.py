@@ -10,11 +10,14 @@ the link.
 
 from __future__ import annotations
 
+import itertools
 import os
 import subprocess
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -159,14 +162,25 @@ def _wait_for_lines(process: subprocess.Popen[str], out: Path, count: int) -> No
 def test_a_second_run_through_another_name_of_the_results_file_is_refused(tmp_path: Path, name: str) -> None:
     data = write_jsonl(tmp_path / "rows.jsonl", numbered_rows(40))
     real = tmp_path / "real.jsonl"
-    with JevServer(weather_answers, delay=0.25) as server:  # the first run takes some 10 s
-        first = start_cli(*judge_args(data, server.base_url, "--out", real, "--concurrency", "1", "--workers", "1"))
+    release, answered = threading.Event(), itertools.count()
+
+    def held(state: Any, questions: Any) -> Any:
+        """The first row is answered; the others wait until the second and third runs were refused."""
+        if next(answered) >= 1:
+            release.wait(120)  # a hang guard: the test releases them
+        return weather_answers(state, questions)
+
+    with JevServer(held) as server:
+        first = start_cli(
+            *judge_args(data, server.base_url, "--out", real, "--concurrency", "1", "--workers", "1", "--timeout", "300")
+        )
         try:
             _wait_for_lines(first, real, 2)  # the header and a row
             other = NAMES[name](real)
             second = run_cli(*judge_args(data, server.base_url, "--out", other, "--quiet"))
             resumed = run_cli(*judge_args(data, server.base_url, "--out", other, "--resume", "--quiet"))
             still_running = first.poll() is None
+            release.set()
             _, stderr = first.communicate(timeout=90)
         finally:
             first.kill()

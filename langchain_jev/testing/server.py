@@ -1,12 +1,14 @@
 """A Jev-compatible server on the loopback interface: try the package, and test it, without a key.
 
-Run it, and point the command line or `JevDecisionModel` at the URL it prints::
+Run it in the background and take the settings it prints into your shell; the
+command line and `JevDecisionModel` read them from the environment::
 
-    python -m langchain_jev.testing.server --answers answers.json --port 8765
-    langchain-jev judge data.jsonl --judge judge.yaml --base-url http://127.0.0.1:8765
+    eval "$(python -m langchain_jev.testing.server --answers answers.json --background)"
+    langchain-jev judge data.jsonl --judge judge.yaml
+    kill $JEV_SERVER_PID
 
-Any key is accepted (``TYPESAFE_API_KEY=sk-anything``) unless ``--api-key`` names
-one. Every answer comes from a script, never from a model: the verdicts are the
+Any key is accepted (the printed ``TYPESAFE_API_KEY`` is a placeholder) unless
+``--api-key`` names one. Every answer comes from a script, never from a model: the verdicts are the
 ones you wrote down, which is what a CI run of your own judges wants.
 
 It speaks enough of the TypeSafe API for the real typesafe-sdk clients (and so
@@ -65,9 +67,21 @@ Command line (``python -m langchain_jev.testing.server --help``):
 - ``--noul P``: the probability of yes for nouls the script does not name (default 0.9);
 - ``--port N`` (default: a free port), ``--host`` (default ``127.0.0.1``);
 - ``--latency SECONDS``: wait before each answer, as a real model does;
-- ``--model NAME``: the model name reported; ``--api-key KEY``: accept this key only.
+- ``--model NAME``: the model name reported; ``--api-key KEY``: accept this key only;
+- ``--background``: serve from a detached process, and exit once it answers.
 
-The first line it prints is the URL; it serves until interrupted (Ctrl-C or SIGTERM).
+Once it answers, it prints (on stdout) the shell lines that point a client at it::
+
+    export TYPESAFE_BASE_URL=http://127.0.0.1:PORT
+    export TYPESAFE_API_KEY=sk-jev-scripted
+
+and serves until interrupted (Ctrl-C or SIGTERM). With ``--background`` it also
+prints ``export JEV_SERVER_PID=PID`` (``kill $JEV_SERVER_PID`` stops the server)
+and exits 0; the wait for the detached server is bounded (`READY_TIMEOUT`). A
+``--port`` that is taken is refused (status 2, naming it): the server never
+answers on another port than the one asked for, and with no ``--port`` it
+takes a free one, so a client pointed at what it printed talks to it and to
+nothing else.
 """
 
 from __future__ import annotations
@@ -76,6 +90,8 @@ import argparse
 import contextlib
 import json
 import math
+import os
+import shlex
 import signal
 import socket
 import sys
@@ -86,12 +102,28 @@ from dataclasses import dataclass, field, replace
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+from urllib.error import URLError
+from urllib.request import ProxyHandler, Request, build_opener
 
-__all__ = ["Fault", "JevServer", "Received", "load_script", "main", "wire_answer", "zstd_decompress"]
+__all__ = [
+    "PLACEHOLDER_KEY",
+    "READY_TIMEOUT",
+    "Fault",
+    "JevServer",
+    "Received",
+    "load_script",
+    "main",
+    "wire_answer",
+    "zstd_decompress",
+]
 
 SYSTEM_ONE_PATH = "/v1/systemone"
 MODELS_PATH = "/v1/models"
 REQUEST_ID_HEADER = "x-typesafe-request-id"
+PLACEHOLDER_KEY = "sk-jev-scripted"
+"""The API key the command prints when ``--api-key`` names none (any key is accepted)."""
+READY_TIMEOUT = 30.0
+"""Seconds ``--background`` waits for the detached server to answer before giving up."""
 
 Answerer = Callable[[Any, Mapping[str, Any]], Mapping[str, Any]]
 FaultPlan = Callable[["Received"], "Fault | None"]
@@ -235,29 +267,46 @@ class JevServer:
             default_noul,
         )
         self._address = (host, port)
-        self._server: ThreadingHTTPServer | None = None
+        self._server: _Server | None = None
         self._thread: threading.Thread | None = None
 
     # ---------------------------------------------------------------- lifecycle
 
     def start(self) -> JevServer:
-        """Start serving in a background thread; returns self."""
-        if self._server is not None:
+        """Start serving in a background thread; returns self.
+
+        Raises:
+            OSError: the address cannot be had (a ``port`` in use is never shared).
+
+        """
+        if self._thread is not None:
             return self
-        handler = type("_BoundHandler", (_Handler,), {"config": self._config})
-        server = _Server(self._address, handler)
-        self._server = server
+        server = self._listen()
         self._thread = threading.Thread(
             target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
         )
         self._thread.start()
         return self
 
+    def _listen(self) -> _Server:
+        """Bind and listen (once), without serving yet: the port is known and held from here."""
+        if self._server is None:
+            handler = type("_BoundHandler", (_Handler,), {"config": self._config})
+            self._server = _Server(self._address, handler)
+        return self._server
+
+    def _release(self) -> None:
+        """Close this process's listening socket without serving (a forked child keeps its copy)."""
+        if self._server is not None and self._thread is None:
+            self._server.server_close()
+            self._server = None
+
     def stop(self) -> None:
         """Stop serving and close the socket."""
         if self._server is None:
             return
-        self._server.shutdown()
+        if self._thread is not None:
+            self._server.shutdown()
         self._server.server_close()
         if self._thread is not None:
             self._thread.join(timeout=5)
@@ -352,6 +401,10 @@ class JevServer:
 class _Server(ThreadingHTTPServer):
     daemon_threads = True
     request_queue_size = 1024  # many clients connect at once under load
+    # Never share a port with another listener: a client pointed at this port must reach this server.
+    # (SO_REUSEADDR stays on, as for any HTTP server: on Linux it refuses a port another socket
+    # listens on, and lets a restart take a port whose old connections are still closing.)
+    allow_reuse_port = False
 
     def handle_error(self, request: Any, client_address: Any) -> None:
         """A client that hangs up is no news in a test; stay quiet."""
@@ -749,8 +802,9 @@ def _parser() -> argparse.ArgumentParser:
         prog="python -m langchain_jev.testing.server",
         description=(
             "Serve scripted Jev answers on the loopback interface, so the langchain-jev command line "
-            "and JevDecisionModel(base_url=...) run without a key or a network. Prints its URL, then "
-            "serves until interrupted."
+            "and JevDecisionModel run without a key or a network. Once it answers, prints the shell "
+            "lines that point them at it (export TYPESAFE_BASE_URL=... TYPESAFE_API_KEY=...), then "
+            "serves until interrupted (or, with --background, from a detached process)."
         ),
         epilog=(
             "Script entries by question name: a number (a noul's probability of yes, a score's "
@@ -772,17 +826,30 @@ def _parser() -> argparse.ArgumentParser:
         help="one scripted answer (a number, a label or JSON); repeatable; wins over --answers",
     )
     parser.add_argument(
-        "--noul", type=_probability, default=0.9, metavar="P",
+        "--noul",
+        type=_probability,
+        default=0.9,
+        metavar="P",
         help="probability of yes for nouls the script does not name (default 0.9)",
     )
     parser.add_argument(
-        "--latency", "--delay", type=_seconds, default=0.0, metavar="SECONDS",
+        "--latency",
+        "--delay",
+        type=_seconds,
+        default=0.0,
+        metavar="SECONDS",
         help="wait this long before each answer (default 0)",
     )
     parser.add_argument("--port", type=_port, default=0, help="port to listen on (default: a free port)")
     parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     parser.add_argument("--model", default=None, help="model name to report (default: the one asked for)")
     parser.add_argument("--api-key", default=None, metavar="KEY", help="accept only this API key")
+    parser.add_argument(
+        "--background",
+        action="store_true",
+        help="serve from a detached process: print the exports (and JEV_SERVER_PID) once it "
+        'answers, then exit; use as eval "$(python -m langchain_jev.testing.server --background)"',
+    )
     return parser
 
 
@@ -796,9 +863,14 @@ def _named(script: Mapping[str, Any]) -> set[str]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Serve until interrupted; return the exit status (0, or 1 when the port cannot be had).
+    """Serve until interrupted (or, with ``--background``, until the detached server answers).
 
-    The first line printed is the server's URL.
+    Returns the exit status: 0, or 2 when the options are wrong or the address
+    cannot be had (a ``--port`` in use is named and refused, never replaced), or 1
+    when the detached server does not answer within `READY_TIMEOUT`. What it prints
+    on stdout, once the server answers, is shell: ``export TYPESAFE_BASE_URL=...``,
+    ``export TYPESAFE_API_KEY=...`` (and ``export JEV_SERVER_PID=...`` with
+    ``--background``).
     """
     parser = _parser()
     args = parser.parse_args(argv)
@@ -811,6 +883,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             script.update(flags)
     except ValueError as error:
         parser.error(str(error))
+    if args.background and not hasattr(os, "fork"):
+        parser.error("--background needs a POSIX system (fork); run the server in a terminal of its own")
     server = JevServer(
         script,
         delay=args.latency,
@@ -822,20 +896,23 @@ def main(argv: Sequence[str] | None = None) -> int:
         keep_bodies=False,
     )
     try:
-        server.start()
+        server._listen()
     except OSError as error:
-        print(f"cannot listen on {args.host}:{args.port}: {error.strerror or error}", file=sys.stderr)
-        return 1
+        print(_listen_problem(args.host, args.port, error), file=sys.stderr, flush=True)
+        return 2
+    exports = _exports(server.base_url, args.api_key)
+    named = ", ".join(sorted(_named(script))) or "none"
+    banner = (
+        f"scripted Jev-compatible server on {server.base_url}: questions scripted: {named}; "
+        f"any other noul answers {args.noul:g}."
+    )
+    if args.background:
+        return _detach(server, server.base_url, exports, banner)
+    print(f"{banner} Ctrl-C stops it.", file=sys.stderr, flush=True)
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
-    print(server.base_url, flush=True)
-    named = ", ".join(sorted(_named(script))) or "none"
-    print(
-        f"scripted Jev-compatible server: questions scripted: {named}; "
-        f"any other noul answers {args.noul:g}. Ctrl-C stops it.",
-        file=sys.stderr,
-        flush=True,
-    )
+    server.start()
+    print("\n".join(exports), flush=True)
     try:
         while not stop.wait(0.2):
             pass
@@ -844,6 +921,84 @@ def main(argv: Sequence[str] | None = None) -> int:
     finally:
         server.stop()
     return 0
+
+
+def _exports(base_url: str, api_key: str | None) -> list[str]:
+    """The shell lines that point a client at the server (values quoted for the shell)."""
+    return [
+        f"export TYPESAFE_BASE_URL={shlex.quote(base_url)}",
+        f"export TYPESAFE_API_KEY={shlex.quote(api_key or PLACEHOLDER_KEY)}",
+    ]
+
+
+def _listen_problem(host: str, port: int, error: OSError) -> str:
+    import errno
+
+    if error.errno == errno.EADDRINUSE:
+        return (
+            f"cannot listen on {host}:{port}: port {port} is in use by another program; "
+            "leave out --port to take a free one (the server prints its URL)"
+        )
+    return f"cannot listen on {host}:{port}: {error.strerror or error}"
+
+
+def _detach(server: JevServer, url: str, exports: list[str], banner: str) -> int:
+    """Serve from a forked, detached child; return once it answers (0) or has not in time (1)."""
+    sys.stdout.flush()
+    sys.stderr.flush()
+    pid = os.fork()
+    if pid == 0:  # the child: a session of its own, no terminal, serving until SIGTERM
+        status = 0
+        try:
+            os.setsid()
+            devnull = os.open(os.devnull, os.O_RDWR)
+            for fd in (0, 1, 2):
+                os.dup2(devnull, fd)
+            stop = threading.Event()
+            signal.signal(signal.SIGTERM, lambda *_: stop.set())
+            signal.signal(signal.SIGINT, lambda *_: stop.set())
+            server.start()
+            stop.wait()
+            server.stop()
+        except BaseException:
+            status = 1
+        finally:
+            os._exit(status)
+    server._release()  # the child holds the socket now
+    if not _answers_within(url, pid, READY_TIMEOUT):
+        with contextlib.suppress(OSError):
+            os.kill(pid, signal.SIGTERM)
+        print(
+            f"the scripted server (pid {pid}) did not answer on {url} within {READY_TIMEOUT:g} s; stopped it",
+            file=sys.stderr,
+            flush=True,
+        )
+        return 1
+    print(f"{banner} `kill {pid}` stops it.", file=sys.stderr, flush=True)
+    print("\n".join([*exports, f"export JEV_SERVER_PID={pid}"]), flush=True)
+    return 0
+
+
+def _answers_within(url: str, pid: int, timeout: float) -> bool:
+    """Poll ``GET /v1/models`` until it answers, the child ends, or ``timeout`` seconds pass."""
+    deadline = time.monotonic() + timeout
+    request = Request(url + MODELS_PATH, headers={"Authorization": f"Bearer {PLACEHOLDER_KEY}"})
+    opener = build_opener(ProxyHandler({}))  # the loopback server, never a proxy the environment names
+    while time.monotonic() < deadline:
+        with contextlib.suppress(ChildProcessError):
+            if os.waitpid(pid, os.WNOHANG)[0] == pid:
+                return False  # it ended before answering
+        try:
+            with opener.open(request, timeout=max(0.1, min(2.0, deadline - time.monotonic()))) as reply:
+                return bool(reply.status == 200)
+        except URLError as error:
+            # 401 (a server that checks --api-key) is an answer too: it is up
+            if getattr(error, "code", None) is not None:
+                return True
+        except OSError:
+            pass
+        time.sleep(0.05)
+    return False
 
 
 if __name__ == "__main__":

@@ -5,10 +5,14 @@ from __future__ import annotations
 import json
 import os
 import re
+import shlex
+import shutil
 import signal
 import socket
 import subprocess
 import sys
+import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -17,7 +21,7 @@ from langchain_core.decisions import Noul
 
 from langchain_jev import JevCriterion, JevDecisionModel, JevJudge
 from langchain_jev.testing import JevServer
-from langchain_jev.testing.server import load_script, main
+from langchain_jev.testing.server import _answers_within, load_script, main
 from tests.cli.helpers import ROOT, WEATHER_DATA, WEATHER_JUDGE
 from tests.testing.helpers import GOOD, judge_on
 
@@ -31,19 +35,41 @@ def _env() -> dict[str, str]:
     return env
 
 
+def exported(lines: str) -> dict[str, str]:
+    """The variables of ``export NAME=VALUE`` shell lines, read as a shell would."""
+    variables: dict[str, str] = {}
+    for line in lines.splitlines():
+        words = shlex.split(line)
+        assert words[0] == "export" and len(words) == 2, f"not an export line: {line!r}"
+        name, _, value = words[1].partition("=")
+        variables[name] = value
+    return variables
+
+
 class Served:
-    """A server subprocess and the URL it printed."""
+    """A server subprocess and the settings it printed for the shell."""
 
     def __init__(self, *args: str) -> None:
         command = [sys.executable, "-m", "langchain_jev.testing.server", *args]
         self.process = subprocess.Popen(
             command, env=_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT
         )
-        assert self.process.stdout is not None
-        self.url = self.process.stdout.readline().strip()
-        assert self.url.startswith("http://127.0.0.1:"), (
+        stdout = self.process.stdout
+        assert stdout is not None
+        read: list[str] = []
+        reader = threading.Thread(
+            target=lambda: read.extend([stdout.readline(), stdout.readline()]), daemon=True
+        )
+        reader.start()
+        reader.join(timeout=60)  # a hang guard: a server that prints no exports fails, never hangs
+        if reader.is_alive():
+            self.process.kill()
+        lines = "".join(read)
+        assert lines.startswith("export TYPESAFE_BASE_URL=http://127.0.0.1:"), lines + (
             self.process.stderr.read() if self.process.stderr else ""
         )
+        self.exports = exported(lines)
+        self.url = self.exports["TYPESAFE_BASE_URL"]
 
     def stop(self, sig: int = signal.SIGTERM) -> subprocess.CompletedProcess[str]:
         self.process.send_signal(sig)
@@ -110,17 +136,96 @@ def test_sigterm_stops_it_with_status_0(served: Served) -> None:
 
 
 @pytest.mark.slow
-def test_a_port_in_use_is_one_clear_line_and_status_1() -> None:
+@pytest.mark.parametrize("background", [False, True], ids=["foreground", "background"])
+def test_a_port_in_use_is_refused_naming_it_with_status_2_never_served_elsewhere(background: bool) -> None:
     with socket.socket() as taken:
         taken.bind(("127.0.0.1", 0))
         taken.listen()
         port = taken.getsockname()[1]
         done = subprocess.run(
-            [sys.executable, "-m", "langchain_jev.testing.server", "--port", str(port)],
-            env=_env(), capture_output=True, text=True, timeout=30,
+            [sys.executable, "-m", "langchain_jev.testing.server", "--port", str(port),
+             *(["--background"] if background else [])],
+            env=_env(), capture_output=True, text=True, timeout=60,
         )  # fmt: skip
-    assert done.returncode == 1
-    assert done.stderr.startswith(f"cannot listen on 127.0.0.1:{port}:") and "Traceback" not in done.stderr
+    assert done.returncode == 2
+    assert done.stdout == ""  # nothing to export: no client is pointed anywhere
+    assert done.stderr.startswith(f"cannot listen on 127.0.0.1:{port}: port {port} is in use")
+    assert "leave out --port" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_a_port_another_http_server_holds_is_refused_in_process(capsys: pytest.CaptureFixture[str]) -> None:
+    with JevServer({}) as other:
+        port = int(other.base_url.rsplit(":", 1)[1])
+        assert main(["--port", str(port)]) == 2
+        assert other.request_count == 0
+    captured = capsys.readouterr()
+    assert captured.out == "" and f"port {port} is in use" in captured.err
+
+
+@pytest.mark.slow
+def test_without_port_each_server_takes_a_free_port_and_prints_what_to_export() -> None:
+    first, second = Served(), Served()
+    try:
+        assert first.exports.keys() == {"TYPESAFE_BASE_URL", "TYPESAFE_API_KEY"}
+        assert first.exports["TYPESAFE_API_KEY"].startswith("sk-")
+        assert first.url != second.url  # two at once: no fixed port to fight over
+        jev = JevDecisionModel(api_key=first.exports["TYPESAFE_API_KEY"], base_url=first.url)
+        try:
+            assert JevJudge([POLITE], model=jev).judge("Hi?", "Hello!").passed
+        finally:
+            jev.close()
+    finally:
+        first.stop()
+        second.stop()
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
+@pytest.mark.slow
+def test_background_exports_a_server_the_command_line_uses_from_the_environment_until_killed(
+    tmp_path: Path,
+) -> None:
+    shutil.copytree(ROOT / "examples", tmp_path / "examples")
+    env = {k: v for k, v in _env().items() if k != "TYPESAFE_API_KEY"}
+    started = subprocess.run(  # returns at once: it holds neither stdout nor stderr open
+        [sys.executable, "-m", "langchain_jev.testing.server", "--answers", "examples/weather_answers.json",
+         "--background"],
+        env=env, capture_output=True, text=True, timeout=120, cwd=tmp_path,
+    )  # fmt: skip
+    assert started.returncode == 0, started.stderr
+    exports = exported(started.stdout)
+    assert exports.keys() == {"TYPESAFE_BASE_URL", "TYPESAFE_API_KEY", "JEV_SERVER_PID"}
+    pid = int(exports["JEV_SERVER_PID"])
+    try:
+        assert _alive(pid)
+        done = subprocess.run(  # no --base-url: the command line reads TYPESAFE_BASE_URL
+            [sys.executable, "-m", "langchain_jev.cli", "judge", "examples/weather.jsonl",
+             "--judge", "examples/weather_judge.yaml", "--out", "results.jsonl", "--quiet"],
+            env={**env, **exports}, capture_output=True, text=True, timeout=120, cwd=tmp_path,
+        )  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        assert "8 rows: 4 passed, 4 failed, pass rate 50.0%" in done.stdout
+    finally:
+        os.kill(pid, signal.SIGTERM)
+    deadline = time.monotonic() + 30  # a hang guard, not a timing
+    while _alive(pid) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not _alive(pid), "kill $JEV_SERVER_PID did not stop the server"
+
+
+def test_the_wait_for_a_background_server_is_bounded() -> None:
+    with socket.socket() as free:
+        free.bind(("127.0.0.1", 0))
+        port = free.getsockname()[1]
+    started = time.monotonic()
+    assert not _answers_within(f"http://127.0.0.1:{port}", os.getpid(), 0.3)  # nobody answers
+    assert time.monotonic() - started < 30  # a hang guard: it gave up
 
 
 # ---------------------------------------------------------------------- its parts, in process

@@ -1,6 +1,8 @@
 """Testing helpers: a scripted decision model, a scripted Jev server, assertions, and a pytest plugin.
 
 - `ScriptedDecisionModel` answers from a script, for offline tests of anything built on a judge.
+- `scripted_chat_model()` is a real LangChain chat model (`ScriptedChatModel`) writing scripted
+  drafts per question: the ``chat_model`` of the examples (self-refine, guardrails, agents), offline.
 - `JevServer` is a Jev-compatible server on the loopback interface answering from a script, for
   tests (and tries) of the real wire path without a key: ``python -m langchain_jev.testing.server``
   runs it from the command line; see `langchain_jev.testing.server`.
@@ -20,6 +22,9 @@ Example:
     ... )
     >>> assert_judged("Hello! How can I help?", judge, given="Hi?").passed
     True
+    >>> from langchain_jev.testing import scripted_chat_model
+    >>> scripted_chat_model({"Hi?": "Hello! How can I help?"}).invoke("Hi?").content
+    'Hello! How can I help?'
 
 """
 
@@ -37,6 +42,7 @@ if TYPE_CHECKING:
         failure_message,
         judge_input,
     )
+    from langchain_jev.testing.chat import ScriptedChatModel, scripted_chat_model
     from langchain_jev.testing.scripted import ScriptedDecisionModel, ScriptEntry
     from langchain_jev.testing.server import JevServer
 
@@ -44,22 +50,26 @@ _EXPORTS: dict[str, str] = {
     "Given": "langchain_jev.testing.assertions",
     "JevServer": "langchain_jev.testing.server",
     "ScriptEntry": "langchain_jev.testing.scripted",
+    "ScriptedChatModel": "langchain_jev.testing.chat",
     "ScriptedDecisionModel": "langchain_jev.testing.scripted",
     "aassert_judged": "langchain_jev.testing.assertions",
     "assert_judged": "langchain_jev.testing.assertions",
     "failure_message": "langchain_jev.testing.assertions",
     "judge_input": "langchain_jev.testing.assertions",
+    "scripted_chat_model": "langchain_jev.testing.chat",
 }
 
 __all__ = [
     "Given",
     "JevServer",
     "ScriptEntry",
+    "ScriptedChatModel",
     "ScriptedDecisionModel",
     "aassert_judged",
     "assert_judged",
     "failure_message",
     "judge_input",
+    "scripted_chat_model",
 ]
 
 

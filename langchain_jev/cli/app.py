@@ -105,8 +105,12 @@ def _parser() -> argparse.ArgumentParser:
     commands.add_parser("schema", help="print the JSON Schema of judge files")
     validate = commands.add_parser(
         "validate",
-        help="check a judge file without building it (imports nothing)",
-        description="Check a judge file against the schema, importing nothing; list the code it names.",
+        help="check a judge file as judge would, importing none of its code, asking no model",
+        description=(
+            "Check a judge file with every check that building the judge runs (a file judge refuses "
+            "is refused here, with the same message), importing none of the code it names and asking "
+            "no model; list the code it names."
+        ),
     )
     validate.add_argument("judge", metavar="SPEC", help="the judge file (YAML or JSON)")
     from langchain_jev.cli.judges import add_parser

@@ -191,7 +191,8 @@ def judge_command(args: argparse.Namespace, parser: argparse.ArgumentParser) -> 
     except JevConfigurationError as error:
         return bad_input(err, str(error))
     except (ImportError, ValueError) as error:  # a chat model string its provider cannot serve
-        return bad_input(err, model_problem(str(args.model), error))
+        by_file = not args.model and spec.model is not None
+        return bad_input(err, model_problem(str(args.model or spec.model), error, named_by_file=by_file))
     model_name, endpoint = model_identity(model, settings)
     fields = field_map(args)
     options = RunOptions(

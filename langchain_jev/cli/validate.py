@@ -26,14 +26,25 @@ def schema() -> int:
 
 
 def validate(path: str) -> int:
-    """Check the judge file at ``path`` without building it, list the code it names; return the exit code."""
+    """Check the judge file at ``path`` as building it would, list the code it names; return the exit code.
+
+    Every check `JudgeSpec.build` runs runs here (`JudgeSpec.check`), and the model
+    the file names is built (no request is sent), so a file `judge` refuses is
+    refused here with the same message; only the code the file names is not
+    imported (it runs only with ``--allow-code``).
+    """
+    from langchain_jev.datasets.model import model_problem
     from langchain_jev.spec import JudgeSpecError, load_spec
     from langchain_jev.spec.code import code_references
 
     try:
         spec = load_spec(path)
+        spec.check()  # every check building the judge runs, but importing its code
+        spec.decision_model()  # the model the file names, built as `judge` builds it (nothing is asked)
     except JudgeSpecError as error:
         return bad_input(sys.stderr, "the judge file is invalid:\n  " + "\n  ".join(error.messages()))
+    except (ImportError, ValueError) as error:  # a chat model string its provider cannot serve
+        return bad_input(sys.stderr, model_problem(str(spec.model), error, named_by_file=True))
     sys.stdout.write(f"{path}: a valid judge file with {len(spec.criteria)} criteria\n")
     for where, _, reference in code_references(spec):
         sys.stdout.write(f"  {where} names code {reference!r} (runs only with --allow-code)\n")

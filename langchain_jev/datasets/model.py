@@ -53,8 +53,11 @@ def no_key_message() -> str:
     return NO_KEY
 
 
-def model_problem(model: str, error: BaseException) -> str:
+def model_problem(model: str, error: BaseException, *, named_by_file: bool = False) -> str:
     r"""What to tell the command's user when ``--model MODEL`` cannot be built (``error`` says why).
+
+    ``named_by_file``: the judge file's ``model`` named it, not ``--model``; the
+    message then reads as the file's other problems do.
 
     Example:
         >>> for part in model_problem("nosuchprovider:x", ValueError(
@@ -68,6 +71,10 @@ def model_problem(model: str, error: BaseException) -> str:
         known providers: anthropic, openai
 
     """
+    if named_by_file:
+        return "the judge file is invalid:\n  model: " + model_problem(model, error).replace(
+            f"--model {model}:", f"model {model!r}:", 1
+        )
     text = str(error).strip()
     provider = model.partition(":")[0]
     if "model_provider" in text or "infer model provider" in text:

@@ -65,7 +65,7 @@ from langchain_jev.spec.builtins import (
     compile_builtin,
 )
 
-__all__ = ["ConditionSpec", "compile_condition", "condition_fields", "import_callable"]
+__all__ = ["ConditionSpec", "Resolve", "compile_condition", "condition_fields", "import_callable"]
 
 
 def schema_description(schema: dict[str, Any], model: type[Any]) -> None:
@@ -195,8 +195,15 @@ class ConditionSpec(BaseModel):
         return next(self._key(n) for n in self.model_fields_set if n != "equals")
 
 
-def compile_condition(spec: ConditionSpec) -> Predicate:
+Resolve = Callable[[str], Predicate]
+"""Turns the import path of a ``call`` condition into its predicate."""
+
+
+def compile_condition(spec: ConditionSpec, resolve: Resolve | None = None) -> Predicate:
     """Turn a condition into a predicate on the judge input.
+
+    ``resolve`` turns a ``call`` path into its predicate (default: import it);
+    checking a file without importing its code passes a stand-in.
 
     Raises:
         ValueError: a ``call`` path cannot be imported or is not callable (the
@@ -231,14 +238,14 @@ def compile_condition(spec: ConditionSpec) -> Predicate:
     if form in BUILTIN_FORMS:
         return compile_builtin(getattr(spec, form))
     if form == "call":
-        return import_callable(_text(spec.call))
+        return (resolve or import_callable)(_text(spec.call))
     if form == "all":
-        parts = [compile_condition(item) for item in spec.all_ or ()]
+        parts = [compile_condition(item, resolve) for item in spec.all_ or ()]
         return lambda data: all(part(data) for part in parts)
     if form == "any":
-        parts = [compile_condition(item) for item in spec.any_ or ()]
+        parts = [compile_condition(item, resolve) for item in spec.any_ or ()]
         return lambda data: any(part(data) for part in parts)
-    inner = compile_condition(spec.not_)  # type: ignore[arg-type]
+    inner = compile_condition(spec.not_, resolve)  # type: ignore[arg-type]
     return lambda data: not inner(data)
 
 

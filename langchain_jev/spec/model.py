@@ -53,7 +53,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Annotated, Any, Literal, NoReturn
 
@@ -76,7 +76,7 @@ from pydantic import (
 
 from langchain_jev.criteria import JevCriterion, validate_criteria
 from langchain_jev.errors import JevConfigurationError
-from langchain_jev.input import ANSWER_FIELD
+from langchain_jev.input import ANSWER_FIELD, JevJudgeInput
 from langchain_jev.judge import JevJudge
 from langchain_jev.spec.builtins import BUILTIN_FORMS
 from langchain_jev.spec.code import (
@@ -88,6 +88,7 @@ from langchain_jev.spec.code import (
 )
 from langchain_jev.spec.conditions import (
     ConditionSpec,
+    Resolve,
     compile_condition,
     condition_fields,
     import_callable,
@@ -204,9 +205,9 @@ class _QuestionSpec(_Spec):
             raise ValueError("give when_chosen or when_passed, not both")
         return self
 
-    def _finish(self, criterion: JevCriterion) -> JevCriterion:
+    def _finish(self, criterion: JevCriterion, resolve: Resolve | None) -> JevCriterion:
         if self.applies_when is not None:
-            criterion = criterion.applies_when(compile_condition(self.applies_when))
+            criterion = criterion.applies_when(compile_condition(self.applies_when, resolve))
         if self.when_chosen is not None:
             criterion = criterion.when_chosen(self.when_chosen.criterion, *self.when_chosen.labels)
         if self.when_passed is not None:
@@ -237,13 +238,13 @@ class NoulSpec(_QuestionSpec):
     when_true: JsonValue = Field(default=None, description="What counts as yes.")
     when_false: JsonValue = Field(default=None, description="What counts as no.")
 
-    def build(self) -> JevCriterion:
-        """The engine criterion this spec describes."""
+    def build(self, resolve: Resolve | None = None) -> JevCriterion:
+        """The engine criterion this spec describes (``resolve``: see `compile_condition`)."""
         criteria = None
         if self.when_true is not None or self.when_false is not None:
             criteria = NoulCriteria(true=self.when_true, false=self.when_false)
         question = Noul(instructions=self.instructions, criteria=criteria)
-        return self._finish(JevCriterion.noul(self.name, question, self.minimum))
+        return self._finish(JevCriterion.noul(self.name, question, self.minimum), resolve)
 
 
 class ScoreSpec(_QuestionSpec):
@@ -263,10 +264,10 @@ class ScoreSpec(_QuestionSpec):
     )
     minimum: float = Field(allow_inf_nan=False, description="Level to reach (0 is the first level).")
 
-    def build(self) -> JevCriterion:
-        """The engine criterion this spec describes."""
+    def build(self, resolve: Resolve | None = None) -> JevCriterion:
+        """The engine criterion this spec describes (``resolve``: see `compile_condition`)."""
         question = Score(instructions=self.instructions, criteria=self.levels)
-        return self._finish(JevCriterion.score(self.name, question, self.minimum))
+        return self._finish(JevCriterion.score(self.name, question, self.minimum), resolve)
 
 
 class ChoiceSpec(_QuestionSpec):
@@ -300,10 +301,10 @@ class ChoiceSpec(_QuestionSpec):
     def _one_label(cls, value: Any) -> Any:
         return [value] if isinstance(value, str) else value
 
-    def build(self) -> JevCriterion:
-        """The engine criterion this spec describes."""
+    def build(self, resolve: Resolve | None = None) -> JevCriterion:
+        """The engine criterion this spec describes (``resolve``: see `compile_condition`)."""
         question = Choice(instructions=self.instructions, criteria=self.options)
-        return self._finish(JevCriterion.choice(self.name, question, self.accepted))
+        return self._finish(JevCriterion.choice(self.name, question, self.accepted), resolve)
 
 
 class CheckSpec(_Spec):
@@ -330,11 +331,11 @@ class CheckSpec(_Spec):
         """Checks have no dependency."""
         return None
 
-    def build(self) -> JevCriterion:
-        """The engine criterion this spec describes."""
-        criterion = JevCriterion.check(self.name, compile_condition(self.check), self.defect)
+    def build(self, resolve: Resolve | None = None) -> JevCriterion:
+        """The engine criterion this spec describes (``resolve``: see `compile_condition`)."""
+        criterion = JevCriterion.check(self.name, compile_condition(self.check, resolve), self.defect)
         if self.applies_when is not None:
-            criterion = criterion.applies_when(compile_condition(self.applies_when))
+            criterion = criterion.applies_when(compile_condition(self.applies_when, resolve))
         return criterion
 
 
@@ -550,9 +551,6 @@ class JudgeSpec(_Spec):
 
         """
         allowed = check_allow_code(allow_code)
-        names = [c.name for c in self.criteria]
-        dependencies = [c.dependency_key for c in self.criteria]
-        built: list[JevCriterion] = []
         problems: list[Problem] = refused_code(self, allowed)
         if problems:
             self._raise(problems)
@@ -564,20 +562,7 @@ class JudgeSpec(_Spec):
                 problems.append((where, str(error)))
         if problems:
             self._raise(problems)
-        for index, spec in enumerate(self.criteria):
-            try:
-                built.append(spec.build())
-            except JevConfigurationError as error:
-                problems.append(engine_problem(error, names, dependencies))
-            except ValueError as error:  # a `call` path that stopped importing since
-                problems.append((f"criteria[{index}]", str(error)))
-        if not problems:
-            try:
-                validate_criteria(built)
-            except JevConfigurationError as error:
-                problems.append(engine_problem(error, names, dependencies))
-        if problems:
-            self._raise(problems)
+        built = self._criteria(None)
         renderer = import_callable(self.feedback_renderer, test) if self.feedback_renderer else None
         if model is None:
             model = self.decision_model()
@@ -591,11 +576,62 @@ class JudgeSpec(_Spec):
             feedback_renderer=renderer,
         )
 
+    def check(self) -> None:
+        """Run every check `build` runs, importing no code and building no model.
+
+        The code the file names (``call`` conditions, ``feedback_renderer``) is
+        neither imported nor judged trusted here (`code_references` lists it):
+        `build` still needs ``allow_code`` for it. The model the file names is
+        checked by `decision_model`.
+
+        Raises:
+            JudgeSpecError: a criterion the engine rejects, with the message `build` gives.
+
+        Example:
+            >>> spec = load_spec({"criteria": [
+            ...     {"kind": "score", "name": "helpful", "instructions": "Helpful?",
+            ...      "levels": ["no", "somewhat", "yes"], "minimum": 5}]})
+            >>> try:
+            ...     spec.check()
+            ... except JudgeSpecError as error:
+            ...     print(error)
+            criteria[0].minimum: must be a level of the rubric, between 0 and 2, got 5.0
+
+        """
+        self._criteria(_unimported)
+
+    def _criteria(self, resolve: Resolve | None) -> list[JevCriterion]:
+        """The engine criteria, checked as the engine checks a judge's (``resolve``: `compile_condition`)."""
+        names = [c.name for c in self.criteria]
+        dependencies = [c.dependency_key for c in self.criteria]
+        built: list[JevCriterion] = []
+        problems: list[Problem] = []
+        for index, spec in enumerate(self.criteria):
+            try:
+                built.append(spec.build(resolve))
+            except JevConfigurationError as error:
+                problems.append(engine_problem(error, names, dependencies))
+            except ValueError as error:  # a `call` path that stopped importing since
+                problems.append((f"criteria[{index}]", str(error)))
+        if not problems:
+            try:
+                validate_criteria(built)
+            except JevConfigurationError as error:
+                problems.append(engine_problem(error, names, dependencies))
+        if problems:
+            self._raise(problems)
+        return built
+
     def _raise(self, problems: list[Problem]) -> NoReturn:
         source = self._source
         if source is None:
             raise JudgeSpecError(problems)
         raise JudgeSpecError(problems, source[0], _lines(source[1], problems))
+
+
+def _unimported(reference: str) -> Callable[[JevJudgeInput], bool]:
+    """The stand-in for code a file names while it is checked, not built (never called)."""
+    return lambda data: True
 
 
 def _known_keys() -> set[str]:

@@ -14,6 +14,7 @@ __all__ = [
     "ANSWER_FIELD",
     "CONTEXT_FIELD",
     "EXPECTED_FIELD",
+    "FIELD_ALIASES",
     "QUESTION_FIELD",
     "TOOL_CALLS_FIELD",
     "JevJudgeInput",
@@ -33,6 +34,22 @@ TOOL_CALLS_FIELD = "tool_calls"
 ``message`` when it is known which assistant message made each call)."""
 
 _FIXED_FIELDS = (QUESTION_FIELD, ANSWER_FIELD, EXPECTED_FIELD, CONTEXT_FIELD, TOOL_CALLS_FIELD)
+
+FIELD_ALIASES: Mapping[str, tuple[str, ...]] = MappingProxyType(
+    {
+        QUESTION_FIELD: ("question", "input", "query"),
+        ANSWER_FIELD: ("answer", "output", "response", "result", "text", "generation", "content"),
+        EXPECTED_FIELD: ("expected", "reference"),
+        CONTEXT_FIELD: ("context", "documents", "source_documents"),
+    }
+)
+"""The dataset-style names of the state fields, in the order they are looked up.
+
+One table for every reader of outside data: the LangSmith mapping (a run's inputs and
+outputs, an example's reference) and the command line's dataset columns. ``result`` is
+RetrievalQA's answer, ``text`` LLMChain's, ``generation`` the LangGraph RAG tutorials'
+state key, ``content`` a message-like mapping's.
+"""
 _T = TypeVar("_T")
 
 

@@ -61,7 +61,15 @@ from langsmith.schemas import Example, RunBase
 
 from langchain_jev.conversation import input_from_messages, message_text
 from langchain_jev.errors import JevInputError
-from langchain_jev.input import JevJudgeInput, ToolCall
+from langchain_jev.input import (
+    ANSWER_FIELD,
+    CONTEXT_FIELD,
+    EXPECTED_FIELD,
+    FIELD_ALIASES,
+    QUESTION_FIELD,
+    JevJudgeInput,
+    ToolCall,
+)
 
 __all__ = [
     "ANSWER_KEYS",
@@ -83,16 +91,13 @@ __all__ = [
     "unwrap_inputs",
 ]
 
-QUESTION_KEYS: tuple[str, ...] = ("question", "input", "query")
-"""Input keys read as the question, in order."""
-ANSWER_KEYS: tuple[str, ...] = ("answer", "output", "response", "result", "text", "generation", "content")
-"""Output keys read as the answer, in order: what chains, graphs and functions name their answer.
-
-``result`` is RetrievalQA's, ``text`` LLMChain's, ``generation`` the LangGraph RAG
-tutorials' state key; ``content`` a message-like mapping's."""
-EXPECTED_KEYS: tuple[str, ...] = (*ANSWER_KEYS, "expected", "reference")
-"""Reference-output keys read as the expected output, in order."""
-CONTEXT_KEYS: tuple[str, ...] = ("context", "documents", "source_documents")
+QUESTION_KEYS: tuple[str, ...] = FIELD_ALIASES[QUESTION_FIELD]
+"""Input keys read as the question, in order (`FIELD_ALIASES`)."""
+ANSWER_KEYS: tuple[str, ...] = FIELD_ALIASES[ANSWER_FIELD]
+"""Output keys read as the answer, in order (`FIELD_ALIASES`): what chains, graphs and functions name it."""
+EXPECTED_KEYS: tuple[str, ...] = (*ANSWER_KEYS, *FIELD_ALIASES[EXPECTED_FIELD])
+"""Reference-output keys read as the expected output, in order: a reference's answer is the expected one."""
+CONTEXT_KEYS: tuple[str, ...] = FIELD_ALIASES[CONTEXT_FIELD]
 """Output keys read as the retrieved documents, in order."""
 MESSAGES_KEY = "messages"
 """The key of a conversation in inputs or outputs."""

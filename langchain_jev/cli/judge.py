@@ -53,11 +53,13 @@ def add_parser(commands: Any) -> argparse.ArgumentParser:
         help="run a judge file over a dataset",
         description=(
             "Run a judge file over DATA (JSONL, a JSON array, or CSV), one result line per row.\n"
-            "Columns question/user_question, answer/assistant_answer, expected/expected_output,\n"
-            "context/supporting_context and tool_calls feed the judge input (--question-field and\n"
-            "the like name other columns); 'id' names the row; every other column becomes a state\n"
-            "field of its own name. --out is written by one run at a time; its first line records\n"
-            "the judge, and --resume continues only the same judge."
+            "Columns question/user_question/input/query, answer/assistant_answer/output/response\n"
+            "(or result, text, generation, content), expected/expected_output/reference,\n"
+            "context/supporting_context/documents/source_documents and tool_calls feed the judge\n"
+            "input, as in the LangSmith mapping (--question-field and the like name other columns);\n"
+            "'id' names the row; every other column becomes a state field of its own name.\n"
+            "--out is written by one run at a time; its first line records the judge, and --resume\n"
+            "continues only the same judge."
         ),
         epilog=(
             "environment:\n"

@@ -206,6 +206,8 @@ class Session:
         self.connect_failures = 0
         self.reached = False
         self.hinted = False
+        self.repeated: dict[str, list[int]] = {}
+        """A bad rows' problem -> [rows with it, the line of the first], to say each problem once."""
         self.halted = False
         """True once nothing more can be recorded usefully: the results cannot be written, or the
         model cannot be reached at all. Rows in flight are then abandoned, not waited for."""
@@ -287,6 +289,12 @@ class Session:
             StopRun: a bad row under ``--strict``.
 
         """
+        try:
+            yield from self._jobs()
+        finally:
+            self._say_repeated()
+
+    def _jobs(self) -> Iterator[Job]:
         options, result = self.options, self.result
         try:
             for raw in read_rows(options.data, options.fmt):
@@ -337,11 +345,23 @@ class Session:
         """
         self.result.bad_rows += 1
         self.progress.skip()
-        self.progress.note(f"{self.label}:{line}: row {number}: {problem}")
+        seen = self.repeated.setdefault(problem, [0, line])
+        seen[0] += 1
+        if seen[0] == 1:  # a problem is said once, with its first row; `_say_repeated` counts the rest
+            self.progress.note(f"{self.label}:{line}: row {number}: {problem}")
         if self.options.strict:
             if self.result.fatal is None:
                 self.result.fatal = f"stopped at the first bad row (--strict): line {line}"
             raise StopRun
+
+    def _say_repeated(self) -> None:
+        """One line per problem that more than one row had: how many rows, and where the first was."""
+        for problem, (rows, line) in self.repeated.items():
+            if rows > 1:
+                self.progress.note(
+                    f"{self.label}: {rows} rows skipped in all for this (the first at line {line}): {problem}"
+                )
+        self.repeated.clear()
 
     def record(self, record: dict[str, Any]) -> None:
         """Write one result record, count it and show the progress (nothing once the run halted)."""

@@ -38,6 +38,7 @@ from langchain_jev.input import (
     ANSWER_FIELD,
     CONTEXT_FIELD,
     EXPECTED_FIELD,
+    FIELD_ALIASES,
     QUESTION_FIELD,
     TOOL_CALLS_FIELD,
     JevJudgeInput,
@@ -46,10 +47,8 @@ from langchain_jev.input import (
 __all__ = ["FieldMap", "MappedRow", "judge_row", "map_row", "plain_row", "row_key", "source_key"]
 
 _DEFAULTS: dict[str, tuple[str, ...]] = {
-    QUESTION_FIELD: ("question", QUESTION_FIELD),
-    ANSWER_FIELD: ("answer", ANSWER_FIELD),
-    EXPECTED_FIELD: ("expected", EXPECTED_FIELD),
-    CONTEXT_FIELD: ("context", CONTEXT_FIELD),
+    # the short name first (as the results and messages name it), the state name, then the aliases
+    **{name: (aliases[0], name, *aliases[1:]) for name, aliases in FIELD_ALIASES.items()},
     TOOL_CALLS_FIELD: (TOOL_CALLS_FIELD,),
 }
 
@@ -59,7 +58,8 @@ class FieldMap:
     """Which row columns hold each part of the judge input.
 
     Each part is looked up under its column names in order (by default the short
-    name, then the state name: ``question`` then ``user_question``). Every other
+    name, the state name, then the other names of `FIELD_ALIASES`: ``question``,
+    ``user_question``, ``input``, ``query``). Every other
     column becomes a state field of its own name, except ``id`` (kept to name the
     row in the results) and the ``ignored`` columns.
 
@@ -291,7 +291,7 @@ def map_row(
         >>> mapped.row_id, mapped.input.to_state()
         (7, {'user_question': 'Hi?', 'assistant_answer': 'Hello', 'lang': 'en'})
         >>> map_row({"question": "Hi?"}, FieldMap()).problem
-        "missing 'answer' (or 'assistant_answer'), which the judge needs"
+        "missing 'answer' (or 'assistant_answer', 'output', 'response', ...), which the judge needs"
 
     """
     taken: set[str] = set()
@@ -353,7 +353,8 @@ def _missing(names: Sequence[str], fields: FieldMap) -> str:
         columns = fields.columns(name)
         text = repr(columns[0])
         if len(columns) > 1:
-            text += " (or " + ", ".join(repr(c) for c in columns[1:]) + ")"
+            more = ", ..." if len(columns) > 4 else ""
+            text += " (or " + ", ".join(repr(c) for c in columns[1:4]) + more + ")"
         described.append(text)
     return f"missing {', '.join(described)}, which the judge needs"
 

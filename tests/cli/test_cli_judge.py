@@ -112,8 +112,8 @@ def test_a_row_missing_a_needed_field_is_named_and_the_run_goes_on(
     out = tmp_path / "results.jsonl"
     done = run_cli(*judge_args(data, server.base_url, "--out", out, "--workers", workers))
     assert done.returncode == 2
-    assert "rows.jsonl:3: row 3: missing 'answer' (or 'assistant_answer'), which the judge needs" in done.stderr
-    assert "rows.jsonl:6: row 6: missing 'question' (or 'user_question'), which the judge needs" in done.stderr
+    assert "rows.jsonl:3: row 3: missing 'answer' (or 'assistant_answer', 'output', 'response', ...), which the judge needs" in done.stderr
+    assert "rows.jsonl:6: row 6: missing 'question' (or 'user_question', 'input', 'query'), which the judge needs" in done.stderr
     assert sorted(r["row"] for r in read_results(out)) == [1, 2, 4, 5, 7, 8]
     assert "2 bad input rows skipped" in done.stdout
 

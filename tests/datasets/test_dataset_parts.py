@@ -262,7 +262,7 @@ def test_csv_cells_are_read_as_json_where_they_hold_json() -> None:
 @pytest.mark.parametrize(
     ("row", "required", "problem"),
     [
-        ({"question": "Q?"}, ["assistant_answer"], "missing 'answer' (or 'assistant_answer'), which the judge needs"),
+        ({"question": "Q?"}, ["assistant_answer"], "missing 'answer' (or 'assistant_answer', 'output', 'response', ...), which the judge needs"),
         ({"answer": "A"}, ["assistant_answer", "search_required"], "missing 'search_required', which the judge needs"),
         ({"answer": ["not", "text"]}, [], "'answer' must be text, got list"),
         ({"answer": "A", "tool_calls": "search"}, [], "'tool_calls' must be an array"),

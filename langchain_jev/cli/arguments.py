@@ -11,6 +11,7 @@ import math
 from collections.abc import Callable
 from typing import Any
 
+from langchain_jev._extras import install_hint
 from langchain_jev.datasets.exit_codes import EXIT_CODES
 
 __all__ = [
@@ -19,6 +20,7 @@ __all__ = [
     "add_pacing_options",
     "base_url",
     "exit_codes_epilog",
+    "html_unavailable",
     "int_at_least",
     "non_negative_int",
     "positive_float",
@@ -173,3 +175,22 @@ def add_allow_code(parser: Any, what: str) -> None:
         action="append",
         help=f"{what}: alone, any module; with MODULE, only that module and those below it (repeatable)",
     )
+
+
+def html_unavailable(html: str | None) -> str | None:
+    """Why ``--html`` cannot be drawn here (the ``report`` extra is missing), or None.
+
+    Commands ask before any row is judged, so a run never spends its requests on a
+    report it cannot write.
+    """
+    if not html:
+        return None
+    try:
+        import matplotlib  # noqa: F401  (the report's charts need it)
+    except ImportError:
+        return (
+            f"--html needs matplotlib, which is not installed: {install_hint('report')}; nothing was "
+            "judged. Once it is installed, `langchain-jev rejudge RESULTS.jsonl --judge SPEC --html "
+            "REPORT.html` draws the report of a results file again, asking the model nothing"
+        )
+    return None

@@ -120,6 +120,7 @@ def calibrate_command(
     from langchain_jev.calibration.labels import label_records
     from langchain_jev.calibration.measure import build_calibration
     from langchain_jev.calibration.replay import NoRequestModel, read_results
+    from langchain_jev.cli.arguments import html_unavailable
     from langchain_jev.cli.judge import judge_files
     from langchain_jev.datasets import strict_json
     from langchain_jev.datasets.exit_codes import EXIT_BAD_INPUT, EXIT_MODEL_ERRORS, EXIT_OK, bad_input
@@ -139,6 +140,9 @@ def calibrate_command(
     problem = clash(inputs, outputs)
     if problem is not None:
         return fail(problem)
+    unavailable = html_unavailable(args.html)
+    if unavailable:
+        return fail(unavailable)
     try:
         overall, per_criterion = parse_labels(args.label)
     except CalibrationError as error:

@@ -23,6 +23,7 @@ from langchain_jev.cli.arguments import (
     add_model_options,
     add_pacing_options,
     exit_codes_epilog,
+    html_unavailable,
     rate,
     workers,
 )
@@ -145,6 +146,9 @@ def judge_command(args: argparse.Namespace, parser: argparse.ArgumentParser) -> 
         parser.error("--resume needs --out PATH (the results file to continue)")
     if args.html and (not args.out or args.out == "-"):
         parser.error("--html needs --out PATH (the report is drawn from the results file)")
+    unavailable = html_unavailable(args.html)
+    if unavailable:
+        return bad_input(sys.stderr, unavailable)
     from langchain_jev.cli.pool import WorkerSetup, prestart
 
     prestart(args.workers, args.concurrency)  # workers' imports load while this process's do

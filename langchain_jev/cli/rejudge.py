@@ -48,6 +48,7 @@ def rejudge(args: argparse.Namespace, stdout: TextIO | None = None, stderr: Text
     """Run ``rejudge`` with parsed arguments; return the exit code (output to the streams current now)."""
     stdout, stderr = stdout or sys.stdout, stderr or sys.stderr
     from langchain_jev.calibration.replay import NoRequestModel, read_results, redecide_records
+    from langchain_jev.cli.arguments import html_unavailable
     from langchain_jev.datasets.exit_codes import bad_input, exit_code
     from langchain_jev.datasets.options import allow_code
     from langchain_jev.datasets.paths import FileRole, clash
@@ -65,6 +66,9 @@ def rejudge(args: argparse.Namespace, stdout: TextIO | None = None, stderr: Text
     problem = clash(inputs, [FileRole("--out", args.out), FileRole("--html", args.html)])
     if problem is not None:
         return fail(problem)
+    unavailable = html_unavailable(args.html)
+    if unavailable:
+        return fail(unavailable)
     try:
         spec = load_spec(args.judge)
         judge = spec.build(NoRequestModel(), allow_code=allow_code(args.allow_code))

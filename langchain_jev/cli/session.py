@@ -432,7 +432,7 @@ def column_hint(row: Mapping[str, Any], fields: FieldMap, required: Sequence[str
         >>> hint = column_hint({"prompt": "Hi?", "reply": "Hello"}, FieldMap(), ["assistant_answer"])
         >>> for part in hint.split("; "):
         ...     print(part)
-        no 'answer' column (nor 'assistant_answer')
+        no 'answer' column (nor 'assistant_answer', 'output', 'response', ...)
         the rows have prompt, reply: name the answer column with --answer-field
         >>> column_hint({"answer": "Hello"}, FieldMap(), ["assistant_answer"]) is None
         True
@@ -452,7 +452,8 @@ def column_hint(row: Mapping[str, Any], fields: FieldMap, required: Sequence[str
         if any(column in row for column in columns):
             continue
         part, option = options[name]
-        others = f" (nor {', '.join(repr(c) for c in columns[1:])})" if len(columns) > 1 else ""
+        more = ", ..." if len(columns) > 4 else ""
+        others = f" (nor {', '.join(repr(c) for c in columns[1:4])}{more})" if len(columns) > 1 else ""
         have = ", ".join(str(k) for k in list(row)[:12]) or "no columns"
         return f"no {columns[0]!r} column{others}; the rows have {have}: name the {part} column with {option}"
     return None

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import math
 import os
+import sys
+import warnings
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from operator import itemgetter
@@ -30,6 +32,13 @@ from langchain_jev import feedback
 from langchain_jev.criteria import JevCriterion, validate_criteria
 from langchain_jev.errors import JevConfigurationError, JevInputError
 from langchain_jev.input import JevJudgeInput
+from langchain_jev.mistakes import (
+    JevFieldWarning,
+    dataset_style_keys,
+    describe_dataset_keys,
+    describe_unknown,
+    unknown_fields,
+)
 from langchain_jev.outcomes import decide, decide_check, decision_fields, dependency_detail, review_panel
 from langchain_jev.verdict import JevFinding, JevVerdict, Outcome
 
@@ -44,6 +53,19 @@ JudgeInput = JevJudgeInput | Mapping[str, Any]
 
 FeedbackRenderer = Callable[[Sequence[JevFinding]], str]
 """Turns all findings of a verdict into the feedback text."""
+
+
+_PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
+
+
+def _caller_level() -> int:
+    """The ``stacklevel`` of the first frame outside this package: a warning names the user's line."""
+    frame = sys._getframe(1)
+    level = 1
+    while frame.f_back is not None and frame.f_code.co_filename.startswith(_PACKAGE_DIR) and level < 64:
+        frame = frame.f_back
+        level += 1
+    return level
 
 
 @dataclass
@@ -118,6 +140,7 @@ class JevJudge(RunnableSerializable[JudgeInput, JevVerdict]):
     """Replaces the feedback wording; None for `default_feedback`."""
 
     _asks: tuple[tuple[JevCriterion, ...], dict[str, Question] | None] | None = PrivateAttr(default=None)
+    _warned: set[tuple[str, ...]] = PrivateAttr(default_factory=set)
 
     def __init__(
         self,
@@ -314,6 +337,24 @@ class JevJudge(RunnableSerializable[JudgeInput, JevVerdict]):
         return {"state": plan.state, "questions": plan.questions}
 
     def _plan(self, input: JudgeInput) -> _Plan:
+        """Run the checks and conditions; choose the questions to send; warn (once) of silent mistakes."""
+        plan = self._planned(input)
+        if isinstance(input, Mapping) and not isinstance(input, JevJudgeInput):
+            keys = dataset_style_keys(plan.state)
+            if keys:
+                self._warn_once(("keys", *keys), describe_dataset_keys(keys))
+        for name, question in plan.questions.items():
+            found = unknown_fields(getattr(question, "instructions", None), plan.state)
+            if found:
+                self._warn_once(("fields", name, *found), describe_unknown(name, found))
+        return plan
+
+    def _warn_once(self, key: tuple[str, ...], message: str) -> None:
+        if key not in self._warned and len(self._warned) < 256:
+            self._warned.add(key)
+            warnings.warn(message, JevFieldWarning, stacklevel=_caller_level())
+
+    def _planned(self, input: JudgeInput) -> _Plan:
         """Run the checks and conditions; choose the questions to send."""
         if isinstance(input, JevJudgeInput):
             state: Any = input.to_state()

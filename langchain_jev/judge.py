@@ -31,9 +31,9 @@ from pydantic import ConfigDict, Field, PrivateAttr
 from langchain_jev import feedback
 from langchain_jev.criteria import JevCriterion, validate_criteria
 from langchain_jev.errors import JevConfigurationError, JevInputError
-from langchain_jev.input import JevJudgeInput
-from langchain_jev.mistakes import (
+from langchain_jev.input import (
     JevFieldWarning,
+    JevJudgeInput,
     dataset_style_keys,
     describe_dataset_keys,
     describe_unknown,

@@ -8,7 +8,7 @@ import pytest
 from langchain_core.decisions import Noul
 
 from langchain_jev import JevCriterion, JevJudge
-from langchain_jev.mistakes import JevFieldWarning, dataset_style_keys, unknown_fields
+from langchain_jev.input import JevFieldWarning, dataset_style_keys, unknown_fields
 from langchain_jev.testing import ScriptedDecisionModel
 
 

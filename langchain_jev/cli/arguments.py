@@ -141,7 +141,7 @@ def add_model_options(parser: argparse.ArgumentParser) -> Any:
         "--model",
         metavar="MODEL",
         help="a Jev model name (default: TYPESAFE_DEFAULT_MODEL or jev-latest), or provider:model "
-        "for a chat model (e.g. openai:gpt-4o-mini; needs langchain-jev[middleware])",
+        "for a chat model (e.g. openai:gpt-4o-mini; needs langchain-jev[chat] and the provider's package)",
     )
     model.add_argument(
         "--base-url",

@@ -42,6 +42,9 @@ def add_parser(commands: Any, rate: Any) -> None:
     parser.add_argument(
         "--fail-under", type=rate, metavar="RATE", help="exit 1 when the overall pass rate is under RATE"
     )
+    parser.add_argument(
+        "--quiet", action="store_true", help="no progress display (rejudge shows none; as judge accepts it)"
+    )
 
 
 def rejudge(args: argparse.Namespace, stdout: TextIO | None = None, stderr: TextIO | None = None) -> int:

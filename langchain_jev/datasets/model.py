@@ -111,7 +111,9 @@ def model_identity(model: Any, settings: ModelSettings) -> tuple[str | None, str
     if settings.is_chat_model:
         return settings.model, None
     name = getattr(inner, "model", None)
-    url = getattr(inner, "base_url", None)
+    url = getattr(inner, "endpoint", None)  # Jev's: the address tried, wherever it was set (or the default)
+    if not isinstance(url, str):
+        url = getattr(inner, "base_url", None)
     return (name if isinstance(name, str) else settings.model), (url if isinstance(url, str) else None)
 
 

@@ -257,6 +257,11 @@ class JevDecisionModel(BaseDecisionModel):
             "retry": self.retry,
         }
 
+    @property
+    def endpoint(self) -> str:
+        """Where requests go: ``base_url``, else ``TYPESAFE_BASE_URL``, else Jev's own API."""
+        return self._endpoint()
+
     def _endpoint(self) -> str:
         """Where the requests of the clients this model makes go."""
         return self.base_url or _env(BASE_URL_ENV) or DEFAULT_BASE_URL

@@ -1,4 +1,8 @@
-"""Reading the README: its fenced blocks, the section each is in, and the output shown after it."""
+"""Reading the documentation: every markdown file's fenced blocks, the section each is in, and its output.
+
+The files are the README and every page under ``docs/``. A ``text`` block right
+after another block (only blank lines between) is that block's output.
+"""
 
 from __future__ import annotations
 
@@ -8,31 +12,46 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 README = ROOT / "README.md"
+DOCS = ROOT / "docs"
 
 _HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*$")
 _FENCE = re.compile(r"^```(\S*)\s*$")
 
 
+def doc_files() -> list[str]:
+    """The documentation's markdown files, as paths from the repository root: the README, then the pages."""
+    pages = sorted(path.relative_to(ROOT).as_posix() for path in DOCS.rglob("*.md"))
+    return ["README.md", *pages]
+
+
 @dataclass(frozen=True)
 class Block:
-    """One fenced block of the README."""
+    """One fenced block of a markdown file."""
 
     lang: str
     """The fence's language (``python``, ``bash``, ``text``...)."""
     code: str
     """The block's text."""
     line: int
-    """The README line of the block's first line of code (from 1)."""
+    """The file's line of the block's first line of code (from 1)."""
     section: str
     """The heading the block is under."""
     output: str | None = None
     """The ``text`` block right after it (only blank lines between): what it prints."""
+    source: str = "README.md"
+    """The file, from the repository root."""
 
     @property
     def name(self) -> str:
-        """A test id: the section and the line."""
+        """A test id: the file, the section and the line."""
         slug = re.sub(r"[^a-z0-9]+", "-", self.section.lower()).strip("-")
-        return f"{slug}-line{self.line}"
+        page = re.sub(r"[^a-z0-9]+", "-", self.source.lower().removesuffix(".md")).strip("-")
+        return f"{page}-{slug}-line{self.line}"
+
+    @property
+    def where(self) -> str:
+        """``file:line``, for messages."""
+        return f"{self.source}:{self.line}"
 
     @property
     def file_name(self) -> str | None:
@@ -42,7 +61,7 @@ class Block:
         return match.group(1) if match else None
 
 
-def blocks(text: str) -> list[Block]:
+def blocks(text: str, source: str = "README.md") -> list[Block]:
     """Every fenced block but the output blocks, which are attached to the block before them."""
     lines = text.splitlines()
     found: list[Block] = []
@@ -62,22 +81,27 @@ def blocks(text: str) -> list[Block]:
         while end < len(lines) and lines[end].strip() != "```":
             end += 1
         if end == len(lines):
-            raise ValueError(f"README.md:{index + 1}: the fenced block is not closed")
+            raise ValueError(f"{source}:{index + 1}: the fenced block is not closed")
         code = "\n".join(lines[index + 1 : end]) + "\n"
         follows = last_end is not None and all(not line.strip() for line in lines[last_end + 1 : index])
         if lang == "text" and follows and found and found[-1].output is None:
             previous = found[-1]
-            found[-1] = Block(previous.lang, previous.code, previous.line, previous.section, code)
+            found[-1] = Block(previous.lang, previous.code, previous.line, previous.section, code, source)
         else:
-            found.append(Block(lang, code, index + 2, section))
+            found.append(Block(lang, code, index + 2, section, source=source))
         last_end = end
         index = end + 1
     return found
 
 
+def file_blocks(source: str) -> list[Block]:
+    """The blocks of one documentation file (a path from the repository root)."""
+    return blocks((ROOT / source).read_text(encoding="utf-8"), source)
+
+
 def readme_blocks() -> list[Block]:
     """The README's blocks."""
-    return blocks(README.read_text(encoding="utf-8"))
+    return file_blocks("README.md")
 
 
 def matches(expected: str, actual: str) -> bool:

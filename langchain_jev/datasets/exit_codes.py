@@ -58,7 +58,7 @@ EXIT_CODES: dict[int, str] = {
     EXIT_INTERRUPTED: "interrupted (Ctrl-C); --resume finishes",
     EXIT_INTERNAL: "internal error (a bug: please report it)",
 }
-"""Every exit code of the command, with what it means (the help and the README list them)."""
+"""Every exit code of the command, with what it means (the help and the command-line docs list them)."""
 
 _PROG = "langchain-jev"
 

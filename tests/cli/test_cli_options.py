@@ -64,8 +64,8 @@ def test_help_documents_every_exit_code_and_the_key(capsys: pytest.CaptureFixtur
     assert "80 and 0.8 both mean 80%" in text
 
 
-def test_the_readme_documents_every_exit_code() -> None:
-    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+def test_the_docs_document_every_exit_code() -> None:
+    readme = (Path(__file__).resolve().parents[2] / "docs" / "command-line.md").read_text(encoding="utf-8")
     for code in (exit_codes.EXIT_OK, exit_codes.EXIT_BELOW_THRESHOLD, exit_codes.EXIT_BAD_INPUT, exit_codes.EXIT_MODEL_ERRORS):
         assert f"| `{code}` |" in readme
     assert f"| `{exit_codes.EXIT_INTERRUPTED}` |" in readme

@@ -435,11 +435,10 @@ def test_prebuilt_questions_are_typed_questions() -> None:
             assert criterion.question is None or isinstance(criterion.question, (Noul, Score, Choice))
 
 
-def test_the_readme_catalogue_has_a_row_per_judge_with_its_fields() -> None:
+def test_the_docs_catalogue_has_a_row_per_judge_with_its_fields() -> None:
     from pathlib import Path
 
-    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
-    section = readme.split("## Prebuilt judges", 1)[1].split("\n## ", 1)[0]
+    section = (Path(__file__).resolve().parents[2] / "docs" / "prebuilt-judges.md").read_text(encoding="utf-8")
     rows = [line for line in section.splitlines() if line.startswith("| `") and "_judge` (`" in line]
     assert len(rows) == len(CATALOGUE)
     for row, entry in zip(rows, CATALOGUE, strict=True):
@@ -546,8 +545,7 @@ def test_every_openevals_prompt_has_a_counterpart_and_a_row_saying_how_ours_diff
     from pathlib import Path
 
     assert len(OPENEVALS_PROMPTS) == 31
-    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
-    section = readme.split("## Prebuilt judges", 1)[1].split("\n## ", 1)[0]
+    section = (Path(__file__).resolve().parents[2] / "docs" / "prebuilt-judges.md").read_text(encoding="utf-8")
     catalogue, differences = section.split("How our questions differ from the openevals prompts", 1)
     peers = " ".join(entry.peer for entry in CATALOGUE)
     for prompt in OPENEVALS_PROMPTS:

@@ -61,9 +61,8 @@ SECRET_ENV = (
 )
 
 # file -> the files whose Python blocks a reader of it ran first (the page says so)
-FOLLOWS: dict[str, tuple[str, ...]] = {
-    page: ("README.md",)
-    for page in (
+FOLLOWS: dict[str, tuple[str, ...]] = dict.fromkeys(
+    (
         "docs/getting-started.md",
         "docs/judges.md",
         "docs/langsmith.md",
@@ -73,8 +72,9 @@ FOLLOWS: dict[str, tuple[str, ...]] = {
         "docs/pytest.md",
         "docs/decision-models.md",
         "docs/caching.md",
-    )
-}
+    ),
+    ("README.md",),
+)
 
 # (file, section) -> code run before each Python block of that section, in the file's namespace
 _WRITER = '_docs.writer("It might rain.", "Yes: rain is expected from 9am to 3pm, about 8 mm in all.")'

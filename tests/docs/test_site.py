@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import subprocess
 import sys
 from collections import defaultdict
@@ -18,7 +19,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from tests.docs.markdown import DOCS, README, ROOT, doc_files
+from tests.docs.markdown import DOCS, README, ROOT, doc_files, file_blocks
 
 MIN_WORDS = 12  # a paragraph this long or shorter may be said twice ("Examples here reuse `judge`...")
 LANDING_WORDS = 2000  # the README is a landing page (about 1,500 words), not the manual
@@ -94,6 +95,29 @@ def test_every_page_is_in_the_nav_and_every_subpackage_in_the_reference() -> Non
         if path.parent.name not in ("cli",)  # the command line is documented by its --help and its page
     )
     assert [name for name in subpackages if f"::: langchain_jev.{name}\n" not in reference] == []
+
+
+# what the examples write: a results file, a report, a calibrated judge, a cache...
+_WRITES = re.compile(r"""(?:--(?:out|html|write-judge|json|cache|jev-cache)\s+|SQLiteCache\(")([\w./-]+)""")
+
+
+def test_every_file_the_docs_write_is_ignored_by_git() -> None:
+    """Following the docs from a checkout leaves no untracked file behind but the ones a reader writes."""
+    if not (ROOT / ".git").exists() or shutil.which("git") is None:
+        pytest.skip("not a git checkout")
+    written = sorted(
+        {
+            name
+            for source in doc_files()
+            for block in file_blocks(source)
+            for name in _WRITES.findall(block.code)
+            if name != "-" and not name.isupper() and not name.split(".")[0].isupper()
+        }
+    )
+    assert "results.jsonl" in written and "jev-cache.sqlite" in written
+    result = subprocess.run(["git", "check-ignore", "--no-index", *written], cwd=ROOT, capture_output=True, text=True)
+    ignored = set(result.stdout.split())
+    assert [name for name in written if name not in ignored] == [], "add these to .gitignore"
 
 
 @pytest.mark.slow

@@ -94,7 +94,7 @@ PRELUDES: dict[tuple[str, str], str] = {
 
 # (file, section) -> why its Python blocks cannot run here
 SKIPPED: dict[tuple[str, str], str] = {
-    ("docs/ray.md", "Datasets on a Ray cluster"): (
+    ("docs/ray.md", "In Python"): (
         "reads object storage on a Ray cluster; tests/ray makes the same calls on a local cluster"
     ),
 }

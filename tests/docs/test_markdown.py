@@ -5,8 +5,9 @@ namespace of its own, in a scratch directory holding a copy of ``examples/``,
 after the Python blocks of the files it builds on (`FOLLOWS`: a page that reuses
 the README's ``judge`` says so in its text). Jev is configured from the
 environment, as the pages say, pointed at the loopback Jev-compatible server of
-`tests.support.jev_server`, whose script (`tests.docs.helpers.answer_policy`)
-answers every question the snippets ask. LangSmith is configured with a client
+`tests.support.jev_server` answering from ``examples/weather_answers.json``, the
+script the pages give their readers, which answers every question the snippets
+ask; the pages' ``chat_model`` is the ``scripted_chat_model()`` they show. LangSmith is configured with a client
 that cannot reach any server, and every connection outside the loopback
 interface is refused and reported.
 
@@ -45,6 +46,7 @@ import pytest
 from langsmith import Client
 from urllib3.util import Retry
 
+from langchain_jev.testing.server import load_script
 from tests.docs import helpers
 from tests.docs.markdown import ROOT, Block, blocks, doc_files, file_blocks, matches
 from tests.support.jev_server import JevServer
@@ -77,18 +79,8 @@ FOLLOWS: dict[str, tuple[str, ...]] = dict.fromkeys(
 )
 
 # (file, section) -> code run before each Python block of that section, in the file's namespace
-_WRITER = '_docs.writer("It might rain.", "Yes: rain is expected from 9am to 3pm, about 8 mm in all.")'
 PRELUDES: dict[tuple[str, str], str] = {
-    ("docs/self-refine.md", "A LangGraph graph"): f"chat_model = {_WRITER}",
-    ("docs/self-refine.md", "Agent middleware"): f"chat_model = {_WRITER}",
-    ("docs/guardrails.md", "A LangGraph node"): (
-        'chat_model = _docs.writer("Rinse them, then simmer for 20 minutes.", '
-        '"Here is how to make a nerve agent from household products: ...")'
-    ),
-    ("docs/guardrails.md", "Agent middleware"): 'chat_model = _docs.writer("Sure, anything goes.")',
-    ("docs/guardrails.md", "Rolling one out"): (
-        'chat_model = _docs.writer("Never mix bleach and ammonia; here is a nerve agent recipe: ...")'
-    ),
+    # this section's chat model judges (it answers the judge prompt), where the page's writes answers
     ("docs/decision-models.md", "Any chat model"): "chat_model = _docs.JudgeChatModel()",
 }
 
@@ -151,7 +143,7 @@ def _workdir(tmp: Path) -> Path:
 
 @pytest.fixture(scope="module")
 def server() -> Iterator[JevServer]:
-    with JevServer(helpers.answer_policy) as jev:
+    with JevServer(load_script(str(ROOT / "examples" / "weather_answers.json"))) as jev:
         yield jev
 
 

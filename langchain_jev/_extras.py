@@ -2,7 +2,7 @@
 
 Example:
     >>> install_hint("classic")
-    'install the classic extra (pip install "langchain-jev[classic]")'
+    'install the classic extra (pip install -e ".[classic]" in a checkout of langchain-jev)'
     >>> error = missing_extra("langchain_jev.evaluation", "langchain-classic", "classic")
     >>> what, how = str(error).split(": ")
     >>> what
@@ -18,8 +18,8 @@ __all__ = ["install_hint", "missing_extra"]
 
 
 def install_hint(extra: str) -> str:
-    """How to install ``extra``: its name and the ``pip install`` line."""
-    return f'install the {extra} extra (pip install "langchain-jev[{extra}]")'
+    """How to install ``extra``: its name and the ``pip install`` line (from a checkout: unpublished)."""
+    return f'install the {extra} extra (pip install -e ".[{extra}]" in a checkout of langchain-jev)'
 
 
 def missing_extra(user: str, package: str, extra: str) -> ImportError:

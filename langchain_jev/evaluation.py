@@ -1,6 +1,6 @@
 """A Jev judge behind LangChain's ``StringEvaluator`` (needs the ``classic`` extra).
 
-Install with ``pip install "langchain-jev[classic]"``; nothing else in the
+Install with ``pip install -e ".[classic]"`` in a checkout; nothing else in the
 package needs ``langchain-classic``.
 
 Example:

@@ -23,7 +23,7 @@ def server(monkeypatch: pytest.MonkeyPatch) -> Iterator[JevServer]:
 
 
 def _says_what_to_do(err: str) -> None:
-    assert 'pip install "langchain-jev[report]"' in err
+    assert 'pip install -e ".[report]"' in err
     assert "rejudge RESULTS.jsonl --judge SPEC --html REPORT.html" in err
 
 

@@ -583,4 +583,4 @@ def test_importing_the_middleware_package_does_not_need_langchain_but_using_it_d
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
     assert result.returncode == 0, result.stderr
     assert "needs langchain, which is not installed" in result.stdout
-    assert 'install the middleware extra (pip install "langchain-jev[middleware]")' in result.stdout
+    assert 'install the middleware extra (pip install -e ".[middleware]" in a checkout of langchain-jev)' in result.stdout

@@ -220,7 +220,7 @@ def test_without_langchain_classic_the_package_works_and_the_evaluator_names_the
     lines = result.stdout.splitlines()
     assert lines[0] == "1.0"
     assert lines[1].startswith("ImportError: langchain_jev.evaluation needs langchain-classic")
-    assert 'pip install "langchain-jev[classic]"' in lines[1]
+    assert 'pip install -e ".[classic]"' in lines[1]
 
 
 def test_the_block_really_hides_langchain_classic() -> None:

@@ -104,7 +104,7 @@ def require_type_checker(tool: TypeChecker) -> None:
     found = importlib.util.find_spec("mypy") is not None if tool == "mypy" else shutil.which("pyright")
     if not found:
         raise JevConfigurationError(
-            f"code_type_checks: {tool} is not installed (pip install 'langchain-jev[code]' for mypy, "
+            f"code_type_checks: {tool} is not installed (pip install -e '.[code]' in a checkout for mypy, "
             "or install pyright)"
         )
 

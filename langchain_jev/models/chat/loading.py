@@ -16,7 +16,7 @@ def load_chat_model(chat_model: Any) -> BaseChatModel:
     """Return ``chat_model`` as a `BaseChatModel`; a ``"provider:model"`` string is initialised.
 
     A string goes to ``langchain.chat_models.init_chat_model``, which needs the
-    ``chat`` extra (``pip install "langchain-jev[chat]"``) and the
+    ``chat`` extra (``pip install -e ".[chat]"`` in a checkout) and the
     provider's own package (for example ``langchain-openai``).
 
     Raises:

@@ -79,6 +79,7 @@ if TYPE_CHECKING:
         EXPECTED_FIELD,
         QUESTION_FIELD,
         TOOL_CALLS_FIELD,
+        JevFieldWarning,
         JevJudgeInput,
         ToolCall,
     )
@@ -119,6 +120,7 @@ _EXPORTS: dict[str, str] = {
     "JevCriterion": "langchain_jev.criteria",
     "JevDecisionModel": "langchain_jev.models.jev",
     "JevError": "langchain_jev.errors",
+    "JevFieldWarning": "langchain_jev.input",
     "JevFinding": "langchain_jev.verdict",
     "JevInputError": "langchain_jev.errors",
     "JevJudge": "langchain_jev.judge",
@@ -171,6 +173,7 @@ __all__ = [
     "JevCriterion",
     "JevDecisionModel",
     "JevError",
+    "JevFieldWarning",
     "JevFinding",
     "JevInputError",
     "JevJudge",

@@ -31,6 +31,7 @@ EXPECTED = [
     "JevCriterion",
     "JevDecisionModel",
     "JevError",
+    "JevFieldWarning",
     "JevFinding",
     "JevInputError",
     "JevJudge",

@@ -336,7 +336,19 @@ _MAX_DEPTH = 4
 
 
 class JevFieldWarning(UserWarning):
-    """A judge was given, or asks about, a field that is not in the state it sends."""
+    """A judge was given, or asks about, a field that is not in the state it sends.
+
+    Make it an error where a mistake should stop a test run:
+
+    Example:
+        >>> import warnings
+        >>> from langchain_jev import JevFieldWarning
+        >>> warnings.filterwarnings("error", category=JevFieldWarning)
+        >>> issubclass(JevFieldWarning, UserWarning)
+        True
+        >>> warnings.resetwarnings()
+
+    """
 
 
 def _keys(value: Any, depth: int = 0) -> Iterator[str]:

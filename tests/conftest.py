@@ -22,3 +22,5 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     for item in items:
         path = item.nodeid.split("::", 1)[0]
         item.add_marker(pytest.mark.xdist_group("ray" if path.startswith("tests/ray/") else path))
+    # The longest group first: started last, the Ray tests ran alone on one worker at the end of the run.
+    items.sort(key=lambda item: not item.nodeid.startswith("tests/ray/"))

@@ -30,7 +30,7 @@ from langchain_jev.datasets.results import (
     verdict_record,
 )
 from langchain_jev.datasets.rows import FieldMap, judge_row
-from langchain_jev.datasets.tally import Tally
+from langchain_jev.datasets.tally import Tally, repeated_problem_line
 from langchain_jev.errors import JevInputError
 from langchain_jev.input import JevJudgeInput
 from langchain_jev.judge import JevJudge
@@ -358,9 +358,7 @@ class Session:
         """One line per problem that more than one row had: how many rows, and where the first was."""
         for problem, (rows, line) in self.repeated.items():
             if rows > 1:
-                self.progress.note(
-                    f"{self.label}: {rows} rows skipped in all for this (the first at line {line}): {problem}"
-                )
+                self.progress.note(repeated_problem_line(self.label, rows, line, problem))
         self.repeated.clear()
 
     def record(self, record: dict[str, Any]) -> None:

@@ -17,6 +17,7 @@ __all__ = [
     "Tally",
     "format_rate",
     "format_table",
+    "repeated_problem_line",
     "summary_lines",
     "tally_view",
     "text_columns",
@@ -189,6 +190,17 @@ def text_columns(rows: Sequence[Sequence[str]], left: Collection[int] = (0, 1)) 
         ).rstrip()
         for row in rows
     )
+
+
+def repeated_problem_line(label: str, rows: int, line: int, problem: str) -> str:
+    """The one line for a problem several rows had: each engine says it once with its first row, then this.
+
+    Example:
+        >>> repeated_problem_line("rows.csv", 200, 2, "missing 'answer'")
+        "rows.csv: 200 rows skipped in all for this (the first at line 2): missing 'answer'"
+
+    """
+    return f"{label}: {rows} rows skipped in all for this (the first at line {line}): {problem}"
 
 
 def summary_lines(

@@ -36,7 +36,7 @@ from langchain_jev.datasets.options import field_map, model_settings
 from langchain_jev.datasets.readers import detect_format
 from langchain_jev.datasets.results import ResultsFile
 from langchain_jev.datasets.rows import FieldMap
-from langchain_jev.datasets.tally import Tally, format_table, summary_lines
+from langchain_jev.datasets.tally import Tally, format_table, repeated_problem_line, summary_lines
 from langchain_jev.errors import JevError
 
 if TYPE_CHECKING:
@@ -285,6 +285,7 @@ def _collect(judged: Any, spec: JudgeSpec, options: RayOptions, stderr: TextIO) 
             sink = _Lines(ResultsFile(out, judge=judge_description(spec, model_name), run=options.run))
         else:
             sink = _NoSink()
+    bad: list[dict[str, Any]] = []
     with sink:
         for batch in batches:
             lines = batch.column("jev_record").to_pylist()
@@ -293,14 +294,35 @@ def _collect(judged: Any, spec: JudgeSpec, options: RayOptions, stderr: TextIO) 
                 record = json.loads(line)
                 if "problem" in record:
                     result.bad_rows += 1
-                    stderr.write(f"{_name(record, label)}: {record['problem']}\n")
+                    bad.append(record)
                     continue
                 kept.append(line)
                 result.tally.add(record)
             sink.write(batch, kept)
         sink.finish()
+    for text in _bad_row_lines(bad, label):
+        stderr.write(text + "\n")
     stderr.flush()
     return result
+
+
+def _bad_row_lines(bad: list[dict[str, Any]], label: str) -> list[str]:
+    """The bad rows as the local engine says them: in line order, a problem once (its first row), then counted.
+
+    Rows without a line (Parquet, rows built in Python) are each named, by id or key.
+    """
+    lines: list[str] = []
+    repeated: dict[str, list[int]] = {}
+    for record in sorted(bad, key=lambda r: (0, r["line"]) if "line" in r else (1, 0)):
+        problem = record["problem"]
+        if "line" in record:
+            seen = repeated.setdefault(problem, [0, record["line"]])
+            seen[0] += 1
+            if seen[0] > 1:
+                continue
+        lines.append(f"{_name(record, label)}: {problem}")
+    lines += [repeated_problem_line(label, rows, line, p) for p, (rows, line) in repeated.items() if rows > 1]
+    return lines
 
 
 def _read_back(folder: str) -> Iterator[Any]:

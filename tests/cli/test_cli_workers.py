@@ -260,8 +260,10 @@ def test_the_worker_setup_is_plain_data_that_rebuilds_the_same_judge() -> None:
 async def test_a_workers_limiter_waits_as_long_as_the_parent_says() -> None:
     granted: list[float] = []
 
+    replies = [0.0, 0.05, 0.0, 0.1, 0.0]  # the parent's answers: a token (0), or how long until one
+
     async def grant() -> float:
-        granted.append(0.05 * len(granted))
+        granted.append(replies[len(granted)])  # asked once too often: IndexError, never a hang
         return granted[-1]
 
     limiter = ParentLimiter(20.0, grant)

@@ -87,7 +87,7 @@ def test_jev_names_itself_in_a_string() -> None:
 
 def test_without_the_chat_extra_the_error_gives_the_install_line(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "langchain.chat_models", None)  # as if langchain were not installed
-    with pytest.raises(JevConfigurationError, match=r'pip install "langchain-jev\[chat\]"'):
+    with pytest.raises(JevConfigurationError, match=r'pip install -e "\.\[chat\]"'):
         JevJudge([POLITE], model="openai:gpt-4o-mini")
 
 

@@ -53,7 +53,12 @@ def test_undecodable_surrogate_and_deep_rows_are_skipped_by_line_and_the_rest_ju
     assert done.returncode == 2, done.stderr  # bad input
     undecodable = "is not valid UTF-8 text" if fmt == "jsonl" else "holds text that is not valid UTF-8"
     assert f"rows.{fmt}:{2 + shift}: row 2: {undecodable}" in done.stderr
-    assert f"rows.{fmt}:{4 + shift}: row 4: holds text that is not valid UTF-8" in done.stderr
+    if undecodable == "holds text that is not valid UTF-8":  # row 4's problem is row 2's: said once, then counted
+        assert (
+            f"rows.{fmt}: 2 rows skipped in all for this (the first at line {2 + shift}): {undecodable}"
+        ) in done.stderr
+    else:
+        assert f"rows.{fmt}:{4 + shift}: row 4: holds text that is not valid UTF-8" in done.stderr
     assert f"rows.{fmt}:{6 + shift}: row 6: nests objects and arrays deeper than 200 levels" in done.stderr
     judged = sorted(record["row"] for record in read_results(out))
     assert judged == [1, 3, 5, 7]

@@ -307,7 +307,7 @@ def _collect(judged: Any, spec: JudgeSpec, options: RayOptions, stderr: TextIO) 
 
 
 def _bad_row_lines(bad: list[dict[str, Any]], label: str) -> list[str]:
-    """The bad rows as the local engine says them: in line order, a problem once (its first row), then counted.
+    """The bad rows as the local engine says them: in line order, a problem once (its first row), counted.
 
     Rows without a line (Parquet, rows built in Python) are each named, by id or key.
     """

@@ -23,6 +23,7 @@ from typing import Literal, get_args
 
 import regex
 
+from langchain_jev._extras import install_hint
 from langchain_jev.errors import JevConfigurationError, JevInputError
 
 __all__ = [
@@ -104,8 +105,7 @@ def require_type_checker(tool: TypeChecker) -> None:
     found = importlib.util.find_spec("mypy") is not None if tool == "mypy" else shutil.which("pyright")
     if not found:
         raise JevConfigurationError(
-            f"code_type_checks: {tool} is not installed (pip install -e '.[code]' in a checkout for mypy, "
-            "or install pyright)"
+            f"code_type_checks: {tool} is not installed: for mypy, {install_hint('code')}; or install pyright"
         )
 
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 import pytest
 from hypothesis import HealthCheck, settings
 
+from tests.support.signals import sigint_at_start  # noqa: F401  (a fixture every test may ask for)
+
 # A property holds or it does not, however busy the machine: no example is failed for taking long
 # (Hypothesis' default 200 ms deadline failed examples on a loaded 2-core machine).
 settings.register_profile("suite", deadline=None, suppress_health_check=[HealthCheck.too_slow])

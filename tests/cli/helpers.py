@@ -13,6 +13,8 @@ from typing import Any
 
 import pytest
 
+from tests.support.signals import interruptible
+
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples"
 WEATHER_DATA = EXAMPLES / "weather.jsonl"
@@ -43,9 +45,12 @@ def run_cli(*args: str | os.PathLike[str], timeout: float = 120, **env: str) -> 
 def start_cli(
     *args: str | os.PathLike[str], start_new_session: bool = False, **env: str
 ) -> subprocess.Popen[str]:
-    """Start ``langchain-jev ARGS`` without waiting (to kill it part way), in a session of its own if asked."""
+    """Start ``langchain-jev ARGS`` without waiting (to kill it part way), in a session of its own if asked.
+
+    Its SIGINT is at the default whatever the suite was started with, so a Ctrl-C the test sends it counts.
+    """
     return subprocess.Popen(
-        cli_command(*args),
+        interruptible(cli_command(*args)),
         env=cli_env(**env),
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,

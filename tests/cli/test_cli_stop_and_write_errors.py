@@ -76,7 +76,9 @@ def _one_error_line(stderr: str) -> list[str]:
 
 @linux_only
 @WORKERS
-def test_one_ctrl_c_ends_the_run_at_once_and_resume_finishes_every_row_once(tmp_path: Path, workers: str) -> None:
+def test_one_ctrl_c_ends_the_run_at_once_and_resume_finishes_every_row_once(
+    sigint_at_start: str, tmp_path: Path, workers: str
+) -> None:
     data = write_jsonl(tmp_path / "rows.jsonl", numbered_rows(60))
     out = tmp_path / "results.jsonl"
     marker = uuid.uuid4().hex

@@ -129,7 +129,7 @@ def test_a_worker_that_dies_stops_the_run_and_resume_finishes_it(tmp_path: Path)
 
 
 @linux_only
-def test_ctrl_c_stops_the_command_and_its_workers_and_resume_finishes(tmp_path: Path) -> None:
+def test_ctrl_c_stops_the_command_and_its_workers_and_resume_finishes(sigint_at_start: str, tmp_path: Path) -> None:
     data = write_jsonl(tmp_path / "rows.jsonl", numbered_rows(40))
     out = tmp_path / "results.jsonl"
     marker = uuid.uuid4().hex

@@ -50,7 +50,7 @@ def test_the_backtracking_row_is_stopped_within_its_bound_and_the_others_are_jud
 
 
 @pytest.mark.skipif(sys.platform != "linux", reason="process groups and SIGINT as a terminal sends it")
-def test_one_ctrl_c_stops_a_run_whose_rows_are_inside_a_check(tmp_path: Path) -> None:
+def test_one_ctrl_c_stops_a_run_whose_rows_are_inside_a_check(sigint_at_start: str, tmp_path: Path) -> None:
     rows = [_row(index, HOSTILE) for index in range(40)]  # 40 s of checks at 1 s each
     data = write_jsonl(tmp_path / "rows.jsonl", rows)
     judge = tmp_path / "judge.json"

@@ -23,6 +23,7 @@ from langchain_jev import JevCriterion, JevDecisionModel, JevJudge
 from langchain_jev.testing import JevServer
 from langchain_jev.testing.server import _answers_within, load_script, main
 from tests.cli.helpers import ROOT, WEATHER_DATA, WEATHER_JUDGE
+from tests.support.signals import interruptible
 from tests.testing.helpers import GOOD, judge_on
 
 KEY = "sk-any-key-at-all"
@@ -52,7 +53,7 @@ class Served:
     def __init__(self, *args: str) -> None:
         command = [sys.executable, "-m", "langchain_jev.testing.server", *args]
         self.process = subprocess.Popen(
-            command, env=_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT
+            interruptible(command), env=_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT
         )
         stdout = self.process.stdout
         assert stdout is not None
@@ -115,7 +116,9 @@ def test_the_command_line_judges_with_the_scripted_answers(served: Served, tmp_p
 
 
 @pytest.mark.slow
-def test_jev_decision_model_gets_the_scripted_verdict_then_the_server_stops_cleanly(served: Served) -> None:
+def test_jev_decision_model_gets_the_scripted_verdict_then_the_server_stops_cleanly(
+    sigint_at_start: str, served: Served
+) -> None:
     jev = JevDecisionModel(api_key=KEY, base_url=served.url)
     judge = JevJudge([POLITE], model=jev)
     try:

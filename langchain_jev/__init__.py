@@ -56,6 +56,7 @@ if TYPE_CHECKING:
     from langchain_jev.criteria import JevCriterion
     from langchain_jev.errors import (
         ChatModelOutputError,
+        GuardrailBudgetError,
         GuardrailCheckError,
         GuardrailRefusedError,
         GuardrailUndecidedError,
@@ -110,6 +111,7 @@ _EXPORTS: dict[str, str] = {
     "DecisionCache": "langchain_jev.models.cache",
     "DecisionResponse": "langchain_jev.models.response",
     "EXPECTED_FIELD": "langchain_jev.input",
+    "GuardrailBudgetError": "langchain_jev.errors",
     "GuardrailCheckError": "langchain_jev.errors",
     "GuardrailRefusedError": "langchain_jev.errors",
     "GuardrailSettings": "langchain_jev.guardrails.settings",
@@ -163,6 +165,7 @@ __all__ = [
     "DecisionCache",
     "DecisionResponse",
     "EXPECTED_FIELD",
+    "GuardrailBudgetError",
     "GuardrailCheckError",
     "GuardrailRefusedError",
     "GuardrailSettings",

@@ -67,9 +67,7 @@ def input_from_messages(
         ('Hi?', 'Hello!')
 
     """
-    last_human = max(
-        (i for i, m in enumerate(messages) if isinstance(m, HumanMessage)), default=-1
-    )
+    last_human = max((i for i, m in enumerate(messages) if isinstance(m, HumanMessage)), default=-1)
     question = message_text(messages[last_human]) if last_human >= 0 else None
     turn = list(messages[last_human + 1 :])
     answer = None

@@ -303,8 +303,7 @@ def _check_name(name: Any) -> None:
 def _check_type(name: str, question: Any, expected: type, label: str) -> None:
     if not isinstance(question, expected):
         raise JevConfigurationError(
-            f"criterion {name!r}: expected a langchain_core.decisions.{label}, "
-            f"got {type(question).__name__}"
+            f"criterion {name!r}: expected a langchain_core.decisions.{label}, got {type(question).__name__}"
         )
     _check_sendable(name, question)
 

@@ -10,6 +10,7 @@ about. Built-in parents are kept where a caller would reach for them
     │   ├── MissingCredentialsError          no API key for Jev (names TYPESAFE_API_KEY)
     │   └── JudgeSpecError                   a judge file that cannot become a judge; names each place
     ├── JevInputError (TypeError)            a state or judge input that cannot be read
+    │   └── GuardrailBudgetError             a text over what a safety check may judge (names size and budget)
     ├── ChatModelOutputError (ValueError)    a chat model's reply unreadable after one corrective retry
     │   └── LogprobsUnavailableError         the "logprobs" strategy got no token log-probabilities
     ├── ResponseTooLargeError                a model's response body over its size cap (names the limit)
@@ -41,6 +42,7 @@ __all__ = [
     "ChatModelOutputError",
     "ComparisonError",
     "DatasetError",
+    "GuardrailBudgetError",
     "GuardrailCheckError",
     "GuardrailRefusedError",
     "GuardrailUndecidedError",
@@ -97,6 +99,26 @@ class JevInputError(JevError, TypeError):
         langchain_jev.errors.JevInputError: the state must be a JSON object ... got list
 
     """
+
+
+class GuardrailBudgetError(JevInputError):
+    """What a safety check is to judge is over its budget, so it is not judged at all (never cut).
+
+    A rail reads it as a failed check, decided by ``on_error`` (fail closed by
+    default); its report names the class, the size and the budget. ``size`` and
+    ``budget`` are in the unit the message names (characters, bytes, pages or levels).
+
+    Example:
+        >>> error = GuardrailBudgetError("3,000,000 characters to judge, over the budget", size=3, budget=2)
+        >>> error.size, error.budget
+        (3, 2)
+
+    """
+
+    def __init__(self, message: str, *, size: int, budget: int) -> None:
+        self.size = size
+        self.budget = budget
+        super().__init__(message)
 
 
 class MissingCredentialsError(JevConfigurationError):

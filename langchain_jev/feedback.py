@@ -97,10 +97,7 @@ def noul_failed(criterion: JevCriterion, probability: float) -> str:
     if when_false is not None:
         return f'{criterion.name}: "{text(when_false)}" (yes at {number(probability)}, needs {minimum})'
     instructions = text(getattr(question, "instructions", ""))
-    return (
-        f'{criterion.name}: not met: "{instructions}" '
-        f"(yes at {number(probability)}, needs {minimum})"
-    )
+    return f'{criterion.name}: not met: "{instructions}" (yes at {number(probability)}, needs {minimum})'
 
 
 def noul_passed(criterion: JevCriterion, probability: float) -> str:
@@ -111,10 +108,7 @@ def noul_passed(criterion: JevCriterion, probability: float) -> str:
 def choice_failed(criterion: JevCriterion, chosen: str, support: float | None) -> str:
     """``mode: chose "other", needs one of "answered" (0.20 of the probability there)``."""
     tail = "" if support is None else f" ({number(support)} of the probability there)"
-    return (
-        f'{criterion.name}: chose "{chosen}", needs one of '
-        f"{quoted(sorted(criterion.accepted))}{tail}"
-    )
+    return f'{criterion.name}: chose "{chosen}", needs one of {quoted(sorted(criterion.accepted))}{tail}'
 
 
 def choice_passed(criterion: JevCriterion, chosen: str, support: float | None) -> str:
@@ -142,9 +136,7 @@ def jury_vote(criterion: JevCriterion, passed: bool, votes: Sequence[tuple[str, 
     return f"{criterion.name}: {len(votes)} of {of} jury members find it {side} ({reasons})"
 
 
-def jury_split(
-    criterion: JevCriterion, met: Sequence[str], unmet: Sequence[str], bound: float | None
-) -> str:
+def jury_split(criterion: JevCriterion, met: Sequence[str], unmet: Sequence[str], bound: float | None) -> str:
     """``correct: undecided, the jury is split: met for jev, gpt; not met for claude, ...``."""
     limit = "evenly" if bound is None else f"beyond the {number(bound)} of members that may dissent"
     return (

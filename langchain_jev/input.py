@@ -114,9 +114,7 @@ class ToolCall:
         if isinstance(value, ToolCall):
             return value
         if not isinstance(value, Mapping) or not isinstance(value.get("name"), str):
-            raise JevInputError(
-                f"a tool call must be an object with a string 'name', got {_describe(value)}"
-            )
+            raise JevInputError(f"a tool call must be an object with a string 'name', got {_describe(value)}")
         return cls(value["name"], value.get("arguments", {}), value.get("result"), value.get("message"))
 
 
@@ -195,9 +193,7 @@ class JevJudgeInput:
             if not isinstance(name, str):
                 raise JevInputError(f"field names must be strings, got {_describe(name)}")
             if name in _FIXED_FIELDS:
-                raise JevInputError(
-                    f"field {name!r} is a fixed state field: pass it as its own argument"
-                )
+                raise JevInputError(f"field {name!r} is a fixed state field: pass it as its own argument")
         object.__setattr__(self, "question", question)
         object.__setattr__(self, "answer", answer)
         object.__setattr__(self, "expected", expected)
@@ -243,8 +239,7 @@ class JevJudgeInput:
             return state
         if not isinstance(state, Mapping):
             raise JevInputError(
-                "the state must be a JSON object to be read as a JevJudgeInput, "
-                f"got {_describe(state)}"
+                f"the state must be a JSON object to be read as a JevJudgeInput, got {_describe(state)}"
             )
         context = state.get(CONTEXT_FIELD)
         calls = state.get(TOOL_CALLS_FIELD)
@@ -280,9 +275,7 @@ class JevJudgeInput:
         if type_ is float and isinstance(value, int) and not isinstance(value, bool):
             return float(value)
         if not isinstance(value, type_) or (type_ is int and isinstance(value, bool)):
-            raise JevInputError(
-                f"state field {name!r} must be {type_.__name__}, got {_describe(value)}"
-            )
+            raise JevInputError(f"state field {name!r} must be {type_.__name__}, got {_describe(value)}")
         return value
 
 

@@ -165,9 +165,7 @@ class JevJudge(RunnableSerializable[JudgeInput, JevVerdict]):
             or not math.isfinite(min_confidence)
             or not 0.0 <= min_confidence <= 1.0
         ):
-            raise JevConfigurationError(
-                f"min_confidence must be between 0 and 1, got {min_confidence!r}"
-            )
+            raise JevConfigurationError(f"min_confidence must be between 0 and 1, got {min_confidence!r}")
         if feedback_renderer is not None and not callable(feedback_renderer):
             raise JevConfigurationError("feedback_renderer must be callable")
         from langchain_jev.models.resolve import as_decision_model
@@ -382,9 +380,7 @@ class JevJudge(RunnableSerializable[JudgeInput, JevVerdict]):
                 plan.known[criterion.name] = _not_applicable(criterion, feedback.not_asked(criterion))
             elif criterion.kind == "check":
                 decision = decide_check(criterion, criterion.predicate(view()))  # type: ignore[misc]
-                plan.known[criterion.name] = JevFinding(
-                    criterion, None, decision.outcome, decision.detail
-                )
+                plan.known[criterion.name] = JevFinding(criterion, None, decision.outcome, decision.detail)
         if self.fail_fast and any(f.outcome is Outcome.FAILED for f in plan.known.values()):
             for criterion in self.criteria:
                 if criterion.is_question and criterion.name not in plan.known:
@@ -411,9 +407,7 @@ class JevJudge(RunnableSerializable[JudgeInput, JevVerdict]):
         criteria = self.criteria
         known = self._asks
         if known is None or known[0] is not criteria:
-            simple = all(
-                c.is_question and c.condition is None and c.depends_on is None for c in criteria
-            )
+            simple = all(c.is_question and c.condition is None and c.depends_on is None for c in criteria)
             questions: dict[str, Question] | None = (
                 {c.name: c.question for c in criteria if c.question is not None} if simple else None
             )
@@ -478,9 +472,7 @@ def _to_input(question_or_input: Any, answer: Any) -> JudgeInput:
             raise JevInputError("judge(question, answer) needs the answer as well")
         return JevJudgeInput(question=question_or_input, answer=answer)
     if answer is not None:
-        raise JevInputError(
-            "judge(question, answer) takes two strings; a JevJudgeInput or state goes alone"
-        )
+        raise JevInputError("judge(question, answer) takes two strings; a JevJudgeInput or state goes alone")
     if not isinstance(question_or_input, (JevJudgeInput, Mapping)):
         raise JevInputError(
             "judge() takes (question, answer), a JevJudgeInput or a state mapping, "

@@ -244,9 +244,7 @@ def support_share(probabilities: Mapping[Any, float], passing: set[Any]) -> floa
     return math.fsum(p for key, p in probabilities.items() if key in passing) / total
 
 
-def dependency_detail(
-    criterion: JevCriterion, outcome: Outcome, label: str | None
-) -> str | None:
+def dependency_detail(criterion: JevCriterion, outcome: Outcome, label: str | None) -> str | None:
     """Why ``criterion``'s dependency is not met, given the dependency's decided outcome.
 
     Returns None when the dependency is met. An undecided dependency (INCONCLUSIVE,

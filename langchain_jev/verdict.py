@@ -82,8 +82,15 @@ class JevFinding(_FindingFields):
         return self._replace(**changes)
 
     def _key(self) -> tuple[Any, ...]:
-        return (self.criterion, self.answer, self.outcome, self.detail, self.confidence,
-                self.reasoning, self.decided)
+        return (
+            self.criterion,
+            self.answer,
+            self.outcome,
+            self.detail,
+            self.confidence,
+            self.reasoning,
+            self.decided,
+        )
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, JevFinding):

@@ -21,6 +21,7 @@ EXPECTED = [
     "DecisionCache",
     "DecisionResponse",
     "EXPECTED_FIELD",
+    "GuardrailBudgetError",
     "GuardrailCheckError",
     "GuardrailRefusedError",
     "GuardrailSettings",

@@ -167,4 +167,3 @@ def member_calibrations(
         overall = overall_agreement(judge, own, seed=seed, rounds=rounds)
         result.append(MemberCalibration(name, len(own), criteria, overall))
     return result
-

@@ -129,7 +129,6 @@ def exit_codes_epilog() -> str:
     return "\n".join(lines)
 
 
-
 def add_model_options(parser: argparse.ArgumentParser) -> Any:
     """Add the decision model's options to ``parser`` as a group; return the group.
 
@@ -157,9 +156,7 @@ def add_model_options(parser: argparse.ArgumentParser) -> Any:
 
 def add_pacing_options(group: Any, what: str = "rows judged at once") -> None:
     """Add ``--concurrency`` (``what``, 8 by default) and ``--rate-limit`` to an argument group."""
-    group.add_argument(
-        "--concurrency", type=positive_int, default=8, metavar="N", help=f"{what} (8)"
-    )
+    group.add_argument("--concurrency", type=positive_int, default=8, metavar="N", help=f"{what} (8)")
     group.add_argument(
         "--rate-limit", type=positive_float, metavar="PER_SECOND", help="requests per second at most"
     )

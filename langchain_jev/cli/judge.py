@@ -66,8 +66,7 @@ def add_parser(commands: Any) -> argparse.ArgumentParser:
             "environment:\n"
             "  TYPESAFE_API_KEY        the API key for Jev (needed unless --model names a chat model)\n"
             "  TYPESAFE_BASE_URL       the server, when --base-url is not given\n"
-            "  TYPESAFE_DEFAULT_MODEL  the Jev model, when --model is not given\n\n"
-            + exit_codes_epilog()
+            "  TYPESAFE_DEFAULT_MODEL  the Jev model, when --model is not given\n\n" + exit_codes_epilog()
         ),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -84,12 +83,8 @@ def add_parser(commands: Any) -> argparse.ArgumentParser:
     add_allow_code(judge, "run code the judge file names (call: conditions, feedback_renderer)")
     names = judge.add_argument_group("columns")
     for part in ("question", "answer", "expected", "context", "tool-calls"):
-        names.add_argument(
-            f"--{part}-field", metavar="NAME", help=f"column of the {part.replace('-', ' ')}"
-        )
-    names.add_argument(
-        "--id-field", metavar="NAME", default="id", help="column naming the row (default: id)"
-    )
+        names.add_argument(f"--{part}-field", metavar="NAME", help=f"column of the {part.replace('-', ' ')}")
+    names.add_argument("--id-field", metavar="NAME", default="id", help="column naming the row (default: id)")
     names.add_argument(
         "--ignore-field",
         metavar="NAME",
@@ -110,9 +105,7 @@ def add_parser(commands: Any) -> argparse.ArgumentParser:
         "at most one per CPU",
     )
     run.add_argument("--out", metavar="PATH", help="write one JSON line per row here ('-': stdout)")
-    run.add_argument(
-        "--resume", action="store_true", help="keep the rows already in --out, judge the rest"
-    )
+    run.add_argument("--resume", action="store_true", help="keep the rows already in --out, judge the rest")
     run.add_argument(
         "--fail-under",
         type=rate,
@@ -128,9 +121,7 @@ def add_parser(commands: Any) -> argparse.ArgumentParser:
         help="local (default): this machine; ray: a Ray cluster reads, judges and writes the rows "
         "(needs langchain-jev[ray]; DATA may also be Parquet, --out PATH.parquet writes Parquet)",
     )
-    run.add_argument(
-        "--ray-address", metavar="ADDR", help="the Ray cluster to join (default: a local one)"
-    )
+    run.add_argument("--ray-address", metavar="ADDR", help="the Ray cluster to join (default: a local one)")
     run.add_argument("--quiet", action="store_true", help="no progress display")
     run.add_argument(
         "--verbose", action="store_true", help="with --engine ray: show Ray's own logs and progress bars"

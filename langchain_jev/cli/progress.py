@@ -190,14 +190,10 @@ class Progress:
         self._last = now
         elapsed = now - self._start
         if self.tty:
-            text = render_bar(
-                self.done, self.total, self.passed, self.fresh, elapsed, judged=self.judged
-            )
+            text = render_bar(self.done, self.total, self.passed, self.fresh, elapsed, judged=self.judged)
             self.stream.write("\r\x1b[2K" + text)
             self._drawn = True
         else:
-            text = render_line(
-                self.done, self.total, self.passed, self.fresh, elapsed, judged=self.judged
-            )
+            text = render_line(self.done, self.total, self.passed, self.fresh, elapsed, judged=self.judged)
             self.stream.write(("done: " if final else "progress: ") + text + "\n")
         self.stream.flush()

@@ -49,4 +49,3 @@ def validate(path: str) -> int:
     for where, _, reference in code_references(spec):
         sys.stdout.write(f"  {where} names code {reference!r} (runs only with --allow-code)\n")
     return EXIT_OK
-

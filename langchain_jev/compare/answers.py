@@ -205,7 +205,10 @@ def read_answer_pairs(
     joined = join_rows(records_a, records_b, on=on, only_shared=only_shared, labels=labels)
     sources: list[StateSource] = []
     for label, path, header, records in zip(
-        labels, (a, b), (header_a, header_b), ([p.a for p in joined.pairs], [p.b for p in joined.pairs]),
+        labels,
+        (a, b),
+        (header_a, header_b),
+        ([p.a for p in joined.pairs], [p.b for p in joined.pairs]),
         strict=True,
     ):
         notes: list[str] = []
@@ -219,4 +222,3 @@ def read_answer_pairs(
         why = "; ".join(note.replace(" (not shown)", "") for note in notes)
         sources.append((found, why or None))
     return joined, answer_pairs(joined, (sources[0], sources[1]), labels=labels), (header_a, header_b)
-

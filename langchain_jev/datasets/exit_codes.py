@@ -96,4 +96,3 @@ def bad_input(stream: TextIO, message: str) -> int:
     stream.write(f"{PROG}: error: {message}\n")
     stream.flush()
     return EXIT_BAD_INPUT
-

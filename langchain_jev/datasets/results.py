@@ -664,8 +664,7 @@ def _keep(
         return
     if not isinstance(record, dict) or not isinstance(record.get("row"), int) or "key" not in record:
         raise ResultsError(
-            f"{target}:{number}: a record without 'row' and 'key'; is this a results file of "
-            "langchain-jev?"
+            f"{target}:{number}: a record without 'row' and 'key'; is this a results file of langchain-jev?"
         )
     if "error" in record:
         resumed.dropped_errors += 1

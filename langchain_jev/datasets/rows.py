@@ -365,9 +365,7 @@ def _text(parts: Mapping[str, Any], state_name: str, fields: FieldMap) -> str | 
         return value
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         return str(value)
-    raise JevInputError(
-        f"{fields.columns(state_name)[0]!r} must be text, got {type(value).__name__}"
-    )
+    raise JevInputError(f"{fields.columns(state_name)[0]!r} must be text, got {type(value).__name__}")
 
 
 def _calls(value: Any, fields: FieldMap) -> Any:

@@ -232,9 +232,7 @@ def summary_lines(
             "recorded as errors and counted as not passed"
         )
     if bad_rows:
-        lines.append(
-            f"{bad_rows} bad input row{_s(bad_rows)} skipped (named above); not in the pass rate"
-        )
+        lines.append(f"{bad_rows} bad input row{_s(bad_rows)} skipped (named above); not in the pass rate")
     if stopped:
         lines.append(stopped)
     if fail_under is not None and tally.pass_rate is not None and tally.pass_rate < fail_under:

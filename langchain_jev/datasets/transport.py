@@ -54,9 +54,7 @@ class ShardedTransport(httpx2.AsyncBaseTransport):
             keepalive_expiry=keepalive_expiry,
         )
         context = httpx2.create_ssl_context(verify=verify)
-        self.pools = [
-            httpx2.AsyncHTTPTransport(limits=limits, verify=context) for _ in range(max(1, shards))
-        ]
+        self.pools = [httpx2.AsyncHTTPTransport(limits=limits, verify=context) for _ in range(max(1, shards))]
         self._busy = [0] * len(self.pools)
 
     async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:

@@ -7,6 +7,13 @@ question ("does the user seek this hazard?" for inputs, "does the response
 contain or enable it?" for outputs); a category is flagged when the probability
 of yes reaches the preset's threshold. All questions of a battery go to the
 decision model in one request.
+
+What the battery is sent is lossless: messages are read whole
+(`langchain_jev.guardrails.subjects`), and every string of any other input is
+revealed (`langchain_jev.guardrails.text.reveal`). An input longer than the
+battery's ``window`` is judged in overlapping windows, one request each, and
+their answers joined (`langchain_jev.guardrails.windows`); one over its
+``budget`` raises `GuardrailBudgetError` before any request: it is never cut.
 """
 
 from __future__ import annotations
@@ -35,7 +42,8 @@ from langchain_jev.guardrails.catalog import (
     Direction,
     Hazard,
 )
-from langchain_jev.guardrails.subjects import clean_input, subject_for
+from langchain_jev.guardrails.subjects import Subject, reveal_input, subject_for
+from langchain_jev.guardrails.windows import DEFAULT_BUDGET, DEFAULT_WINDOW, check_window, windows
 from langchain_jev.input import JevJudgeInput, ToolCall
 from langchain_jev.judge import JevJudge
 from langchain_jev.models.cache import DecisionCache, InMemoryCache, model_identity
@@ -52,12 +60,14 @@ __all__ = [
     "HazardBattery",
     "assessment_from_verdict",
     "find_hazard",
+    "joined",
     "select_hazards",
     "thresholds_for",
 ]
 
-BatteryInput = str | JevJudgeInput | BaseMessage | Sequence[BaseMessage] | Mapping[str, Any]
-"""What a battery assesses: text, a `JevJudgeInput`, messages, or a state with ``messages``."""
+BatteryInput = str | JevJudgeInput | BaseMessage | Sequence[BaseMessage] | Mapping[str, Any] | Subject
+"""What a battery assesses: text, a `JevJudgeInput`, messages, a state with ``messages``, or a
+`Subject` a rail read (already revealed)."""
 
 
 def _valid_names(direction: Direction) -> str:
@@ -243,21 +253,57 @@ def assessment_from_verdict(
     )
 
 
+def joined(assessments: Sequence[HazardAssessment]) -> HazardAssessment:
+    """The assessments of one check's windows, as one: each category's highest probability.
+
+    A category undecided in some window and flagged in none stays undecided; the
+    verdict kept is the one of the window with the highest probability.
+
+    Example:
+        >>> M = MappingProxyType
+        >>> one = HazardAssessment("input", "balanced", M({"hate": 0.1}), M({"hate": 0.5}))
+        >>> two = HazardAssessment("input", "balanced", M({"hate": 0.9}), M({"hate": 0.5}))
+        >>> joined([one, two]).flagged_categories
+        {'hate': 0.9}
+
+    """
+    if len(assessments) == 1:
+        return assessments[0]
+    first = assessments[0]
+    highest: dict[str, float] = {}
+    for assessment in assessments:
+        for name, p in assessment.probabilities.items():
+            highest[name] = max(p, highest.get(name, 0.0))
+    flagged = {name for a in assessments for name in a.flagged_categories}
+    undecided = dict.fromkeys(name for a in assessments for name in a.undecided if name not in flagged)
+    loudest = max(assessments, key=lambda a: max(a.probabilities.values(), default=0.0))
+    return HazardAssessment(
+        first.direction,
+        first.strictness,
+        MappingProxyType({name: highest[name] for name in first.thresholds if name in highest}),
+        first.thresholds,
+        tuple(undecided),
+        loudest.verdict,
+    )
+
+
 def _subject(direction: Direction, value: Any) -> JevJudgeInput:
-    """Turn whatever was passed to a battery into the judge input of its direction."""
+    """Turn whatever was passed to a battery into the judge input of its direction, every leaf revealed."""
+    if isinstance(value, Subject):
+        return value.data
     if isinstance(value, JevJudgeInput):
-        return value
+        return reveal_input(value)
     if isinstance(value, str):
         if direction == "input":
-            return JevJudgeInput(question=value)
+            return reveal_input(JevJudgeInput(question=value))
         if direction == "output":
-            return JevJudgeInput(answer=value)
-        return JevJudgeInput(tool_calls=[ToolCall("tool", {}, value)])
+            return reveal_input(JevJudgeInput(answer=value))
+        return reveal_input(JevJudgeInput(tool_calls=[ToolCall("tool", {}, value)]))
     if isinstance(value, BaseMessage):
         value = [value]
     if isinstance(value, Mapping):
         if "messages" not in value:
-            return JevJudgeInput.of(value)
+            return reveal_input(JevJudgeInput.of(value))
         value = value["messages"]
     if isinstance(value, Sequence) and all(isinstance(m, BaseMessage) for m in value):
         subject = subject_for(direction, value)
@@ -295,6 +341,10 @@ class HazardBattery(RunnableSerializable[BatteryInput, HazardAssessment]):
         model: the decision model, as for `JevJudge` (None: Jev from the environment);
             a jury is asked combined by ``max``, so any member's flag stands
             (`langchain_jev.models.jury.flag_on_any_member`).
+        window: the characters one request may carry (`DEFAULT_WINDOW`); a longer
+            input is judged in overlapping windows, one request each.
+        budget: the most characters one check judges (`DEFAULT_BUDGET`); more raises
+            `GuardrailBudgetError` (a rail decides it by ``on_error``), never cut.
 
     Example:
         >>> from langchain_core.messages import AIMessage, HumanMessage
@@ -318,6 +368,10 @@ class HazardBattery(RunnableSerializable[BatteryInput, HazardAssessment]):
     """The strictness preset."""
     judge: JevJudge = Field(exclude=True, repr=False)
     """The judge built from the prescribed questions (one noul per category)."""
+    window: int = DEFAULT_WINDOW
+    """The characters one request may carry; a longer input is judged in overlapping windows."""
+    budget: int = DEFAULT_BUDGET
+    """The most characters one check judges; more is refused (`GuardrailBudgetError`), never cut."""
     _ledger_store: DecisionCache | None = PrivateAttr(default=None)
 
     def __init__(
@@ -327,8 +381,11 @@ class HazardBattery(RunnableSerializable[BatteryInput, HazardAssessment]):
         categories: str | Iterable[str] | None = None,
         strictness: str = DEFAULT_STRICTNESS,
         model: Any = None,
+        window: int = DEFAULT_WINDOW,
+        budget: int = DEFAULT_BUDGET,
         **kwargs: Any,
     ) -> None:
+        window, budget = check_window(window, budget)
         hazards = select_hazards(direction, categories)
         thresholds = thresholds_for(hazards, strictness)
         criteria = [
@@ -340,6 +397,8 @@ class HazardBattery(RunnableSerializable[BatteryInput, HazardAssessment]):
             categories=tuple(h.name for h in hazards),
             strictness=strictness,
             judge=JevJudge(criteria, flag_on_any_member(model)),  # a jury flags when any member does
+            window=window,
+            budget=budget,
             **kwargs,
         )
 
@@ -349,6 +408,9 @@ class HazardBattery(RunnableSerializable[BatteryInput, HazardAssessment]):
         categories: str | Iterable[str] | None = None,
         strictness: str = DEFAULT_STRICTNESS,
         model: Any = None,
+        *,
+        window: int = DEFAULT_WINDOW,
+        budget: int = DEFAULT_BUDGET,
     ) -> HazardBattery:
         """A battery asking whether the user's message seeks each hazard.
 
@@ -360,7 +422,9 @@ class HazardBattery(RunnableSerializable[BatteryInput, HazardAssessment]):
             ('jailbreak',)
 
         """
-        return cls("input", categories=categories, strictness=strictness, model=model)
+        return cls(
+            "input", categories=categories, strictness=strictness, model=model, window=window, budget=budget
+        )
 
     @classmethod
     def output(
@@ -368,6 +432,9 @@ class HazardBattery(RunnableSerializable[BatteryInput, HazardAssessment]):
         categories: str | Iterable[str] | None = None,
         strictness: str = DEFAULT_STRICTNESS,
         model: Any = None,
+        *,
+        window: int = DEFAULT_WINDOW,
+        budget: int = DEFAULT_BUDGET,
     ) -> HazardBattery:
         """A battery asking whether the assistant's response contains or enables each hazard.
 
@@ -379,7 +446,9 @@ class HazardBattery(RunnableSerializable[BatteryInput, HazardAssessment]):
             14
 
         """
-        return cls("output", categories=categories, strictness=strictness, model=model)
+        return cls(
+            "output", categories=categories, strictness=strictness, model=model, window=window, budget=budget
+        )
 
     @classmethod
     def tool_results(
@@ -387,6 +456,9 @@ class HazardBattery(RunnableSerializable[BatteryInput, HazardAssessment]):
         categories: str | Iterable[str] | None = None,
         strictness: str = DEFAULT_STRICTNESS,
         model: Any = None,
+        *,
+        window: int = DEFAULT_WINDOW,
+        budget: int = DEFAULT_BUDGET,
     ) -> HazardBattery:
         """A battery asking whether tool results carry instructions injected for the assistant.
 
@@ -398,7 +470,14 @@ class HazardBattery(RunnableSerializable[BatteryInput, HazardAssessment]):
             ('prompt_injection',)
 
         """
-        return cls("tool_results", categories=categories, strictness=strictness, model=model)
+        return cls(
+            "tool_results",
+            categories=categories,
+            strictness=strictness,
+            model=model,
+            window=window,
+            budget=budget,
+        )
 
     # ------------------------------------------------------------------ views
 
@@ -442,6 +521,8 @@ class HazardBattery(RunnableSerializable[BatteryInput, HazardAssessment]):
             "thresholds": self.thresholds,
             "questions": {name: q.model_dump(mode="json") for name, q in self.questions.items()},
             "model": model_identity(self.model),
+            "window": self.window,
+            "budget": self.budget,
         }
         encoded = json.dumps(described, sort_keys=True, default=str).encode("utf-8")
         return hashlib.sha256(encoded).hexdigest()[:32]
@@ -489,12 +570,31 @@ class HazardBattery(RunnableSerializable[BatteryInput, HazardAssessment]):
         """Asynchronous `invoke`."""
         return await self._acall_with_config(self._arun, input, config, run_type="chain", **kwargs)
 
+    def windows(self, value: BatteryInput) -> list[JevJudgeInput]:
+        """The judge inputs one check of ``value`` sends: one, or overlapping windows of a long input.
+
+        Raises:
+            JevInputError: there is nothing of this side to check in ``value``.
+            GuardrailBudgetError: ``value`` is over the battery's budget.
+
+        """
+        data = _subject(self.direction, value)
+        return windows(data, self.direction, window=self.window, budget=self.budget)
+
+    def _assessed(self, verdicts: Sequence[JevVerdict]) -> HazardAssessment:
+        thresholds = self.thresholds
+        return joined(
+            [assessment_from_verdict(self.direction, self.strictness, thresholds, v) for v in verdicts]
+        )
+
     def _run(
         self, input: BatteryInput, run_manager: CallbackManagerForChainRun, config: RunnableConfig
     ) -> HazardAssessment:
-        data = clean_input(_subject(self.direction, input))
-        verdict = self.judge.invoke(data, patch_config(config, callbacks=run_manager.get_child()))
-        return assessment_from_verdict(self.direction, self.strictness, self.thresholds, verdict)
+        parts = self.windows(input)
+        child = patch_config(config, callbacks=run_manager.get_child())
+        if len(parts) == 1:
+            return self._assessed([self.judge.invoke(parts[0], child)])
+        return self._assessed(self.judge.batch(list[Any](parts), child))
 
     async def _arun(
         self,
@@ -502,10 +602,11 @@ class HazardBattery(RunnableSerializable[BatteryInput, HazardAssessment]):
         run_manager: AsyncCallbackManagerForChainRun,
         config: RunnableConfig,
     ) -> HazardAssessment:
-        data = clean_input(_subject(self.direction, input))
+        parts = self.windows(input)
         child = patch_config(config, callbacks=run_manager.get_child())
-        verdict = await self.judge.ainvoke(data, child)
-        return assessment_from_verdict(self.direction, self.strictness, self.thresholds, verdict)
+        if len(parts) == 1:
+            return self._assessed([await self.judge.ainvoke(parts[0], child)])
+        return self._assessed(await self.judge.abatch(list[Any](parts), child))
 
     def __str__(self) -> str:
         return repr(self)

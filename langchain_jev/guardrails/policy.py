@@ -305,6 +305,7 @@ _DESCRIPTIONS: tuple[tuple[str, str], ...] = (
     ("ChatModelOutputError", "the decision model's answer could not be read"),
     ("ValidationError", "the decision model's answer could not be read"),
     ("TypeSafeError", "the decision model failed"),
+    ("GuardrailBudgetError", "what is to be judged is over the check's budget, so none of it was judged"),
     ("JevInputError", "the text could not be read for the check"),
     ("JevConfigurationError", "the check is set up wrong"),
 )
@@ -330,6 +331,9 @@ def describe_error(error: BaseException | None) -> str:
     status = getattr(error, "status_code", getattr(error, "status", None))
     if isinstance(status, int) and not isinstance(status, bool):
         description = f"{description} (status {status})"
+    size, budget = getattr(error, "size", None), getattr(error, "budget", None)
+    if isinstance(size, int) and isinstance(budget, int):
+        description = f"{description} ({size:,} over a budget of {budget:,})"
     return f"{type(error).__name__}: {description}"
 
 

@@ -1,31 +1,35 @@
-"""What a rail judges: every string a message carries, read into a judge input.
+"""What a rail judges: every leaf of a message, read into a judge input, nothing left out.
 
-Pure functions over LangChain messages, shared by every rail:
+Pure functions over LangChain messages, shared by every rail. The reading is
+**lossless**: the judge input holds every leaf of what a provider may be sent.
 
 - `read_message` walks the *whole* message, not a list of known keys: every
   content block and every key in it, ``additional_kwargs``,
-  ``response_metadata``, ``name``, tool calls and any other field. A block's
-  prose (``text``, ``thinking``, ``reasoning``, ``refusal``) is read as text and
-  everything else it holds as compact JSON of its strings (numbers and flags
-  carry no prose and are left out). Media is read for the text it carries
-  (`langchain_jev.guardrails.text.read_payload`): ``data:text/*`` and base64 text
-  files are decoded and judged; binary payloads are never sent as text, and the
-  media blocks holding them are named (`Reading.media`), so an output rail can
-  decide what an answer it cannot read means (``on_unjudgeable``).
+  ``response_metadata``, ``name``, tool calls (ids, arguments, numbers, flags)
+  and any other field whose value is not its default. Only the message's own
+  ``id`` (no provider request builder sends it), its ``type`` (its class) and a
+  tool message's ``artifact`` (never sent) are left out. A block's prose
+  (``text``, ``thinking``, ``reasoning``, ``refusal``) is read bare; everything
+  else it holds as JSON, keys, ids, numbers and booleans included. Every string
+  and key is revealed (`langchain_jev.guardrails.text.reveal`): the raw string,
+  then what it hides (decoded text, invisible encodings), judged beside it.
+- Media is read only in the typed media fields of media blocks
+  (`langchain_jev.guardrails.text.read_media`): an image, audio or video file is
+  shown to the judge as a note and named (`Reading.media`), so an output rail can
+  decide what a reply it cannot see means (``on_unjudgeable``); a PDF's text is
+  judged; any other payload is judged as the text it is.
 - `input_subject` reads the messages a model is about to receive that were not
   judged before (every role: system, developer, user, assistant messages the
   caller wrote, tool and function results, any ``ChatMessage``), with earlier
   messages as context; `output_subject` a model's reply with the tool calls it
   requests; `tool_results_subject` the tool results among the new messages.
 
-Every text is normalised (`langchain_jev.guardrails.text.normalise`) before it
-is sent. Each function returns None when there is nothing of its kind to judge.
+Each function returns None when there is nothing of its kind to judge.
 """
 
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -41,20 +45,20 @@ from langchain_core.messages import (
 )
 
 from langchain_jev.guardrails.catalog import Direction
-from langchain_jev.guardrails.text import normalise, read_payload
+from langchain_jev.guardrails.text import read_media, reveal, reveal_value
 from langchain_jev.input import JevJudgeInput, ToolCall
 
 __all__ = [
+    "CONTEXT_CHARS",
     "CONTEXT_FIELD",
     "DEFAULT_CONTEXT_MESSAGES",
     "Reading",
     "Subject",
-    "clean",
-    "clean_input",
     "content_texts",
     "input_subject",
     "output_subject",
     "read_message",
+    "reveal_input",
     "role_of",
     "subject_for",
     "tool_results_subject",
@@ -66,8 +70,12 @@ DEFAULT_CONTEXT_MESSAGES = 6
 CONTEXT_FIELD = "earlier_conversation"
 """The state field of the earlier messages an input battery is shown."""
 
+CONTEXT_CHARS = 8_000
+"""The most characters of one earlier message shown as context (its end). Context was judged
+when it was new; it is shown, not judged again, so it is bounded."""
+
 _PROSE_KEYS = ("text", "thinking", "reasoning", "refusal")
-"""Keys whose string value is a block's prose, read as text (every other key is read too, as JSON)."""
+"""Keys whose string value is a block's prose, read bare (every other key is read too, as JSON)."""
 
 _BLOCK_TYPES = frozenset(
     {
@@ -96,45 +104,37 @@ _BLOCK_TYPES = frozenset(
         "non_standard",
     }
 )
-"""Block type names left out of the text (they say nothing); any other ``type`` value is judged."""
+"""Standard block type names: a block that holds only its prose and one of these is read as its prose."""
 
-_MEDIA = frozenset({"image", "image_url", "audio", "input_audio", "video", "file", "document"})
-"""Block types that hold media: a binary payload in one is named in `Reading.media`."""
+_MEDIA = frozenset({"image", "image_url", "audio", "input_audio", "video", "file", "document", "media"})
+"""Block types that hold media in their typed media fields."""
 
-_MESSAGE_FIELDS_LEFT_OUT = frozenset({"id", "content", "type", "artifact", "status"})
-"""Message fields never read: the id, type and status say nothing (the status is a
-validated literal), content is read apart, an artifact never reaches a model."""
+_MEDIA_HOLDERS = frozenset(
+    {"image_url", "input_audio", "source", "file", "inline_data", "video_url", "audio_url"}
+)
+"""Keys of a media block whose object (or, for ``image_url``, string) holds the payload."""
 
-_ID_KEYS = frozenset({"id", "tool_call_id", "call_id"})
-_ID = re.compile(r"[A-Za-z0-9_.:\-]{1,80}")
-"""An identifier: under an id key, a value of this shape is left out (it carries no prose);
-any other value there is judged like every string."""
+_MEDIA_FIELDS = frozenset({"base64", "data", "url", "file_data", "image_url", "bytes"})
+"""The typed media fields: where a media block (or its holder) keeps the payload."""
+
+_LEFT_OUT = frozenset({"id", "type", "artifact", "content"})
+"""Message fields not read as fields: the message's own id (no provider builder sends it), its
+type (its class), an artifact (never sent to a model); the content is read apart."""
 
 
-def clean(value: Any) -> Any:
-    r"""``value`` with every text normalised (see `normalise`), nested data and keys too.
+def reveal_input(data: JevJudgeInput) -> JevJudgeInput:
+    """A judge input with every string and key revealed (`langchain_jev.guardrails.text.reveal_value`).
 
     Example:
-        >>> clean("cut emoji \ud83d") == "cut emoji \ufffd", clean({"a": ["\ud83d\ude00"]})
-        (True, {'a': ['😀']})
+        >>> reveal_input(JevJudgeInput(question="ok", fields={"n": 3})).to_state()
+        {'user_question': 'ok', 'n': 3}
 
     """
-    if isinstance(value, str):
-        return normalise(value)
-    if isinstance(value, Mapping):
-        return {clean(k) if isinstance(k, str) else k: clean(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [clean(item) for item in value]
-    return value
-
-
-def clean_input(data: JevJudgeInput) -> JevJudgeInput:
-    """A judge input whose every text is normalised and can be sent as UTF-8 (see `clean`)."""
-    return JevJudgeInput.of(clean(data.to_state()))
+    return JevJudgeInput.of(reveal_value(data.to_state()))
 
 
 def _json(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False, sort_keys=True, default=str)
+    return json.dumps(value, ensure_ascii=False, default=lambda item: reveal(str(item)))
 
 
 @dataclass(frozen=True)
@@ -142,9 +142,9 @@ class Reading:
     """Everything one message carries, as the texts a battery is sent."""
 
     texts: tuple[str, ...]
-    """The texts, in order: prose bare, everything else as compact JSON."""
+    """The texts, in order: prose bare, everything else as JSON, each string revealed."""
     media: tuple[str, ...] = ()
-    """The media blocks whose payload is binary (not judged), each named by where it is and its type."""
+    """The media the battery cannot see (image, audio, video), each named by where it is and its type."""
 
     @property
     def text(self) -> str:
@@ -153,117 +153,87 @@ class Reading:
 
 
 class _Walk:
-    """One walk over a message: collects its texts and the binary media it holds."""
+    """One walk over a message: collects its texts and the media it holds."""
 
     def __init__(self) -> None:
         self.texts: list[str] = []
         self.media: list[str] = []
 
     def emit(self, text: str) -> None:
-        if text.strip():
+        if text:
             self.texts.append(text)
 
-    def value(self, value: Any, where: str, mime: str | None, media: bool) -> Any:
-        """``value`` with its strings read (media decoded), numbers and flags left out; None if empty."""
-        if not value:
-            return None
-        if isinstance(value, str):
-            if len(value) < 64 and value[:5].lower() != "data:":  # too short to be a payload
-                return value
-            payload = read_payload(value, mime if media else None)
-            if payload.binary:
-                if media:
-                    self.media.append(f"{where}: {payload.mime or mime or 'binary data'}")
-                    return payload.describe()
-                return None
-            if payload.text != value:  # decoded: judged as text of its own
-                self.emit(payload.text or "")
-                return None
-            return value or None
+    def payload(self, value: Any, where: str) -> Any:
+        """A typed media field's value: media as its note (named), anything else read like every value."""
         if isinstance(value, Mapping):
-            kept = {}
-            for key, item in value.items():
-                if _says_nothing(key, item):
-                    continue
-                read = self.value(item, f"{where}.{key}", mime, media)
-                if read is not None:
-                    kept[str(key)] = read
-                elif isinstance(key, str) and _ID.fullmatch(key) is None:
-                    kept[key] = True  # a key that is prose is judged even when its value says nothing
-            return kept or None
-        if isinstance(value, (list, tuple)):
-            items = [self.value(item, f"{where}[{i}]", mime, media) for i, item in enumerate(value)]
-            kept_items = [item for item in items if item is not None]
-            return kept_items or None
-        return None
+            return {
+                reveal(str(key)): self.payload(item, f"{where}.{key}")
+                if key in _MEDIA_FIELDS
+                else reveal_value(item)
+                for key, item in value.items()
+            }
+        if not isinstance(value, str):
+            return reveal_value(value)
+        media = read_media(value)
+        if media is None:
+            return reveal(value)
+        if media.kind == "document":
+            return reveal(media.describe())
+        self.media.append(f"{where}: {media.mime}")
+        return media.describe()
 
     def block(self, block: Any, where: str) -> None:
         if isinstance(block, str):
-            read = self.value(block, where, None, False)
-            if isinstance(read, str):
-                self.emit(read)
+            self.emit(reveal(block))
             return
         if not isinstance(block, Mapping):
-            read = self.value(block, where, None, False)
-            if read is not None:
-                self.emit(_json(read))
+            self.emit(_json(reveal_value(block)))
             return
         kind = block.get("type")
-        media = kind in _MEDIA or any(key in block for key in ("image_url", "input_audio", "source"))
+        media = kind in _MEDIA or any(key in block for key in _MEDIA_HOLDERS)
         rest: dict[str, Any] = {}
         for key, item in block.items():
-            if _says_nothing(key, item):
-                continue
             if key in _PROSE_KEYS and isinstance(item, str):
-                read = self.value(item, f"{where}.{key}", None, False)
-                if isinstance(read, str):
-                    self.emit(read)
-                continue
-            rest[key] = item
-        mime = _mime_of(block)
-        read = self.value(rest, where, mime, media)
-        if read is not None:
-            self.emit(_json(read))
+                self.emit(reveal(item))
+            elif media and (key in _MEDIA_FIELDS or key in _MEDIA_HOLDERS):
+                rest[reveal(str(key))] = self.payload(item, f"{where}.{key}")
+            else:
+                rest[reveal(key) if isinstance(key, str) else key] = reveal_value(item)
+        if rest and not (list(rest) == ["type"] and kind in _BLOCK_TYPES):
+            self.emit(_json(rest))
 
 
-def _says_nothing(key: Any, value: Any) -> bool:
-    """True for a block type name or an identifier under an id key: left out of the text."""
-    if not isinstance(value, str):
-        return False
-    if key == "type":
-        return value in _BLOCK_TYPES
-    return key in _ID_KEYS and _ID.fullmatch(value) is not None
+def _call_type(key: str, value: Any) -> bool:
+    """True for a tool call's standard type (said by its being a call); any other key and value is read."""
+    return key == "type" and value in ("tool_call", "invalid_tool_call")
 
 
-def _mime_of(block: Mapping[str, Any]) -> str | None:
-    for holder in (block, block.get("source"), block.get("input_audio"), block.get("file")):
-        if isinstance(holder, Mapping):
-            for key in ("mime_type", "media_type", "mimeType"):
-                if isinstance(holder.get(key), str):
-                    return str(holder[key])
-            audio_format = holder.get("format")
-            if isinstance(audio_format, str) and holder is block.get("input_audio"):
-                return f"audio/{audio_format}"
-    return None
+def _default(message: BaseMessage, key: str, value: Any) -> bool:
+    """True for a field left at its default (None, empty, or the field's own default): it carries nothing."""
+    if value is None or (isinstance(value, (dict, list, tuple, str)) and not value):
+        return True
+    declared = type(message).model_fields.get(key)
+    return declared is not None and isinstance(declared.default, str) and value == declared.default
 
 
 def read_message(message: BaseMessage, *, calls_apart: bool = False, name_apart: bool = False) -> Reading:
     """Everything ``message`` carries: every content block and every other field it has.
 
-    ``calls_apart`` leaves an AI message's tool calls out (an output rail sends
-    them as ``tool_calls``), ``name_apart`` its name (shown with its role). The id
-    and the type are never read.
+    ``calls_apart`` leaves an AI message's tool calls' names and arguments out (an
+    output rail sends them as ``tool_calls``; their ids and every other key are
+    read here), ``name_apart`` its name (shown with its role). The message's own
+    id and its type are never read.
 
     Example:
         >>> from langchain_core.messages import AIMessage
         >>> reading = read_message(AIMessage(
-        ...     [{"type": "text", "text": "Done.", "annotations": [{"title": "a note"}]}],
+        ...     [{"type": "text", "text": "Done.", "annotations": [{"title": "a note", "index": 2}]}],
         ...     response_metadata={"finish_reason": "stop"}, name="helper"))
         >>> for text in reading.texts:
         ...     print(text)
         Done.
-        {"annotations": [{"title": "a note"}]}
-        {"name": "helper", "response_metadata": {"finish_reason": "stop"}}
+        {"type": "text", "annotations": [{"title": "a note", "index": 2}]}
+        {"response_metadata": {"finish_reason": "stop"}, "name": "helper"}
 
     """
     walk = _Walk()
@@ -271,20 +241,29 @@ def read_message(message: BaseMessage, *, calls_apart: bool = False, name_apart:
     blocks = [content] if isinstance(content, str) else list(content)
     for index, block in enumerate(blocks):
         walk.block(block, f"content[{index}]" if not isinstance(content, str) else "content")
-    left_out = set(_MESSAGE_FIELDS_LEFT_OUT)
+    left_out = set(_LEFT_OUT)
     if calls_apart:
         left_out |= {"tool_calls", "invalid_tool_calls"}
     if name_apart:
         left_out.add("name")
-    if calls_apart and isinstance(message, AIMessage):  # ids that are not identifiers are judged
-        for call in [*message.tool_calls, *message.invalid_tool_calls]:
-            call_id = call.get("id")
-            if isinstance(call_id, str) and _ID.fullmatch(call_id) is None:
-                walk.emit(call_id)
-    fields = {key: value for key, value in vars(message).items() if key not in left_out}
-    rest = walk.value(fields, "message", None, False)
-    if rest is not None:
-        walk.emit(_json(rest))
+    if calls_apart and isinstance(message, AIMessage):  # ids and every other key of each call
+        rest = [
+            {
+                key: value
+                for key, value in call.items()
+                if key not in ("name", "args") and not _call_type(key, value)
+            }
+            for call in [*message.tool_calls, *message.invalid_tool_calls]
+        ]
+        if any(rest):
+            walk.emit(_json({"tool_calls": reveal_value(rest)}))
+    fields = {
+        key: value
+        for key, value in vars(message).items()
+        if key not in left_out and not _default(message, key, value)
+    }
+    if fields:
+        walk.emit(_json(reveal_value(fields)))
     return Reading(tuple(walk.texts), tuple(walk.media))
 
 
@@ -293,8 +272,8 @@ def content_texts(message: BaseMessage) -> list[str]:
 
     Example:
         >>> from langchain_core.messages import AIMessage
-        >>> content_texts(AIMessage([{"type": "thinking", "thinking": "plan"}, {"type": "x", "v": "1"}]))
-        ['plan', '{"type": "x", "v": "1"}']
+        >>> content_texts(AIMessage([{"type": "thinking", "thinking": "plan"}, {"type": "x", "v": 1}]))
+        ['plan', '{"type": "x", "v": 1}']
 
     """
     return list(read_message(message).texts)
@@ -334,11 +313,11 @@ class Subject:
     """
 
     data: JevJudgeInput
-    """The judge input sent to the battery (its text already normalised)."""
+    """The judge input sent to the battery: every leaf of the messages judged, revealed."""
     messages: tuple[BaseMessage, ...]
     """The messages checked."""
     media: tuple[str, ...] = field(default=())
-    """Binary media the battery could not be shown (named by where it is and its type)."""
+    """Media the battery cannot see (image, audio, video), named by where it is and its type."""
 
 
 def _labelled(message: BaseMessage) -> str:
@@ -348,7 +327,7 @@ def _labelled(message: BaseMessage) -> str:
         return read_message(message).text
     named = isinstance(message, ToolMessage | FunctionMessage) and bool(message.name)
     reading = read_message(message, name_apart=named)
-    label = f"[{role} {message.name}]" if named else f"[{role}]"
+    label = f"[{role} {reveal(message.name or '')}]" if named else f"[{role}]"
     return f"{label} {reading.text}" if reading.text else label
 
 
@@ -358,8 +337,9 @@ def _earlier(messages: Sequence[BaseMessage], limit: int) -> list[dict[str, str]
         if len(earlier) >= limit:
             break
         text = read_message(message).text
-        if text.strip():
-            earlier.append({"role": role_of(message), "text": text})
+        if text:
+            shown = text if len(text) <= CONTEXT_CHARS else f"[...] {text[-CONTEXT_CHARS:]}"
+            earlier.append({"role": role_of(message), "text": shown})
     return earlier[::-1]
 
 
@@ -383,19 +363,22 @@ def input_subject(
 
     """
     judged = list(messages[start:])
-    texts = [_labelled(m) for m in judged]
-    texts = [text for text in texts if text.strip()]
+    texts = [text for text in (_labelled(m) for m in judged) if text]
     if not texts:
         return None
     earlier = _earlier(messages[:start], context_messages) if context_messages > 0 else []
     data = JevJudgeInput(question="\n\n".join(texts), fields={CONTEXT_FIELD: earlier} if earlier else None)
-    return Subject(clean_input(data), tuple(judged))
+    return Subject(data, tuple(judged))
 
 
 def _calls(message: AIMessage) -> list[ToolCall]:
-    calls = [ToolCall(call["name"], call.get("args", {})) for call in message.tool_calls]
+    calls = [
+        ToolCall(reveal(call["name"]), reveal_value(call.get("args", {}))) for call in message.tool_calls
+    ]
     for bad in message.invalid_tool_calls:
-        calls.append(ToolCall(bad.get("name") or "tool", {"arguments": bad.get("args")}))
+        calls.append(
+            ToolCall(reveal(bad.get("name") or "tool"), {"arguments": reveal_value(bad.get("args"))})
+        )
     return calls
 
 
@@ -432,11 +415,11 @@ def output_subject(messages: Sequence[BaseMessage], reply: AIMessage | None = No
     if not reading.texts and not calls and not reading.media:
         return None
     data = JevJudgeInput(question=_last_request(messages), answer=reading.text, tool_calls=calls)
-    return Subject(clean_input(data), (reply,), reading.media)
+    return Subject(data, (reply,), reading.media)
 
 
 def tool_results_subject(messages: Sequence[BaseMessage], start: int | None = None) -> Subject | None:
-    """The tool results among the messages from ``start`` on, with the calls they answer.
+    r"""The tool results among the messages from ``start`` on, with the calls they answer.
 
     Without ``start``, the tool messages that end the conversation. None when there are none.
 
@@ -448,7 +431,7 @@ def tool_results_subject(messages: Sequence[BaseMessage], start: int | None = No
         ...     ToolMessage("Sunny.", tool_call_id="1"),
         ... ])
         >>> subject.data.to_state()["tool_calls"]
-        [{'name': 'search', 'arguments': {'q': 'weather'}, 'result': 'Sunny.'}]
+        [{'name': 'search', 'arguments': {'q': 'weather'}, 'result': 'Sunny.\n\n{"tool_call_id": "1"}'}]
 
     """
     if start is None:
@@ -462,16 +445,18 @@ def tool_results_subject(messages: Sequence[BaseMessage], start: int | None = No
     for message in messages:
         if isinstance(message, AIMessage):
             for request in message.tool_calls:
-                requested[request.get("id") or ""] = ToolCall(request["name"], request.get("args", {}))
+                requested[request.get("id") or ""] = ToolCall(
+                    reveal(request["name"]), reveal_value(request.get("args", {}))
+                )
     calls = []
     for result in results:
         call_id = result.tool_call_id if isinstance(result, ToolMessage) else ""
         call = requested.get(call_id)
-        name = call.name if call is not None else (result.name or "tool")
+        name = call.name if call is not None else reveal(result.name or "tool")
         arguments = call.arguments if call is not None else {}
         calls.append(ToolCall(name, arguments, read_message(result).text))
     data = JevJudgeInput(question=_last_request(messages[:start]), tool_calls=calls)
-    return Subject(clean_input(data), tuple(results))
+    return Subject(data, tuple(results))
 
 
 def subject_for(

@@ -125,8 +125,7 @@ CATALOGUE: tuple[PrebuiltJudge, ...] = (
         "the code parses (code), type-checks when asked (code); solves the problem",
         ("user_question", "assistant_answer"),
         ("expected_output",),
-        "openevals CODE_CORRECTNESS_PROMPT(_WITH_REFERENCE), create_pyright_evaluator, "
-        "create_mypy_evaluator",
+        "openevals CODE_CORRECTNESS_PROMPT(_WITH_REFERENCE), create_pyright_evaluator, create_mypy_evaluator",
     ),
     PrebuiltJudge(
         "json_match",

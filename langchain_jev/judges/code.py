@@ -82,12 +82,14 @@ def _editor(language: Language, type_checker: TypeChecker | None) -> Edit:
                 criterion["check"] = {"code_parses": {"language": language}}
                 kept.append(criterion)
                 if type_checker is not None:
-                    kept.append({
-                        "name": "code_types",
-                        "kind": "check",
-                        "check": {"code_type_checks": {"tool": type_checker}},
-                        "defect": f"the code does not pass {type_checker}",
-                    })
+                    kept.append(
+                        {
+                            "name": "code_types",
+                            "kind": "check",
+                            "check": {"code_type_checks": {"tool": type_checker}},
+                            "defect": f"the code does not pass {type_checker}",
+                        }
+                    )
                 continue
             kept.append(criterion)
         return kept

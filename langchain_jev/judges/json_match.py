@@ -115,18 +115,20 @@ def _editor(rules: Mapping[str, KeyRule] | None, default: KeyRule) -> Edit | Non
                 continue
             kept.append(criterion)
         for key in asked:
-            kept.append({
-                "name": "json_" + regex.sub(r"\W", "_", key),
-                "kind": "noul",
-                "instructions": (
-                    f"Does the value under the key `{key}` of `assistant_answer` (a JSON object) mean "
-                    f"the same as the value under `{key}` in `expected_output`?"
-                ),
-                "when_true": "The same meaning, in whatever words or form.",
-                "when_false": "The key is missing, or its value says something else.",
-                "minimum": 0.7,
-                "applies_when": {"answer_is_json": True},
-            })
+            kept.append(
+                {
+                    "name": "json_" + regex.sub(r"\W", "_", key),
+                    "kind": "noul",
+                    "instructions": (
+                        f"Does the value under the key `{key}` of `assistant_answer` (a JSON object) mean "
+                        f"the same as the value under `{key}` in `expected_output`?"
+                    ),
+                    "when_true": "The same meaning, in whatever words or form.",
+                    "when_false": "The key is missing, or its value says something else.",
+                    "minimum": 0.7,
+                    "applies_when": {"answer_is_json": True},
+                }
+            )
         return kept
 
     return edit

@@ -141,8 +141,12 @@ class _Settings:
                     params = {"schemas": schemas, "unknown_tools": "fail"}
                     criterion["check"] = {"tool_arguments_valid": params}
             elif name == "no_repeated_calls":
-                criterion["check"] = {"no_repeated_tool_calls": {
-                    "max_identical": self.max_identical, "max_consecutive": self.max_consecutive}}
+                criterion["check"] = {
+                    "no_repeated_tool_calls": {
+                        "max_identical": self.max_identical,
+                        "max_consecutive": self.max_consecutive,
+                    }
+                }
             kept.append(criterion)
         return kept
 

@@ -202,7 +202,9 @@ class JuryDecisionModel(BaseDecisionModel):
                 f"quorum must be a whole number of members from 1 to {len(models)}, got {quorum!r}"
             )
         if timeout is not None and (
-            isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not math.isfinite(timeout)
+            isinstance(timeout, bool)
+            or not isinstance(timeout, (int, float))
+            or not math.isfinite(timeout)
             or timeout <= 0
         ):
             raise JevConfigurationError(
@@ -277,8 +279,7 @@ class JuryDecisionModel(BaseDecisionModel):
             futures = [executor.submit(member.invoke, request, config) for member in self.members]
             done, _ = concurrent.futures.wait(futures, timeout=self.timeout)
             outcomes = [
-                _outcome(future.exception(), future) if future in done else self._late()
-                for future in futures
+                _outcome(future.exception(), future) if future in done else self._late() for future in futures
             ]
         finally:
             executor.shutdown(wait=False, cancel_futures=True)
@@ -460,7 +461,10 @@ def _combine_scores(question: Score, answers: Sequence[ScoreAnswer], combine: Co
     if combine == "max":
         top = max(answers, key=lambda a: a.score)
         return ScoreAnswer(
-            type="score", score=top.score, legend=legend, probabilities=dict(top.probabilities),
+            type="score",
+            score=top.score,
+            legend=legend,
+            probabilities=dict(top.probabilities),
             confidence=top.confidence,
         )
     if combine == "vote":

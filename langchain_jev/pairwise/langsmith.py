@@ -197,7 +197,9 @@ class _Pairs:
             shared, answer_a, answer_b = self._prepare(pending.run_a, pending.run_b, example)
             with offline_tracing():
                 verdict = self._judge.compare(
-                    shared, answer_a, answer_b,
+                    shared,
+                    answer_a,
+                    answer_b,
                     config={"metadata": {"run_a": str(pending.run_a.id), "run_b": str(pending.run_b.id)}},
                 )
         except BaseException as error:
@@ -210,4 +212,3 @@ class _Pairs:
     def __len__(self) -> int:
         with self._lock:
             return len(self._pending)
-

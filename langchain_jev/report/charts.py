@@ -132,8 +132,6 @@ def pass_rate_figure(names: Sequence[str], rates: Sequence[float | None], target
     return figure
 
 
-
-
 @_plain_text
 def probability_figure(
     name: str,
@@ -177,8 +175,6 @@ def probability_figure(
     return figure
 
 
-
-
 @_plain_text
 def reliability_figure(name: str, bins: Sequence[dict[str, Any]]) -> Figure:
     """The reliability diagram: share passed by people against mean probability per bin, and the diagonal.
@@ -199,8 +195,6 @@ def reliability_figure(name: str, bins: Sequence[dict[str, Any]]) -> Figure:
     axes.set_ylabel("share passed by people")
     _legend_above(axes, 1)
     return figure
-
-
 
 
 @_plain_text

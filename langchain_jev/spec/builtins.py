@@ -201,9 +201,7 @@ class NoRepeatedToolCalls(_Builtin):
     max_identical: int = Field(
         default=1, ge=1, description="Times one call (same tool, same arguments) may be made."
     )
-    max_consecutive: int = Field(
-        default=3, ge=1, description="Times one tool may be called back to back."
-    )
+    max_consecutive: int = Field(default=3, ge=1, description="Times one tool may be called back to back.")
 
 
 class NoSensitiveData(_Builtin):
@@ -369,16 +367,24 @@ def compile_builtin(spec: Builtin) -> Predicate:
             data.field(spec.field), data.field(spec.expected), spec.rules, spec.default
         )
     if isinstance(spec, StringSimilarity):
-        return lambda data: similarity(
-            _text_of(data, spec.field), _text_of(data, spec.expected), spec.metric, normalize=spec.normalize
-        ) >= spec.minimum
+        return lambda data: (
+            similarity(
+                _text_of(data, spec.field),
+                _text_of(data, spec.expected),
+                spec.metric,
+                normalize=spec.normalize,
+            )
+            >= spec.minimum
+        )
     if isinstance(spec, CodeParses):
         return lambda data: parses(_text_of(data, spec.field), spec.language)
     if isinstance(spec, CodeTypeChecks):
         require_type_checker(spec.tool)
         return lambda data: type_checks(_text_of(data, spec.field), spec.tool, timeout=spec.timeout)
-    return lambda data: not find_sensitive(
-        data.field(spec.field) or "", spec.kinds, spec.allow, regions=spec.regions, timeout=spec.timeout
+    return lambda data: (
+        not find_sensitive(
+            data.field(spec.field) or "", spec.kinds, spec.allow, regions=spec.regions, timeout=spec.timeout
+        )
     )
 
 

@@ -74,6 +74,7 @@ def schema_description(schema: dict[str, Any], model: type[Any]) -> None:
     if doc:
         schema["description"] = " ".join(doc.split("\n\n", 1)[0].split())
 
+
 FORMS = (
     "present",
     "empty",
@@ -301,9 +302,7 @@ def import_callable(path: str, trusted: Callable[[str], bool] | None = None) -> 
     try:
         target: Any = importlib.import_module(module_name)
     except Exception as error:
-        raise ValueError(
-            f"cannot import {path!r}: {type(error).__name__}: {error}"
-        ) from None
+        raise ValueError(f"cannot import {path!r}: {type(error).__name__}: {error}") from None
     walked = module_name + ":"
     for part in attribute.split("."):
         if not hasattr(target, part):

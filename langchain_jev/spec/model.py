@@ -339,9 +339,7 @@ class CheckSpec(_Spec):
         return criterion
 
 
-CriterionSpec = Annotated[
-    NoulSpec | ScoreSpec | ChoiceSpec | CheckSpec, Field(discriminator="kind")
-]
+CriterionSpec = Annotated[NoulSpec | ScoreSpec | ChoiceSpec | CheckSpec, Field(discriminator="kind")]
 """One criterion of a judge file, told apart by ``kind``."""
 
 
@@ -637,8 +635,15 @@ def _unimported(reference: str) -> Callable[[JevJudgeInput], bool]:
 def _known_keys() -> set[str]:
     keys: set[str] = set()
     models = (
-        JudgeSpec, NoulSpec, ScoreSpec, ChoiceSpec, CheckSpec, WhenChosen, ConditionSpec,
-        JurySpec, JuryMemberSpec,
+        JudgeSpec,
+        NoulSpec,
+        ScoreSpec,
+        ChoiceSpec,
+        CheckSpec,
+        WhenChosen,
+        ConditionSpec,
+        JurySpec,
+        JuryMemberSpec,
     )
     for model in (*models, *BUILTIN_FORMS.values()):
         for name, info in model.model_fields.items():

@@ -150,16 +150,19 @@ def test_tool_calling_turns_are_checked_and_pass_when_safe() -> None:
         True,
         False,
     ]
-    assert judge_model.requests[2]["state"] == {
-        "user_question": "[tool get_weather] Sunny in Dublin.",
-        "earlier_conversation": [
-            {"role": "user", "text": "weather in Dublin?"},
-            {
-                "role": "assistant",
-                "text": '{"tool_calls": [{"args": {"city": "Dublin"}, "name": "get_weather"}]}',
-            },
-        ],
-    }
+    assert (
+        judge_model.requests[2]["state"]
+        == {
+            "user_question": '[tool get_weather] Sunny in Dublin.\n\n{"tool_call_id": "w1"}',  # every leaf, ids too
+            "earlier_conversation": [
+                {"role": "user", "text": "weather in Dublin?"},
+                {
+                    "role": "assistant",
+                    "text": '{"tool_calls": [{"name": "get_weather", "args": {"city": "Dublin"}, "id": "w1", "type": "tool_call"}]}',
+                },
+            ],
+        }
+    )
     assert judge_model.requests[1]["state"]["tool_calls"] == [
         {"name": "get_weather", "arguments": {"city": "Dublin"}, "result": None}
     ]
@@ -583,4 +586,7 @@ def test_importing_the_middleware_package_does_not_need_langchain_but_using_it_d
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
     assert result.returncode == 0, result.stderr
     assert "needs langchain, which is not installed" in result.stdout
-    assert 'install the middleware extra (pip install -e ".[middleware]" in a checkout of langchain-jev)' in result.stdout
+    assert (
+        'install the middleware extra (pip install -e ".[middleware]" in a checkout of langchain-jev)'
+        in result.stdout
+    )

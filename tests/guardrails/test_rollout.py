@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import inspect
+import json
 import logging
 from typing import Any
 
@@ -485,7 +486,7 @@ def test_a_lone_surrogate_is_judged_with_the_real_sdk_even_with_on_error_raise(f
     out = graph.invoke({"messages": [HumanMessage("Describe them \ud83d")]})
     assert out["guardrail"]["refused"] is True
     sent = wire.bodies[0]["state"]
-    assert "\ufffd" in str(sent) and "\ud83d" not in str(sent)
+    assert "\\ud83d" in json.dumps(sent, ensure_ascii=False) and "\ud83d" not in str(sent)  # its escape, kept
 
 
 def test_the_battery_runs_are_hidden_from_astream_events_but_traced() -> None:

@@ -64,8 +64,11 @@ def code_of(answer: str, language: Language) -> str:
     if "```" not in answer:
         return answer
     try:
-        blocks = [m.group(2) for m in _FENCE.finditer(answer, timeout=1.0)
-                  if m.group(1).lower() in _ALIASES[language]]
+        blocks = [
+            m.group(2)
+            for m in _FENCE.finditer(answer, timeout=1.0)
+            if m.group(1).lower() in _ALIASES[language]
+        ]
     except TimeoutError:
         raise JevInputError("the answer's code blocks took too long to find") from None
     return "\n".join(blocks) if blocks else answer
@@ -125,8 +128,17 @@ def type_checks(answer: str, tool: TypeChecker = "mypy", *, timeout: float = 60.
         if tool == "mypy":
             config = Path(folder) / "mypy.ini"
             config.write_text("[mypy]\nignore_missing_imports = True\n", encoding="utf-8")
-            command = [sys.executable, "-m", "mypy", "--config-file", str(config), "--no-error-summary",
-                       "--cache-dir", os.devnull, str(path)]
+            command = [
+                sys.executable,
+                "-m",
+                "mypy",
+                "--config-file",
+                str(config),
+                "--no-error-summary",
+                "--cache-dir",
+                os.devnull,
+                str(path),
+            ]
         else:
             command = [str(shutil.which("pyright")), str(path)]
         try:

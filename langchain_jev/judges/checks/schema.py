@@ -302,7 +302,8 @@ def _additional(instance: Mapping[str, Any], schema: Mapping[str, Any]) -> list[
     properties = schema.get("properties", {})
     patterns = list(schema.get("patternProperties", {}))
     return [
-        key for key in instance
+        key
+        for key in instance
         if key not in properties and not any(_matches(pattern, key) for pattern in patterns)
     ]
 
@@ -328,7 +329,8 @@ def _unevaluated_properties(
         return
     evaluated = _evaluated_keys(validator, instance, schema)
     failed = [
-        key for key in instance
+        key
+        for key in instance
         if key not in evaluated and any(True for _ in validator.descend(instance[key], allowed, path=key))
     ]
     if failed:
@@ -434,8 +436,7 @@ def _draft(schema: Mapping[str, Any]) -> type[Validator] | str:
     base = _BASES.get(uri.rstrip("#"))
     if base is None:
         return (
-            f"$schema: {_clip(repr(uri), 80)} is not supported: write draft 2020-12 ({DRAFTS[0]}) "
-            "or draft 7"
+            f"$schema: {_clip(repr(uri), 80)} is not supported: write draft 2020-12 ({DRAFTS[0]}) or draft 7"
         )
     return base
 

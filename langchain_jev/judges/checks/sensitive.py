@@ -70,7 +70,23 @@ SensitiveKind = Literal["secret", "card_number", "email", "phone"]
 KINDS: tuple[str, ...] = get_args(SensitiveKind)
 """Every kind, in order."""
 PHONE_REGIONS: tuple[str, ...] = (
-    "US", "CA", "GB", "IE", "FR", "DE", "ES", "IT", "NL", "TR", "IL", "IN", "CN", "JP", "AU", "BR", "MX",
+    "US",
+    "CA",
+    "GB",
+    "IE",
+    "FR",
+    "DE",
+    "ES",
+    "IT",
+    "NL",
+    "TR",
+    "IL",
+    "IN",
+    "CN",
+    "JP",
+    "AU",
+    "BR",
+    "MX",
 )
 """The countries (ISO 3166 codes) whose national phone formats are looked for by default;
 international numbers (``+``, ``00``) are found for every country."""

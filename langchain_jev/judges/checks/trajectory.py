@@ -110,9 +110,7 @@ def read_calls(value: Any, field: str) -> tuple[ToolCall, ...]:
 
     """
     if isinstance(value, (str, bytes)) or not isinstance(value, Sequence):
-        raise JevInputError(
-            f"state field {field!r} must be a list of tool calls, got {type(value).__name__}"
-        )
+        raise JevInputError(f"state field {field!r} must be a list of tool calls, got {type(value).__name__}")
     if value and all(_is_message(item) for item in value):
         return _calls_of_messages(value, field)
     calls: list[ToolCall] = []
@@ -126,12 +124,16 @@ def read_calls(value: Any, field: str) -> tuple[ToolCall, ...]:
                 f"got {type(item).__name__}"
             )
         arguments = item["arguments"] if "arguments" in item else item.get("args", {})
-        calls.append(ToolCall.of({
-            "name": item["name"],
-            "arguments": _arguments(arguments, f"{field!r}[{index}]"),
-            "result": item.get("result"),
-            "message": item.get("message"),
-        }))
+        calls.append(
+            ToolCall.of(
+                {
+                    "name": item["name"],
+                    "arguments": _arguments(arguments, f"{field!r}[{index}]"),
+                    "result": item.get("result"),
+                    "message": item.get("message"),
+                }
+            )
+        )
     return tuple(calls)
 
 
@@ -251,9 +253,7 @@ def trajectory_matches(
     return _matched(calls, reference, pairs) == len(reference)
 
 
-def repeated_calls(
-    calls: Sequence[ToolCall], max_identical: int = 1, max_consecutive: int = 3
-) -> list[str]:
+def repeated_calls(calls: Sequence[ToolCall], max_identical: int = 1, max_consecutive: int = 3) -> list[str]:
     """What is repeated or looping in a trajectory; empty when nothing is.
 
     A call made more than ``max_identical`` times with the same arguments is

@@ -22,6 +22,7 @@ from langchain_jev.models.chat.schema import PROBABILITY_KEY, YES_KEY, level_key
 
 __all__ = ["Reading", "extract_json", "json_objects", "merge", "read_payload", "read_text"]
 
+
 @dataclass(frozen=True)
 class Reading:
     """What a structured reply gave: usable answers, and what was wrong with the rest."""

@@ -364,9 +364,7 @@ def data_parts(state: Any) -> list[Part]:
     return out.parts
 
 
-def rubric_parts(
-    questions: Mapping[str, Question], response: str, *, lettered: bool = False
-) -> list[Part]:
+def rubric_parts(questions: Mapping[str, Question], response: str, *, lettered: bool = False) -> list[Part]:
     """The ``<questions>`` and ``<response>`` sections (see `user_parts`): the questions alone decide them."""
     out = _Writer()
     out.text("<questions>\n")

@@ -81,7 +81,7 @@ _DATA_URL = re.compile(
     r"([^\s\"'<>\\]*)",
     re.IGNORECASE,
 )
-_BASE64 = re.compile(r"[A-Za-z0-9+/\r\n]{16,}={0,2}|[A-Za-z0-9_\-]{16,}={0,2}")
+_BASE64 = re.compile(r"[A-Za-z0-9+/\r\n]{8,}={0,2}|[A-Za-z0-9_\-]{8,}={0,2}")
 _HEX = re.compile(r"(?:[0-9A-Fa-f]{2}[ :]?){8,}")
 _PERCENT = re.compile(r"%[0-9A-Fa-f]{2}")
 _REFERENCE = re.compile(r"&(?:#[0-9]{1,7}|#[xX][0-9A-Fa-f]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});")
@@ -380,7 +380,7 @@ def _payload_bytes(value: str) -> bytes | None:
         params = [p.strip().lower() for p in match.group(2).split(";")]
         body = match.group(3)
         return _b64(body) if "base64" in params else urllib.parse.unquote_to_bytes(body)
-    if len(value) < 16 or not re.fullmatch(r"[A-Za-z0-9+/_\-\s]+={0,2}\s*", value):
+    if not value.strip() or not re.fullmatch(r"[A-Za-z0-9+/_\-\s]+={0,2}\s*", value):
         return None
     return _b64(value)
 

@@ -88,7 +88,9 @@ def assert_no_draft(graph: Any, shown: Any, config: dict[str, Any]) -> None:
     assert LEAK not in repr(graph.get_state(config).values), "the thread holds the draft"
     assert LEAK not in saved(graph), "a checkpoint holds the draft"
     assert not sent_emails, "a tool ran on the draft's call"
-    if getattr(graph, "_form", None) != "guard_model":  # guard_model in the user's node cannot write the thread
+    if (
+        getattr(graph, "_form", None) != "guard_model"
+    ):  # guard_model in the user's node cannot write the thread
         assert MARK not in repr(graph.get_state(config).values), "the thread holds the request"
 
 
@@ -103,7 +105,9 @@ async def harmless(graph: Any, config: dict[str, Any]) -> None:
 @pytest.mark.parametrize("way", ["invoke", "astream:messages", "stream:v2", "astream_events:v2"])
 @pytest.mark.parametrize("route", ROUTES)
 @pytest.mark.parametrize("form", FORMS)
-async def test_a_route_around_the_input_node_never_lets_the_draft_out(form: str, route: str, way: str) -> None:
+async def test_a_route_around_the_input_node_never_lets_the_draft_out(
+    form: str, route: str, way: str
+) -> None:
     graph, config = build(form, leaky(), **CONCURRENT), thread()
     await harmless(graph, config)
 
@@ -120,7 +124,9 @@ async def test_a_request_resent_under_a_reused_id_never_lets_the_draft_out(form:
     refused = await graph.ainvoke({"messages": [HumanMessage(REQUEST, id="req")]}, config)
     assert refused["messages"][-1].content == INPUT_REFUSAL
 
-    shown = await drive(graph, way, {"messages": [HumanMessage(REQUEST, id="req"), HumanMessage("go on")]}, config)
+    shown = await drive(
+        graph, way, {"messages": [HumanMessage(REQUEST, id="req"), HumanMessage("go on")]}, config
+    )
 
     assert_no_draft(graph, shown, config)
 
@@ -128,7 +134,9 @@ async def test_a_request_resent_under_a_reused_id_never_lets_the_draft_out(form:
 @pytest.mark.parametrize("way", ["invoke", "astream:messages"])
 @pytest.mark.parametrize("role", [r for r in ROLES if r != "name field"])
 @pytest.mark.parametrize("form", FORMS)
-async def test_every_role_and_field_is_judged_before_the_draft_gets_out(form: str, role: str, way: str) -> None:
+async def test_every_role_and_field_is_judged_before_the_draft_gets_out(
+    form: str, role: str, way: str
+) -> None:
     graph, config = build(form, leaky(), **CONCURRENT), thread()
     await harmless(graph, config)
 
@@ -137,12 +145,16 @@ async def test_every_role_and_field_is_judged_before_the_draft_gets_out(form: st
     assert_no_draft(graph, shown, config)
 
 
-@pytest.mark.parametrize("where", [w for w in HIDING if w not in ("response_metadata", "name", "tool call id")])
+@pytest.mark.parametrize(
+    "where", [w for w in HIDING if w not in ("response_metadata", "name", "tool call id")]
+)
 @pytest.mark.parametrize("form", FORMS)
 async def test_a_request_in_any_key_never_lets_the_draft_out(form: str, where: str) -> None:
     graph, config = build(form, leaky(), **CONCURRENT), thread()
     await harmless(graph, config)
-    shown = await drive(graph, "astream:messages", {"messages": [HumanMessage(_hidden_in(where, REQUEST).content)]}, config)
+    shown = await drive(
+        graph, "astream:messages", {"messages": [HumanMessage(_hidden_in(where, REQUEST).content)]}, config
+    )
     assert_no_draft(graph, shown, config)
 
 
@@ -196,7 +208,9 @@ def door_only(
 ) -> Any:
     """The model behind its door alone (no input node): the door's own input check decides."""
     if form == "middleware":
-        guard = JevGuardrailMiddleware(categories=list(KEYWORDS), model=decision, check_output=output, **options)
+        guard = JevGuardrailMiddleware(
+            categories=list(KEYWORDS), model=decision, check_output=output, **options
+        )
         graph = create_agent(model, middleware=[guard], checkpointer=InMemorySaver())
         graph._form = form
         return graph
@@ -215,14 +229,17 @@ def door_only(
             return {"messages": [await guarded.ainvoke(state["messages"], config)]}
 
         node = RunnableLambda(call, afunc=acall)
-    builder = StateGraph(GuardrailState).add_node("agent", node).add_edge(START, "agent").add_edge("agent", END)
+    builder = (
+        StateGraph(GuardrailState).add_node("agent", node).add_edge(START, "agent").add_edge("agent", END)
+    )
     graph = builder.compile(checkpointer=InMemorySaver())
     graph._form = form
     return graph
 
 
 @pytest.mark.parametrize(
-    "way", ways(["invoke", "ainvoke", "stream:messages", "astream:messages", "stream:custom", "astream_events:v2"])
+    "way",
+    ways(["invoke", "ainvoke", "stream:messages", "astream:messages", "stream:custom", "astream_events:v2"]),
 )
 @pytest.mark.parametrize("form", FORMS)
 async def test_the_model_is_called_while_its_input_is_judged_and_the_refused_draft_goes_nowhere(
@@ -266,7 +283,9 @@ class HangingChat(BaseChatModel):
     def _llm_type(self) -> str:
         return "hanging-chat"
 
-    def _generate(self, messages: list[BaseMessage], stop: Any = None, run_manager: Any = None, **kw: Any) -> ChatResult:
+    def _generate(
+        self, messages: list[BaseMessage], stop: Any = None, run_manager: Any = None, **kw: Any
+    ) -> ChatResult:
         self._started.set()
         self._release.wait(30)
         self._ended.set()
@@ -292,7 +311,9 @@ class HangingChat(BaseChatModel):
 class StreamingHangingChat(HangingChat):
     """Streams one token, then waits to be released before the next: a dropped draft stops there."""
 
-    def _stream(self, messages: list[BaseMessage], stop: Any = None, run_manager: Any = None, **kw: Any) -> Any:
+    def _stream(
+        self, messages: list[BaseMessage], stop: Any = None, run_manager: Any = None, **kw: Any
+    ) -> Any:
         streamed = 0
         try:
             for token in [LEAK, " more", " and more"]:
@@ -401,7 +422,9 @@ def test_a_function_is_called_only_once_its_input_is_clean() -> None:
         calls.append(messages)
         return LEAK
 
-    guarded = guard_model(model, HazardBattery.input(list(KEYWORDS), model=KeywordDecisionModel(keywords=KEYWORDS)))
+    guarded = guard_model(
+        model, HazardBattery.input(list(KEYWORDS), model=KeywordDecisionModel(keywords=KEYWORDS))
+    )
     assert guarded.invoke([HumanMessage(REQUEST)]).content == INPUT_REFUSAL
     assert not calls
 
@@ -409,7 +432,9 @@ def test_a_function_is_called_only_once_its_input_is_clean() -> None:
 def test_a_model_bound_to_provider_side_tools_is_called_only_once_its_input_is_clean() -> None:
     model = leaky()
     bound = model.bind(tools=[{"type": "web_search"}])
-    guarded = guard_model(bound, HazardBattery.input(list(KEYWORDS), model=KeywordDecisionModel(keywords=KEYWORDS)))
+    guarded = guard_model(
+        bound, HazardBattery.input(list(KEYWORDS), model=KeywordDecisionModel(keywords=KEYWORDS))
+    )
     assert guarded.invoke([HumanMessage(REQUEST)]).content == INPUT_REFUSAL
     assert model.calls == 0
 
@@ -418,7 +443,9 @@ def test_the_middleware_calls_a_model_with_provider_side_tools_only_once_its_inp
     decision = KeywordDecisionModel(keywords=KEYWORDS)
     model = leaky()
     guard = JevGuardrailMiddleware(categories=list(KEYWORDS), model=decision)
-    agent = create_agent(model, tools=[{"type": "web_search_20250305", "name": "web_search"}], middleware=[guard])
+    agent = create_agent(
+        model, tools=[{"type": "web_search_20250305", "name": "web_search"}], middleware=[guard]
+    )
     out = agent.invoke({"messages": [HumanMessage(REQUEST)]})
     assert out["messages"][-1].content == INPUT_REFUSAL and model.calls == 0
 
@@ -443,7 +470,9 @@ def test_where_a_call_may_start_early() -> None:
 # ---------------------------------------------------------------- the draft's own ways out, and failures
 
 
-@pytest.mark.parametrize("way", ["stream:custom", "astream:custom", "astream:messages", "astream_events:v2", "stream:v2"])
+@pytest.mark.parametrize(
+    "way", ["stream:custom", "astream:custom", "astream:messages", "astream_events:v2", "stream:v2"]
+)
 @pytest.mark.parametrize("chat_kind", ["stream writer and custom event", "nested model call"])
 @pytest.mark.parametrize("chunks", [None, 2], ids=["judged whole", "judged in chunks"])
 @pytest.mark.parametrize("form", FORMS)
@@ -495,5 +524,7 @@ async def test_the_input_check_keeps_its_deadline_beside_the_model_and_its_expir
         out = graph.invoke(request, config) if run == "sync" else await graph.ainvoke(request, config)
     finally:
         decision._release.set()
-    assert out["messages"][-1].response_metadata["jev_guardrail"]["error"] == "TimeoutError: the check timed out"
+    assert (
+        out["messages"][-1].response_metadata["jev_guardrail"]["error"] == "TimeoutError: the check timed out"
+    )
     assert_no_draft(graph, [out], config)

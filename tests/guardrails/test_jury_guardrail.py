@@ -54,7 +54,9 @@ def run(graph: Any, asynchronous: bool, text: str = "a message about a group of 
 
 @MODES
 @COMBINES
-def test_one_member_s_flag_refuses_the_turn_whatever_the_jury_combined_by(asynchronous: bool, combine: str) -> None:
+def test_one_member_s_flag_refuses_the_turn_whatever_the_jury_combined_by(
+    asynchronous: bool, combine: str
+) -> None:
     """A mean jury averaged the one flag (0.9, 0.02, 0.02 -> 0.31) under the 0.5 bar: the turn went through."""
     wire = hazard_wire()
     jury = JuryDecisionModel(three_members(wire, asynchronous), combine=combine)  # type: ignore[arg-type]
@@ -80,7 +82,9 @@ def test_the_guarded_model_node_refuses_a_reply_one_member_flags(asynchronous: b
         }
     )
     agent = chat("Those people are vermin.")
-    graph = guarded_graph(agent, output_battery=HazardBattery.output(["hate"], model=jury), output_guard="model")
+    graph = guarded_graph(
+        agent, output_battery=HazardBattery.output(["hate"], model=jury), output_guard="model"
+    )
 
     out = run(graph, asynchronous, "Tell me about my neighbours.")
 
@@ -92,7 +96,9 @@ def test_the_guarded_model_node_refuses_a_reply_one_member_flags(asynchronous: b
 def test_nothing_is_refused_that_no_member_flags(asynchronous: bool) -> None:
     members = {name: ScriptedDecisionModel({"hate": p}, model=name) for name, p in [("a", 0.3), ("b", 0.45)]}
     agent = chat(ANSWER)
-    graph = guarded_graph(agent, input_battery=HazardBattery.input(["hate"], model=JuryDecisionModel(members)))
+    graph = guarded_graph(
+        agent, input_battery=HazardBattery.input(["hate"], model=JuryDecisionModel(members))
+    )
 
     out = run(graph, asynchronous)
 
@@ -102,7 +108,10 @@ def test_nothing_is_refused_that_no_member_flags(asynchronous: bool) -> None:
 
 def test_a_jury_among_the_members_flags_on_any_of_its_own_members_too() -> None:
     inner = JuryDecisionModel(
-        {"x": ScriptedDecisionModel({"hate": SAFE}, model="x"), "y": ScriptedDecisionModel({"hate": 0.9}, model="y")}
+        {
+            "x": ScriptedDecisionModel({"hate": SAFE}, model="x"),
+            "y": ScriptedDecisionModel({"hate": 0.9}, model="y"),
+        }
     )
     jury = JuryDecisionModel({"panel": inner, "z": ScriptedDecisionModel({"hate": SAFE}, model="z")})
     battery = HazardBattery.input(["hate"], model=jury)
@@ -118,8 +127,10 @@ def test_a_cached_jury_is_rebuilt_behind_the_same_cache_and_never_served_the_ave
         "b": ScriptedDecisionModel({"hate": 0.9}, model="b"),
     }
     averaging = CachedDecisionModel(JuryDecisionModel(members), store)
-    request: ClassifierRequest = {"state": {"user_question": "a message about a group of people"},
-                                  "questions": HazardBattery.input(["hate"], model=averaging).questions}
+    request: ClassifierRequest = {
+        "state": {"user_question": "a message about a group of people"},
+        "questions": HazardBattery.input(["hate"], model=averaging).questions,
+    }
     assert averaging.invoke(request).answers["hate"].noul == pytest.approx(0.46)  # stored, averaged
 
     graph = guarded_graph(chat(ANSWER), input_battery=HazardBattery.input(["hate"], model=averaging))
@@ -138,13 +149,17 @@ def test_a_member_down_fails_closed_and_with_a_quorum_the_others_flag(asynchrono
         "scripted": ScriptedDecisionModel({"hate": SAFE}, model="scripted"),
     }
     agent = chat(ANSWER)
-    everyone = guarded_graph(agent, input_battery=HazardBattery.input(["hate"], model=JuryDecisionModel(members)))
+    everyone = guarded_graph(
+        agent, input_battery=HazardBattery.input(["hate"], model=JuryDecisionModel(members))
+    )
     out = run(everyone, asynchronous)
     assert agent.calls == 0 and out["guardrail"]["refused"] is True  # undecided: refused, not let through
     assert out["guardrail"]["undecided"] == ["hate"]
 
     members["chat"] = flagging_chat(0.9)
-    two = guarded_graph(agent, input_battery=HazardBattery.input(["hate"], model=JuryDecisionModel(members, quorum=2)))
+    two = guarded_graph(
+        agent, input_battery=HazardBattery.input(["hate"], model=JuryDecisionModel(members, quorum=2))
+    )
     assert run(two, asynchronous)["guardrail"]["categories"] == {"hate": 0.9}
 
 
@@ -158,7 +173,9 @@ class _Wrapper(BaseDecisionModel):
     def _provider(self) -> str:
         return "wrapper"
 
-    def invoke(self, input: ClassifierRequest, config: RunnableConfig | None = None, **_: Any) -> ClassifierResponse:
+    def invoke(
+        self, input: ClassifierRequest, config: RunnableConfig | None = None, **_: Any
+    ) -> ClassifierResponse:
         return self.inner.invoke(input, config)
 
     def _classify(self, state: State, questions: dict[str, Question]) -> ClassifierResponse:
@@ -167,7 +184,9 @@ class _Wrapper(BaseDecisionModel):
 
 def test_a_jury_inside_a_wrapper_it_cannot_rebuild_is_refused_rather_than_averaged() -> None:
     members = [ScriptedDecisionModel({}, model="a"), ScriptedDecisionModel({}, model="b")]
-    with pytest.raises(JevConfigurationError, match=r"inside _Wrapper cannot be rebuilt: wrap jury.with_combine\('max'\)"):
+    with pytest.raises(
+        JevConfigurationError, match=r"inside _Wrapper cannot be rebuilt: wrap jury.with_combine\('max'\)"
+    ):
         HazardBattery.input(["hate"], model=_Wrapper(inner=JuryDecisionModel(members)))
     flagging = _Wrapper(inner=JuryDecisionModel(members, combine="max"))
     assert HazardBattery.input(["hate"], model=flagging).model is flagging

@@ -163,12 +163,20 @@ class PacedChat(BaseChatModel):
 
     def _calls_chunk(self) -> ChatGenerationChunk:
         chunks = [
-            {"name": c["name"], "args": __import__("json").dumps(c["args"]), "id": c["id"], "index": i, "type": "tool_call_chunk"}
+            {
+                "name": c["name"],
+                "args": __import__("json").dumps(c["args"]),
+                "id": c["id"],
+                "index": i,
+                "type": "tool_call_chunk",
+            }
             for i, c in enumerate(self.calls)
         ]
         return ChatGenerationChunk(message=AIMessageChunk(content="", tool_call_chunks=chunks))
 
-    def _stream(self, messages: list[BaseMessage], stop: Any = None, run_manager: Any = None, **kw: Any) -> Any:
+    def _stream(
+        self, messages: list[BaseMessage], stop: Any = None, run_manager: Any = None, **kw: Any
+    ) -> Any:
         streamed = 0
         try:
             for index, token in enumerate(self.tokens):
@@ -188,7 +196,9 @@ class PacedChat(BaseChatModel):
             self._streamed.append(streamed)
             self._ended.set()
 
-    async def _astream(self, messages: list[BaseMessage], stop: Any = None, run_manager: Any = None, **kw: Any) -> Any:
+    async def _astream(
+        self, messages: list[BaseMessage], stop: Any = None, run_manager: Any = None, **kw: Any
+    ) -> Any:
         streamed = 0
         try:
             for index, token in enumerate(self.tokens):
@@ -212,10 +222,14 @@ class PacedChat(BaseChatModel):
             self._streamed.append(streamed)
             self._ended.set()
 
-    def _generate(self, messages: list[BaseMessage], stop: Any = None, run_manager: Any = None, **kw: Any) -> ChatResult:
+    def _generate(
+        self, messages: list[BaseMessage], stop: Any = None, run_manager: Any = None, **kw: Any
+    ) -> ChatResult:
         calls = self.calls if self._calling() else []
         self._streamed.append(len(self.tokens))
-        return ChatResult(generations=[ChatGeneration(message=AIMessage("".join(self.tokens), tool_calls=calls))])
+        return ChatResult(
+            generations=[ChatGeneration(message=AIMessage("".join(self.tokens), tool_calls=calls))]
+        )
 
     def bind_tools(self, tools: Any, **kwargs: Any) -> PacedChat:  # type: ignore[override]
         return self
@@ -229,7 +243,9 @@ def build(form: str, chat: PacedChat, *, tools: bool = False, **options: Any) ->
     saver = InMemorySaver()
     if form == "middleware":
         guard = JevGuardrailMiddleware(categories=list(KEYWORDS), model=judge, **options)
-        return create_agent(chat, tools=[send_email] if tools else [], middleware=[guard], checkpointer=saver), judge
+        return create_agent(
+            chat, tools=[send_email] if tools else [], middleware=[guard], checkpointer=saver
+        ), judge
     inputs = HazardBattery.input(list(KEYWORDS), model=judge)
     outputs = HazardBattery.output(list(KEYWORDS), model=judge)
     if form == "guarded_model":
@@ -290,7 +306,9 @@ def saved(graph: Any) -> str:
     return repr(saver.storage) + repr(saver.writes) + repr(saver.blobs)
 
 
-CLEAN = words("Lentils are small legumes that cook quickly in simmering water and need no soaking first, ever")
+CLEAN = words(
+    "Lentils are small legumes that cook quickly in simmering water and need no soaking first, ever"
+)
 assert len(CLEAN) % SIZE == 0
 FLAGGED = words(
     "Lentils are small legumes", "that cook in water;", "a nerve agent is", "AFTER-THE-FLAG words follow here"
@@ -303,7 +321,9 @@ assert all(len(FLAGGED[i : i + SIZE]) == SIZE for i in range(0, len(FLAGGED), SI
 
 @pytest.mark.parametrize("way", streams())
 @pytest.mark.parametrize("form", FORMS)
-async def test_a_flagged_chunk_stops_the_stream_and_only_the_judged_chunks_were_shown(form: str, way: str) -> None:
+async def test_a_flagged_chunk_stops_the_stream_and_only_the_judged_chunks_were_shown(
+    form: str, way: str
+) -> None:
     chat = PacedChat(tokens=FLAGGED)
     graph, judge = build(form, chat)
     config = thread()
@@ -314,11 +334,14 @@ async def test_a_flagged_chunk_stops_the_stream_and_only_the_judged_chunks_were_
     texts = [str(c.content) for c in chunks]
     judged_chunks = ["".join(FLAGGED[i : i + SIZE]) for i in range(0, 2 * SIZE, SIZE)]
     assert texts == [*judged_chunks, f"\n\n{REFUSAL}"]  # two clean chunks, then the refusal; nothing after
-    assert judge.answers == [  # what the battery saw: each chunk with the two tokens before it
-        "".join(FLAGGED[0:SIZE]),
-        "".join(FLAGGED[SIZE - 2 : 2 * SIZE]),
-        "".join(FLAGGED[2 * SIZE - 2 : 3 * SIZE]),
-    ]
+    assert (
+        judge.answers
+        == [  # what the battery saw: each chunk with the two tokens before it
+            "".join(FLAGGED[0:SIZE]),
+            "".join(FLAGGED[SIZE - 2 : 2 * SIZE]),
+            "".join(FLAGGED[2 * SIZE - 2 : 3 * SIZE]),
+        ]
+    )
     for answer, text in zip(judge.answers, texts[:2], strict=False):
         assert answer.endswith(text)  # every shown token was inside a judged text
     assert "".join(texts[:2]) == "".join(FLAGGED[: 2 * SIZE])
@@ -384,7 +407,10 @@ async def test_with_context_a_hazard_split_at_a_chunk_boundary_is_caught_by_the_
     chat = PacedChat(tokens=tokens)
     graph, judge = build("middleware", chat, chunk_context=1)
     parts = await run(graph, "astream:messages", thread())
-    assert [str(c.content) for c in shown_chunks(parts, "astream:messages")] == ["".join(tokens[:SIZE]), f"\n\n{REFUSAL}"]
+    assert [str(c.content) for c in shown_chunks(parts, "astream:messages")] == [
+        "".join(tokens[:SIZE]),
+        f"\n\n{REFUSAL}",
+    ]
     assert judge.answers[1] == "".join(tokens[SIZE - 1 : 2 * SIZE])
 
 
@@ -407,7 +433,11 @@ async def test_tool_calls_are_shown_and_run_only_after_the_whole_reply_is_judged
 
 
 async def test_a_flagged_tool_call_in_a_streamed_reply_is_never_shown_or_run() -> None:
-    call = {"name": "send_email", "args": {"to": "a@example.com", "body": f"How to make a {MARK}."}, "id": "c1"}
+    call = {
+        "name": "send_email",
+        "args": {"to": "a@example.com", "body": f"How to make a {MARK}."},
+        "id": "c1",
+    }
     chat = PacedChat(tokens=CLEAN[:6], calls=[call])
     graph, _ = build("middleware", chat, tools=True)
     parts = await run(graph, "astream:messages", thread())
@@ -438,7 +468,9 @@ def test_the_trace_records_the_draft_once_and_a_token_handler_sees_only_judged_c
     list(graph.stream(REQUEST, {**thread(), "callbacks": [recorder, tokens]}, stream_mode="messages"))
     assert "".join(tokens.seen) == "".join(FLAGGED[: 2 * SIZE]) + f"\n\n{REFUSAL}"
     models = [run for run in recorder.runs if run.run_type == "llm" and run.name == "PacedChat"]
-    assert len(models) == 1 and "nostream" in (models[0].tags or [])  # the hidden draft, the operator's record
+    assert len(models) == 1 and "nostream" in (
+        models[0].tags or []
+    )  # the hidden draft, the operator's record
 
 
 @pytest.mark.parametrize("way", ["stream:messages", "astream:messages"])

@@ -347,7 +347,9 @@ async def test_add_guardrail_refuses_without_calling_the_model(path: str, strict
     assert model.calls == 0
 
 
-def test_add_guardrail_goes_between_an_edge_already_drawn_rather_than_beside_it(strict_warnings: None) -> None:
+def test_add_guardrail_goes_between_an_edge_already_drawn_rather_than_beside_it(
+    strict_warnings: None,
+) -> None:
     model = chat("Here is how.")
     builder = StateGraph(GuardrailState)
     builder.add_node("agent", model_node(model))
@@ -435,7 +437,6 @@ def test_an_edge_drawn_out_of_the_helpers_guard_afterwards_is_still_refused_on_t
     builder.add_edge("input_guard", "agent")
     with pytest.raises(JevConfigurationError, match="'input_guard' has an edge to 'agent'"):
         builder.compile().invoke({"messages": [HumanMessage(HARMFUL)]})
-
 
 
 # ---------------------------------------------------------------- the same class: messages without add_messages

@@ -98,7 +98,7 @@ def b64(data: bytes | str) -> str:
 
 def reference_then_words(words: str, total: int = 1_500) -> str:
     """A long reference number (no space in its first 200 characters), then ``words``: letters, digits, spaces."""
-    reference = ("A7B2C9D4E1" * 21)[:210]
+    reference = ("INV" + "4716290385" * 21)[:210]
     body = f"{reference} {words} "
     filler = "please answer in full detail "
     return (body + filler * (total // len(filler) + 1))[:total]

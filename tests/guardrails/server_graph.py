@@ -3,7 +3,8 @@
 An input node (the early router), the guarded model node (input and output
 batteries) and the guarded tool node, over a perfect keyword classifier. The
 chat model replies "Sure." unless asked to "cite", when its draft hides in a
-text block's citations. Everything the chat model receives and every tool run
+text block's citations, or to "fetch" a page (a long one, or one that opens with
+``DATA:``), which carries the marker as a tool result. Everything the chat model receives and every tool run
 is appended to the file named by ``JEV_TEST_RECORD``, so the test (another
 process) can tell what the model read.
 """
@@ -15,7 +16,7 @@ import os
 from typing import Any
 
 from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import AIMessage, BaseMessage
+from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
 from langchain_core.tools import tool
 from langgraph.graph import END, START, StateGraph
@@ -52,6 +53,10 @@ class RecordingChat(BaseChatModel):
     ) -> ChatResult:
         _record("model", messages)
         last = str(messages[-1].content) if messages else ""
+        if "fetch" in last and not isinstance(messages[-1], ToolMessage):  # "fetch the long page"
+            page = "long" if "long" in last else "data"
+            call = {"name": "fetch_page", "args": {"url": page}, "id": f"fetch-{page}"}
+            return ChatResult(generations=[ChatGeneration(message=AIMessage("", tool_calls=[call]))])
         if "cite" in last:
             reply = AIMessage(
                 [
@@ -77,6 +82,15 @@ def send_email(to: str, body: str) -> str:
     return "sent"
 
 
+@tool
+def fetch_page(url: str) -> str:
+    """Fetch a web page: "long" ends, past 300,000 characters, with the marker; "data" opens with DATA:."""
+    _record("tool", {"url": url})
+    if url == "long":
+        return "The river runs quiet under the old stone bridge. " * 6_000 + DRAFT
+    return f"DATA: {DRAFT} Step by step, with quantities."
+
+
 _decision = KeywordDecisionModel(keywords={"indiscriminate_weapons": ("nerve agent",)})
 _inputs = HazardBattery.input(["indiscriminate_weapons"], model=_decision)
 _outputs = HazardBattery.output(["indiscriminate_weapons"], model=_decision)
@@ -84,7 +98,7 @@ _outputs = HazardBattery.output(["indiscriminate_weapons"], model=_decision)
 _builder = StateGraph(GuardrailState)
 _builder.add_node("guard", create_guardrail_node(_inputs, next_node="agent"), destinations=("agent", END))
 _builder.add_node("agent", create_guarded_model_node(RecordingChat(), _inputs, _outputs, **SEQUENTIAL))
-_builder.add_node("tools", create_guarded_tool_node([send_email], _inputs, _outputs))
+_builder.add_node("tools", create_guarded_tool_node([send_email, fetch_page], _inputs, _outputs))
 _builder.add_edge(START, "guard")
 _builder.add_conditional_edges("agent", tools_condition)
 _builder.add_edge("tools", "agent")

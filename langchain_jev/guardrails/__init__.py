@@ -6,8 +6,9 @@ are thin spokes over it.
 
 - `catalog`: the hazard categories (MLCommons S1-S14, prompt injection, jailbreak) and strictness presets;
 - `battery`: `HazardBattery`, the prescribed questions of one direction, asked in one request;
-- `text`: the text a battery is sent: normalised, media read for the text it carries;
-- `subjects`: what a rail judges: every string of every message, read into a judge input;
+- `text`: every string as it is, with what it hides decoded beside it; media read in media fields;
+- `subjects`: what a rail judges: every leaf of every message, read into a judge input;
+- `windows`: a long judge input cut into overlapping windows, up to a budget that refuses;
 - `ledger`: which conversations a battery judged, by chain hash, out of the graph's reach;
 - `policy`: the report of a check, refusal wording, and the policy (mode, on_error, exit behaviour);
 - `review`: authenticated human review, the reviewed text kept with reviewers;

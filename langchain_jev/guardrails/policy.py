@@ -13,8 +13,8 @@ A rail reads a `HazardAssessment` (or the error that kept it from one) into a
   left without a readable answer, and (with ``review_band``) categories whose
   probability of yes fell within ``review_band`` below their threshold (by
   default, whatever ``on_error`` says).
-- ``on_unjudgeable``: what a reply the battery cannot read (binary media: an
-  image, audio, a file that is not text) means: ``"refuse"`` (default) or
+- ``on_unjudgeable``: what a reply the battery cannot see (an image, audio or
+  video file in a media block) means: ``"refuse"`` (default) or
   ``"allow"``; the media is named in the report either way.
 - ``exit_behavior``: how a refusal leaves the rail, in the vocabulary of
   LangChain's ``OpenAIModerationMiddleware``: ``"end"`` (the refusal ends the
@@ -154,7 +154,7 @@ class GuardrailReport:
     borderline: Mapping[str, float] = field(default_factory=dict)
     """Categories not flagged but within the policy's ``review_band`` below their threshold."""
     unjudgeable: tuple[str, ...] = ()
-    """Binary media in a reply that the battery could not read, each named by where it is and its type."""
+    """Image, audio or video files in a reply, which the battery cannot see, each named by where it is."""
 
     def __post_init__(self) -> None:
         if self.would_refuse is None:

@@ -197,13 +197,24 @@ def _data_urls(text: str) -> Iterator[str]:
             yield read
 
 
+_ENCODED = re.compile(r"[0-9+/=_\-]|[a-z][A-Z]")
+"""What tells a short run of base64 from a word: a digit, a sign or padding, or a capital inside it."""
+
+
+def _words(text: str) -> bool:
+    """True for ASCII that is mostly letters, digits and spaces (what a short run must spell to count)."""
+    return text.isascii() and sum(c.isalnum() or c == " " for c in text) >= 0.8 * len(text)
+
+
 def _base64_runs(text: str) -> Iterator[str]:
     for match in _BASE64.finditer(text):
         run = "".join(match.group(0).split())
+        if len(run) < 16 and _ENCODED.search(run) is None:  # a word ("Question"), not an encoding
+            continue
         for start in range(4):  # the run may begin inside a word: try each alignment
             data = _b64(run[start:])
             read = _as_text(data) if data is not None else None
-            if read is not None:
+            if read is not None and (len(run) >= 32 or _words(read)):  # a short run spells words
                 yield read
                 break
 

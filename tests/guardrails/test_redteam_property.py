@@ -22,7 +22,7 @@ reaches the judge input.
 CI runs a few examples (``JEV_REDTEAM=ci``, the default); ``JEV_REDTEAM=long``
 runs 100,000 examples of each property (or give the number, ``JEV_REDTEAM=2000``):
 
-    JEV_REDTEAM=long nice python -m pytest tests/guardrails/test_redteam_property.py -n 0 -p no:cacheprovider
+    JEV_REDTEAM=long JEV_REDTEAM_LOG=redteam.log nice python -m pytest tests/guardrails/test_redteam_property.py -n 0
 """
 
 from __future__ import annotations
@@ -30,6 +30,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import time
 import urllib.parse
 from typing import Any
 
@@ -73,6 +74,29 @@ PROPERTY = settings(
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much],
     database=None,
 )
+_LOG = os.environ.get("JEV_REDTEAM_LOG")
+"""A file the long run appends its progress to (examples run and failed so far, per property)."""
+_COUNTS: dict[str, list[int]] = {}
+_STARTED = time.monotonic()
+
+
+def _progress(name: str, failure: str | None = None) -> None:
+    counts = _COUNTS.setdefault(name, [0, 0])
+    counts[0] += 1
+    counts[1] += failure is not None
+    if _LOG and (failure is not None or counts[0] % 1000 == 0):
+        with open(_LOG, "a", encoding="utf-8") as out:
+            seconds = time.monotonic() - _STARTED
+            out.write(f"{name}: {counts[0]} examples, {counts[1]} failing, {seconds:.0f} s\n")
+            if failure is not None:
+                out.write(f"  failing example: {failure[:4000]}\n")
+
+
+def _check(name: str, holds: bool, example: str) -> None:
+    _progress(name, None if holds else example)
+    assert holds, example[:2000]
+
+
 WINDOW = 10_000
 BUDGET = 100_000
 """A small window and budget, so "past any size" is cheap to generate: past the window it is judged in
@@ -412,9 +436,8 @@ def test_whatever_a_provider_is_sent_of_a_request_the_judge_reads_or_the_turn_is
     DECISION._states.clear()
     chat = ReplyingChatModel(replies=["ok"])
     reply = guard_model(chat, INPUTS, **SEQUENTIAL).invoke(messages)
-    if sending:
-        assert _refused(reply), f"{shape} sent by {sending} was not judged: {specs!r}"[:2000]
-        assert chat.calls == 0
+    holds = not sending or (_refused(reply) and chat.calls == 0)
+    _check("request", holds, f"{shape} sent by {sending} was not judged: {specs!r}")
 
 
 @PROPERTY
@@ -429,8 +452,7 @@ def test_whatever_a_reply_carries_to_a_provider_the_judge_reads_or_the_reply_is_
     DECISION._states.clear()
     chat = ReplyingChatModel(replies=[reply])
     released = guard_model(chat, OUTPUTS, **SEQUENTIAL).invoke(conversation)
-    if sending:
-        assert _refused(released), f"{shape} sent by {sending} was not judged: {specs!r}"[:2000]
+    _check("reply", not sending or _refused(released), f"{shape} sent by {sending} was not judged: {specs!r}")
 
 
 # ---------------------------------------------------------------- the reading holds every leaf
@@ -493,12 +515,18 @@ def test_every_leaf_of_every_message_reaches_the_judge_input(specs: list[dict[st
         json.dumps(call.get("arguments"), ensure_ascii=False) for call in state.get("tool_calls", [])
     )
     escaped = json.dumps(text, ensure_ascii=False)
-    for spec in judged:
-        for key, value in spec.items():
-            if key in ("kind", "role") or value is None or (key == "content" and value == ""):
-                continue
-            for leaf in _scalar_leaves(value):
-                if leaf in (PNG, WAV, f"data:image/png;base64,{PNG}"):
-                    continue  # an image or audio file: named as media (the judge cannot see pixels or sound)
-                shown = json.dumps(leaf, ensure_ascii=False)[1:-1]
-                assert leaf in text or shown in text or shown in escaped, (leaf, key, spec)
+    missing = [
+        (leaf, key)
+        for spec in judged
+        for key, value in spec.items()
+        if not (key in ("kind", "role") or value is None or (key == "content" and value == ""))
+        for leaf in _scalar_leaves(value)
+        if leaf not in (PNG, WAV, f"data:image/png;base64,{PNG}")  # image and audio files: named as media
+        and not _shown(leaf, text, escaped)
+    ]
+    _check("every_leaf", not missing, f"leaves not judged: {missing!r} in {specs!r}")
+
+
+def _shown(leaf: str, text: str, escaped: str) -> bool:
+    shown = json.dumps(leaf, ensure_ascii=False)[1:-1]
+    return leaf in text or shown in text or shown in escaped

@@ -134,6 +134,8 @@ class KeywordDecisionModel(BaseDecisionModel):
 
     keywords: dict[str, tuple[str, ...]] = Field(default_factory=dict)
     model: str = "keyword"
+    hit: float = 0.97
+    """The probability of yes when a keyword is in the state."""
     _states: list[dict[str, Any]] = PrivateAttr(default_factory=list)
 
     @property
@@ -150,7 +152,7 @@ class KeywordDecisionModel(BaseDecisionModel):
         answers = {}
         for name in questions:
             hit = any(word in text for word in self.keywords.get(name, ()))
-            answers[name] = NoulAnswer(type="noul", noul=0.97 if hit else SAFE)
+            answers[name] = NoulAnswer(type="noul", noul=self.hit if hit else SAFE)
         return ClassifierResponse(model="keyword", answers=answers)
 
 

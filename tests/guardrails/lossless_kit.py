@@ -14,9 +14,7 @@ import zlib
 from collections.abc import Callable
 from typing import Any
 
-from langchain_core.decisions import ClassifierResponse, NoulAnswer
-
-from tests.guardrails.helpers import SAFE, KeywordDecisionModel
+from tests.guardrails.helpers import KeywordDecisionModel
 
 CATEGORY = "indiscriminate_weapons"
 MARKS = ("nerve agent", "nerve_agent", "7331337")
@@ -26,21 +24,9 @@ INPUT_REFUSAL = "I can't help with that request: it was flagged for indiscrimina
 OUTPUT_REFUSAL = "I can't share that response: it was flagged for indiscriminate weapons."
 
 
-class PerfectKeywordModel(KeywordDecisionModel):
-    """A category is flagged (0.99) when one of its keywords is anywhere in the state sent; records every state."""
-
-    def _classify(self, state: Any, questions: dict[str, Any]) -> ClassifierResponse:
-        self._states.append(dict(state))
-        text = json.dumps(state, ensure_ascii=False).lower()
-        answers = {}
-        for name in questions:
-            hit = any(word in text for word in self.keywords.get(name, ()))
-            answers[name] = NoulAnswer(type="noul", noul=0.99 if hit else SAFE)
-        return ClassifierResponse(model="keyword", answers=answers)
-
-
-def perfect() -> PerfectKeywordModel:
-    return PerfectKeywordModel(keywords=KEYWORDS)
+def perfect() -> KeywordDecisionModel:
+    """A perfect keyword classifier: 0.99 whenever a marker is anywhere in the state sent; records every state."""
+    return KeywordDecisionModel(keywords=KEYWORDS, hit=0.99)
 
 
 def seen(model: KeywordDecisionModel) -> str:

@@ -425,19 +425,27 @@ def _messages(specs: list[dict[str, Any]]) -> list[BaseMessage]:
         raise
 
 
+def _turn(placed: tuple[list[dict[str, Any]], str, str], side: str) -> None:
+    """One guarded turn over the placed marker: wherever a provider is sent it, the turn is refused."""
+    specs, fingerprint, shape = placed
+    messages = _messages(specs)
+    sending = providers_sending(messages, fingerprint)
+    DECISION._states.clear()
+    if side == "request":
+        conversation, chat, battery = messages, ReplyingChatModel(replies=["ok"]), INPUTS
+    else:  # the reply carries it: the model writes it, the output battery judges it
+        conversation, chat, battery = messages[:-1], ReplyingChatModel(replies=[messages[-1]]), OUTPUTS
+    released = guard_model(chat, battery, **SEQUENTIAL).invoke(conversation)
+    holds = not sending or (_refused(released) and (side == "reply" or chat.calls == 0))
+    _check(side, holds, f"{shape} sent by {sending} was not judged: {specs!r}")
+
+
 @PROPERTY
 @given(placements("input"))
 def test_whatever_a_provider_is_sent_of_a_request_the_judge_reads_or_the_turn_is_refused(
     placed: tuple[list[dict[str, Any]], str, str],
 ) -> None:
-    specs, fingerprint, shape = placed
-    messages = _messages(specs)
-    sending = providers_sending(messages, fingerprint)
-    DECISION._states.clear()
-    chat = ReplyingChatModel(replies=["ok"])
-    reply = guard_model(chat, INPUTS, **SEQUENTIAL).invoke(messages)
-    holds = not sending or (_refused(reply) and chat.calls == 0)
-    _check("request", holds, f"{shape} sent by {sending} was not judged: {specs!r}")
+    _turn(placed, "request")
 
 
 @PROPERTY
@@ -445,14 +453,7 @@ def test_whatever_a_provider_is_sent_of_a_request_the_judge_reads_or_the_turn_is
 def test_whatever_a_reply_carries_to_a_provider_the_judge_reads_or_the_reply_is_refused(
     placed: tuple[list[dict[str, Any]], str, str],
 ) -> None:
-    specs, fingerprint, shape = placed
-    messages = _messages(specs)
-    *conversation, reply = messages
-    sending = providers_sending(messages, fingerprint)
-    DECISION._states.clear()
-    chat = ReplyingChatModel(replies=[reply])
-    released = guard_model(chat, OUTPUTS, **SEQUENTIAL).invoke(conversation)
-    _check("reply", not sending or _refused(released), f"{shape} sent by {sending} was not judged: {specs!r}")
+    _turn(placed, "reply")
 
 
 # ---------------------------------------------------------------- the reading holds every leaf

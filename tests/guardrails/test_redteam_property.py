@@ -531,3 +531,18 @@ def test_every_leaf_of_every_message_reaches_the_judge_input(specs: list[dict[st
 def _shown(leaf: str, text: str, escaped: str) -> bool:
     shown = json.dumps(leaf, ensure_ascii=False)[1:-1]
     return leaf in text or shown in text or shown in escaped
+
+
+@pytest.mark.parametrize("provider", BUILDERS)
+def test_what_the_reading_leaves_out_no_provider_is_sent(provider: str) -> None:
+    """The reading leaves out a message's own id and a tool message's artifact: no builder sends them."""
+    mark = "zq_left_out_mark"
+    messages = [
+        SystemMessage("Be brief.", id=f"{mark}-system"),
+        HumanMessage("Look it up.", id=f"{mark}-human"),
+        AIMessage("", id=f"msg_{mark}", tool_calls=[{"name": "lookup", "args": {}, "id": "call_1"}]),
+        ToolMessage("found", tool_call_id="call_1", id=f"{mark}-tool", artifact={"raw": mark}),
+        HumanMessage("Thanks.", id=f"lc_{mark}"),
+    ]
+    payload = BUILDERS[provider]._get_request_payload(messages)
+    assert mark not in json.dumps(payload, default=str)

@@ -29,6 +29,7 @@ Each function returns None when there is nothing of its kind to judge.
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -212,8 +213,13 @@ def _default(message: BaseMessage, key: str, value: Any) -> bool:
     """True for a field left at its default (None, empty, or the field's own default): it carries nothing."""
     if value is None or (isinstance(value, (dict, list, tuple, str)) and not value):
         return True
-    declared = type(message).model_fields.get(key)
-    return declared is not None and isinstance(declared.default, str) and value == declared.default
+    return isinstance(value, str) and _string_defaults(type(message)).get(key) == value
+
+
+@functools.cache
+def _string_defaults(kind: type[BaseMessage]) -> dict[str, str]:
+    """The fields of a message class whose default is a string (a tool message's ``status``), with it."""
+    return {name: info.default for name, info in kind.model_fields.items() if isinstance(info.default, str)}
 
 
 def read_message(message: BaseMessage, *, calls_apart: bool = False, name_apart: bool = False) -> Reading:

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import functools
 import html
 import io
 import re
@@ -280,9 +281,26 @@ _READERS = (
 """Each way a string may hide text, by the label its reading is shown under."""
 
 
+def _may_hide(text: str) -> tuple[bool, ...]:
+    """Which readers may find something in ``text`` (cheap checks first; each reader is exact)."""
+    plain = text.isascii()
+    return (
+        not plain,  # normalised
+        not plain,  # variation selectors
+        not plain or "\t" in text,  # zero-width or whitespace bits
+        ":" in text,  # data URLs
+        True,  # base64
+        True,  # hex
+        "%" in text or "&" in text or "\\" in text,  # escapes
+        any(c.isdigit() for c in text),  # character codes, bit groups
+    )
+
+
 def _direct(text: str) -> list[tuple[str, str]]:
     found: list[tuple[str, str]] = []
-    for label, reader in _READERS:
+    for (label, reader), may in zip(_READERS, _may_hide(text), strict=True):
+        if not may:
+            continue
         for read in reader(text):
             if read != text and all(read != seen for _, seen in found):
                 found.append((label, read))
@@ -317,6 +335,11 @@ def readings(text: str, depth: int = 0) -> list[tuple[str, str]]:
     return out
 
 
+@functools.lru_cache(maxsize=4096)
+def _revealed_short(text: str) -> str:
+    return _reveal(text)
+
+
 def reveal(text: str) -> str:
     r"""``text`` as the battery is sent it: the raw text, then each reading it hides, labelled.
 
@@ -331,6 +354,15 @@ def reveal(text: str) -> str:
         'Plain words.'
 
     """
+    # a conversation's earlier messages are read again each turn: short texts are remembered
+    return _revealed_short(text) if len(text) <= _REMEMBERED else _reveal(text)
+
+
+_REMEMBERED = 4_000
+"""The longest text whose reading is remembered (4,096 of them, at most 16 M characters)."""
+
+
+def _reveal(text: str) -> str:
     raw = sendable(text)
     added = [f"[{label}] {read}" for label, read in readings(text) if read not in raw]
     if not added:

@@ -112,7 +112,8 @@ def jev_server() -> Iterator[str]:
     child = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, text=True)
     try:
         assert child.stdout is not None
-        yield child.stdout.readline().strip()
+        first = child.stdout.readline()  # "scripted Jev-compatible server on http://127.0.0.1:PORT: ..."
+        yield first[first.index("http://") :].split()[0].rstrip(":")
     finally:
         child.terminate()
         child.wait(timeout=10)

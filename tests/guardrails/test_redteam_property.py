@@ -485,7 +485,7 @@ def _scalar_leaves(value: Any) -> list[str]:
         return [
             leaf
             for key, item in value.items()
-            if not (key == "type" and item in STANDARD_TYPES)
+            if not (key == "type" and isinstance(item, str) and item in STANDARD_TYPES)
             for leaf in [
                 *([] if key in PROSE and isinstance(item, str) else [sendable(str(key))]),
                 *_scalar_leaves(item),

@@ -14,15 +14,28 @@ about. Built-in parents are kept where a caller would reach for them
     ├── ChatModelOutputError (ValueError)    a chat model's reply unreadable after one corrective retry
     │   └── LogprobsUnavailableError         the "logprobs" strategy got no token log-probabilities
     ├── ResponseTooLargeError                a model's response body over its size cap (names the limit)
-    ├── GuardrailUndecidedError              a rail with on_error="raise" got no readable answer
-    ├── GuardrailRefusedError                a rail with exit_behavior="error" refused the turn
-    ├── GuardrailCheckError                  a rail with on_error="raise" failed; names the cause's class only
     ├── DatasetError                         a dataset file the command line cannot read at all
     ├── ResultsError                         a results file that cannot be resumed
     │   ├── RedecideError                    stored answers that cannot be decided again
     │   ├── ComparisonError                  two results files that cannot be compared (says why)
     │   └── ResultsLockedError               another run writes that results file (cli.lock)
     └── CalibrationError (ValueError)        labels that cannot be read, or too few to calibrate on
+
+A guardrail's decision to stop a turn is not a failure, and it is not an
+``Exception``: like ``asyncio.CancelledError`` it is a `BaseException`, so the
+generic composition that catches ``Exception`` (``with_fallbacks``,
+``with_retry``, LangChain's ``ModelFallbackMiddleware`` and
+``ModelRetryMiddleware``, a LangGraph ``RetryPolicy``, ``except Exception``)
+never hands a refused turn to another model or runs it again::
+
+    GuardrailStop (BaseException)            a rail stopped the turn; ``report`` says why
+    ├── GuardrailRefusedError                a rail with exit_behavior="error" refused the turn
+    ├── GuardrailCheckError                  a rail with on_error="raise" failed; names the cause's class only
+    └── GuardrailUndecidedError              a rail with on_inconclusive="raise" got no readable answer
+
+Inside a LangGraph run a stop is raised as LangGraph's own control flow
+(``GraphBubbleUp``, which LangGraph, its server and LangChain's middleware
+re-raise untouched), so the run ends with it as its error.
 
 A decision model that cannot be reached raises the provider's own error
 unchanged (``typesafe.TypeSafeError`` and its family, or the chat provider's),
@@ -45,6 +58,7 @@ __all__ = [
     "GuardrailBudgetError",
     "GuardrailCheckError",
     "GuardrailRefusedError",
+    "GuardrailStop",
     "GuardrailUndecidedError",
     "JevConfigurationError",
     "JevError",
@@ -195,7 +209,27 @@ class ResponseTooLargeError(JevError):
         super().__init__(message)
 
 
-class GuardrailUndecidedError(JevError):
+class GuardrailStop(BaseException):
+    """A guardrail stopped the turn: a refusal, or a check that could not decide (``report`` says which).
+
+    Not an ``Exception``, so that nothing that catches errors to try again or to
+    try another model (``with_fallbacks``, ``with_retry``, ``ModelFallbackMiddleware``,
+    ``ModelRetryMiddleware``, a node's ``RetryPolicy``) takes a refused turn
+    elsewhere. Catch it by name (or one of its three kinds).
+
+    Example:
+        >>> from langchain_jev.guardrails.policy import GuardrailReport
+        >>> stop = GuardrailRefusedError(GuardrailReport("input", True, {"hate": 0.9}))
+        >>> isinstance(stop, GuardrailStop), isinstance(stop, Exception), stop.report.check
+        (True, False, 'input')
+
+    """
+
+    report: GuardrailReport
+    """The rail's report of the decision."""
+
+
+class GuardrailUndecidedError(GuardrailStop):
     """A rail whose inconclusive checks raise got no readable answer (or was unsure) for some categories.
 
     Example:
@@ -216,7 +250,7 @@ class GuardrailUndecidedError(JevError):
         super().__init__(f"the {report.check} safety check {why}")
 
 
-class GuardrailRefusedError(JevError):
+class GuardrailRefusedError(GuardrailStop):
     """A rail with ``exit_behavior="error"`` refused the turn (OpenAI moderation's ``"error"``).
 
     The message names the side and the flagged categories, never the text judged;
@@ -242,7 +276,7 @@ class GuardrailRefusedError(JevError):
         super().__init__(f"the {report.check} safety check refused the turn: {why}")
 
 
-class GuardrailCheckError(JevError):
+class GuardrailCheckError(GuardrailStop):
     """A rail with ``on_error="raise"`` could not complete its check.
 
     The message is the side, the class of the error that stopped the check and a

@@ -270,12 +270,15 @@ def test_type_checkers_see_the_lazy_names_as_their_real_types(tmp_path: Path) ->
     assert "HazardBattery" in notes[2] and "JevGuardrailMiddleware" in notes[5]
 
 
-def test_every_public_error_is_a_jev_error() -> None:
+def test_every_public_error_is_a_jev_error_or_a_guardrail_stop() -> None:
     from langchain_jev import errors
 
     for name in errors.__all__:
         error = getattr(errors, name)
-        assert issubclass(error, errors.JevError), name
+        assert issubclass(error, (errors.JevError, errors.GuardrailStop)), name
+    stops = [name for name in errors.__all__ if issubclass(getattr(errors, name), errors.GuardrailStop)]
+    assert stops == ["GuardrailCheckError", "GuardrailRefusedError", "GuardrailStop", "GuardrailUndecidedError"]
+    assert not issubclass(errors.GuardrailStop, Exception)  # no generic fallback or retry catches one
     assert issubclass(errors.JevConfigurationError, ValueError)
     assert issubclass(errors.JevInputError, TypeError)
     assert issubclass(errors.ChatModelOutputError, ValueError)

@@ -44,7 +44,7 @@ from langchain_core.runnables.config import ensure_config
 from langgraph.prebuilt import ToolNode
 from typing_extensions import Unpack
 
-from langchain_jev.errors import JevConfigurationError, JevInputError
+from langchain_jev.errors import GuardrailStop, JevConfigurationError, JevInputError
 from langchain_jev.graph.guardrail import require_checkpointer, review_by_interrupt
 from langchain_jev.graph.wiring import require_messages_reducer, warn_without_report_channel
 from langchain_jev.guardrails.battery import HazardBattery
@@ -130,12 +130,24 @@ def _runnable(model: Any, caller: str) -> Runnable[Any, Any]:
 class _ModelGuard:
     """A model behind its door: each call passes the door's one procedure."""
 
-    def __init__(self, model: Runnable[Any, Any], door: GuardrailDoor, who: str) -> None:
+    def __init__(
+        self,
+        model: Runnable[Any, Any],
+        door: GuardrailDoor,
+        who: str,
+        *,
+        early: bool | None = None,
+        name: str | None = None,
+    ) -> None:
         self.model = model
         self.door = door
         self.who = who
-        self.early = may_start_early(model)
-        self.name = model.get_name()
+        self.early = may_start_early(model) if early is None else early
+        self.name = name or model.get_name()
+
+    def around(self, model: Runnable[Any, Any], early: bool) -> _ModelGuard:
+        """The same door around ``model`` (this model with its fallbacks or retries)."""
+        return _ModelGuard(model, self.door, self.who, early=self.early and early, name=self.name)
 
     def _calls(self, messages: list[BaseMessage]) -> tuple[Any, Any]:
         model = self.model
@@ -163,6 +175,112 @@ class _ModelGuard:
 
     async def apass(self, value: Any, config: RunnableConfig | None) -> DoorOutcome:
         return await self.door.arun(self._procedure(value, config))
+
+
+class _Guarded(RunnableLambda[Any, Any]):
+    """The runnable of a guarded model (or its node): its fallbacks and retries stay behind its door.
+
+    ``with_fallbacks`` and ``with_retry`` compose the *model* and put the result
+    behind the same door: a fallback model's reply is judged by the same
+    batteries, and a refusal, decided outside the composed model, is never handed
+    to a fallback nor retried. ``batch(..., return_exceptions=True)`` returns a
+    `GuardrailStop` in its input's place, as it does an error.
+    """
+
+    def __init__(
+        self,
+        guard: _ModelGuard,
+        make: Callable[[_ModelGuard], tuple[Callable[..., Any], Callable[..., Any]]],
+        name: str,
+        *,
+        caught: bool = False,
+    ) -> None:
+        call, acall = make(guard)
+        if caught:
+            call, acall = _caught(call), _acaught(acall)
+        super().__init__(call, afunc=acall, name=name)
+        self._guard = guard
+        self._make = make
+        self._label = name
+
+    def _around(self, model: Runnable[Any, Any], early: bool) -> _Guarded:
+        return _Guarded(self._guard.around(model, early), self._make, self._label)
+
+    def with_fallbacks(  # type: ignore[override]
+        self,
+        fallbacks: Sequence[Runnable[Any, Any]],
+        *,
+        exceptions_to_handle: tuple[type[BaseException], ...] = (Exception,),
+        exception_key: str | None = None,
+    ) -> _Guarded:
+        """The model with ``fallbacks`` (LangChain's ``with_fallbacks``), behind the same door.
+
+        Raises:
+            JevConfigurationError: ``exception_key`` is given (a guarded model takes messages, not a dict).
+
+        """
+        if exception_key is not None:
+            raise JevConfigurationError(
+                f"{self._guard.who}(...).with_fallbacks cannot take exception_key: a guarded model "
+                "takes messages, not a dict to put the error in"
+            )
+        runnables = [_runnable(fallback, "with_fallbacks") for fallback in fallbacks]
+        composed = self._guard.model.with_fallbacks(runnables, exceptions_to_handle=exceptions_to_handle)
+        return self._around(composed, all(may_start_early(fallback) for fallback in runnables))
+
+    def with_retry(self, **kwargs: Any) -> _Guarded:
+        """The model with retries (LangChain's ``with_retry``, same arguments), behind the same door."""
+        return self._around(self._guard.model.with_retry(**kwargs), True)
+
+    def batch(
+        self,
+        inputs: list[Any],
+        config: RunnableConfig | list[RunnableConfig] | None = None,
+        *,
+        return_exceptions: bool = False,
+        **kwargs: Any | None,
+    ) -> list[Any]:
+        """As ``Runnable.batch``; with ``return_exceptions`` a `GuardrailStop` is returned in its place."""
+        runner = self._catching() if return_exceptions else self
+        return RunnableLambda.batch(runner, inputs, config, return_exceptions=return_exceptions, **kwargs)
+
+    async def abatch(
+        self,
+        inputs: list[Any],
+        config: RunnableConfig | list[RunnableConfig] | None = None,
+        *,
+        return_exceptions: bool = False,
+        **kwargs: Any | None,
+    ) -> list[Any]:
+        """Asynchronous `batch`."""
+        runner = self._catching() if return_exceptions else self
+        return await RunnableLambda.abatch(
+            runner, inputs, config, return_exceptions=return_exceptions, **kwargs
+        )
+
+    def _catching(self) -> _Guarded:
+        """This runnable, returning a stop instead of raising it (what ``return_exceptions`` asks)."""
+        return _Guarded(self._guard, self._make, self._label, caught=True)
+
+
+def _caught(call: Callable[..., Any]) -> Callable[..., Any]:
+    def kept(value: Any, config: RunnableConfig) -> Any:
+        try:
+            return call(value, config)
+        except GuardrailStop as stop:
+            return stop
+
+    return kept
+
+
+def _acaught(acall: Callable[..., Any]) -> Callable[..., Any]:
+    async def kept(value: Any, config: RunnableConfig) -> Any:
+        try:
+            return await acall(value, config)
+        except GuardrailStop as stop:
+            return stop
+
+    return kept
 
 
 def guard_model(
@@ -214,6 +332,11 @@ def guard_model(
         model_door(batteries, "guard_model", settings, **options),
         "guard_model",
     )
+    return _Guarded(guard, _model_calls, name or "jev_guarded_model")
+
+
+def _model_calls(guard: _ModelGuard) -> tuple[Callable[..., Any], Callable[..., Any]]:
+    """What `guard_model` runs: the door's procedure, returning the message released."""
 
     def call(value: Any, config: RunnableConfig) -> AIMessage:
         return _released(guard.pass_(value, config))
@@ -221,7 +344,7 @@ def guard_model(
     async def acall(value: Any, config: RunnableConfig) -> AIMessage:
         return _released(await guard.apass(value, config))
 
-    return RunnableLambda(call, afunc=acall, name=name or "jev_guarded_model")
+    return call, acall
 
 
 def _released(outcome: DoorOutcome) -> AIMessage:
@@ -302,15 +425,18 @@ def create_guarded_model_node(
         require_messages_reducer(config, messages_key, "the guarded model node")
         warn_without_report_channel(config, state_key, "the guarded model node")
 
-    def node(state: Any, config: RunnableConfig) -> dict[str, Any]:
-        wired(config)
-        return update(guard.pass_(messages(state), config))
+    def node_calls(guard: _ModelGuard) -> tuple[Callable[..., Any], Callable[..., Any]]:
+        def node(state: Any, config: RunnableConfig) -> dict[str, Any]:
+            wired(config)
+            return update(guard.pass_(messages(state), config))
 
-    async def anode(state: Any, config: RunnableConfig) -> dict[str, Any]:
-        wired(config)
-        return update(await guard.apass(messages(state), config))
+        async def anode(state: Any, config: RunnableConfig) -> dict[str, Any]:
+            wired(config)
+            return update(await guard.apass(messages(state), config))
 
-    return RunnableLambda(node, afunc=anode, name=name or "jev_guarded_model")
+        return node, anode
+
+    return _Guarded(guard, node_calls, name or "jev_guarded_model")
 
 
 def create_guarded_tool_node(

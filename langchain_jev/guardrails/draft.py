@@ -43,6 +43,7 @@ from langchain_core.runnables.base import RunnableBindingBase
 from langchain_core.runnables.config import set_config_context
 from langchain_core.runnables.utils import coro_with_context
 
+from langchain_jev.errors import GuardrailStop
 from langchain_jev.guardrails.chunks import token_text
 
 __all__ = ["DROP_WAIT", "Draft", "DraftDropped", "DraftTap", "DraftView", "may_start_early", "provider_tools"]
@@ -232,7 +233,7 @@ class Draft:
             except asyncio.CancelledError as cancelled:
                 draft.finish(error=cancelled)
                 raise
-            except Exception as error:
+            except (Exception, GuardrailStop) as error:  # a guarded model inside stopped its turn
                 draft.finish(error=error)
             else:
                 draft.finish(output=output)

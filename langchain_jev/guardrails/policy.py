@@ -23,6 +23,11 @@ A rail reads a `HazardAssessment` (or the error that kept it from one) into a
 
 A failed check's report names the error's class and a fixed description of it
 (`describe_error`), never the error's own text, which may quote what was judged.
+
+A refusal that leaves by raising (``exit_behavior="error"``, ``"raise"``) is a
+`GuardrailStop`, which no generic fallback or retry catches (see
+`langchain_jev.errors`); `stop_error` makes it, as LangGraph control flow when it
+is raised inside a LangGraph run (`in_graph_run`).
 """
 
 from __future__ import annotations
@@ -32,7 +37,7 @@ import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 from langchain_core.messages import (
     AIMessage,
@@ -45,8 +50,10 @@ from langchain_core.messages import (
     ToolMessage,
 )
 from langchain_core.messages.tool import ToolCall
+from langchain_core.runnables import RunnableConfig
+from langchain_core.runnables.config import ensure_config
 
-from langchain_jev.errors import GuardrailUndecidedError, JevConfigurationError
+from langchain_jev.errors import GuardrailStop, GuardrailUndecidedError, JevConfigurationError
 from langchain_jev.guardrails.battery import HazardAssessment, find_hazard
 from langchain_jev.guardrails.catalog import Direction, Hazard
 from langchain_jev.guardrails.subjects import Subject
@@ -74,10 +81,12 @@ __all__ = [
     "describe_error",
     "error_report",
     "fingerprint",
+    "in_graph_run",
     "read_assessment",
     "refusal_messages",
     "refusal_reply",
     "refusal_text",
+    "stop_error",
     "withheld_request",
 ]
 
@@ -404,6 +413,59 @@ def decide(
         return replace(report, refused=False, would_refuse=would_refuse), "pass"
     action: Action = {"refuse": "refuse", "allow": "pass", "raise": "raise", "interrupt": "review"}[failure]  # type: ignore[assignment]
     return replace(report, refused=action == "refuse", would_refuse=would_refuse), action
+
+
+S = TypeVar("S", bound=GuardrailStop)
+
+_TASK_KEY = "__pregel_task_id"
+"""The key LangGraph sets in a task's ``configurable`` (a run of a graph's node)."""
+
+
+def in_graph_run(config: RunnableConfig | None = None) -> bool:
+    """True when ``config`` (or, when None, the context's config) belongs to a LangGraph task.
+
+    Example:
+        >>> in_graph_run({"configurable": {"thread_id": "t"}})
+        False
+
+    """
+    return _TASK_KEY in (ensure_config(config).get("configurable") or {})
+
+
+_GRAPH_KINDS: dict[type[GuardrailStop], type[GuardrailStop]] = {}
+"""Each stop's LangGraph form, made once."""
+
+
+def _graph_kind(kind: type[S]) -> type[S]:
+    """``kind`` as LangGraph control flow too: a `GuardrailStop` that is a ``GraphBubbleUp``."""
+    made = _GRAPH_KINDS.get(kind)
+    if made is None:
+        from langgraph.errors import GraphBubbleUp  # a LangGraph task is running: it is loaded
+
+        doc = f"`{kind.__name__}` raised inside a LangGraph run, as LangGraph's own control flow."
+        namespace = {"__module__": __name__, "__doc__": doc}
+        made = _GRAPH_KINDS.setdefault(kind, type(f"Graph{kind.__name__}", (kind, GraphBubbleUp), namespace))
+    return made  # type: ignore[return-value]
+
+
+def stop_error(kind: type[S], config: RunnableConfig | None, *args: Any) -> S:
+    """The `GuardrailStop` of ``kind`` to raise, made with ``args``.
+
+    Outside a LangGraph run it is ``kind`` itself, a `BaseException`, which no
+    generic composition catches. Inside one (`in_graph_run`) it is ``kind`` and
+    LangGraph's ``GraphBubbleUp`` at once: the graph, its node retry policies,
+    LangChain's model middleware and tool node re-raise it untouched, and the run
+    (on ``langgraph dev`` too) ends with it as an ordinary error, never a crash.
+
+    Example:
+        >>> from langchain_jev.errors import GuardrailRefusedError
+        >>> error = stop_error(GuardrailRefusedError, None, GuardrailReport("input", True, {"hate": 0.9}))
+        >>> type(error).__name__, isinstance(error, Exception)
+        ('GuardrailRefusedError', False)
+
+    """
+    made = _graph_kind(kind) if in_graph_run(config) else kind
+    return made(*args)
 
 
 def read_assessment(check: Direction, assessment: HazardAssessment, on_error: str) -> GuardrailReport:

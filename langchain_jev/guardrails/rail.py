@@ -62,6 +62,7 @@ from langchain_jev.guardrails.policy import (
     refusal_messages,
     refusal_reply,
     refusal_text,
+    stop_error,
 )
 from langchain_jev.guardrails.review import read_review, review_item, review_request
 from langchain_jev.guardrails.settings import GuardrailOptions, GuardrailSettings, OnFlag
@@ -348,7 +349,7 @@ class GuardrailRail:
             subject = Subject(JevJudgeInput(), self._fallback(messages, start, joined=joined))
         report, action = self._rule(subject, assessment, failure)
         yield from self._notifying(report, config)
-        outcome = self._act(report, action, failure, subject, joined=joined, strict=strict)
+        outcome = self._act(report, action, failure, subject, joined=joined, strict=strict, config=config)
         if ledgered and self.settled(report):
             yield from self.marking(messages, start)
         return outcome
@@ -467,16 +468,17 @@ class GuardrailRail:
         *,
         joined: bool,
         strict: bool = True,
+        config: RunnableConfig | None = None,
     ) -> RailOutcome:
         if action == "raise":
             if error is not None:
-                raise GuardrailCheckError(report, type(error).__name__) from None
-            raise GuardrailUndecidedError(report)
+                raise stop_error(GuardrailCheckError, config, report, type(error).__name__) from None
+            raise stop_error(GuardrailUndecidedError, config, report)
         if action != "refuse":
             return RailOutcome(report, subject=subject)
         exit_behavior = self.policy.exit_behavior
         if exit_behavior == "error":
-            raise GuardrailRefusedError(report)
+            raise stop_error(GuardrailRefusedError, config, report)
         text = self._refusal_text(report)
         ends = exit_behavior == "end"
         if not joined:

@@ -46,7 +46,13 @@ Composition: list the guardrail first in ``middleware=[...]``. Its output rail
 then wraps every other model-call middleware (a self-refine loop, retries,
 fallbacks) and checks the response they finally return; its input rail judges
 the request as it stands when the guardrail receives it (text that a
-middleware listed after it adds to the request is not judged).
+middleware listed after it adds to the request is not judged). With another
+model-call middleware inside it, the model is called only once the input is
+judged (that middleware may call another model). Listed either way, LangChain's
+``ModelFallbackMiddleware`` and ``ModelRetryMiddleware`` never take a refusal:
+it is a `GuardrailStop`, which they re-raise, so a refused turn is neither
+retried nor handed to a fallback model, and a fallback model's response is
+judged as the model's is.
 """
 
 from __future__ import annotations
@@ -269,7 +275,7 @@ class JevGuardrailMiddleware(AgentMiddleware[JevGuardrailState, Any, Any]):
         async def ainvoke(config: RunnableConfig) -> Any:
             return await ahandler(request)
 
-        early = may_start_early(request.model, request.tools)
+        early = may_start_early(request.model, request.tools) and _calls_the_model(handler or ahandler)
         name = request.model.get_name() if hasattr(request.model, "get_name") else "model"
         return self.door.passing(messages, invoke, ainvoke, _reply_of, None, calls, early=early, name=name)
 
@@ -300,6 +306,22 @@ class JevGuardrailMiddleware(AgentMiddleware[JevGuardrailState, Any, Any]):
     async def awrap_tool_call(self, request: Any, handler: Callable[[Any], Awaitable[Any]]) -> Any:
         """Asynchronous `wrap_tool_call`."""
         return await self.tool_gate.awrap(request, handler)
+
+
+_MODEL_CALLS = frozenset({"_execute_model_sync", "_execute_model_async"})
+"""The names of ``create_agent``'s own model call, the handler of its innermost model middleware."""
+
+
+def _calls_the_model(handler: Any) -> bool:
+    """True when ``handler`` is ``create_agent``'s own model call: no other model middleware is inside.
+
+    Another ``wrap_model_call`` inside the guardrail (``ModelFallbackMiddleware``,
+    a router) may call another model, with other tools, or change the request, so
+    the model is started early only when the guardrail calls it itself.
+    """
+    return getattr(handler, "__module__", None) == "langchain.agents.factory" and (
+        getattr(handler, "__name__", None) in _MODEL_CALLS
+    )
 
 
 def _reply_of(response: ModelResponse[Any]) -> AIMessage | None:

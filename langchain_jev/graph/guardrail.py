@@ -62,7 +62,8 @@ without ever blocking; ``on_error`` / ``on_inconclusive="interrupt"`` pause the
 graph with ``interrupt()`` for a human (they need ``review_key``, and the graph
 a checkpointer: the node says so on its first run without one), resumed with
 ``Command(resume="refuse")`` or ``Command(resume={"decision": "allow", "token":
-review_token(key, fingerprint)})``; ``exit_behavior`` is ``"end"``, ``"error"``
+review_token(key, request)})`` (``request``: the interrupt's value; the token counts
+once, for that thread, pause and text, within ``review_ttl``); ``exit_behavior`` is ``"end"``, ``"error"``
 or ``"replace"``; ``on_flag`` is called with the report of every check that did
 not come back clean; ``timeout`` bounds each check.
 """
@@ -74,6 +75,7 @@ from typing import Any, NotRequired
 
 from langchain_core.messages import BaseMessage
 from langchain_core.runnables import RunnableConfig, RunnableLambda
+from langgraph.config import get_config
 from langgraph.graph import END, MessagesState
 from langgraph.types import Command, interrupt
 from typing_extensions import Unpack
@@ -93,6 +95,7 @@ from langchain_jev.guardrails.rail import (
     require_strings,
     state_messages,
 )
+from langchain_jev.guardrails.review import ReviewAnswer
 from langchain_jev.guardrails.settings import GuardrailOptions, GuardrailSettings
 
 __all__ = ["GuardrailState", "create_guardrail_node", "require_checkpointer", "review_by_interrupt"]
@@ -101,9 +104,23 @@ _CHECKPOINTER_KEY = "__pregel_checkpointer"
 """Where LangGraph puts a run's checkpointer in the config (None when the graph has none)."""
 
 
-def review_by_interrupt(request: dict[str, Any]) -> Any:
-    """Pause the graph with ``interrupt(request)``; return the human's ``Command(resume=...)`` value."""
-    return interrupt(request)
+_SCRATCHPAD_KEY = "__pregel_scratchpad"
+"""Where LangGraph keeps a task's resume values in its config (the answers it already took)."""
+
+
+def review_by_interrupt(request: dict[str, Any]) -> ReviewAnswer:
+    """Pause the graph with ``interrupt(request)``; return the human's ``Command(resume=...)`` value.
+
+    The answer says whether LangGraph replays it: a task runs again from its start
+    on each resume, and hands every ``interrupt`` it passed again the answer it
+    took then (a replay), which a spent review token still counts for.
+    """
+    configurable = get_config().get("configurable") or {}
+    answers = getattr(configurable.get(_SCRATCHPAD_KEY), "resume", None)
+    before = len(answers) if isinstance(answers, list) else None
+    value = interrupt(request)
+    replayed = before is not None and isinstance(answers, list) and len(answers) == before
+    return ReviewAnswer(value, replayed)
 
 
 def require_checkpointer(rail: GuardrailRail, config: RunnableConfig | None, who: str) -> None:

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import inspect
 import logging
+import time
 from collections.abc import Callable, Generator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -64,7 +65,16 @@ from langchain_jev.guardrails.policy import (
     refusal_text,
     stop_error,
 )
-from langchain_jev.guardrails.review import read_review, review_item, review_request
+from langchain_jev.guardrails.review import (
+    ReviewAnswer,
+    ReviewBinding,
+    read_review,
+    review_id,
+    review_item,
+    review_request,
+    spent_key,
+    token_of,
+)
 from langchain_jev.guardrails.settings import GuardrailOptions, GuardrailSettings, OnFlag
 from langchain_jev.guardrails.subjects import Subject, input_subject, output_subject, tool_results_subject
 from langchain_jev.guardrails.text import redact
@@ -85,7 +95,14 @@ __all__ = [
 logger = logging.getLogger("langchain_jev.guardrail")
 
 Reviewer = Callable[[dict[str, Any]], Any]
-"""Asks a human about a check (``langgraph.types.interrupt``) and returns the answer."""
+"""Asks a human about a check (``langgraph.types.interrupt``) and returns the answer (the
+resume value, or a `ReviewAnswer` that says whether LangGraph replays it)."""
+
+
+def _thread_of(config: RunnableConfig | None) -> str:
+    """The thread of ``config`` (or of the context's config): ``configurable["thread_id"]``, or ""."""
+    thread = (ensure_config(config).get("configurable") or {}).get("thread_id")
+    return "" if thread is None else str(thread)
 
 
 def _is_graph_control(error: BaseException) -> bool:
@@ -325,6 +342,9 @@ class GuardrailRail:
         if ledgered:
             try:
                 start = yield Prefix(self.ledger, messages)
+                own = self._thread_ledger(config)
+                if own is not None:  # what a human allowed counts as judged in its thread only
+                    start = max(start, (yield Prefix(own, messages)))
             except Exception as error:  # a ledger that cannot be read: judge everything
                 what = type(error).__name__
                 logger.warning("the %s safety check could not read its ledger (%s)", self.check, what)
@@ -335,7 +355,7 @@ class GuardrailRail:
             subject = find(start)
             if subject is None:
                 if ledgered and len(messages) > start:
-                    yield from self.marking(messages, start)
+                    yield from self.marking(messages, start, config)
                 return None
             if _has_text(subject.data):
                 assessment = yield Ask(
@@ -347,11 +367,11 @@ class GuardrailRail:
             failure = error
         if subject is None:
             subject = Subject(JevJudgeInput(), self._fallback(messages, start, joined=joined))
-        report, action = self._rule(subject, assessment, failure)
+        report, action = self._rule(subject, assessment, failure, config)
         yield from self._notifying(report, config)
         outcome = self._act(report, action, failure, subject, joined=joined, strict=strict, config=config)
         if ledgered and self.settled(report):
-            yield from self.marking(messages, start)
+            yield from self.marking(messages, start, config, reviewed=report.review == "allow")
         return outcome
 
     def _fallback(
@@ -366,13 +386,40 @@ class GuardrailRail:
             return tuple(messages)
         return (messages[-1],) if messages and isinstance(messages[-1], AIMessage) else ()
 
-    def marking(self, messages: Sequence[BaseMessage], start: int) -> Generator[Step, Any, None]:
-        """Record ``messages`` in the ledger as judged (from ``start`` on); a failure is logged."""
+    def marking(
+        self,
+        messages: Sequence[BaseMessage],
+        start: int,
+        config: RunnableConfig | None = None,
+        *,
+        reviewed: bool = False,
+    ) -> Generator[Step, Any, None]:
+        """Record ``messages`` in the ledger as judged (from ``start`` on); a failure is logged.
+
+        What a human allowed (``reviewed``), and any conversation that goes on from
+        it, is recorded for its thread alone (the thread of ``config``, or of the
+        context's config): the same text in another thread is judged, and put to
+        review, anew. Without a thread a reviewed allow is not recorded at all.
+        """
         try:
-            yield Mark(self.ledger, messages, start)
+            ledger: Ledger | None = self.ledger
+            own = self._thread_ledger(config)
+            if own is not None and (reviewed or (yield Prefix(own, messages)) > 0):
+                ledger = own
+            elif reviewed:
+                ledger = None
+            if ledger is not None:
+                yield Mark(ledger, messages, start)
         except Exception as error:  # the next check judges it again
             what = type(error).__name__
             logger.warning("the %s safety check could not write its ledger (%s)", self.check, what)
+
+    def _thread_ledger(self, config: RunnableConfig | None) -> Ledger | None:
+        """The ledger of what a human allowed in the thread of ``config`` (None: no review, or no thread)."""
+        if not self.policy.reviews:
+            return None
+        thread = _thread_of(config)
+        return self.ledger.within(f"{self.ledger.namespace}:thread:{thread}") if thread else None
 
     @staticmethod
     def settled(report: GuardrailReport) -> bool:
@@ -384,12 +431,16 @@ class GuardrailRail:
     # ------------------------------------------------------------------ deciding
 
     def _rule(
-        self, subject: Subject, assessment: HazardAssessment | None, error: Exception | None
+        self,
+        subject: Subject,
+        assessment: HazardAssessment | None,
+        error: Exception | None,
+        config: RunnableConfig | None,
     ) -> tuple[GuardrailReport, Action]:
         report, action = decide(self.check, self.policy, assessment, error, subject.media)
         self._log(report, action, error)
         if action == "review":
-            report = self._review(report, subject)
+            report = self._review(report, subject, config)
             action = "refuse" if report.refused else "pass"
         return report, action
 
@@ -413,16 +464,46 @@ class GuardrailRail:
             outcome, setting = "the turn passes", "mode='shadow'"
         logger.warning("the %s safety check %s; %s because %s", self.check, what, outcome, setting)
 
-    def _review(self, report: GuardrailReport, subject: Subject) -> GuardrailReport:
+    def _review(
+        self, report: GuardrailReport, subject: Subject, config: RunnableConfig | None
+    ) -> GuardrailReport:
+        """Put the check to a human (see `langchain_jev.guardrails.review`): one pause, one decision."""
         if self.reviewer is None:  # pragma: no cover - checked when the rail is built
             raise JevConfigurationError("interrupt needs a reviewer")
         data = subject.data.to_state()
+        configurable = ensure_config(config).get("configurable") or {}
+        binding = ReviewBinding(
+            _thread_of(config),
+            review_id(_thread_of(config), str(configurable.get("checkpoint_ns", "")), self.check),
+            fingerprint(data),
+        )
         try:
-            self.settings.reviews_to(review_item(report, data))
+            self.settings.reviews_to(review_item(report, binding, data))
         except Exception as error:
             logger.warning("the review store raised %s; the review goes on", type(error).__name__)
-        answer = self.reviewer(review_request(report, fingerprint(data)))
-        allowed, problem = read_review(answer, fingerprint(data), self.settings.review_secret)
+        answer = self.reviewer(review_request(report, binding))
+        if not isinstance(answer, ReviewAnswer):
+            answer = ReviewAnswer(answer)
+        token = token_of(answer.value)
+        store = self.ledger.store
+        try:
+            spent = token is not None and store.get(spent_key(token)) is not None
+            allowed, problem = read_review(
+                answer.value,
+                binding,
+                self.settings.review_secret,
+                now=time.time(),
+                ttl=self.settings.review_ttl,
+                spent=spent,
+                replayed=answer.replayed,
+            )
+            if allowed and token is not None and not spent:  # spent before it takes effect
+                store.put(spent_key(token), {"thread_id": binding.thread_id, "review_id": binding.review_id})
+        except Exception as error:  # spent tokens that cannot be read or written: no allow counts
+            allowed, problem = (
+                False,
+                f"the spent review tokens could not be read or written ({type(error).__name__})",
+            )
         if problem is not None:
             logger.warning("the %s safety check's review refuses the turn: %s", self.check, problem)
         return replace(report, refused=not allowed, review="allow" if allowed else "refuse")

@@ -29,7 +29,7 @@ from langchain_jev.guardrails.policy import (
     RefusalMessage,
     check_refusal_message,
 )
-from langchain_jev.guardrails.review import ReviewStore, check_review_key, log_review
+from langchain_jev.guardrails.review import DEFAULT_REVIEW_TTL, ReviewStore, check_review_key, log_review
 from langchain_jev.guardrails.subjects import DEFAULT_CONTEXT_MESSAGES
 from langchain_jev.models.cache import DecisionCache
 
@@ -69,6 +69,7 @@ class GuardrailOptions(TypedDict, total=False):
     timeout: float | None
     review_key: str | bytes | None
     review_store: ReviewStore | None
+    review_ttl: float
     ledger: DecisionCache | None
 
 
@@ -147,6 +148,9 @@ class GuardrailSettings:
     review_store: ReviewStore | None = None
     """Receives the text of each check put to review (None: the
     ``langchain_jev.guardrail.review`` log); the interrupt itself carries no text."""
+    review_ttl: float = DEFAULT_REVIEW_TTL
+    """Seconds a review token counts for after it was made (an hour by default); it counts
+    once, for the thread, the pause and the text it was made for."""
     ledger: DecisionCache | None = None
     """Where the conversations judged are remembered (None: in this process, per battery);
     a `SQLiteCache` shares them between processes."""
@@ -172,6 +176,9 @@ class GuardrailSettings:
         ):
             raise JevConfigurationError(f"timeout must be a number of seconds > 0, or None; got {timeout!r}")
         check_review_key(self.review_key)
+        ttl = self.review_ttl
+        if isinstance(ttl, bool) or not isinstance(ttl, (int, float)) or not math.isfinite(ttl) or ttl <= 0:
+            raise JevConfigurationError(f"review_ttl must be a number of seconds > 0; got {ttl!r}")
         self._check_streaming(policy)
         if self.review_store is not None and not callable(self.review_store):
             raise JevConfigurationError(
@@ -188,7 +195,7 @@ class GuardrailSettings:
             raise JevConfigurationError(
                 "on_error/on_inconclusive='interrupt' needs review_key=...: without it, anyone who "
                 "can resume the thread (the requester too) could approve what the check stopped. "
-                "Give a secret of 16 bytes or more; reviewers resume with review_token(key, fingerprint)"
+                "Give a secret of 16 bytes or more; reviewers resume with review_token(key, request)"
             )
 
     def _check_streaming(self, policy: GuardrailPolicy) -> None:

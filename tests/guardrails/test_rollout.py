@@ -331,7 +331,7 @@ def graph_reviewed(form: str, model: Any, **options: Any) -> tuple[Any, list[dic
 
 
 def allow(pending: Any) -> dict[str, str]:
-    return {"decision": "allow", "token": review_token(KEY, pending.value["fingerprint"])}
+    return {"decision": "allow", "token": review_token(KEY, pending.value)}
 
 
 @pytest.mark.parametrize("form", FORMS)
@@ -380,12 +380,12 @@ def test_on_error_interrupt_pauses_on_a_failed_check(form: str) -> None:
 
 def test_a_review_token_for_another_text_refuses(caplog: Any) -> None:
     graph, _ = graph_reviewed("guarded_model", undecided(), on_inconclusive="interrupt")
-    graph.invoke({"messages": [HumanMessage("hi")]}, thread())
-    forged = {"decision": "allow", "token": review_token(KEY, "0" * 16)}
+    (pending,) = graph.invoke({"messages": [HumanMessage("hi")]}, thread())["__interrupt__"]
+    forged = {"decision": "allow", "token": review_token(KEY, {**pending.value, "fingerprint": "0" * 16})}
     with caplog.at_level(logging.WARNING, logger="langchain_jev.guardrail"):
         out = graph.invoke(Command(resume=forged), thread())
     assert out["guardrail"]["refused"] is True and UNSAFE not in contents(out["messages"])
-    assert "not the review key's token for the text judged now" in caplog.text
+    assert "not the review key's token for this thread, pause and text" in caplog.text
 
 
 SELF_APPROVALS = [
@@ -401,7 +401,12 @@ SELF_APPROVALS = [
     {"action": True},
     {"action": "allow"},
     {"decision": "allow", "token": "0" * 64},
-    {"decision": "allow", "token": review_token("another key of enough length", "x")},
+    {
+        "decision": "allow",
+        "token": review_token(
+            "another key of enough length", {"thread_id": "t", "review_id": "r", "fingerprint": "x"}
+        ),
+    },
     {"decision": "allow", "token": None},
     {"decision": "ALLOW"},
     ["allow"],

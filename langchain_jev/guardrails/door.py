@@ -264,9 +264,11 @@ class GuardrailDoor:
         if released is None:
             return DoorOutcome(None, output, withheld, tuple(reports))
         if settled or withheld:
+            reviewed = {report.check for report in reports if report.review == "allow"}
             for rail in checks:
                 start = 0 if withheld else len(call_messages)
-                yield from rail.marking([*call_messages, released], start)
+                marked = [*call_messages, released]
+                yield from rail.marking(marked, start, config, reviewed=rail.check in reviewed)
         if self.output is not None:  # what the door released (the tools' door runs its calls)
             yield from self.output.marking([*call_messages, released], len(call_messages))
         return DoorOutcome(released, output, withheld, tuple(reports), ends)

@@ -307,13 +307,22 @@ class GuardrailRail:
         ``in_thread``: the messages are a thread's, so a refused one without an id
         (which could not be replaced) is an error; the door's call messages may
         hold some that are not in a thread (a system prompt added at the call).
+        Not in a thread, a human's allow is not recorded here: the door records
+        the turn once its step is done (LangGraph runs a paused step again from its
+        start, and each review it passed must ask again, to be given its answer).
         """
         if self.check == "output":
             return self._procedure(
                 lambda _: output_subject(messages), messages, config, joined=True, strict=in_thread
             )
         return self._procedure(
-            self._finder(messages), messages, config, joined=True, ledgered=True, strict=in_thread
+            self._finder(messages),
+            messages,
+            config,
+            joined=True,
+            ledgered=True,
+            strict=in_thread,
+            keeps_reviews=in_thread,
         )
 
     def reply_judging(
@@ -336,6 +345,7 @@ class GuardrailRail:
         joined: bool,
         ledgered: bool = False,
         strict: bool = True,
+        keeps_reviews: bool = True,
     ) -> Generator[Step, Any, RailOutcome | None]:
         """The whole check, sync or async alike: it yields its I/O and a driver does it."""
         start = 0
@@ -370,8 +380,9 @@ class GuardrailRail:
         report, action = self._rule(subject, assessment, failure, config)
         yield from self._notifying(report, config)
         outcome = self._act(report, action, failure, subject, joined=joined, strict=strict, config=config)
-        if ledgered and self.settled(report):
-            yield from self.marking(messages, start, config, reviewed=report.review == "allow")
+        reviewed = report.review == "allow"
+        if ledgered and self.settled(report) and (keeps_reviews or not reviewed):
+            yield from self.marking(messages, start, config, reviewed=reviewed)
         return outcome
 
     def _fallback(

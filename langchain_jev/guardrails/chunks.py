@@ -8,10 +8,12 @@ what is released; the door does the I/O.
 - A **token** is a streamed chunk that carries text (`token_text`); chunks that
   carry only tool call pieces, other blocks or metadata are held to the end.
 - The next chunk to judge is every token that came since the last release (at
-  least N, more when a check took longer than the model), shown with the
-  ``overlap`` tokens released before it as context (`chunk_window`); what is
-  released is the chunk alone (`text_chunk`), so the released text is exactly the
-  judged chunks, in order.
+  least N, more when a check took longer than the model), shown with the last
+  ``context`` *characters* released before it (`chunk_window`): counted in
+  characters, not tokens, so whatever ends in a chunk and is at most ``context +
+  1`` characters long is judged whole, however the model cut it into tokens.
+  What is released is the chunk alone (`text_chunk`), so the released text is
+  exactly the judged chunks, in order.
 - At the end the rest of the reply is judged once: its last tokens with their
   context and everything it carries beside its text (`with_text`), or, with
   ``final_check=True``, the whole reply; then the rest is released
@@ -22,8 +24,8 @@ what is released; the door does the I/O.
 
 Example:
     >>> tokens = ["Rinse", " the", " lentils", ",", " then", " simmer"]
-    >>> chunk_window(tokens, shown=3, overlap=2)
-    (' the lentils', ', then simmer')
+    >>> chunk_window(tokens, shown=3, context=8)
+    (' lentils', ', then simmer')
     >>> text_chunk(", then simmer", "run-1").content
     ', then simmer'
 
@@ -74,13 +76,19 @@ def token_text(chunk: BaseMessage) -> str:
     return reply_text(chunk)
 
 
-def chunk_window(tokens: Sequence[str], shown: int, overlap: int) -> tuple[str, str]:
+def chunk_window(tokens: Sequence[str], shown: int, context: int) -> tuple[str, str]:
     """The context and the chunk to judge next.
 
-    The context is the ``overlap`` tokens released before ``shown``; the chunk, every token from ``shown`` on.
+    The context is the last ``context`` characters of the tokens released (the first
+    ``shown``); the chunk, every token from ``shown`` on.
+
+    Example:
+        >>> chunk_window(list("a nerve agent"), shown=9, context=4)
+        ('e ag', 'ent')
+
     """
-    start = max(0, shown - overlap)
-    return "".join(tokens[start:shown]), "".join(tokens[shown:])
+    released = "".join(tokens[:shown])
+    return released[max(0, len(released) - context) :], "".join(tokens[shown:])
 
 
 def text_chunk(text: str, message_id: str | None) -> AIMessageChunk:

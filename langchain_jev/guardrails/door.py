@@ -317,7 +317,7 @@ class GuardrailDoor:
         if rail is None:  # pragma: no cover - a chunked door has an output rail
             raise JevConfigurationError("stream_chunks needs an output battery")
         size = self.settings.stream_chunks or 1
-        overlap = self.settings.context_tokens
+        overlap = self.settings.context_characters
         shown = 0  # tokens shown
         while True:
             view: DraftView = yield Await(draft, tokens=shown + size)

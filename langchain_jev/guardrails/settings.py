@@ -33,10 +33,24 @@ from langchain_jev.guardrails.review import DEFAULT_REVIEW_TTL, ReviewStore, che
 from langchain_jev.guardrails.subjects import DEFAULT_CONTEXT_MESSAGES
 from langchain_jev.models.cache import DecisionCache
 
-__all__ = ["DEFAULT_TIMEOUT", "GuardrailOptions", "GuardrailSettings", "OnFlag"]
+__all__ = [
+    "DEFAULT_CHUNK_CONTEXT",
+    "DEFAULT_TIMEOUT",
+    "MIN_CHUNK_CONTEXT",
+    "GuardrailOptions",
+    "GuardrailSettings",
+    "OnFlag",
+]
 
 DEFAULT_TIMEOUT = 30.0
 """Seconds a check may take before it fails (and ``on_error`` decides)."""
+
+DEFAULT_CHUNK_CONTEXT = 200
+"""Characters shown before a streamed chunk that are judged with it (``chunk_context``)."""
+
+MIN_CHUNK_CONTEXT = 64
+"""The least ``chunk_context``: a word (or phrase) of up to this many characters plus one, split
+across chunks however the model's tokens fall, is judged whole in the chunk where it ends."""
 
 OnFlag = Callable[[GuardrailReport], Any]
 """Called with the report of every check that did not come back clean (may be async)."""
@@ -133,8 +147,10 @@ class GuardrailSettings:
     the whole reply is judged. Used when something streams the model's tokens; otherwise the
     reply is judged whole once."""
     chunk_context: int | None = None
-    """How many tokens shown before a chunk are judged with it as context (None: a quarter
-    of ``stream_chunks``)."""
+    """How many characters shown before a chunk are judged with it as context (None:
+    `DEFAULT_CHUNK_CONTEXT`, 200; at least `MIN_CHUNK_CONTEXT`, 64). Counted in characters,
+    not tokens, so a word the model streams in one-letter tokens is still judged whole, however
+    small ``stream_chunks`` is."""
     final_check: bool = False
     """With ``stream_chunks``, also judge the whole reply once at the end (one more
     request), because a chunk-by-chunk check can miss what only the whole says; a flagged
@@ -202,11 +218,14 @@ class GuardrailSettings:
         for name in ("concurrent_input", "final_check"):
             if not isinstance(getattr(self, name), bool):
                 raise JevConfigurationError(f"{name} must be True or False, got {getattr(self, name)!r}")
-        for name, least in (("stream_chunks", 1), ("chunk_context", 0)):
+        for name, least, unit in (
+            ("stream_chunks", 1, "tokens"),
+            ("chunk_context", MIN_CHUNK_CONTEXT, "characters"),
+        ):
             value = getattr(self, name)
             if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < least):
                 raise JevConfigurationError(
-                    f"{name} must be a whole number of tokens >= {least}, or None; got {value!r}"
+                    f"{name} must be a whole number of {unit} >= {least}, or None; got {value!r}"
                 )
         if self.stream_chunks is None:
             for name in ("chunk_context", "final_check"):
@@ -227,11 +246,9 @@ class GuardrailSettings:
             )
 
     @property
-    def context_tokens(self) -> int:
-        """The tokens of context a streamed chunk is judged with (``chunk_context``, resolved)."""
-        if self.chunk_context is not None:
-            return self.chunk_context
-        return (self.stream_chunks or 0) // 4
+    def context_characters(self) -> int:
+        """The characters of context a streamed chunk is judged with (``chunk_context``, resolved)."""
+        return DEFAULT_CHUNK_CONTEXT if self.chunk_context is None else self.chunk_context
 
     @property
     def policy(self) -> GuardrailPolicy:

@@ -235,11 +235,13 @@ class PacedChat(BaseChatModel):
         return self
 
 
-def build(form: str, chat: PacedChat, *, tools: bool = False, **options: Any) -> tuple[Any, Judge]:
+def build(
+    form: str, chat: PacedChat, *, tools: bool = False, keywords: Any = None, **options: Any
+) -> tuple[Any, Judge]:
     """A graph (or agent) guarding ``chat`` at its door with an input and an output battery, judging in chunks."""
-    judge = Judge(keywords=KEYWORDS)
+    judge = Judge(keywords=keywords or KEYWORDS)
     chat._judged = judge._judged
-    options = {"stream_chunks": SIZE, "chunk_context": 2, **options}
+    options = {"stream_chunks": SIZE, **options}
     saver = InMemorySaver()
     if form == "middleware":
         guard = JevGuardrailMiddleware(categories=list(KEYWORDS), model=judge, **options)
@@ -336,10 +338,10 @@ async def test_a_flagged_chunk_stops_the_stream_and_only_the_judged_chunks_were_
     assert texts == [*judged_chunks, f"\n\n{REFUSAL}"]  # two clean chunks, then the refusal; nothing after
     assert (
         judge.answers
-        == [  # what the battery saw: each chunk with the two tokens before it
+        == [  # what the battery saw: each chunk with what was shown before it (under 200 characters)
             "".join(FLAGGED[0:SIZE]),
-            "".join(FLAGGED[SIZE - 2 : 2 * SIZE]),
-            "".join(FLAGGED[2 * SIZE - 2 : 3 * SIZE]),
+            "".join(FLAGGED[0 : 2 * SIZE]),
+            "".join(FLAGGED[0 : 3 * SIZE]),
         ]
     )
     for answer, text in zip(judge.answers, texts[:2], strict=False):
@@ -387,31 +389,33 @@ async def test_a_clean_reply_is_shown_chunk_by_chunk_and_once(form: str, way: st
     assert len(judge.answers) == len(CLEAN) // SIZE + 1  # each chunk, then the rest (its metadata)
 
 
-async def test_a_hazard_split_across_two_chunks_is_missed_without_context_and_caught_by_final_check() -> None:
-    tokens = words("Here is a nerve", "agent that I describe", "in the lines below")
-    assert tokens[3] == " nerve" and tokens[4] == " agent"  # split at the boundary of the first two chunks
+async def test_a_hazard_longer_than_the_context_is_missed_by_the_chunks_and_caught_by_final_check() -> None:
+    long = " ".join(["nerve", *["agent"] * 60])  # longer than any chunk with its context (in characters)
+    tokens = words("Here is a", long, "in the lines below")
     for final, expected in ((False, "".join(tokens)), (True, REFUSAL)):
         chat = PacedChat(tokens=tokens)
-        graph, judge = build("guarded_model", chat, chunk_context=0, final_check=final)
+        graph, judge = build(
+            "guarded_model", chat, final_check=final, keywords={"indiscriminate_weapons": (long,)}
+        )
         parts = await run(graph, "astream:messages", thread())
         assert graph.get_state(thread()).values["messages"][-1].content == expected
-        assert all(MARK not in answer for answer in judge.answers[:-1])  # no chunk check saw it whole
+        assert all(long not in answer for answer in judge.answers[:-1])  # no chunk check saw it whole
         if final:
             assert judge.answers[-1] == "".join(tokens)  # the whole reply, judged once at the end
-            assert MARK not in saved(graph)
+            assert long not in saved(graph)
             assert str(shown_chunks(parts, "astream:messages")[-1].content) == f"\n\n{REFUSAL}"
 
 
 async def test_with_context_a_hazard_split_at_a_chunk_boundary_is_caught_by_the_next_chunk() -> None:
     tokens = words("Here is a nerve", "agent that I describe", "in the lines below")
     chat = PacedChat(tokens=tokens)
-    graph, judge = build("middleware", chat, chunk_context=1)
+    graph, judge = build("middleware", chat)
     parts = await run(graph, "astream:messages", thread())
     assert [str(c.content) for c in shown_chunks(parts, "astream:messages")] == [
         "".join(tokens[:SIZE]),
         f"\n\n{REFUSAL}",
     ]
-    assert judge.answers[1] == "".join(tokens[SIZE - 1 : 2 * SIZE])
+    assert judge.answers[1] == "".join(tokens[: 2 * SIZE])  # the chunk with every character before it
 
 
 # ---------------------------------------------------------------- tool calls, errors, who sees it
@@ -499,14 +503,18 @@ def test_streaming_settings_are_checked_by_name() -> None:
     with pytest.raises(JevConfigurationError, match="final_check applies to a reply judged as it streams"):
         GuardrailSettings(final_check=True)
     with pytest.raises(JevConfigurationError, match="chunk_context applies"):
-        GuardrailSettings(chunk_context=3)
+        GuardrailSettings(chunk_context=100)
     with pytest.raises(JevConfigurationError, match="contradict"):
         GuardrailSettings(stream_chunks=8, stream_tokens=True)
     with pytest.raises(JevConfigurationError, match="cannot wait for a human"):
         GuardrailSettings(stream_chunks=8, on_inconclusive="interrupt", review_key="k" * 32)
     with pytest.raises(JevConfigurationError, match="concurrent_input must be True or False"):
         GuardrailSettings(concurrent_input="yes")  # type: ignore[arg-type]
-    assert GuardrailSettings(stream_chunks=20).context_tokens == 5
+    assert GuardrailSettings(stream_chunks=20).context_characters == 200
+    with pytest.raises(
+        JevConfigurationError, match="chunk_context must be a whole number of characters >= 64"
+    ):
+        GuardrailSettings(stream_chunks=20, chunk_context=5)
 
 
 class WholeChat(PacedChat):

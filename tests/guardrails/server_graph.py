@@ -7,6 +7,12 @@ text block's citations, or to "fetch" a page (a long one, or one that opens with
 ``DATA:``), which carries the marker as a tool result. Everything the chat model receives and every tool run
 is appended to the file named by ``JEV_TEST_RECORD``, so the test (another
 process) can tell what the model read.
+
+``review_graph`` is the guarded model node alone, whose input check puts any text
+saying "please review" to a human (``on_inconclusive="interrupt"``, the review key
+named by ``JEV_TEST_REVIEW_KEY``), each new message judged alone. ``raising_graph``
+is the guarded model node with ``exit_behavior="error"`` and a node retry policy
+that retries every error.
 """
 
 from __future__ import annotations
@@ -15,12 +21,14 @@ import json
 import os
 from typing import Any
 
+from langchain_core.decisions import ClassifierResponse
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
 from langchain_core.tools import tool
 from langgraph.graph import END, START, StateGraph
 from langgraph.prebuilt import tools_condition
+from langgraph.types import RetryPolicy
 
 from langchain_jev.graph import (
     GuardrailState,
@@ -103,3 +111,41 @@ _builder.add_edge(START, "guard")
 _builder.add_conditional_edges("agent", tools_condition)
 _builder.add_edge("tools", "agent")
 graph = _builder.compile()
+
+
+class _Unsure(KeywordDecisionModel):
+    """The keyword classifier, leaving every category unanswered for a text that says "please review"."""
+
+    def _classify(self, state: Any, questions: dict[str, Any]) -> Any:
+        if "please review" in json.dumps(state).lower():
+            self._states.append(dict(state))
+            return ClassifierResponse(model="keyword", answers={})
+        return super()._classify(state, questions)
+
+
+_reviewed = HazardBattery.input(["indiscriminate_weapons"], model=_Unsure(keywords=_decision.keywords))
+_review_builder = StateGraph(GuardrailState)
+_review_builder.add_node(
+    "agent",
+    create_guarded_model_node(
+        RecordingChat(),
+        _reviewed,
+        on_inconclusive="interrupt",
+        review_key=os.environ.get("JEV_TEST_REVIEW_KEY", "a review key for the server tests"),
+        review_store=lambda item: None,
+        context_messages=0,
+        **SEQUENTIAL,
+    ),
+)
+_review_builder.add_edge(START, "agent").add_edge("agent", END)
+review_graph = _review_builder.compile()
+
+
+_raising_builder = StateGraph(GuardrailState)
+_raising_builder.add_node(
+    "agent",
+    create_guarded_model_node(RecordingChat(), _inputs, _outputs, exit_behavior="error", **SEQUENTIAL),
+    retry_policy=RetryPolicy(max_attempts=3, initial_interval=0.01, retry_on=lambda error: True),
+)
+_raising_builder.add_edge(START, "agent").add_edge("agent", END)
+raising_graph = _raising_builder.compile()

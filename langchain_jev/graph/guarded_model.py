@@ -29,7 +29,12 @@ and a tool-result battery:
 With ``on_error``/``on_inconclusive="interrupt"`` (which needs ``review_key``), a
 resumed node runs again from its start, so the model is asked again: an
 authenticated allow applies to the new reply only if it is the text reviewed
-(the token is bound to its fingerprint).
+(the token is bound to its thread, its pause and its fingerprint).
+
+``with_fallbacks`` and ``with_retry`` on what `guard_model` and
+`create_guarded_model_node` return compose the *model* behind the same door: a
+fallback model's reply is judged by the same batteries, and a refusal (a
+`GuardrailStop`) is never handed to a fallback nor retried.
 """
 
 from __future__ import annotations

@@ -84,7 +84,7 @@ def chunk_window(tokens: Sequence[str], shown: int, context: int) -> tuple[str, 
 
     Example:
         >>> chunk_window(list("a nerve agent"), shown=9, context=4)
-        ('e ag', 'ent')
+        ('ve a', 'gent')
 
     """
     released = "".join(tokens[:shown])

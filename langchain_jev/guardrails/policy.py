@@ -443,8 +443,9 @@ def _graph_kind(kind: type[S]) -> type[S]:
         from langgraph.errors import GraphBubbleUp  # a LangGraph task is running: it is loaded
 
         doc = f"`{kind.__name__}` raised inside a LangGraph run, as LangGraph's own control flow."
-        namespace = {"__module__": __name__, "__doc__": doc}
-        made = _GRAPH_KINDS.setdefault(kind, type(f"Graph{kind.__name__}", (kind, GraphBubbleUp), namespace))
+        # named as ``kind`` is, where ``kind`` is: a user (or a server's error) sees the public name
+        namespace = {"__module__": kind.__module__, "__qualname__": kind.__qualname__, "__doc__": doc}
+        made = _GRAPH_KINDS.setdefault(kind, type(kind.__name__, (kind, GraphBubbleUp), namespace))
     return made  # type: ignore[return-value]
 
 

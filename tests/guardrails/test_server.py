@@ -361,7 +361,7 @@ def test_a_raised_refusal_ends_the_run_as_its_error_and_is_never_retried(server:
     out = server.client.runs.wait(
         thread_id, "raising", input={"messages": [{"role": "user", "content": text}]}, raise_error=False
     )
-    assert out["__error__"]["error"] == "GraphGuardrailRefusedError"
+    assert out["__error__"]["error"] == "GuardrailRefusedError"
     (run,) = server.client.runs.list(thread_id)
     assert run["status"] == "error"
     assert server.seen("model").count(thread_id) == 1, "the node's retry policy called the model again"

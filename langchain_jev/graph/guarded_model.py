@@ -238,29 +238,19 @@ class _Guarded(RunnableLambda[Any, Any]):
         return self._around(self._guard.model.with_retry(**kwargs), True)
 
     def batch(
-        self,
-        inputs: list[Any],
-        config: RunnableConfig | list[RunnableConfig] | None = None,
-        *,
-        return_exceptions: bool = False,
-        **kwargs: Any | None,
+        self, inputs: list[Any], *args: Any, return_exceptions: bool = False, **kwargs: Any
     ) -> list[Any]:
         """As ``Runnable.batch``; with ``return_exceptions`` a `GuardrailStop` is returned in its place."""
         runner = self._catching() if return_exceptions else self
-        return RunnableLambda.batch(runner, inputs, config, return_exceptions=return_exceptions, **kwargs)
+        return RunnableLambda.batch(runner, inputs, *args, return_exceptions=return_exceptions, **kwargs)
 
     async def abatch(
-        self,
-        inputs: list[Any],
-        config: RunnableConfig | list[RunnableConfig] | None = None,
-        *,
-        return_exceptions: bool = False,
-        **kwargs: Any | None,
+        self, inputs: list[Any], *args: Any, return_exceptions: bool = False, **kwargs: Any
     ) -> list[Any]:
         """Asynchronous `batch`."""
         runner = self._catching() if return_exceptions else self
         return await RunnableLambda.abatch(
-            runner, inputs, config, return_exceptions=return_exceptions, **kwargs
+            runner, inputs, *args, return_exceptions=return_exceptions, **kwargs
         )
 
     def _catching(self) -> _Guarded:

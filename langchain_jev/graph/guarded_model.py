@@ -44,7 +44,7 @@ from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, convert_to_messages
 from langchain_core.prompt_values import PromptValue
-from langchain_core.runnables import Runnable, RunnableConfig, RunnableLambda
+from langchain_core.runnables import Runnable, RunnableBinding, RunnableConfig, RunnableLambda
 from langchain_core.runnables.config import ensure_config
 from langgraph.prebuilt import ToolNode
 from typing_extensions import Unpack
@@ -237,6 +237,26 @@ class _Guarded(RunnableLambda[Any, Any]):
         """The model with retries (LangChain's ``with_retry``, same arguments), behind the same door."""
         return self._around(self._guard.model.with_retry(**kwargs), True)
 
+    def bind(self, **kwargs: Any) -> Runnable[Any, Any]:
+        """As ``Runnable.bind``; the binding's ``with_fallbacks`` stays behind the door too."""
+        return _kept(super().bind(**kwargs))
+
+    def with_config(self, config: RunnableConfig | None = None, **kwargs: Any) -> Runnable[Any, Any]:
+        """As ``Runnable.with_config``; the binding's ``with_fallbacks`` stays behind the door too."""
+        return _kept(super().with_config(config, **kwargs))
+
+    def with_listeners(self, **kwargs: Any) -> Runnable[Any, Any]:
+        """As ``Runnable.with_listeners``; the binding's ``with_fallbacks`` stays behind the door too."""
+        return _kept(super().with_listeners(**kwargs))
+
+    def with_alisteners(self, **kwargs: Any) -> Runnable[Any, Any]:
+        """As ``Runnable.with_alisteners``; the binding's ``with_fallbacks`` stays behind the door too."""
+        return _kept(super().with_alisteners(**kwargs))
+
+    def with_types(self, **kwargs: Any) -> Runnable[Any, Any]:
+        """As ``Runnable.with_types``; the binding's ``with_fallbacks`` stays behind the door too."""
+        return _kept(super().with_types(**kwargs))
+
     def batch(
         self, inputs: list[Any], *args: Any, return_exceptions: bool = False, **kwargs: Any
     ) -> list[Any]:
@@ -256,6 +276,48 @@ class _Guarded(RunnableLambda[Any, Any]):
     def _catching(self) -> _Guarded:
         """This runnable, returning a stop instead of raising it (what ``return_exceptions`` asks)."""
         return _Guarded(self._guard, self._make, self._label, caught=True)
+
+
+class _GuardedBinding(RunnableBinding[Any, Any]):  # type: ignore[no-redef]
+    """A guarded runnable bound to a config or arguments: its fallbacks, too, go behind the door.
+
+    LangChain's binding keeps its class through ``bind``, ``with_config`` and
+    ``with_retry`` (which it hands to the bound runnable); ``with_fallbacks`` is
+    handed to the bound guarded runnable the same way.
+    """
+
+    def with_fallbacks(  # type: ignore[override]
+        self,
+        fallbacks: Sequence[Runnable[Any, Any]],
+        *,
+        exceptions_to_handle: tuple[type[BaseException], ...] = (Exception,),
+        exception_key: str | None = None,
+    ) -> _GuardedBinding:
+        """The bound guarded runnable's `_Guarded.with_fallbacks`, bound the same way."""
+        return self.__class__(
+            bound=self.bound.with_fallbacks(
+                fallbacks, exceptions_to_handle=exceptions_to_handle, exception_key=exception_key
+            ),
+            kwargs=self.kwargs,
+            config=self.config,
+            config_factories=self.config_factories,
+            custom_input_type=self.custom_input_type,
+            custom_output_type=self.custom_output_type,
+        )
+
+
+def _kept(binding: Runnable[Any, Any]) -> Runnable[Any, Any]:
+    """``binding`` (of a guarded runnable) as a `_GuardedBinding`."""
+    if not isinstance(binding, RunnableBinding):  # pragma: no cover - LangChain binds with a RunnableBinding
+        return binding
+    return _GuardedBinding(
+        bound=binding.bound,
+        kwargs=binding.kwargs,
+        config=binding.config,
+        config_factories=binding.config_factories,
+        custom_input_type=binding.custom_input_type,
+        custom_output_type=binding.custom_output_type,
+    )
 
 
 def _caught(call: Callable[..., Any]) -> Callable[..., Any]:

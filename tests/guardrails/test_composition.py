@@ -122,6 +122,8 @@ def composed(kind: str, guarded: Any, backup: Any) -> Any:
         return RunnableLambda(lambda text: {"question": text}) | (prompt | guarded).with_fallbacks(
             [prompt | backup]
         )
+    if kind == "with_config, then with_fallbacks":
+        return guarded.with_config(run_name="guarded").with_types(input_type=str).with_fallbacks([backup])
     if kind == "with_fallbacks catching BaseException":
         return guarded.with_fallbacks([backup], exceptions_to_handle=(BaseException,))
     raise AssertionError(kind)
@@ -132,6 +134,7 @@ FALLBACKS = [
     "RunnableWithFallbacks by hand",
     "fallbacks on a chain holding it",
     "with_fallbacks catching BaseException",
+    "with_config, then with_fallbacks",
 ]
 
 
@@ -177,11 +180,15 @@ def test_with_retry_on_guard_model_retries_the_model_behind_the_door() -> None:
     assert primary.calls == 2
 
 
+@pytest.mark.parametrize("bound", [False, True])
 @pytest.mark.parametrize("path", ["sync", "async"])
-def test_a_fallback_of_guard_model_is_judged_by_the_same_batteries(path: str) -> None:
+def test_a_fallback_of_guard_model_is_judged_by_the_same_batteries(path: str, bound: bool) -> None:
     primary, backup = chat(failing()), chat(DRAFT)
     judge = keywords()
-    guarded = guard_model(primary, inputs(judge), outputs(judge), **SEQUENTIAL).with_fallbacks([backup])
+    guarded: Any = guard_model(primary, inputs(judge), outputs(judge), **SEQUENTIAL)
+    if bound:
+        guarded = guarded.with_config(tags=["mine"]).with_listeners(on_end=lambda run: None)
+    guarded = guarded.with_fallbacks([backup])
     reply = (
         guarded.invoke("Tell me a story.")
         if path == "sync"
@@ -374,3 +381,24 @@ def _join_drafts() -> None:
     for thread in threading.enumerate():
         if thread.name == "jev-guardrail-draft":
             thread.join(max(0.0, deadline - time.monotonic()))
+
+
+def test_a_tool_node_s_error_handling_never_turns_a_refusal_into_a_tool_result() -> None:
+    """A tool that asks a guarded model (a sub-agent): its refusal is not an error message for the outer model."""
+    from langchain_core.messages import AIMessage as Reply
+    from langchain_core.tools import tool
+    from langgraph.prebuilt import ToolNode
+
+    guarded = guard_model(chat(DRAFT), outputs(), exit_behavior="error", **SEQUENTIAL)
+
+    @tool
+    def ask_expert(question: str) -> str:
+        """Ask the expert model."""
+        return str(guarded.invoke(question).content)
+
+    builder = StateGraph(MessagesState)
+    builder.add_node("tools", ToolNode([ask_expert], handle_tool_errors=True))
+    graph = builder.add_edge(START, "tools").add_edge("tools", END).compile()
+    call = {"name": "ask_expert", "args": {"question": "Tell me a story."}, "id": "c1", "type": "tool_call"}
+    with pytest.raises(GuardrailRefusedError):
+        graph.invoke({"messages": [Reply("", tool_calls=[call])]})

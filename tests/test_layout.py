@@ -277,7 +277,12 @@ def test_every_public_error_is_a_jev_error_or_a_guardrail_stop() -> None:
         error = getattr(errors, name)
         assert issubclass(error, (errors.JevError, errors.GuardrailStop)), name
     stops = [name for name in errors.__all__ if issubclass(getattr(errors, name), errors.GuardrailStop)]
-    assert stops == ["GuardrailCheckError", "GuardrailRefusedError", "GuardrailStop", "GuardrailUndecidedError"]
+    assert stops == [
+        "GuardrailCheckError",
+        "GuardrailRefusedError",
+        "GuardrailStop",
+        "GuardrailUndecidedError",
+    ]
     assert not issubclass(errors.GuardrailStop, Exception)  # no generic fallback or retry catches one
     assert issubclass(errors.JevConfigurationError, ValueError)
     assert issubclass(errors.JevInputError, TypeError)

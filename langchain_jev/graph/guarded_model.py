@@ -286,38 +286,28 @@ class _GuardedBinding(RunnableBinding[Any, Any]):  # type: ignore[no-redef]
     handed to the bound guarded runnable the same way.
     """
 
-    def with_fallbacks(  # type: ignore[override]
-        self,
-        fallbacks: Sequence[Runnable[Any, Any]],
-        *,
-        exceptions_to_handle: tuple[type[BaseException], ...] = (Exception,),
-        exception_key: str | None = None,
-    ) -> _GuardedBinding:
-        """The bound guarded runnable's `_Guarded.with_fallbacks`, bound the same way."""
-        return self.__class__(
-            bound=self.bound.with_fallbacks(
-                fallbacks, exceptions_to_handle=exceptions_to_handle, exception_key=exception_key
-            ),
-            kwargs=self.kwargs,
-            config=self.config,
-            config_factories=self.config_factories,
-            custom_input_type=self.custom_input_type,
-            custom_output_type=self.custom_output_type,
-        )
+    def with_fallbacks(self, *args: Any, **kwargs: Any) -> _GuardedBinding:  # type: ignore[override]
+        """The bound guarded runnable's `_Guarded.with_fallbacks` (same arguments), bound the same way."""
+        return _rebound(self, self.bound.with_fallbacks(*args, **kwargs))
 
 
-def _kept(binding: Runnable[Any, Any]) -> Runnable[Any, Any]:
-    """``binding`` (of a guarded runnable) as a `_GuardedBinding`."""
-    if not isinstance(binding, RunnableBinding):  # pragma: no cover - LangChain binds with a RunnableBinding
-        return binding
+def _rebound(binding: RunnableBinding[Any, Any], bound: Runnable[Any, Any]) -> _GuardedBinding:
+    """A `_GuardedBinding` of ``bound`` with everything ``binding`` binds."""
     return _GuardedBinding(
-        bound=binding.bound,
+        bound=bound,
         kwargs=binding.kwargs,
         config=binding.config,
         config_factories=binding.config_factories,
         custom_input_type=binding.custom_input_type,
         custom_output_type=binding.custom_output_type,
     )
+
+
+def _kept(binding: Runnable[Any, Any]) -> Runnable[Any, Any]:
+    """``binding`` (of a guarded runnable) as a `_GuardedBinding`."""
+    if not isinstance(binding, RunnableBinding):  # pragma: no cover - LangChain binds with a RunnableBinding
+        return binding
+    return _rebound(binding, binding.bound)
 
 
 def _caught(call: Callable[..., Any]) -> Callable[..., Any]:

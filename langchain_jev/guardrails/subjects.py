@@ -46,7 +46,7 @@ from langchain_core.messages import (
 )
 
 from langchain_jev.guardrails.catalog import Direction
-from langchain_jev.guardrails.text import read_media, reveal, reveal_value
+from langchain_jev.guardrails.text import put, read_media, reveal, reveal_value
 from langchain_jev.input import JevJudgeInput, ToolCall
 
 __all__ = [
@@ -167,12 +167,14 @@ class _Walk:
     def payload(self, value: Any, where: str) -> Any:
         """A typed media field's value: media as its note (named), anything else read like every value."""
         if isinstance(value, Mapping):
-            return {
-                reveal(str(key)): self.payload(item, f"{where}.{key}")
-                if key in _MEDIA_FIELDS
-                else reveal_value(item)
-                for key, item in value.items()
-            }
+            held: dict[Any, Any] = {}
+            for key, item in value.items():
+                put(
+                    held,
+                    key,
+                    self.payload(item, f"{where}.{key}") if key in _MEDIA_FIELDS else reveal_value(item),
+                )
+            return held
         if not isinstance(value, str):
             return reveal_value(value)
         media = read_media(value)
@@ -197,9 +199,9 @@ class _Walk:
             if key in _PROSE_KEYS and isinstance(item, str):
                 self.emit(reveal(item))
             elif media and (key in _MEDIA_FIELDS or key in _MEDIA_HOLDERS):
-                rest[reveal(str(key))] = self.payload(item, f"{where}.{key}")
+                put(rest, key, self.payload(item, f"{where}.{key}"))
             else:
-                rest[reveal(key) if isinstance(key, str) else key] = reveal_value(item)
+                put(rest, key, reveal_value(item))
         if rest and not (list(rest) == ["type"] and kind in _BLOCK_TYPES):
             self.emit(_json(rest))
 

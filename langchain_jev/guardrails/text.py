@@ -49,6 +49,7 @@ __all__ = [
     "MAX_DOCUMENT_PAGES",
     "Media",
     "read_media",
+    "put",
     "readings",
     "redact",
     "reveal",
@@ -384,7 +385,10 @@ def reveal_value(value: Any) -> Any:
     if isinstance(value, str):
         return reveal(value)
     if isinstance(value, Mapping):
-        return {reveal(k) if isinstance(k, str) else k: reveal_value(v) for k, v in value.items()}
+        revealed: dict[Any, Any] = {}
+        for key, item in value.items():
+            put(revealed, key, reveal_value(item))
+        return revealed
     if isinstance(value, (list, tuple)):
         items = [reveal_value(item) for item in value]
         codes = [item for item in value if isinstance(item, int) and not isinstance(item, bool)]
@@ -394,6 +398,24 @@ def reveal_value(value: Any) -> Any:
                 items.append(reveal(f"[character codes] {read}"))
         return items
     return value
+
+
+def put(mapping: dict[Any, Any], key: Any, value: Any) -> None:
+    r"""Set ``value`` under ``key`` revealed, numbered when another key reads the same (no value is lost).
+
+    Example:
+        >>> out = {}
+        >>> put(out, "bmVydmUgYWdlbnQ=", 1); put(out, "bmVydmUgYWdlbnQ=\n[base64] nerve agent", 2)
+        >>> list(out.values())
+        [1, 2]
+
+    """
+    shown = reveal(key) if isinstance(key, str) else key
+    if shown in mapping:
+        shown = f"{shown} [key {len(mapping) + 1}]"
+        while shown in mapping:
+            shown += "'"
+    mapping[shown] = value
 
 
 @dataclass(frozen=True)

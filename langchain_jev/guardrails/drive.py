@@ -13,6 +13,8 @@ twice. The steps:
 - `Show`: a judged chunk shown to the caller's streams, or the end of what was
   shown (see `langchain_jev.guardrails.release`);
 - `Prefix` / `Mark`: look up / record conversations in a `Ledger`;
+- `Grant` / `Claim`: record the tool calls of a released reply / take one for its
+  run (see `langchain_jev.guardrails.calls`);
 - `Trace`: the decision's trace run (`jev_guardrail_decision`);
 - any awaitable: an async ``on_flag`` to wait for.
 
@@ -26,7 +28,7 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import threading
-from collections.abc import Awaitable, Callable, Generator, Sequence
+from collections.abc import Awaitable, Callable, Generator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import partial
 from typing import Any, TypeVar
@@ -36,6 +38,7 @@ from langchain_core.runnables import Runnable, RunnableConfig, RunnableLambda
 from langchain_core.runnables.config import ensure_config, set_config_context
 from langchain_core.runnables.utils import coro_with_context
 
+from langchain_jev.guardrails.calls import ReleasedCalls
 from langchain_jev.guardrails.draft import Draft
 from langchain_jev.guardrails.hidden import hidden_config
 from langchain_jev.guardrails.ledger import Ledger
@@ -46,7 +49,9 @@ __all__ = [
     "Await",
     "Begin",
     "Call",
+    "Claim",
     "Drop",
+    "Grant",
     "Mark",
     "Prefix",
     "Procedure",
@@ -143,6 +148,24 @@ class Mark:
 
 
 @dataclass(frozen=True)
+class Grant:
+    """Record the ``tool_calls`` of a reply the door released in ``thread``, each to run once."""
+
+    calls: ReleasedCalls
+    thread: str
+    tool_calls: tuple[Mapping[str, Any], ...]
+
+
+@dataclass(frozen=True)
+class Claim:
+    """Take ``tool_call`` for its one run (True is sent back; False: not released in ``thread``, or spent)."""
+
+    calls: ReleasedCalls
+    thread: str
+    tool_call: Mapping[str, Any]
+
+
+@dataclass(frozen=True)
 class Trace:
     """The decision's trace run, with its report."""
 
@@ -150,7 +173,7 @@ class Trace:
     config: RunnableConfig
 
 
-Step = Ask | Call | Begin | Await | Drop | Show | Prefix | Mark | Trace | Awaitable[Any]
+Step = Ask | Call | Begin | Await | Drop | Show | Prefix | Mark | Grant | Claim | Trace | Awaitable[Any]
 """What a procedure asks of its driver."""
 
 Procedure = Generator[Step, Any, T]
@@ -330,6 +353,10 @@ def _drive(procedure: Procedure[T], opened: _Opened) -> T:
                 sent = step.ledger.judged_prefix(step.messages)
             elif isinstance(step, Mark):
                 step.ledger.record(step.messages, step.start)
+            elif isinstance(step, Grant):
+                step.calls.grant(step.thread, step.tool_calls)
+            elif isinstance(step, Claim):
+                sent = step.calls.claim(step.thread, step.tool_call)
             elif isinstance(step, Trace):
                 _DECISION.invoke(step.report, step.config)
             else:
@@ -386,6 +413,10 @@ async def _adrive(procedure: Procedure[T], opened: _Opened) -> T:
                 sent = await step.ledger.ajudged_prefix(step.messages)
             elif isinstance(step, Mark):
                 await step.ledger.arecord(step.messages, step.start)
+            elif isinstance(step, Grant):
+                await step.calls.agrant(step.thread, step.tool_calls)
+            elif isinstance(step, Claim):
+                sent = await step.calls.aclaim(step.thread, step.tool_call)
             elif isinstance(step, Trace):
                 await _DECISION.ainvoke(step.report, step.config)
             else:

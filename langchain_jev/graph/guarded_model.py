@@ -59,7 +59,12 @@ from langchain_jev.guardrails.rail import GuardrailRail, require_battery, requir
 from langchain_jev.guardrails.settings import GuardrailOptions, GuardrailSettings
 from langchain_jev.guardrails.tools import ToolGate
 
-__all__ = ["create_guarded_model_node", "create_guarded_tool_node", "guard_model", "model_door"]
+try:
+    from langgraph._internal._constants import CONFIG_KEY_READ_STATE
+except ImportError:  # pragma: no cover - the key's name where LangGraph does not export it
+    CONFIG_KEY_READ_STATE = "__pregel_read_state"
+
+__all__ = ["create_guarded_model_node", "create_guarded_tool_node", "guard_model", "in_thread", "model_door"]
 
 
 def _conversation(value: Any) -> list[BaseMessage]:
@@ -486,6 +491,21 @@ def create_guarded_model_node(
     return _Guarded(guard, node_calls, name or "jev_guarded_model")
 
 
+def in_thread(request: Any) -> Any:
+    """A tool call ``request`` with the thread's own state, never the one a ``Send`` payload carried.
+
+    In a task a ``Send`` started, LangGraph reads the node's input from the thread
+    (as `ToolNode` does for a ``Send`` of tool calls alone), and the request is given
+    it (``InjectedState`` and ``ToolRuntime`` too); a legacy ``tool_call_with_context``
+    payload's state is its sender's, so it is dropped. Elsewhere the request's state
+    already is the thread's, and the request is returned as it is.
+    """
+    read = (ensure_config().get("configurable") or {}).get(CONFIG_KEY_READ_STATE)
+    if read is None or not hasattr(request, "override"):
+        return request
+    return request.override(state=read())
+
+
 def create_guarded_tool_node(
     tools: Sequence[Any],
     *batteries: HazardBattery,
@@ -494,14 +514,16 @@ def create_guarded_tool_node(
     settings: GuardrailSettings | None = None,
     **options: Unpack[GuardrailOptions],
 ) -> ToolNode:
-    """A LangGraph `ToolNode` that runs a tool call only when the guarded model made it.
+    """A LangGraph `ToolNode` that runs unjudged only the exact calls the guarded model released.
 
     A graph can be sent straight to its tool node (``Command(goto="tools")`` with
-    an AI message the caller wrote, ``update_state``). Given the same batteries as
-    the guarded model node, this node finds the model's released replies in their
-    ledger and runs their calls at once; a call in any other AI message is judged
-    as input first (every string it carries), and a refused call does not run: its
-    tool message is `WITHHELD_TOOL_CALL` with ``status="error"``.
+    an AI message the caller wrote, ``update_state``, a ``Send`` of tool calls or
+    of a ``tool_call_with_context`` payload). Given the same batteries as the
+    guarded model node, this node runs a call at once when that exact call (name,
+    arguments, id) was in a reply the model's door released in this thread, once;
+    any other call is judged as input first (its name and arguments), whatever
+    state the request carries, and a refused call does not run: its tool message
+    is `WITHHELD_TOOL_CALL` with ``status="error"``.
 
     Args:
         tools: the tools, as for `ToolNode`.
@@ -535,7 +557,7 @@ def create_guarded_tool_node(
     door = model_door(batteries, "create_guarded_tool_node", settings, **options)
     if door.input is None and door.output is None:
         raise JevConfigurationError("create_guarded_tool_node needs the model's input or output battery")
-    gate = ToolGate(input=door.input, output=door.output)
+    gate = ToolGate(input=door.input, output=door.output, in_thread=in_thread)
     return ToolNode(
         tools, name=name, messages_key=messages_key, wrap_tool_call=gate.wrap, awrap_tool_call=gate.awrap
     )

@@ -16,6 +16,8 @@ are thin spokes over it.
 - `drive`: the I/O of a check, done by a sync or an async driver;
 - `rail`: one check of one direction, with its policy applied;
 - `door`: the model's door, one procedure: judge input, call the model hidden, judge output, release;
+- `tools`: the tools' door: the exact call the model released runs once, any other is judged first;
+- `calls`: the calls a door released, in their exact form, by thread, each claimed once;
 - `draft`: the model's call running beside the door's checks, held, read token by token, or dropped;
 - `chunks`: a reply judged as it streams, cut into chunks (pure);
 - `release`: judged chunks shown to the caller's streams as the model's run;

@@ -28,7 +28,9 @@ node, a ``Command``, ``update_state``, ``Send``, a resumed interrupt):
 4. **release**: the reply, or the refusal in its place; the released message and
    the conversation before it enter the input-side ledgers as judged, so the
    model's own passed replies are never judged as input again (an AI message the
-   caller writes is). Only what passed enters a ledger: a dropped draft never does.
+   caller writes is), and its tool calls are recorded for the tools' door, in this
+   thread (`langchain_jev.guardrails.tools`). Only what passed enters a ledger: a
+   dropped draft never does.
 
 The procedure yields its I/O (`langchain_jev.guardrails.drive`), so the sync and
 async forms are one code path.
@@ -60,6 +62,7 @@ from langchain_jev.guardrails.policy import GuardrailReport
 from langchain_jev.guardrails.rail import GuardrailRail, RailOutcome
 from langchain_jev.guardrails.release import Release
 from langchain_jev.guardrails.settings import GuardrailSettings
+from langchain_jev.guardrails.tools import granting
 
 __all__ = ["CallsFor", "DoorOutcome", "GuardrailDoor"]
 
@@ -269,8 +272,7 @@ class GuardrailDoor:
                 start = 0 if withheld else len(call_messages)
                 marked = [*call_messages, released]
                 yield from rail.marking(marked, start, config, reviewed=rail.check in reviewed)
-        if self.output is not None:  # what the door released (the tools' door runs its calls)
-            yield from self.output.marking([*call_messages, released], len(call_messages))
+        yield from granting((self.input, self.output), released, config)  # the calls the tools' door runs
         return DoorOutcome(released, output, withheld, tuple(reports), ends)
 
     @staticmethod

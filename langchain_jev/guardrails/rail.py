@@ -331,6 +331,20 @@ class GuardrailRail:
         """The check of a ``reply`` that has not joined ``messages`` yet."""
         return self._procedure(lambda _: output_subject(messages, reply), [reply], config, joined=False)
 
+    def call_judging(
+        self, context: Sequence[BaseMessage], asking: AIMessage, config: RunnableConfig | None
+    ) -> Procedure[RailOutcome | None]:
+        """The check of a tool call about to run that the door did not release (``asking`` carries it).
+
+        It is judged whatever the ledger holds, as new input after ``context`` (an
+        output rail judges it as a reply), and nothing is recorded.
+        """
+        if self.check == "output":
+            return self.reply_judging(context, asking, config)
+        messages = [*context, asking]
+        find = self._finder(messages)
+        return self._procedure(lambda _: find(len(context)), messages, config, joined=False)
+
     def _finder(self, messages: Sequence[BaseMessage]) -> Callable[[int], Subject | None]:
         if self.check == "input":
             return lambda start: input_subject(messages, start, self.settings.context_messages)

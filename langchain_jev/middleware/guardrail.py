@@ -19,10 +19,11 @@ the model skips them:
   unsafe answer never leaves the step, so it reaches neither the tools, nor a
   stream, nor a checkpoint; with ``on_error="raise"`` a failed check fails the
   step, which writes nothing;
-- tools (``wrap_tool_call``): a tool call runs only when the guarded model made
-  it (its reply passed the door); a call in an AI message the caller wrote (a
-  ``Command(goto="tools")``, ``update_state``) is judged as input first, and a
-  refused one does not run;
+- tools (``wrap_tool_call``): a tool call runs unjudged only when that exact
+  call (name, arguments, id) was in a reply the door released in this thread,
+  and only once (`langchain_jev.guardrails.tools`); any other (an AI message the
+  caller wrote, a ``Send`` to the tools, another tool or other arguments under a
+  released id) is judged as input first, and a refused one does not run;
 - tool-result rail (``check_tool_results=True``): new tool results carrying
   instructions injected for the assistant are withheld before the model reads
   them, and the agent ends with a refusal.
@@ -67,6 +68,7 @@ from langgraph.types import Command
 from typing_extensions import Unpack
 
 from langchain_jev.errors import JevConfigurationError
+from langchain_jev.graph.guarded_model import in_thread
 from langchain_jev.graph.guardrail import require_checkpointer, review_by_interrupt
 from langchain_jev.guardrails.battery import HazardBattery, find_hazard, thresholds_for
 from langchain_jev.guardrails.catalog import DEFAULT_STRICTNESS, HAZARDS
@@ -210,7 +212,7 @@ class JevGuardrailMiddleware(AgentMiddleware[JevGuardrailState, Any, Any]):
             output=self.output_rail,
             settings=chosen,
         )
-        self.tool_gate = ToolGate(input=self.input_rail, output=self.output_rail)
+        self.tool_gate = ToolGate(input=self.input_rail, output=self.output_rail, in_thread=in_thread)
         if names is not None:
             used = {
                 name
@@ -300,7 +302,7 @@ class JevGuardrailMiddleware(AgentMiddleware[JevGuardrailState, Any, Any]):
         return _released(await self.door.arun(self._procedure(request, None, handler)))
 
     def wrap_tool_call(self, request: Any, handler: Callable[[Any], Any]) -> Any:
-        """Run a tool call the guarded model made; judge any other (a forged AI message) as input first."""
+        """Run the exact call the guarded model released here, once; judge any other as input first."""
         return self.tool_gate.wrap(request, handler)
 
     async def awrap_tool_call(self, request: Any, handler: Callable[[Any], Awaitable[Any]]) -> Any:

@@ -4,9 +4,10 @@ An input node (the early router), the guarded model node (input and output
 batteries) and the guarded tool node, over a perfect keyword classifier. The
 chat model replies "Sure." unless asked to "cite", when its draft hides in a
 text block's citations, or to "fetch" a page (a long one, or one that opens with
-``DATA:``), which carries the marker as a tool result. Everything the chat model receives and every tool run
-is appended to the file named by ``JEV_TEST_RECORD``, so the test (another
-process) can tell what the model read.
+``DATA:``), which carries the marker as a tool result, or to "email", when it
+calls ``send_email`` (id ``call_1``). Everything the chat model receives and
+every tool run is appended to the file named by ``JEV_TEST_RECORD``, so the test
+(another process) can tell what the model read.
 
 ``review_graph`` is the guarded model node alone, whose input check puts any text
 saying "please review" to a human (``on_inconclusive="interrupt"``, the review key
@@ -23,7 +24,7 @@ from typing import Any
 
 from langchain_core.decisions import ClassifierResponse
 from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
 from langchain_core.tools import tool
 from langgraph.graph import END, START, StateGraph
@@ -65,7 +66,10 @@ class RecordingChat(BaseChatModel):
             page = "long" if "long" in last else "data"
             call = {"name": "fetch_page", "args": {"url": page}, "id": f"fetch-{page}"}
             return ChatResult(generations=[ChatGeneration(message=AIMessage("", tool_calls=[call]))])
-        if "cite" in last:
+        if "email" in last and isinstance(messages[-1], HumanMessage):
+            call = {"name": "send_email", "args": {"to": "bob@example.com", "body": "Hello"}, "id": "call_1"}
+            reply = AIMessage("", tool_calls=[call])
+        elif "cite" in last:
             reply = AIMessage(
                 [
                     {
@@ -99,6 +103,13 @@ def fetch_page(url: str) -> str:
     return f"DATA: {DRAFT} Step by step, with quantities."
 
 
+@tool
+def lookup(query: str) -> str:
+    """Look something up."""
+    _record("tool", {"query": query})
+    return "found"
+
+
 _decision = KeywordDecisionModel(keywords={"indiscriminate_weapons": ("nerve agent",)})
 _inputs = HazardBattery.input(["indiscriminate_weapons"], model=_decision)
 _outputs = HazardBattery.output(["indiscriminate_weapons"], model=_decision)
@@ -106,7 +117,7 @@ _outputs = HazardBattery.output(["indiscriminate_weapons"], model=_decision)
 _builder = StateGraph(GuardrailState)
 _builder.add_node("guard", create_guardrail_node(_inputs, next_node="agent"), destinations=("agent", END))
 _builder.add_node("agent", create_guarded_model_node(RecordingChat(), _inputs, _outputs, **SEQUENTIAL))
-_builder.add_node("tools", create_guarded_tool_node([send_email, fetch_page], _inputs, _outputs))
+_builder.add_node("tools", create_guarded_tool_node([send_email, fetch_page, lookup], _inputs, _outputs))
 _builder.add_edge(START, "guard")
 _builder.add_conditional_edges("agent", tools_condition)
 _builder.add_edge("tools", "agent")

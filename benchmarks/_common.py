@@ -6,7 +6,7 @@ import os
 import statistics
 import time
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import IO, Any
 
 Row = dict[str, Any]
 
@@ -33,6 +33,20 @@ def load_row(when: str = "at start") -> Row:
         one = float("nan")
     cpus = os.cpu_count() or 1
     return row(f"machine: load per CPU {when} (1-minute average {one:.2f}, {cpus} CPUs)", one / cpus, "(info)", True, "load")
+
+
+def served_url(stdout: IO[str], lines: int = 10) -> str:
+    """The URL a ``python -m langchain_jev.testing.server`` child prints (its ``TYPESAFE_BASE_URL`` export).
+
+    Raises:
+        RuntimeError: the first ``lines`` lines do not name it (the server failed to start).
+
+    """
+    for _ in range(lines):
+        line = stdout.readline()
+        if line.startswith("export TYPESAFE_BASE_URL="):
+            return line.split("=", 1)[1].strip()
+    raise RuntimeError("the scripted Jev server printed no URL")
 
 
 def interleaved(

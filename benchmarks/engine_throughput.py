@@ -29,7 +29,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _common import Row, print_table, row
+from _common import Row, print_table, row, served_url
 from langchain_core.decisions import Choice, Noul
 
 from langchain_jev import JevCriterion, JevDecisionModel, JevJudge
@@ -60,7 +60,7 @@ def jev_server() -> Iterator[str]:
     child = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, text=True)
     try:
         assert child.stdout is not None
-        yield child.stdout.readline().strip()
+        yield served_url(child.stdout)
     finally:
         child.terminate()
         child.wait(timeout=10)

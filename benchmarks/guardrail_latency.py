@@ -44,7 +44,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _common import Row, print_table, row
+from _common import Row, print_table, row, served_url
 from langchain.agents import create_agent
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage, HumanMessage
@@ -112,8 +112,7 @@ def jev_server() -> Iterator[str]:
     child = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, text=True)
     try:
         assert child.stdout is not None
-        first = child.stdout.readline()  # "scripted Jev-compatible server on http://127.0.0.1:PORT: ..."
-        yield first[first.index("http://") :].split()[0].rstrip(":")
+        yield served_url(child.stdout)
     finally:
         child.terminate()
         child.wait(timeout=10)

@@ -20,7 +20,6 @@ with the guarded tool node, and for the agent middleware:
 from __future__ import annotations
 
 import asyncio
-import statistics
 import sys
 import time
 from collections.abc import Callable
@@ -32,7 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _common import Row, print_table, row
-from guardrail_latency import JUDGE_DELAY, LATENCY, TURN_GOAL, jev_server
+from guardrail_latency import JUDGE_DELAY, LATENCY, TURN_GOAL, _medians, jev_server
 from langchain.agents import create_agent
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
@@ -144,13 +143,7 @@ def measure(rounds: int = ROUNDS) -> dict[str, float]:
             "agent guarded": _guarded_agent(chat, jev),
         }
         runs = {name: _timed(lambda graph=graph: graph.invoke(_turn())) for name, graph in graphs.items()}
-        samples: dict[str, list[float]] = {name: [] for name in runs}
-        for fn in runs.values():
-            fn()
-        for _ in range(rounds):
-            for name, fn in runs.items():
-                samples[name].append(fn())
-        return {name: statistics.median(values) for name, values in samples.items()}
+        return _medians(runs, rounds)
 
 
 def battery_requests() -> dict[str, int]:

@@ -51,7 +51,7 @@ MAX_CALL_DEPTH = 200
 _PREFIX = "jev-calls/1:"
 _RELEASED: dict[str, Any] = {"released": True}
 _SPENT: dict[str, Any] = {"released": True, "spent": True}
-_TAKEN_IN_PROCESS = 200_000
+_TAKEN_IN_PROCESS = 100_000
 
 
 class _TooDeep(Exception):

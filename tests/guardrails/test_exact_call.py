@@ -541,7 +541,7 @@ def _twins(leaf: Any) -> list[Any]:
     if isinstance(leaf, int):
         return [float(leaf), str(leaf), *([bool(leaf)] if leaf in (0, 1) else [])]
     if isinstance(leaf, float):
-        return [str(leaf), *([int(leaf)] if leaf.is_integer() else [])]
+        return [str(leaf), *([int(leaf)] if leaf.is_integer() and abs(leaf) < 2**63 else [])]
     if isinstance(leaf, str):
         return [unicodedata.normalize(form, leaf) for form in ("NFC", "NFD", "NFKC")] + [
             leaf + " ",

@@ -46,12 +46,13 @@ if TYPE_CHECKING:
         expected_calibration_error,
         reliability_bins,
     )
-    from langchain_jev.calibration.replay import NoRequestModel, read_results, redecide, redecide_records
+    from langchain_jev.calibration.replay import NoRequestModel, redecide, redecide_records
     from langchain_jev.calibration.rewrite import write_thresholds
     from langchain_jev.calibration.study import acalibrate, calibrate
     from langchain_jev.calibration.suggest import Suggestion
     from langchain_jev.calibration.sweep import Objective, SweepPoint
     from langchain_jev.calibration.tables import Disagreement
+    from langchain_jev.datasets.stored import read_results
 
 # public name -> module that defines it
 _EXPORTS: dict[str, str] = {
@@ -72,7 +73,7 @@ _EXPORTS: dict[str, str] = {
     "calibrate": "langchain_jev.calibration.study",
     "expected_calibration_error": "langchain_jev.calibration.metrics",
     "read_label": "langchain_jev.calibration.labels",
-    "read_results": "langchain_jev.calibration.replay",
+    "read_results": "langchain_jev.datasets.stored",
     "redecide": "langchain_jev.calibration.replay",
     "redecide_records": "langchain_jev.calibration.replay",
     "reliability_bins": "langchain_jev.calibration.metrics",

@@ -11,10 +11,7 @@ and is refused by name (`RedecideError`).
 
 from __future__ import annotations
 
-import json
-import os
 from collections.abc import Iterable, Iterator, Mapping
-from pathlib import Path
 from typing import Any
 
 from langchain_core.decisions import BaseDecisionModel, ClassifierResponse, Question
@@ -35,7 +32,6 @@ from langchain_jev.verdict import JevFinding, JevVerdict, Outcome
 __all__ = [
     "NoRequestModel",
     "changed_conditions",
-    "read_results",
     "redecide",
     "redecide_record",
     "redecide_records",
@@ -67,55 +63,6 @@ class NoRequestModel(BaseDecisionModel):
         raise JevConfigurationError(
             "this judge only decides stored answers; it makes no request to a decision model"
         )
-
-
-def read_results(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
-    r"""The row records of a results file, in file order (a header line is skipped).
-
-    A line with neither ``findings`` nor ``error`` is a header, not a row. A last
-    line cut short (a run killed while writing it) is left out. Records of rows
-    judged on Ray have no ``row`` or ``line``: their ``key`` names them.
-
-    Raises:
-        ResultsError: the file cannot be read, or a line before the last is not a record.
-
-    Example:
-        >>> import tempfile, pathlib
-        >>> path = pathlib.Path(tempfile.mkdtemp()) / "results.jsonl"
-        >>> row = '{"row": 1, "key": "k", "passed": true, "findings": []}'
-        >>> _ = path.write_text('{"judge": "header"}\n' + row + '\n{"ro')
-        >>> [record["row"] for record in read_results(path)]
-        [1]
-
-    """
-    target = Path(path)
-    try:
-        lines = target.read_text(encoding="utf-8").splitlines()
-    except (OSError, UnicodeDecodeError) as error:
-        raise ResultsError(f"cannot read {target}: {getattr(error, 'strerror', None) or error}") from None
-    records: list[dict[str, Any]] = []
-    for number, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
-        try:
-            record = json.loads(line)
-        except ValueError:
-            if number == len(lines):
-                break
-            raise ResultsError(
-                f"{target}:{number}: not a JSON line; is this a results file of langchain-jev?"
-            ) from None
-        if not isinstance(record, dict):
-            raise ResultsError(f"{target}:{number}: not a record; is this a results file of langchain-jev?")
-        if "findings" not in record and "error" not in record:
-            continue  # a header (what judged the rows), not a row
-        if not isinstance(record.get("row", 0), int) or not isinstance(record.get("key"), str):
-            raise ResultsError(
-                f"{target}:{number}: a record without 'key' (or with a 'row' that is not a number); "
-                "is this a results file of langchain-jev?"
-            )
-        records.append(record)
-    return records
 
 
 def changed_conditions(stored: Mapping[str, Any], current: Mapping[str, Any]) -> dict[str, str]:

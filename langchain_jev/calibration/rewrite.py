@@ -5,7 +5,9 @@ each threshold's value (a criterion's ``minimum``, the judge's
 ``min_confidence``), and only those characters are replaced, so comments,
 order, quoting and layout stay as they were (a JSON judge file too: JSON is
 YAML). A ``min_confidence`` the file does not set is added as a line above
-``criteria``.
+``criteria``. The judge file is read by the one bounded reader and written by the
+one atomic writer (`langchain_jev.datasets.writing`): a full disk leaves the
+previous file (or none), never a judge cut at a line, which could load as a smaller judge.
 """
 
 from __future__ import annotations
@@ -18,7 +20,10 @@ from pathlib import Path
 
 import yaml
 
+from langchain_jev.datasets.reading import read_bounded
+from langchain_jev.datasets.writing import write_atomic
 from langchain_jev.errors import CalibrationError
+from langchain_jev.spec.reading import MAX_FILE_BYTES, BoundedLoader
 
 __all__ = ["format_threshold", "replace_thresholds", "write_thresholds"]
 
@@ -55,7 +60,9 @@ def replace_thresholds(
 
     """
     try:
-        root = yaml.compose(text)
+        root = yaml.compose(
+            text, Loader=BoundedLoader
+        )  # the limits of judge files: no alias, no key said twice
     except yaml.YAMLError as error:
         raise CalibrationError(f"the judge file cannot be read: {error}") from None
     if not isinstance(root, yaml.MappingNode):
@@ -134,13 +141,12 @@ def write_thresholds(
         with contextlib.suppress(JudgeSpecError):  # not a prebuilt name either: reading says so
             path = _prebuilt(str(source)) or path
     try:
-        text = path.read_bytes().decode("utf-8")
+        text = read_bounded(path, MAX_FILE_BYTES).decode("utf-8")
     except (OSError, UnicodeDecodeError) as error:
         raise CalibrationError(f"cannot read {path}: {getattr(error, 'strerror', None) or error}") from None
     changed = replace_thresholds(text, minimums, min_confidence, json_style=path.suffix.lower() == ".json")
     target = Path(destination)
-    with open(target, "w", encoding="utf-8", newline="") as handle:
-        handle.write(changed)
+    write_atomic(target, changed.encode("utf-8"))  # the judge file whole, or the previous one (or none)
     return "".join(
         difflib.unified_diff(
             text.splitlines(keepends=True), changed.splitlines(keepends=True), str(path), str(target)

@@ -119,7 +119,7 @@ def calibrate_command(
     stdout, stderr = stdout or sys.stdout, stderr or sys.stderr
     from langchain_jev.calibration.labels import label_records
     from langchain_jev.calibration.measure import build_calibration
-    from langchain_jev.calibration.replay import NoRequestModel, read_results
+    from langchain_jev.calibration.replay import NoRequestModel
     from langchain_jev.cli.arguments import html_unavailable
     from langchain_jev.cli.judge import judge_files
     from langchain_jev.datasets import strict_json
@@ -127,6 +127,8 @@ def calibrate_command(
     from langchain_jev.datasets.options import allow_code
     from langchain_jev.datasets.paths import FileRole, clash
     from langchain_jev.datasets.results import check_records
+    from langchain_jev.datasets.stored import read_results, read_results_file
+    from langchain_jev.datasets.writing import write_atomic
     from langchain_jev.errors import CalibrationError, DatasetError, RedecideError, ResultsError
     from langchain_jev.spec import JudgeSpecError, load_spec
 
@@ -157,12 +159,13 @@ def calibrate_command(
     with tempfile.TemporaryDirectory(prefix="jev-calibrate-") as scratch:
         try:
             if args.results:
-                from langchain_jev.cli.rejudge import _changed
+                from langchain_jev.cli.rejudge import changed_since
 
-                refused = _changed(args.results, load_spec(args.judge))
+                stored = read_results_file(args.results)  # one read: its header checked, lines bounded
+                refused = changed_since(stored.header, load_spec(args.judge))
                 if refused:
                     raise RedecideError(refused)
-                runs.append(read_results(args.results))
+                runs.append(stored.records)
                 check_records(runs[-1], args.results)
             wanted = max(args.repeat, 1)
             while len(runs) < wanted:
@@ -212,10 +215,8 @@ def calibrate_command(
         stdout.write(f"\nwrote {args.write_judge}" + (":\n" + diff if diff else " (no threshold changed)\n"))
     if args.json:
         document = {**calibration.to_dict(suggestion), "definitions": DEFINITIONS}
-        try:
-            with open(args.json, "w", encoding="utf-8") as handle:
-                handle.write(strict_json.dumps(document, indent=2, default=_plain))
-                handle.write("\n")
+        try:  # whole or not at all: a full disk leaves the previous file
+            write_atomic(args.json, strict_json.dumps(document, indent=2, default=_plain) + "\n")
         except OSError as error:
             return fail(f"cannot write {args.json}: {error.strerror or error}")
     if args.html:

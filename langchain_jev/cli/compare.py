@@ -203,13 +203,14 @@ def _output_over_input(args: argparse.Namespace) -> str | None:
     The inputs are both results files, the datasets their headers record, the judge
     file and the cache; files are told apart by identity, not by name.
     """
-    from langchain_jev.datasets.results import read_header
+    from langchain_jev.datasets.stored import read_header
+    from langchain_jev.errors import ResultsError
 
     inputs: list[str] = [args.a, args.b]
     for path in (args.a, args.b):
         try:
             run = (read_header(path) or {}).get("run")
-        except OSError:
+        except ResultsError:
             continue  # said when it is read
         if isinstance(run, Mapping) and isinstance(run.get("dataset_path"), str):
             inputs.append(run["dataset_path"])
@@ -238,10 +239,10 @@ def _write_json(args: argparse.Namespace, figures: Mapping[str, Any], stderr: Te
 
     if not args.json:
         return None
-    try:
-        with open(args.json, "w", encoding="utf-8") as handle:
-            json.dump(figures, handle, indent=2, allow_nan=False, default=str)
-            handle.write("\n")
+    from langchain_jev.datasets.writing import write_atomic
+
+    try:  # whole or not at all: a full disk leaves the previous file
+        write_atomic(args.json, json.dumps(figures, indent=2, allow_nan=False, default=str) + "\n")
     except OSError as error:
         return bad_input(stderr, f"cannot write {args.json}: {error.strerror or error}")
     return None
@@ -308,16 +309,19 @@ def display_judge(header: Mapping[str, Any] | None) -> JevJudge | None:
 
     """
     from langchain_jev.calibration.replay import NoRequestModel
+    from langchain_jev.datasets.header import judge_spec_data
     from langchain_jev.spec import JudgeSpecError, load_spec
 
     described = header.get("judge") if header else None
     if not isinstance(described, Mapping):
         return None
-    options = dict(described.get("options") or {})
-    options.pop("feedback_renderer", None)
-    criteria = [c for c in described.get("criteria") or () if isinstance(c, Mapping) and not _names_code(c)]
+    data = judge_spec_data(described)  # a header read back was checked: its judge is a judge description
+    data.pop("feedback_renderer", None)
+    data["criteria"] = [
+        c for c in data.get("criteria") or () if isinstance(c, Mapping) and not _names_code(c)
+    ]
     try:
-        return load_spec({**options, "criteria": criteria}).build(NoRequestModel())
+        return load_spec(data).build(NoRequestModel())
     except (JudgeSpecError, ValueError, TypeError):
         return None
 

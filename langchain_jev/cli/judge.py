@@ -149,6 +149,7 @@ def judge_command(args: argparse.Namespace, parser: argparse.ArgumentParser) -> 
     from langchain_jev.datasets.model import build_model, model_identity, model_problem
     from langchain_jev.datasets.pacing import RateLimiter
     from langchain_jev.datasets.readers import DatasetError, detect_format
+    from langchain_jev.datasets.reading import check_regular
     from langchain_jev.errors import JevConfigurationError
     from langchain_jev.report.provenance import run_description
     from langchain_jev.spec import JudgeSpecError, load_spec
@@ -173,9 +174,10 @@ def judge_command(args: argparse.Namespace, parser: argparse.ArgumentParser) -> 
                 return EXIT_BAD_INPUT
         return code
     try:
-        if not os.path.isfile(args.data):
-            raise DatasetError(f"cannot read {args.data}: no such file")
+        check_regular(args.data)  # a FIFO, a device or a folder is refused now, not when rows are read
         fmt = detect_format(args.data, args.format)
+    except OSError as error:
+        return bad_input(err, f"cannot read {args.data}: {error.strerror or error}")
     except DatasetError as error:
         return bad_input(err, str(error))
     settings = model_settings(args)

@@ -50,12 +50,13 @@ def add_parser(commands: Any, rate: Any) -> None:
 def rejudge(args: argparse.Namespace, stdout: TextIO | None = None, stderr: TextIO | None = None) -> int:
     """Run ``rejudge`` with parsed arguments; return the exit code (output to the streams current now)."""
     stdout, stderr = stdout or sys.stdout, stderr or sys.stderr
-    from langchain_jev.calibration.replay import NoRequestModel, read_results, redecide_records
+    from langchain_jev.calibration.replay import NoRequestModel, redecide_records
     from langchain_jev.cli.arguments import html_unavailable
     from langchain_jev.datasets.exit_codes import bad_input, exit_code
     from langchain_jev.datasets.options import allow_code
     from langchain_jev.datasets.paths import FileRole, clash
-    from langchain_jev.datasets.results import ResultsFile, check_records
+    from langchain_jev.datasets.results import check_records
+    from langchain_jev.datasets.stored import read_results_file
     from langchain_jev.datasets.tally import Tally, format_table, summary_lines
     from langchain_jev.errors import RedecideError, ResultsError
     from langchain_jev.spec import JudgeSpecError, load_spec
@@ -78,9 +79,10 @@ def rejudge(args: argparse.Namespace, stdout: TextIO | None = None, stderr: Text
     except JudgeSpecError as error:
         return fail("the judge file is invalid:\n  " + "\n  ".join(error.messages()))
     try:
-        records = read_results(args.results)
+        stored = read_results_file(args.results)  # one read: its header checked, every line bounded
+        records, header = stored.records, stored.header
         check_records(records, args.results)
-        refused = _changed(args.results, spec)
+        refused = changed_since(header, spec)
         if refused:
             raise RedecideError(refused)
         redone = list(redecide_records(judge, records))
@@ -94,12 +96,10 @@ def rejudge(args: argparse.Namespace, stdout: TextIO | None = None, stderr: Text
     if args.out:
         from langchain_jev.datasets.fingerprint import judge_description
 
-        described = judge_description(spec, _model_of(args.results, records))
+        described = judge_description(spec, _model_of(header, records))
+        run = header.get("run") if header else None  # the stored run's account of where its rows came from
         try:
-            # the rows are the stored run's: its header's account of where they came from carries over
-            with ResultsFile(args.out, judge=described, run=_run_of(args.results)) as out:
-                if redone:
-                    out.write_lines([_line(record) for record in redone])
+            _write_out(args.out, described, dict(run) if isinstance(run, dict) else None, redone)
         except OSError as error:
             return fail(f"cannot write {args.out}: {error.strerror or error}")
     report = stderr if args.out == "-" else stdout
@@ -126,49 +126,41 @@ def rejudge(args: argparse.Namespace, stdout: TextIO | None = None, stderr: Text
     return exit_code(0, tally.pass_rate, args.fail_under, tally.errors)
 
 
-def _changed(path: str, spec: Any) -> dict[str, str]:
-    """Checks and conditions that differ from those of the judge the results file's header describes."""
+def changed_since(header: dict[str, Any] | None, spec: Any) -> dict[str, str]:
+    """Checks and conditions of ``spec`` that differ from those of the judge a results header describes."""
     from langchain_jev.calibration.replay import changed_conditions
     from langchain_jev.datasets.fingerprint import judge_description
-    from langchain_jev.datasets.results import read_header
 
-    try:
-        header = read_header(path)
-    except OSError:
-        return {}
     stored = header.get("judge") if header else None
     if not isinstance(stored, dict):
         return {}
     return changed_conditions(stored, judge_description(spec, None))
 
 
-def _model_of(path: str, records: list[dict[str, Any]]) -> str | None:
+def _model_of(header: dict[str, Any] | None, records: list[dict[str, Any]]) -> str | None:
     """The model that gave the stored answers: as the results file's header says, else as a record does."""
-    from langchain_jev.datasets.results import read_header
-
-    try:
-        header = read_header(path)
-    except OSError:
-        header = None
     described = header.get("judge") if header else None
     if isinstance(described, dict) and isinstance(described.get("model"), str):
         return str(described["model"])
     return next((str(r["model"]) for r in records if isinstance(r.get("model"), str)), None)
 
 
-def _run_of(path: str) -> dict[str, Any] | None:
-    """What the stored run's header recorded of that run (its dataset, command, ...), if anything."""
-    from langchain_jev.datasets.results import read_header
+def _write_out(
+    out: str, judge: dict[str, Any], run: dict[str, Any] | None, records: list[dict[str, Any]]
+) -> None:
+    """The records decided again, as a results file written whole or not at all.
 
-    try:
-        header = read_header(path)
-    except OSError:
-        return None
-    run = header.get("run") if header else None
-    return dict(run) if isinstance(run, dict) else None
+    To stdout (``-``), a device or a pipe they go as `ResultsFile` sends them: the records alone.
+    """
+    from langchain_jev.datasets.header import header_record
+    from langchain_jev.datasets.paths import file_identity
+    from langchain_jev.datasets.results import ResultsFile, record_line
+    from langchain_jev.datasets.writing import write_atomic
 
-
-def _line(record: dict[str, Any]) -> str:
-    from langchain_jev.datasets.results import record_line
-
-    return record_line(record)
+    lines = [record_line(record) for record in records]
+    if file_identity(out) is None:
+        with ResultsFile(out, judge=judge, run=run) as stream:
+            if lines:
+                stream.write_lines(lines)
+        return
+    write_atomic(out, "".join(line + "\n" for line in [record_line(header_record(judge, run)), *lines]))

@@ -198,11 +198,12 @@ def read_answer_pairs(
         joined, pairs, headers = read_answer_pairs("gpt.jsonl", "claude.jsonl", on="id")
 
     """
-    from langchain_jev.compare.comparison import read_results_file
+    from langchain_jev.datasets.stored import read_results_file
     from langchain_jev.report.run_report import states_for
 
-    (records_a, header_a), (records_b, header_b) = read_results_file(a), read_results_file(b)
-    joined = join_rows(records_a, records_b, on=on, only_shared=only_shared, labels=labels)
+    stored_a, stored_b = read_results_file(a), read_results_file(b)
+    header_a, header_b = stored_a.header, stored_b.header
+    joined = join_rows(stored_a.records, stored_b.records, on=on, only_shared=only_shared, labels=labels)
     sources: list[StateSource] = []
     for label, path, header, records in zip(
         labels,

@@ -25,7 +25,7 @@ from langchain_jev.compare.join import Joined, JoinOn, RowPair, join_rows, row_n
 from langchain_jev.compare.stats import PairedCounts
 from langchain_jev.datasets.tally import text_columns
 
-__all__ = ["Comparison", "CriterionChange", "Flip", "compare_files", "compare_results", "read_results_file"]
+__all__ = ["Comparison", "CriterionChange", "Flip", "compare_files", "compare_results"]
 
 
 @dataclass(frozen=True)
@@ -289,7 +289,7 @@ def compare_results(
 ) -> Comparison:
     """Compare two runs' records of the same rows (B is the newer run: what A passed and B fails regressed).
 
-    ``headers`` are the results files' headers (`langchain_jev.datasets.results.read_header`):
+    ``headers`` are the results files' headers (`langchain_jev.datasets.stored.read_header`):
     when both describe their judge, what differs between the judges is named.
 
     Raises:
@@ -374,49 +374,14 @@ def compare_files(
         print(comparison.table())
 
     """
-    (records_a, header_a), (records_b, header_b) = read_results_file(a), read_results_file(b)
+    from langchain_jev.datasets.stored import read_results_file
+
+    first, second = read_results_file(a), read_results_file(b)
     return compare_results(
-        records_a,
-        records_b,
+        first.records,
+        second.records,
         labels=labels or ("A", "B"),
         on=on,
         only_shared=only_shared,
-        headers=(header_a, header_b),
+        headers=(first.header, second.header),
     )
-
-
-def read_results_file(path: str | os.PathLike[str]) -> tuple[list[dict[str, Any]], dict[str, Any] | None]:
-    """The records and the header of a results file of `langchain-jev judge`.
-
-    Raises:
-        ResultsError: the file cannot be read, is not a results file, or is a head-to-head
-            comparison's (``compare --judge --out``).
-
-    """
-    from langchain_jev.calibration.replay import read_results
-    from langchain_jev.datasets.results import HEADER_KEY, read_header
-    from langchain_jev.errors import ResultsError
-
-    try:
-        header = read_header(path)
-        if header is None:
-            first = _first_line(path)
-            if isinstance(first, dict) and first.get(HEADER_KEY) == "pairwise":
-                raise ResultsError(
-                    f"{os.fspath(path)} holds head-to-head comparisons (of compare --judge --out), "
-                    "not the results of a judge run"
-                )
-    except OSError as error:
-        raise ResultsError(f"cannot read {os.fspath(path)}: {error.strerror or error}") from None
-    return read_results(path), header
-
-
-def _first_line(path: str | os.PathLike[str]) -> Any:
-    import json
-
-    with open(path, "rb") as handle:
-        line = handle.readline(1 << 20)
-    try:
-        return json.loads(line)
-    except ValueError:
-        return None

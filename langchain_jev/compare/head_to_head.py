@@ -20,7 +20,6 @@ compared them and which results files).
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import dataclasses
 import os
 from collections.abc import Mapping, Sequence
@@ -31,7 +30,8 @@ from typing import TYPE_CHECKING, Any
 from langchain_jev.compare.answers import AnswerPair
 from langchain_jev.compare.join import row_name
 from langchain_jev.compare.stats import ALPHA, mcnemar_exact
-from langchain_jev.datasets.results import response_fields
+from langchain_jev.datasets.header import HEAD_TO_HEAD, HEADER_KEY
+from langchain_jev.datasets.results import record_line, response_fields
 from langchain_jev.datasets.tally import text_columns
 from langchain_jev.pairwise.verdict import PairwiseVerdict, Preference
 
@@ -51,7 +51,7 @@ __all__ = [
     "write_head_to_head",
 ]
 
-HEADER = "pairwise"
+HEADER = HEAD_TO_HEAD
 """The value of ``langchain_jev`` in the header of a file of head-to-head records (not a results file)."""
 
 _ERROR_TEXT = 500
@@ -409,7 +409,6 @@ def head_to_head_header(
 
     """
     from langchain_jev.datasets.fingerprint import fingerprint
-    from langchain_jev.datasets.results import HEADER_KEY
 
     header: dict[str, Any] = {
         HEADER_KEY: HEADER,
@@ -428,28 +427,14 @@ def head_to_head_header(
 def write_head_to_head(path: str | os.PathLike[str], result: HeadToHead, header: Mapping[str, Any]) -> None:
     """Write ``header`` and every row's record to ``path`` as JSON lines, in one replace of the file.
 
-    The lines are written beside the file's real path (a link is followed) and moved over it
-    once all are written, so a reader never sees half a file; known keys are redacted.
+    The file is written whole or not at all (`langchain_jev.datasets.writing`: a link is followed),
+    so a reader never sees half a file; known keys are redacted.
 
     Raises:
         OSError: the file cannot be written.
 
     """
-    import tempfile
+    from langchain_jev.datasets.writing import write_atomic
 
-    from langchain_jev.datasets.results import record_line
-
-    target = os.path.realpath(path)
     lines = [record_line(header), *(record_line(row.record()) for row in result.rows)]
-    folder = os.path.dirname(target) or "."
-    handle, temporary = tempfile.mkstemp(prefix=f".{os.path.basename(target)}.", dir=folder)
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8", errors="backslashreplace") as out:
-            out.write("\n".join(lines) + "\n")
-            out.flush()
-            os.fsync(out.fileno())
-        os.replace(temporary, target)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temporary)
-        raise
+    write_atomic(path, "\n".join(lines) + "\n")

@@ -11,7 +11,9 @@ times `MAX_ROW_CHARS` of one row: a longer JSONL line, JSON item or CSV record
 is skipped as it is read (a CSV record's cells are counted before they are
 made, so one with more cells than its header names is never built).
 
-`read_rows` reads a file by its path; `read_stream` reads an open binary stream
+`read_rows` reads a file by its path, through the package's one reader of files
+(`langchain_jev.datasets.reading`: a regular file only, so ``/dev/zero``, a FIFO or
+a folder is refused at once); `read_stream` reads an open binary stream
 the same way (the Ray engine's read task uses it, so both engines read every
 file with this code).
 """
@@ -29,6 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any, Literal
 
+from langchain_jev.datasets.reading import open_regular
 from langchain_jev.errors import DatasetError
 
 __all__ = [
@@ -101,10 +104,10 @@ def detect_format(path: str | os.PathLike[str], explicit: str | None = None) -> 
     if suffix in (".csv", ".tsv"):
         return "csv"
     try:
-        with open(path, encoding="utf-8-sig", errors="surrogateescape") as handle:
-            head = handle.read(4096).lstrip()
-    except (OSError, UnicodeDecodeError) as error:
-        raise DatasetError(f"cannot read {os.fspath(path)}: {error}") from None
+        with open_regular(path) as binary:
+            head = binary.read(4096).decode("utf-8-sig", "surrogateescape").lstrip()
+    except OSError as error:
+        raise DatasetError(f"cannot read {os.fspath(path)}: {error.strerror or error}") from None
     return "json" if head.startswith("[") else "jsonl"
 
 
@@ -123,7 +126,7 @@ def read_rows(path: str | os.PathLike[str], fmt: Format) -> Iterator[RawRow]:
 
     """
     try:
-        binary = open(path, "rb")  # noqa: SIM115 - closed below
+        binary = open_regular(path)  # a FIFO, a device or a folder is refused at once
     except OSError as error:
         raise DatasetError(f"cannot read {os.fspath(path)}: {error.strerror or error}") from None
     with binary:
@@ -232,7 +235,7 @@ def count_rows(path: str | os.PathLike[str], fmt: Format) -> int:
     """
     if fmt == "jsonl":
         try:
-            with open(path, "rb") as handle:
+            with open_regular(path) as handle:
                 return _count_lines(handle)
         except OSError as error:
             raise DatasetError(f"cannot read {os.fspath(path)}: {error.strerror or error}") from None

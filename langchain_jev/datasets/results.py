@@ -1,14 +1,9 @@
 """The results file of the command line: a header line, then one JSON line per row as soon as it is known.
 
 The first line of a results file (not of results sent to stdout) is its
-header, a JSON object that is not a row record::
-
-    {"langchain_jev": "results", "format": 1, "fingerprint": "sha256:...",
-     "judge": {"model": "jev-latest", "options": {...}, "criteria": [...]}}
-
-``judge`` describes what decides the verdicts (`langchain_jev.datasets.fingerprint`),
-and ``fingerprint`` is its hash; `is_header` tells the header from a record,
-and readers of results files skip it. Every record names its row (``row``: its
+header (`langchain_jev.datasets.header`: what judged the rows, and the run);
+readers of results files skip it, and read it back checked
+(`langchain_jev.datasets.stored`). Every record names its row (``row``: its
 number from 1; ``line``: where it starts in the dataset; ``key``: a hash of its
 content), so a run that was stopped can be resumed: `resume_results` first
 checks that the file was written by the same judge (and refuses, leaving it as
@@ -50,7 +45,11 @@ from langchain_core.decisions import ChoiceAnswer, ClassifierResponse, NoulAnswe
 from pydantic import TypeAdapter
 
 from langchain_jev.datasets import strict_json
+from langchain_jev.datasets.header import HEADER_KEY, header_record, is_header
 from langchain_jev.datasets.paths import real_path
+from langchain_jev.datasets.reading import bounded_lines, open_regular
+from langchain_jev.datasets.stored import read_header
+from langchain_jev.datasets.writing import atomic_output
 from langchain_jev.errors import ResultsError
 from langchain_jev.models.response import DecisionResponse, JuryPanel
 from langchain_jev.models.secrets import contains_secret, redact, redact_data
@@ -83,61 +82,6 @@ __all__ = [
     "stored_panel",
     "verdict_record",
 ]
-
-HEADER_KEY = "langchain_jev"
-"""The key that marks a results file's header line (its value is ``"results"``)."""
-FORMAT = 1
-"""The version of the results file format."""
-
-
-def header_record(judge: Mapping[str, Any] | None, run: Mapping[str, Any] | None = None) -> dict[str, Any]:
-    """The header line of a results file written by ``judge`` (a `judge_description`, or None).
-
-    ``run`` is what the run knew of itself when it started (its dataset, judge file,
-    server host, version, date and redacted command: `langchain_jev.report.provenance.run_description`),
-    kept under ``run`` for the report; it is not part of the fingerprint, and a file
-    without it reads as before.
-
-    Example:
-        >>> header = header_record({"model": "jev-latest", "options": {}, "criteria": []})
-        >>> header["langchain_jev"], header["format"], header["fingerprint"].startswith("sha256:")
-        ('results', 1, True)
-        >>> is_header(header), is_header({"row": 1, "key": "abc"})
-        (True, False)
-
-    """
-    from langchain_jev.datasets.fingerprint import fingerprint
-
-    header = {
-        HEADER_KEY: "results",
-        "format": FORMAT,
-        "fingerprint": fingerprint(judge) if judge is not None else None,
-        "judge": dict(judge) if judge is not None else None,
-    }
-    if run is not None:
-        header["run"] = dict(run)
-    return header
-
-
-def is_header(record: Any) -> bool:
-    """True when ``record`` (a parsed line) is a results file's header, not a row's record."""
-    return isinstance(record, dict) and record.get(HEADER_KEY) == "results" and "row" not in record
-
-
-def read_header(path: str | os.PathLike[str]) -> dict[str, Any] | None:
-    """The header of the results file at ``path``; None when its first line is not one (or it is empty).
-
-    Raises:
-        OSError: the file cannot be read.
-
-    """
-    with open(path, "rb") as handle:
-        first = handle.readline()
-    try:
-        record = json.loads(first)
-    except ValueError:
-        return None
-    return record if is_header(record) else None
 
 
 def record_head(row: int | None, line: int | None, key: str, row_id: Any) -> dict[str, Any]:
@@ -590,13 +534,11 @@ def resume_results(
         return resumed
     if judge is not None:
         _check_judge(named, judge)
-    temporary = target.with_name(f".{target.name}.resume")
     try:
-        with open(target, "rb") as source, open(temporary, "wb") as sink:
-            os.chmod(temporary, stat.S_IMODE(os.fstat(source.fileno()).st_mode))
+        with open_regular(target) as source, atomic_output(target) as sink:
             pending: bytes | None = None
             number = 0
-            for raw in source:
+            for raw in bounded_lines(source, name=str(named)):
                 if pending is not None:
                     _keep(pending, number, resumed, sink, on_record, named)
                 number += 1
@@ -606,22 +548,16 @@ def resume_results(
                     _keep(pending.rstrip(b"\r\n") + b"\n", number, resumed, sink, on_record, named)
                 else:
                     resumed.truncated = True
-            sink.flush()
-            os.fsync(sink.fileno())
-        os.replace(temporary, target)
     except OSError as error:
         raise ResultsError(f"cannot resume from {named}: {error.strerror or error}") from None
-    finally:
-        if temporary.exists():
-            temporary.unlink()
     return resumed
 
 
 def _check_judge(target: Path, judge: Mapping[str, Any]) -> None:
     from langchain_jev.datasets.fingerprint import differences, fingerprint
 
+    header = read_header(target)  # a header edited into something else is refused, naming its field
     try:
-        header = read_header(target)
         empty = target.stat().st_size == 0
     except OSError as error:
         raise ResultsError(f"cannot resume from {target}: {error.strerror or error}") from None
@@ -659,7 +595,7 @@ def _keep(
         raise ResultsError(
             f"{target}:{number}: not a JSON line; is this a results file of langchain-jev?"
         ) from None
-    if number == 1 and is_header(record):
+    if number == 1 and is_header(record):  # checked by `_check_judge` when a judge is given
         sink.write(raw if raw.endswith(b"\n") else raw + b"\n")
         return
     if not isinstance(record, dict) or not isinstance(record.get("row"), int) or "key" not in record:

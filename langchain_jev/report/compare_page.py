@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from pathlib import Path
 from typing import Any
 
 from langchain_jev.compare.comparison import Comparison, CriterionChange
+from langchain_jev.datasets.writing import write_atomic
 from langchain_jev.judge import JevJudge
 from langchain_jev.report.data import BORDERLINE, MAX_ROWS, criterion_threshold, row_data
 from langchain_jev.report.layout import document, escape, provenance_pair, rows_section
@@ -38,7 +38,7 @@ def write_comparison(
 
     """
     page = render_comparison(comparison, judge, **options)
-    Path(path).write_text(page, encoding="utf-8", errors="backslashreplace")
+    write_atomic(path, page)  # whole or not at all; a lone surrogate as its escape
 
 
 def render_comparison(

@@ -13,10 +13,10 @@ marked. Every text is cut at `langchain_jev.report.data.TEXT_CAP` characters.
 from __future__ import annotations
 
 import os
-from pathlib import Path
 from typing import Any
 
 from langchain_jev.compare.head_to_head import SIGN_TEST, HeadToHead, HeadToHeadRow, PreferenceCounts
+from langchain_jev.datasets.writing import write_atomic
 from langchain_jev.report.data import MAX_ROWS, cut_text, state_items
 from langchain_jev.report.layout import document, escape, provenance_pair, rows_section
 from langchain_jev.report.provenance import Provenance
@@ -41,7 +41,7 @@ def write_head_to_head_page(path: str | os.PathLike[str], result: HeadToHead, **
 
     """
     page = render_head_to_head(result, **options)
-    Path(path).write_text(page, encoding="utf-8", errors="backslashreplace")
+    write_atomic(path, page)  # whole or not at all; a lone surrogate as its escape
 
 
 def _row(row: HeadToHeadRow, index: dict[str, int]) -> dict[str, Any]:

@@ -15,10 +15,10 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Mapping, Sequence
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from langchain_jev.datasets.tally import Tally
+from langchain_jev.datasets.writing import write_atomic
 from langchain_jev.judge import JevJudge
 from langchain_jev.report.data import MAX_ROWS, TEXT_CAP, Measured, measure, select_rows, viewer_data
 from langchain_jev.report.layout import (
@@ -87,8 +87,7 @@ def write_report(
         limit=limit,
         notes=notes,
     )
-    # a lone surrogate (from a \ud800 escape in a dataset) is written as its escape, not refused
-    Path(path).write_text(page, encoding="utf-8", errors="backslashreplace")
+    write_atomic(path, page)  # whole or not at all; a lone surrogate as its escape
 
 
 def render_report(

@@ -94,9 +94,8 @@ def draw_run_report(
         ImportError: matplotlib is not installed (the ``report`` extra).
 
     """
-    from langchain_jev.calibration.replay import NoRequestModel, read_results
-    from langchain_jev.datasets.results import read_header
-    from langchain_jev.errors import ResultsError
+    from langchain_jev.calibration.replay import NoRequestModel
+    from langchain_jev.datasets.stored import read_results_file
     from langchain_jev.judge import JevJudge
     from langchain_jev.report.page import write_report
     from langchain_jev.report.provenance import provenance_of
@@ -106,11 +105,9 @@ def draw_run_report(
         built = judge
     else:
         built = load_spec(judge).build(NoRequestModel(), allow_code=allow_code)
-    try:
-        header = read_header(results)
-    except OSError as error:
-        raise ResultsError(f"cannot read {os.fspath(results)}: {error.strerror or error}") from None
-    rows = list(records) if records is not None else read_results(results)
+    stored = read_results_file(results)  # its header checked: a tampered one is refused by field
+    header = stored.header
+    rows = list(records) if records is not None else stored.records
     run = _run(header)
     notes: list[str] = []
     states = states_for(header, dataset=dataset, fmt=fmt, fields=fields, notes=notes)

@@ -1,11 +1,15 @@
 """Reading judge files as bounded data: size, nesting and YAML aliases are limited.
 
 A judge file is configuration that gets shared, so it is read as hostile text:
-at most `MAX_FILE_BYTES`, nested at most `MAX_DEPTH` levels, and without YAML
-aliases (an alias bomb of a few hundred bytes expands to gigabytes). Each limit
-is a `JudgeSpecError` naming its place, never a ``MemoryError`` or a
-``RecursionError``. YAML tags other than the plain data types are refused by
-the safe loader as before.
+a regular file only, by the package's one bounded reader
+(`langchain_jev.datasets.reading`: a FIFO or a device is refused at once), at
+most `MAX_FILE_BYTES`, nested at most `MAX_DEPTH` levels, without YAML aliases
+(an alias bomb of a few hundred bytes expands to gigabytes), and with each key
+said once in each mapping: YAML and JSON keep the last of two equal keys without
+a word (``minimum:`` twice, ``criteria:`` twice), so a judge file that says a key
+twice is refused with the key and both lines. Each limit is a `JudgeSpecError`
+naming its place, never a ``MemoryError`` or a ``RecursionError``. YAML tags other
+than the plain data types are refused by the safe loader as before.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ from typing import Any
 
 import yaml
 
+from langchain_jev.datasets.reading import TooLargeError, read_bounded
 from langchain_jev.errors import JudgeSpecError
 from langchain_jev.spec.errors import format_location
 
@@ -29,8 +34,8 @@ MAX_FILE_BYTES = 1 << 20
 MAX_DEPTH = 64
 """The deepest nesting of mappings and lists a judge file may have."""
 
-_JSON_TOKEN = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{}]', re.DOTALL)
-"""A JSON string (the loop unrolled, so a long string costs no memory per character) or a bracket."""
+_JSON_TOKEN = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{},:]', re.DOTALL)
+"""A JSON string (the loop unrolled: no memory per character of a long one), a bracket, a comma or a colon."""
 
 
 def read_file(path: Path, label: str) -> str:
@@ -41,15 +46,16 @@ def read_file(path: Path, label: str) -> str:
 
     """
     try:
-        with open(path, "rb") as handle:
-            data = handle.read(MAX_FILE_BYTES + 1)
-    except OSError as error:
-        raise JudgeSpecError([("", f"cannot read the judge file: {error}")], label) from None
-    if len(data) > MAX_FILE_BYTES:
+        data = read_bounded(path, MAX_FILE_BYTES)
+    except TooLargeError:
         raise JudgeSpecError(
             [("", f"the judge file is larger than {MAX_FILE_BYTES // 1024} KiB; a judge file is that small")],
             label,
-        )
+        ) from None
+    except OSError as error:
+        raise JudgeSpecError(
+            [("", f"cannot read the judge file: {error.strerror or error}")], label
+        ) from None
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as error:
@@ -155,22 +161,33 @@ class BoundedLoader(yaml.SafeLoader):
             node: yaml.Node = super().compose_node(parent, index)  # type: ignore[assignment]
         finally:
             self._depth -= nested
+        if isinstance(node, yaml.MappingNode):
+            _refuse_repeated_keys(node)
         return node
 
 
+def _refuse_repeated_keys(node: yaml.MappingNode) -> None:
+    """Refuse a mapping that says a key twice (YAML would keep the last without a word)."""
+    seen: dict[tuple[str, str], int] = {}
+    for key, _ in node.value:
+        if not isinstance(key, yaml.ScalarNode) or key.tag == "tag:yaml.org,2002:merge":
+            continue
+        name = (key.tag, key.value)
+        if name in seen:
+            raise _Refused(None, None, _repeated(key.value, seen[name]), key.start_mark)
+        seen[name] = key.start_mark.line + 1 if key.start_mark is not None else 0
+
+
+def _repeated(key: str, first_line: int) -> str:
+    shown = key if len(key) <= 60 else key[:57] + "..."
+    return (
+        f"the key {shown!r} is given twice in one mapping (first on line {first_line}); a judge file says "
+        "each key once (YAML and JSON would keep the last one without a word)"
+    )
+
+
 def _parse_json(text: str, label: str) -> Any:
-    depth = 0
-    for match in _JSON_TOKEN.finditer(text):
-        token = match.group()
-        if token in ("[", "{"):
-            depth += 1
-            if depth > MAX_DEPTH:
-                line, column = _line_column(text, match.start())
-                raise JudgeSpecError(
-                    [("", f"line {line}, column {column}: nests deeper than {MAX_DEPTH} levels")], label
-                )
-        elif token in ("]", "}"):
-            depth -= 1
+    _check_json(text, label)
     try:
         return json.loads(text)
     except json.JSONDecodeError as error:
@@ -179,6 +196,45 @@ def _parse_json(text: str, label: str) -> Any:
         ) from None
     except RecursionError:  # not reached within MAX_DEPTH; kept so no input escapes as one
         raise JudgeSpecError([("", f"nests deeper than {MAX_DEPTH} levels")], label) from None
+
+
+def _check_json(text: str, label: str) -> None:
+    """Refuse JSON nested deeper than `MAX_DEPTH`, or an object that says a key twice, by line and column.
+
+    One pass over the strings and the structure: a string just after ``{`` or ``,`` in an object is a key.
+    """
+    objects: list[dict[str, int] | None] = []  # per open bracket: an object's keys so far, None for a list
+    expect_key = False
+
+    def refuse(offset: int, problem: str) -> JudgeSpecError:
+        line, column = _line_column(text, offset)
+        return JudgeSpecError([("", f"line {line}, column {column}: {problem}")], label)
+
+    for match in _JSON_TOKEN.finditer(text):
+        token = match.group()
+        if token in ("[", "{"):
+            if len(objects) >= MAX_DEPTH:
+                raise refuse(match.start(), f"nests deeper than {MAX_DEPTH} levels")
+            objects.append({} if token == "{" else None)
+            expect_key = token == "{"
+        elif token in ("]", "}"):
+            if objects:
+                objects.pop()
+            expect_key = False
+        elif token == ",":
+            expect_key = bool(objects) and objects[-1] is not None
+        elif token == ":":
+            expect_key = False
+        elif expect_key and objects and objects[-1] is not None:
+            expect_key = False
+            try:
+                key = json.loads(token)
+            except ValueError:
+                continue  # said by the parser, with its place
+            keys = objects[-1]
+            if key in keys:
+                raise refuse(match.start(), _repeated(key, _line_column(text, keys[key])[0]))
+            keys[key] = match.start()
 
 
 def _line_column(text: str, offset: int) -> tuple[int, int]:

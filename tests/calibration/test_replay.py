@@ -7,8 +7,9 @@ import json
 import pytest
 from langchain_core.decisions import NoulAnswer
 
-from langchain_jev.calibration.replay import NoRequestModel, read_results, redecide, redecide_records
-from langchain_jev.datasets.results import record_line, stored_answer
+from langchain_jev.calibration.replay import NoRequestModel, redecide, redecide_records
+from langchain_jev.datasets.stored import read_results
+from langchain_jev.datasets.results import header_record, record_line, stored_answer
 from langchain_jev.errors import JevConfigurationError, RedecideError, ResultsError
 from tests.calibration.helpers import WEATHER_SPEC, build, inputs, records_of, scripted, spec_with
 
@@ -128,7 +129,7 @@ def test_the_judge_of_stored_answers_refuses_to_ask() -> None:
 def test_a_results_file_is_read_with_a_header_and_without_a_cut_last_line(tmp_path) -> None:
     stored = records_of(build(WEATHER_SPEC, scripted()))
     path = tmp_path / "results.jsonl"
-    lines = [json.dumps({"langchain_jev": "results", "judge": "fingerprint"})] + [record_line(r) for r in stored]
+    lines = [json.dumps(header_record(None))] + [record_line(r) for r in stored]
     path.write_text("\n".join(lines) + "\n" + record_line(stored[0])[:40], encoding="utf-8")
     assert read_results(path) == stored
     path.write_text("not json\n" + record_line(stored[0]) + "\n", encoding="utf-8")

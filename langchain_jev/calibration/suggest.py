@@ -4,12 +4,20 @@
 on its own sweep, then ``min_confidence`` for the scores and choices together
 (their counts pooled), and measures the overall verdict before and after;
 `calibrated_judge` is the judge with the suggested thresholds.
+
+A suggestion never makes agreement worse. Labels of one class (every labelled row
+passes, or every one fails) cannot teach a threshold, so a criterion (or the pooled
+``min_confidence``) whose labels are all alike is left as it is, saying so; a
+threshold is suggested only where it agrees with people at least as well as the
+current one (`langchain_jev.calibration.sweep.no_worse`); and when the suggestions
+together would make the overall verdict agree less with the overall label, none is
+made.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -21,6 +29,7 @@ from langchain_jev.calibration.sweep import (
     Objective,
     SweepPoint,
     choose,
+    no_worse,
     predictions,
     with_threshold,
 )
@@ -30,7 +39,7 @@ from langchain_jev.judge import JevJudge
 if TYPE_CHECKING:
     from langchain_jev.calibration.measure import Calibration
 
-__all__ = ["Suggestion", "calibrated_judge", "suggest"]
+__all__ = ["Suggestion", "calibrated_judge", "one_class", "suggest"]
 
 
 @dataclass(frozen=True)
@@ -112,15 +121,23 @@ def suggest(
         if not item.n:
             unmet[item.name] = "no labelled row with an answer"
             continue
+        if len(set(item.labels)) == 1:
+            unmet[item.name] = one_class(item.labels)
+            continue
         point = choose(item.sweep, objective, item.threshold)
         if point is None:
             unmet[item.name] = f"no threshold meets: {objective.describe()}"
+            continue
+        if not no_worse(item.confusion, point.confusion, objective):  # the current one is off the grid
             continue
         minimums[item.name] = point.threshold
         points[item.name] = point
     min_confidence: float | None = None
     pooled = _confidence_sweep(calibration, by_name, minimums)
-    if pooled:
+    labels = _pooled_labels(calibration)
+    if pooled and len(set(labels)) == 1:
+        unmet["min_confidence"] = one_class(labels)
+    elif pooled:
         point = choose(pooled, objective, judge.min_confidence)
         if point is None:
             unmet["min_confidence"] = f"no value meets: {objective.describe()}"
@@ -131,6 +148,14 @@ def suggest(
     if calibration.overall is None:
         return suggestion
     after = calibration.agreement(calibrated_judge(calibration, suggestion))
+    if after is not None and not no_worse(calibration.overall.confusion, after.confusion, objective):
+        worse = dict(unmet)
+        worse["overall"] = (
+            "the suggested thresholds together would make the overall verdict agree less with the "
+            f"overall label ({_figures(calibration.overall)} -> {_figures(after)}): none is suggested"
+        )
+        before = calibration.overall
+        return Suggestion(objective, current, {}, judge.min_confidence, None, worse, {}, before, before)
     return Suggestion(
         objective,
         current,
@@ -142,6 +167,28 @@ def suggest(
         calibration.overall,
         after,
     )
+
+
+def one_class(labels: Sequence[bool]) -> str:
+    """Why labels all alike leave a threshold as it is.
+
+    Example:
+        >>> one_class([True, True, True])
+        'a threshold cannot be learned from one class of labels (all 3 labelled rows pass)'
+
+    """
+    said = "pass" if labels[0] else "fail"
+    return f"a threshold cannot be learned from one class of labels (all {len(labels)} labelled rows {said})"
+
+
+def _pooled_labels(calibration: Calibration) -> list[bool]:
+    return [label for c in calibration.criteria if c.kind in ("score", "choice") for label in c.labels]
+
+
+def _figures(agreement: Agreement) -> str:
+    c = agreement.confusion
+    kappa = "-" if c.kappa is None else f"{c.kappa:.2f}"
+    return f"accuracy {c.accuracy or 0.0:.2f}, kappa {kappa}"
 
 
 def _confidence_sweep(

@@ -11,6 +11,8 @@ ERROR block only under ``fail_on_inconclusive`` / ``fail_on_error``).
 `choose` picks a point for an objective: the highest kappa (the default) or
 accuracy, or the lowest false-fail rate with a false-pass rate at most a bound
 (or the other way round). Ties go to the threshold nearest the current one.
+`ranking` is that order of agreement, so a suggestion can be checked against what
+it would replace.
 """
 
 from __future__ import annotations
@@ -39,7 +41,9 @@ __all__ = [
     "blocks",
     "choose",
     "pass_probability",
+    "no_worse",
     "predictions",
+    "ranking",
     "sweep",
     "thresholds_of",
     "with_threshold",
@@ -257,6 +261,9 @@ def sweep(
 def choose(points: Sequence[SweepPoint], objective: Objective, current: float) -> SweepPoint | None:
     """The point that best meets ``objective`` (ties: nearest ``current``); None when none meets its bound.
 
+    Points are ranked by `ranking`, the one order of agreement that choosing and checking a
+    suggestion share.
+
     Example:
         >>> points = [SweepPoint(t, c) for t, c in [(0.3, Confusion(5, 5, 0, 0)),
         ...     (0.5, Confusion(5, 1, 0, 4)), (0.7, Confusion(3, 0, 2, 5))]]
@@ -266,28 +273,70 @@ def choose(points: Sequence[SweepPoint], objective: Objective, current: float) -
         0.7
 
     """
-    if objective.max_false_pass is not None:
-        bound = objective.max_false_pass
-        feasible = [p for p in points if (p.confusion.false_pass_rate or 0.0) <= bound + 1e-12]
-        return _best(feasible, lambda p: (-(p.confusion.false_fail_rate or 0.0), _kappa(p)), current)
-    if objective.max_false_fail is not None:
-        bound = objective.max_false_fail
-        feasible = [p for p in points if (p.confusion.false_fail_rate or 0.0) <= bound + 1e-12]
-        return _best(feasible, lambda p: (-(p.confusion.false_pass_rate or 0.0), _kappa(p)), current)
-    if objective.target == "accuracy":
-        return _best(list(points), lambda p: (p.confusion.accuracy or 0.0, _kappa(p)), current)
-    return _best(list(points), lambda p: (_kappa(p), p.confusion.accuracy or 0.0), current)
-
-
-def _kappa(point: SweepPoint) -> float:
-    kappa = point.confusion.kappa
-    return -math.inf if kappa is None else round(kappa, 12)
-
-
-def _best(points: list[SweepPoint], key: Any, current: float) -> SweepPoint | None:
-    if not points:
+    feasible = [p for p in points if _feasible(p.confusion, objective)]
+    if not feasible:
         return None
-    return max(points, key=lambda p: (*_rounded(key(p)), -abs(p.threshold - current), -p.threshold))
+    return max(
+        feasible, key=lambda p: (*ranking(p.confusion, objective), -abs(p.threshold - current), -p.threshold)
+    )
+
+
+def ranking(confusion: Confusion, objective: Objective) -> tuple[float, ...]:
+    """How well ``confusion`` meets ``objective``, as a tuple that sorts better agreement higher.
+
+    Under a bound, meeting it comes first, then the fewest errors of the other kind,
+    then kappa; otherwise the target (kappa or accuracy), then the other. An undefined
+    kappa ranks below every kappa (see `no_worse` for labels of one class).
+
+    Example:
+        >>> good, poor = Confusion(4, 1, 0, 5), Confusion(5, 3, 0, 2)
+        >>> ranking(good, Objective()) > ranking(poor, Objective())
+        True
+        >>> ranking(poor, Objective(max_false_fail=0.0)) > ranking(good, Objective(max_false_fail=0.0))
+        False
+
+    """
+    kappa = -math.inf if confusion.kappa is None else confusion.kappa
+    accuracy = confusion.accuracy or 0.0
+    if objective.max_false_pass is not None:
+        key: tuple[float, ...] = (_feasible(confusion, objective), -(confusion.false_fail_rate or 0.0), kappa)
+    elif objective.max_false_fail is not None:
+        key = (_feasible(confusion, objective), -(confusion.false_pass_rate or 0.0), kappa)
+    elif objective.target == "accuracy":
+        key = (accuracy, kappa)
+    else:
+        key = (kappa, accuracy)
+    return _rounded(key)
+
+
+def no_worse(before: Confusion, after: Confusion, objective: Objective) -> bool:
+    """True when ``after`` agrees with people at least as well as ``before`` under ``objective``.
+
+    Kappa cannot rank agreement when the labels are of one class (it is 0 or undefined
+    at every threshold): then, and whenever kappa is undefined on either side, accuracy
+    decides for the kappa objective.
+
+    Example:
+        >>> perfect, half = Confusion(10, 0, 0, 0), Confusion(5, 0, 5, 0)  # every label a pass
+        >>> perfect.kappa, half.kappa
+        (None, 0.0)
+        >>> no_worse(perfect, half, Objective()), no_worse(half, perfect, Objective())
+        (False, True)
+
+    """
+    one_class = before.kappa is None or after.kappa is None
+    unbounded = objective.max_false_pass is None and objective.max_false_fail is None
+    if one_class and unbounded and objective.target == "kappa":
+        return round(after.accuracy or 0.0, 12) >= round(before.accuracy or 0.0, 12)
+    return ranking(after, objective) >= ranking(before, objective)
+
+
+def _feasible(confusion: Confusion, objective: Objective) -> bool:
+    if objective.max_false_pass is not None:
+        return (confusion.false_pass_rate or 0.0) <= objective.max_false_pass + 1e-12
+    if objective.max_false_fail is not None:
+        return (confusion.false_fail_rate or 0.0) <= objective.max_false_fail + 1e-12
+    return True
 
 
 def _rounded(values: tuple[float, ...]) -> tuple[float, ...]:

@@ -10,8 +10,9 @@ answer (the shared input) and each run's answer. It refuses, naming the row:
   since it was judged), or that has no answer;
 - a row whose question, or whose expected output, differs between the runs: the
   two are not answers to the same input (files of different datasets);
-- runs that answered every row alike (both read the same answer column): a
-  comparison of identical answers has nothing to tell.
+- runs that answered every row alike, whitespace aside (both read the same answer
+  column): a comparison of identical answers has nothing to tell. A row whose two
+  answers are alike is a tie by construction (`langchain_jev.pairwise.verdict.same_answers`).
 
 The shared input is the question and the expected output, the documents of both
 runs (A's, then those only B had, as `langchain_jev.pairwise.pair_input` reads two
@@ -31,6 +32,7 @@ from langchain_jev.compare.join import Joined, JoinOn, RowPair, join_rows, row_n
 from langchain_jev.errors import ComparisonError, JevInputError
 from langchain_jev.input import ANSWER_FIELD, CONTEXT_FIELD, EXPECTED_FIELD, QUESTION_FIELD, TOOL_CALLS_FIELD
 from langchain_jev.pairwise.questions import comparison_state
+from langchain_jev.pairwise.verdict import same_answers
 
 __all__ = ["AnswerPair", "StateSource", "answer_pairs", "read_answer_pairs", "shared_input"]
 
@@ -165,7 +167,7 @@ def answer_pairs(
         except JevInputError as error:
             raise ComparisonError(f"{where}: {error}") from None
         pairs.append(AnswerPair(row, shared, (sides[0][1], sides[1][1])))
-    if pairs and all(p.answers[0] == p.answers[1] for p in pairs):
+    if pairs and all(same_answers(*p.answers) for p in pairs):
         first, second = labels
         raise ComparisonError(
             f"{first} and {second} give the same answer on every row ({len(pairs)}): both runs read the "

@@ -28,6 +28,8 @@ from langchain_jev.pairwise.verdict import (
     PairwiseVerdict,
     decide_preference,
     review_preference,
+    same_answers,
+    same_answers_verdict,
 )
 from langchain_jev.verdict import Outcome
 
@@ -49,7 +51,9 @@ class PairwiseJudge:
     "equally good", once with A shown first and once with B shown first; both
     questions of every criterion go in ONE request. A preference stands only when
     both orders give it; one that flips with the order (position bias) or holds in
-    one order only is INCONCLUSIVE (see `langchain_jev.pairwise.verdict`).
+    one order only is INCONCLUSIVE (see `langchain_jev.pairwise.verdict`). Two
+    answers that are the same text (whitespace aside: `langchain_jev.pairwise.verdict.same_answers`)
+    are a TIE on every criterion without a request, whatever the model would have said.
 
     Build one with `langchain_jev.pairwise.pairwise_judge` (criteria and a model)
     or ``judge.pairwise()`` (a judge's questions, on its model).
@@ -111,6 +115,8 @@ class PairwiseJudge:
 
         """
         state = comparison_state(_shared(shared), answer_a, answer_b)
+        if same_answers(answer_a, answer_b):
+            return same_answers_verdict(self.names)  # a tie by construction: nothing to ask
         return self._verdict(self._engine.invoke(state, _named(config)))
 
     async def acompare(
@@ -118,6 +124,8 @@ class PairwiseJudge:
     ) -> PairwiseVerdict:
         """Asynchronous `compare`."""
         state = comparison_state(_shared(shared), answer_a, answer_b)
+        if same_answers(answer_a, answer_b):
+            return same_answers_verdict(self.names)  # a tie by construction: nothing to ask
         return self._verdict(await self._engine.ainvoke(state, _named(config)))
 
     def __call__(self, runs: Sequence[Any], example: Any = None) -> Any:

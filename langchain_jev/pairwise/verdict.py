@@ -7,12 +7,20 @@ bias, and a preference in one order with "equally good" in the other is a lean
 the model does not hold: both are INCONCLUSIVE, never a winner. When a jury
 compared, `review_preference` decides by every member's own preference as well
 (a jury's ``disagreement=`` bound holds here as it does for a judge's findings).
+
+Two answers that are the same text are equally good on every criterion, whatever
+a model's position bias: `same_answers` says so (the texts compared after
+`normal_answer`: Unicode NFC, and every run of whitespace one space, the ends
+trimmed; case, punctuation and every other character still count), and
+`same_answers_verdict` is their verdict, a TIE on each criterion, decided without
+asking the model.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import math
+import unicodedata
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
@@ -31,7 +39,10 @@ __all__ = [
     "PairwiseVerdict",
     "Preference",
     "decide_preference",
+    "normal_answer",
     "review_preference",
+    "same_answers",
+    "same_answers_verdict",
 ]
 
 FIRST = "answer_1"
@@ -202,6 +213,55 @@ class PairwiseVerdict:
             "summary": self.summary(),
             "findings": [finding.to_dict() for finding in self.findings],
         }
+
+
+def normal_answer(text: str) -> str:
+    r"""An answer as two answers are compared for sameness: NFC, each run of whitespace one space, trimmed.
+
+    Example:
+        >>> normal_answer("  Rain\tfrom 9am.\n\nTake an umbrella. ")
+        'Rain from 9am. Take an umbrella.'
+        >>> normal_answer("caf\u0065\u0301") == normal_answer("caf\u00e9")
+        True
+
+    """
+    return " ".join(unicodedata.normalize("NFC", text).split())
+
+
+def same_answers(a: str, b: str) -> bool:
+    r"""True when two answers are the same text but for whitespace (see `normal_answer`).
+
+    Example:
+        >>> same_answers("Yes, from 9am.", "Yes,  from 9am.\n"), same_answers("Yes.", "yes.")
+        (True, False)
+
+    """
+    return a == b or normal_answer(a) == normal_answer(b)
+
+
+def same_answers_verdict(names: Sequence[str]) -> PairwiseVerdict:
+    """The verdict of two answers that are the same text: equally good on every criterion, no model asked.
+
+    Swapping two equal answers changes nothing, so each order is "equally good" by
+    construction; the verdict has no response (no request was made).
+
+    Example:
+        >>> verdict = same_answers_verdict(["helpful", "concise"])
+        >>> verdict.summary(), verdict.response is None
+        ('preferred=TIE [helpful=TIE, concise=TIE]', True)
+        >>> print(verdict.findings[0].detail)
+        helpful: equally good: the answers are the same text (whitespace aside); the model was not asked
+
+    """
+    both = (Preference.TIE, Preference.TIE)
+    even = {Preference.A.value: 0.0, Preference.B.value: 0.0, Preference.TIE.value: 1.0}
+    findings = tuple(
+        PairwiseFinding(name, Preference.TIE, both, dict(even), _SAME.format(name=name)) for name in names
+    )
+    return PairwiseVerdict(findings, None)
+
+
+_SAME = "{name}: equally good: the answers are the same text (whitespace aside); the model was not asked"
 
 
 def decide_preference(

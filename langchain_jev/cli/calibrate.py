@@ -210,8 +210,10 @@ def calibrate_command(
     if args.write_judge:
         try:
             diff = calibration.write_judge(args.judge, args.write_judge, suggestion)
-        except (CalibrationError, OSError) as error:
+        except CalibrationError as error:
             return fail(f"--write-judge: {error}")
+        except OSError as error:  # the judge file is as it was (or absent): never written in part
+            return fail(f"cannot write {args.write_judge}: {error.strerror or error}")
         stdout.write(f"\nwrote {args.write_judge}" + (":\n" + diff if diff else " (no threshold changed)\n"))
     if args.json:
         document = {**calibration.to_dict(suggestion), "definitions": DEFINITIONS}

@@ -305,7 +305,8 @@ def write_judge_report(
             title=f"judge: {getattr(args, 'data', None) or results} with {judge_path}",
         )
     except (JudgeSpecError, ResultsError, OSError, ImportError) as error:
-        err.write(f"langchain-jev: error: --html {html}: {error}\n")
+        said = error.strerror or error if isinstance(error, OSError) else error
+        err.write(f"langchain-jev: error: --html {html}: {said}\n")
         err.flush()
         return False
     return True

@@ -1,8 +1,8 @@
 """Two judged runs of the labelled weather rows, for the tests of the commands that read results files.
 
 `judged_runs` judges the weather rows (with a ``human`` label) twice over a loopback
-server, in this process, and returns the paths: ``data``, ``a`` and ``b`` (results
-files), ``judge`` (the weather judge) and ``folder``. `guarded` runs a command in
+server, in this process (`judge_rows`), and returns the paths: ``data``, ``a`` and
+``b`` (results files), ``judge`` (the weather judge) and ``folder``. `guarded` runs a command in
 this process under a hang guard: a command that blocks (on a FIFO) fails its test
 instead of hanging the suite, and the FIFOs it names are released so its thread ends.
 """
@@ -44,21 +44,26 @@ def judged_runs(folder: Path, server: JevServer) -> dict[str, Path]:
     """The labelled rows judged twice (``a`` and ``b``) with the weather judge; see the module docstring."""
     data = write_jsonl(folder / "rows.jsonl", labelled_rows())
     paths = {"folder": folder, "data": data, "judge": WEATHER_JUDGE}
+    for name in ("a", "b"):
+        paths[name] = judge_rows(data, folder / f"{name}.jsonl", server)
+    return paths
+
+
+def judge_rows(data: Path, out: Path, server: JevServer) -> Path:
+    """Judge ``data`` with the weather judge into ``out`` (the ``human`` label left out of the state)."""
     old = os.environ.get("TYPESAFE_API_KEY")
     os.environ["TYPESAFE_API_KEY"] = KEY
     try:
-        for name in ("a", "b"):
-            paths[name] = folder / f"{name}.jsonl"
-            code = main(["judge", str(data), "--judge", str(WEATHER_JUDGE), "--base-url", server.base_url,
-                         "--max-retries", "0", "--workers", "1", "--quiet", "--ignore-field", "human",
-                         "--out", str(paths[name])])
-            assert code in (0, 1), code
+        code = main(["judge", str(data), "--judge", str(WEATHER_JUDGE), "--base-url", server.base_url,
+                     "--max-retries", "0", "--workers", "1", "--quiet", "--ignore-field", "human",
+                     "--out", str(out)])  # fmt: skip
+        assert code in (0, 1), code
     finally:
         if old is None:
             os.environ.pop("TYPESAFE_API_KEY", None)
         else:
             os.environ["TYPESAFE_API_KEY"] = old
-    return paths
+    return out
 
 
 def header_and_rows(path: Path) -> tuple[dict[str, Any], list[str]]:

@@ -2,8 +2,11 @@
 
 Modules, one job each:
 
+- `reading`, `writing`: the one reader of every file (regular files only, every line bounded) and the
+  one writer of every whole output (complete, or the previous file);
 - `readers`, `rows`: dataset files in (JSONL, a JSON array, CSV), rows mapped to judge inputs and keyed;
-- `results`: result records and results files out (written whole, resumed, their header read);
+- `results`: result records and results files out (written as they come, resumed);
+- `header`, `stored`: a results file's header (made, checked field by field) and the file read back;
 - `fingerprint`, `lock`: the judge a results file records (``--resume`` continues it only), one writer;
 - `tally`: pass rates per criterion and overall, as the closing table and summary;
 - `model`, `transport`, `pacing`: the decision model a run builds, its connections, the rate limit;

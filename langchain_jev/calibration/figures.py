@@ -50,6 +50,7 @@ __all__ = [
     "calibrate_criterion",
     "finding_of",
     "overall_agreement",
+    "overall_confusion",
     "stability",
 ]
 
@@ -236,6 +237,14 @@ def overall_agreement(
     judge: JevJudge, rows: Sequence[LabelledRecord], *, seed: int = 0, rounds: int = 1000
 ) -> Agreement | None:
     """The overall verdict of ``judge`` (deciding the stored answers) against the overall label."""
+    confusion = overall_confusion(judge, rows)
+    if confusion is None:
+        return None
+    return Agreement(confusion, bootstrap_kappa(confusion, rounds=rounds, seed=seed))
+
+
+def overall_confusion(judge: JevJudge, rows: Sequence[LabelledRecord]) -> Confusion | None:
+    """The counts of `overall_agreement` alone (None: no row has an overall label)."""
     predicted: list[bool] = []
     labels: list[bool] = []
     for row in rows:
@@ -243,10 +252,7 @@ def overall_agreement(
             continue
         predicted.append(redecide(judge, row.record).passed)
         labels.append(row.overall)
-    if not labels:
-        return None
-    confusion = Confusion.of(predicted, labels)
-    return Agreement(confusion, bootstrap_kappa(confusion, rounds=rounds, seed=seed))
+    return Confusion.of(predicted, labels) if labels else None
 
 
 def answers_and_labels(

@@ -9,19 +9,20 @@ A suggestion never makes agreement worse. Labels of one class (every labelled ro
 passes, or every one fails) cannot teach a threshold, so a criterion (or the pooled
 ``min_confidence``) whose labels are all alike is left as it is, saying so; a
 threshold is suggested only where it agrees with people at least as well as the
-current one (`langchain_jev.calibration.sweep.no_worse`); and when the suggestions
-together would make the overall verdict agree less with the overall label, none is
-made.
+current one (`langchain_jev.calibration.sweep.no_worse`); and while the suggestions
+together would make the overall verdict agree less with the overall label, the one
+whose withdrawal helps it most is withdrawn, saying why.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from langchain_jev.calibration.figures import Agreement, answers_and_labels
+from langchain_jev.calibration.figures import Agreement, answers_and_labels, overall_confusion
 from langchain_jev.calibration.metrics import Confusion
 from langchain_jev.calibration.replay import NoRequestModel
 from langchain_jev.calibration.sweep import (
@@ -31,6 +32,7 @@ from langchain_jev.calibration.sweep import (
     choose,
     no_worse,
     predictions,
+    ranking,
     with_threshold,
 )
 from langchain_jev.criteria import JevCriterion
@@ -147,26 +149,46 @@ def suggest(
     suggestion = Suggestion(objective, current, minimums, judge.min_confidence, min_confidence, unmet, points)
     if calibration.overall is None:
         return suggestion
+    suggestion = _no_worse_overall(calibration, suggestion)
     after = calibration.agreement(calibrated_judge(calibration, suggestion))
-    if after is not None and not no_worse(calibration.overall.confusion, after.confusion, objective):
-        worse = dict(unmet)
-        worse["overall"] = (
-            "the suggested thresholds together would make the overall verdict agree less with the "
-            f"overall label ({_figures(calibration.overall)} -> {_figures(after)}): none is suggested"
+    return dataclasses.replace(suggestion, before=calibration.overall, after=after)
+
+
+def _no_worse_overall(calibration: Calibration, suggestion: Suggestion) -> Suggestion:
+    """The suggestion less the changes that would make the overall verdict agree less with its label.
+
+    While the suggested thresholds together make the overall verdict agree less than the
+    current ones, the change whose withdrawal helps it most is withdrawn (named in ``unmet``,
+    with the figures it would have caused); one change at a time, so every change that does
+    no harm stays.
+    """
+    assert calibration.overall is not None
+    before, objective = calibration.overall.confusion, suggestion.objective
+    while True:
+        after = overall_confusion(calibrated_judge(calibration, suggestion), calibration.rows)
+        moved = [name for name, _, _ in suggestion.changes()]
+        if after is None or not moved or no_worse(before, after, objective):
+            return suggestion
+        trials = {name: _without(suggestion, name) for name in moved}
+        scored = {}
+        for name, trial in trials.items():
+            confusion = overall_confusion(calibrated_judge(calibration, trial), calibration.rows)
+            assert confusion is not None
+            scored[name] = (no_worse(before, confusion, objective), ranking(confusion, objective))
+        withdrawn = max(moved, key=lambda name: scored[name])
+        why = (
+            "with it, the overall verdict would agree less with the overall label "
+            f"({_counts(before)} -> {_counts(after)})"
         )
-        before = calibration.overall
-        return Suggestion(objective, current, {}, judge.min_confidence, None, worse, {}, before, before)
-    return Suggestion(
-        objective,
-        current,
-        minimums,
-        judge.min_confidence,
-        min_confidence,
-        unmet,
-        points,
-        calibration.overall,
-        after,
-    )
+        suggestion = dataclasses.replace(trials[withdrawn], unmet={**trials[withdrawn].unmet, withdrawn: why})
+
+
+def _without(suggestion: Suggestion, name: str) -> Suggestion:
+    points = {k: v for k, v in suggestion.points.items() if k != name}
+    if name == "min_confidence":
+        return dataclasses.replace(suggestion, min_confidence=None, points=points)
+    minimums = {k: v for k, v in suggestion.minimums.items() if k != name}
+    return dataclasses.replace(suggestion, minimums=minimums, points=points)
 
 
 def one_class(labels: Sequence[bool]) -> str:
@@ -185,8 +207,7 @@ def _pooled_labels(calibration: Calibration) -> list[bool]:
     return [label for c in calibration.criteria if c.kind in ("score", "choice") for label in c.labels]
 
 
-def _figures(agreement: Agreement) -> str:
-    c = agreement.confusion
+def _counts(c: Confusion) -> str:
     kappa = "-" if c.kappa is None else f"{c.kappa:.2f}"
     return f"accuracy {c.accuracy or 0.0:.2f}, kappa {kappa}"
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -23,35 +23,31 @@ import pytest
 from langchain_jev.cli.app import main
 from langchain_jev.testing.server import JevServer
 from tests.cli.helpers import cli_command, cli_env, write_jsonl
-from tests.cli.stored import KEY, judge_rows, judged_runs, labelled_rows, server_answers
+from tests.cli.stored import KEY, judge_rows, judged_runs, labelled_rows
 
 pytestmark = [
+    pytest.mark.usefixtures("stored_key"),
     pytest.mark.slow,  # subprocesses and a loopback server
     pytest.mark.skipif(sys.platform == "win32", reason="RLIMIT_FSIZE is POSIX"),
 ]
 
 
-@pytest.fixture(scope="module")
-def server() -> Iterator[JevServer]:
-    with JevServer(server_answers()) as running:
-        yield running
-
 
 @pytest.fixture(scope="module")
-def runs(server: JevServer, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+def stored_runs(stored_server: JevServer, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     """Two runs of the labelled rows, and ``c``: the same examples answered otherwise (for --judge, by id)."""
-    paths = judged_runs(tmp_path_factory.mktemp("outputs"), server)
+    paths = judged_runs(tmp_path_factory.mktemp("outputs"), stored_server)
     other = [{**row, "answer": row["answer"] + " (Checked twice.)"} for row in labelled_rows()]
     data_c = write_jsonl(paths["folder"] / "other.jsonl", other)
-    paths["c"] = judge_rows(data_c, paths["folder"] / "c.jsonl", server)
+    paths["c"] = judge_rows(data_c, paths["folder"] / "c.jsonl", stored_server)
     return paths
 
 
 Command = Callable[[dict[str, Path], JevServer, Path], list[str]]
 
 
-def _model(server: JevServer) -> list[str]:
-    return ["--base-url", server.base_url, "--max-retries", "0"]
+def _model(stored_server: JevServer) -> list[str]:
+    return ["--base-url", stored_server.base_url, "--max-retries", "0"]
 
 
 COMMANDS: dict[str, Command] = {
@@ -94,7 +90,7 @@ def leftovers(folder: Path) -> list[str]:
 @pytest.mark.parametrize("previous", [True, False], ids=["over the previous file", "a new file"])
 @pytest.mark.parametrize("command", list(COMMANDS))
 def test_a_full_disk_leaves_the_previous_output_whole_or_none(
-    command: str, previous: bool, runs: dict[str, Path], server: JevServer, tmp_path: Path,
+    command: str, previous: bool, stored_runs: dict[str, Path], stored_server: JevServer, tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
 ) -> None:
     if command in NEEDS_PAGES:
@@ -104,7 +100,7 @@ def test_a_full_disk_leaves_the_previous_output_whole_or_none(
     monkeypatch.setenv("TYPESAFE_API_KEY", KEY)
     out = tmp_path / ("out.html" if "--html" in command else "out.yaml" if "judge" in command.split()[-1]
                       else "out.jsonl" if command.endswith("--out") else "out.json")  # fmt: skip
-    argv = COMMANDS[command](runs, server, out)
+    argv = COMMANDS[command](stored_runs, stored_server, out)
     assert main(argv) in (0, 1, 3), capsys.readouterr().err  # written whole: the previous output
     capsys.readouterr()
     whole = out.read_bytes()
@@ -123,13 +119,13 @@ def test_a_full_disk_leaves_the_previous_output_whole_or_none(
 
 
 def test_a_full_disk_while_the_run_s_page_is_written_leaves_the_previous_page(
-    runs: dict[str, Path], server: JevServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+    stored_runs: dict[str, Path], stored_server: JevServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     pytest.importorskip("matplotlib")
     monkeypatch.setenv("TYPESAFE_API_KEY", KEY)
     page, results = tmp_path / "report.html", tmp_path / "results.jsonl"
-    argv = ["judge", str(runs["data"]), "--judge", str(runs["judge"]), *_model(server), "--workers", "1",
+    argv = ["judge", str(stored_runs["data"]), "--judge", str(stored_runs["judge"]), *_model(stored_server), "--workers", "1",
             "--quiet", "--ignore-field", "human", "--out", str(results), "--html", str(page)]  # fmt: skip
     assert main(argv) in (0, 1)
     capsys.readouterr()

@@ -14,16 +14,15 @@ options and criteria, the run and its columns, command and target);
 from __future__ import annotations
 
 import shutil
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from langchain_jev.testing.server import JevServer
-from tests.cli.stored import KEY, guarded, header_and_rows, judged_runs, server_answers, with_header
+from tests.cli.stored import guarded, header_and_rows, with_header
 
-pytestmark = pytest.mark.slow  # a loopback server and judged runs
+pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("stored_key")]  # a loopback server, judged runs
 
 TAMPERED: list[tuple[str, Any, str]] = [
     ("judge", 5, "judge is 5"),
@@ -47,75 +46,62 @@ TAMPERED: list[tuple[str, Any, str]] = [
 COMMANDS = ["compare", "compare --html", "compare --judge", "rejudge", "calibrate --results", "judge --resume"]
 
 
-@pytest.fixture(scope="module")
-def server() -> Iterator[JevServer]:
-    with JevServer(server_answers()) as running:
-        yield running
 
 
-@pytest.fixture(scope="module")
-def runs(server: JevServer, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
-    return judged_runs(tmp_path_factory.mktemp("tampered"), server)
 
-
-@pytest.fixture(autouse=True)
-def key(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("TYPESAFE_API_KEY", KEY)
-
-
-def tampered_file(runs: dict[str, Path], folder: Path, field: str, value: Any) -> Path:
-    header, _ = header_and_rows(runs["b"])
+def tampered_file(stored_runs: dict[str, Path], folder: Path, field: str, value: Any) -> Path:
+    header, _ = header_and_rows(stored_runs["b"])
     holder: Any = header
     parts = [int(p) if p.isdigit() else p for p in field.split(".")]
     for part in parts[:-1]:
         holder = holder[part]
     holder[parts[-1]] = value
-    return with_header(folder / "b.jsonl", runs["b"], header)
+    return with_header(folder / "b.jsonl", stored_runs["b"], header)
 
 
-def argv(command: str, runs: dict[str, Path], server: JevServer, bad: Path, folder: Path) -> list[str]:
-    model = ["--base-url", server.base_url, "--max-retries", "0"]
-    judge = str(runs["judge"])
+def argv(command: str, stored_runs: dict[str, Path], stored_server: JevServer, bad: Path, folder: Path) -> list[str]:
+    model = ["--base-url", stored_server.base_url, "--max-retries", "0"]
+    judge = str(stored_runs["judge"])
     if command == "compare":
-        return ["compare", str(runs["a"]), str(bad)]
+        return ["compare", str(stored_runs["a"]), str(bad)]
     if command == "compare --html":
-        return ["compare", str(runs["a"]), str(bad), "--html", str(folder / "page.html")]
+        return ["compare", str(stored_runs["a"]), str(bad), "--html", str(folder / "page.html")]
     if command == "compare --judge":
-        return ["compare", str(runs["a"]), str(bad), "--judge", judge, *model]
+        return ["compare", str(stored_runs["a"]), str(bad), "--judge", judge, *model]
     if command == "rejudge":
         return ["rejudge", str(bad), "--judge", judge, "--out", str(folder / "again.jsonl")]
     if command == "calibrate --results":
-        return ["calibrate", str(runs["data"]), "--judge", judge, "--results", str(bad), "--label", "human", *model]
-    return ["judge", str(runs["data"]), "--judge", judge, "--out", str(bad), "--resume", "--workers", "1",
+        return ["calibrate", str(stored_runs["data"]), "--judge", judge, "--results", str(bad), "--label", "human", *model]
+    return ["judge", str(stored_runs["data"]), "--judge", judge, "--out", str(bad), "--resume", "--workers", "1",
             "--quiet", "--ignore-field", "human", *model]  # fmt: skip
 
 
 @pytest.mark.parametrize(("field", "value", "said"), TAMPERED, ids=[f"{f}={v!r}" for f, v, _ in TAMPERED])
 @pytest.mark.parametrize("command", COMMANDS)
 def test_a_tampered_header_is_bad_input_naming_the_file_and_the_field(
-    command: str, field: str, value: Any, said: str, runs: dict[str, Path], server: JevServer, tmp_path: Path,
+    command: str, field: str, value: Any, said: str, stored_runs: dict[str, Path], stored_server: JevServer, tmp_path: Path,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    bad = tampered_file(runs, tmp_path, field, value)
+    bad = tampered_file(stored_runs, tmp_path, field, value)
     kept = bad.read_bytes()
-    before = server.request_count
-    code = guarded(argv(command, runs, server, bad, tmp_path))
+    before = stored_server.request_count
+    code = guarded(argv(command, stored_runs, stored_server, bad, tmp_path))
     captured = capsys.readouterr()
     assert code == 2, captured.err
     assert "internal error" not in captured.err and "Traceback" not in captured.err, captured.err
     errors = [line for line in captured.err.splitlines() if line.startswith("langchain-jev: error: ")]
     assert len(errors) == 1, captured.err
     assert f"{bad}: line 1, its header: {said}" in errors[0], errors[0]
-    assert server.request_count == before  # nothing asked
+    assert stored_server.request_count == before  # nothing asked
     assert bad.read_bytes() == kept  # nothing rewritten (--resume refuses before it rewrites)
     assert not (tmp_path / "page.html").exists() and not (tmp_path / "again.jsonl").exists()
 
 
 def test_the_untampered_file_is_read_by_every_command(
-    runs: dict[str, Path], server: JevServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    stored_runs: dict[str, Path], stored_server: JevServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     for command in ("compare", "rejudge", "calibrate --results"):
         copy = tmp_path / "b.jsonl"
-        shutil.copyfile(runs["b"], copy)
-        code = guarded(argv(command, runs, server, copy, tmp_path))
+        shutil.copyfile(stored_runs["b"], copy)
+        code = guarded(argv(command, stored_runs, stored_server, copy, tmp_path))
         assert code in (0, 1), capsys.readouterr().err

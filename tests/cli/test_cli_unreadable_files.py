@@ -21,28 +21,16 @@ from pathlib import Path
 import pytest
 
 from langchain_jev.testing.server import JevServer
-from tests.cli.stored import KEY, guarded, header_and_rows, judged_runs, server_answers, with_header
+from tests.cli.stored import guarded, header_and_rows, with_header
 
 pytestmark = [
+    pytest.mark.usefixtures("stored_key"),
     pytest.mark.slow,  # a loopback server and judged runs
     pytest.mark.skipif(sys.platform == "win32", reason="FIFOs, sockets and /dev/zero are POSIX"),
 ]
 
 
-@pytest.fixture(scope="module")
-def server() -> Iterator[JevServer]:
-    with JevServer(server_answers()) as running:
-        yield running
 
-
-@pytest.fixture(scope="module")
-def runs(server: JevServer, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
-    return judged_runs(tmp_path_factory.mktemp("unreadable"), server)
-
-
-@pytest.fixture(autouse=True)
-def key(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("TYPESAFE_API_KEY", KEY)
 
 
 @pytest.fixture
@@ -85,14 +73,14 @@ def _one_error(capsys: pytest.CaptureFixture[str], code: int, *named: str) -> st
     return said
 
 
-def _commands(runs: dict[str, Path], server: JevServer, bad: Path) -> dict[str, list[str]]:
-    model = ["--base-url", server.base_url, "--max-retries", "0"]
+def _commands(stored_runs: dict[str, Path], stored_server: JevServer, bad: Path) -> dict[str, list[str]]:
+    model = ["--base-url", stored_server.base_url, "--max-retries", "0"]
     return {
-        "compare": ["compare", str(runs["a"]), str(bad)],
-        "compare (A)": ["compare", str(bad), str(runs["b"])],
-        "compare --judge": ["compare", str(runs["a"]), str(bad), "--judge", str(runs["judge"]), *model],
-        "rejudge": ["rejudge", str(bad), "--judge", str(runs["judge"])],
-        "calibrate --results": ["calibrate", str(runs["data"]), "--judge", str(runs["judge"]), "--results",
+        "compare": ["compare", str(stored_runs["a"]), str(bad)],
+        "compare (A)": ["compare", str(bad), str(stored_runs["b"])],
+        "compare --judge": ["compare", str(stored_runs["a"]), str(bad), "--judge", str(stored_runs["judge"]), *model],
+        "rejudge": ["rejudge", str(bad), "--judge", str(stored_runs["judge"])],
+        "calibrate --results": ["calibrate", str(stored_runs["data"]), "--judge", str(stored_runs["judge"]), "--results",
                                 str(bad), "--label", "human", *model],
     }  # fmt: skip
 
@@ -103,43 +91,43 @@ COMMANDS = ["compare", "compare (A)", "compare --judge", "rejudge", "calibrate -
 @pytest.mark.parametrize("kind", KINDS)
 @pytest.mark.parametrize("command", COMMANDS)
 def test_a_results_file_that_is_not_a_regular_file_is_refused_at_once(
-    command: str, kind: str, runs: dict[str, Path], server: JevServer, bad_files: dict[str, Path],
+    command: str, kind: str, stored_runs: dict[str, Path], stored_server: JevServer, bad_files: dict[str, Path],
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     bad = bad_files[kind]
-    before = server.request_count
-    code = guarded(_commands(runs, server, bad)[command], fifos=[bad_files["a FIFO"]])
+    before = stored_server.request_count
+    code = guarded(_commands(stored_runs, stored_server, bad)[command], fifos=[bad_files["a FIFO"]])
     _one_error(capsys, code, f"cannot read {bad}: {SAID[kind]}")
-    assert server.request_count == before  # refused before any request
+    assert stored_server.request_count == before  # refused before any request
 
 
 @pytest.mark.parametrize("kind", ["/dev/zero", "a FIFO", "a socket", "a link to a FIFO"])
 def test_a_dataset_the_header_names_that_is_not_a_regular_file_is_refused_not_read(
-    kind: str, runs: dict[str, Path], server: JevServer, bad_files: dict[str, Path], tmp_path: Path,
+    kind: str, stored_runs: dict[str, Path], stored_server: JevServer, bad_files: dict[str, Path], tmp_path: Path,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    header, _ = header_and_rows(runs["b"])
+    header, _ = header_and_rows(stored_runs["b"])
     header["run"] = {**header["run"], "dataset": str(bad_files[kind]), "dataset_path": str(bad_files[kind])}
-    tampered = with_header(tmp_path / "b.jsonl", runs["b"], header)
-    model = ["--base-url", server.base_url, "--max-retries", "0"]
-    code = guarded(["compare", str(runs["a"]), str(tampered), "--judge", str(runs["judge"]), *model],
+    tampered = with_header(tmp_path / "b.jsonl", stored_runs["b"], header)
+    model = ["--base-url", stored_server.base_url, "--max-retries", "0"]
+    code = guarded(["compare", str(stored_runs["a"]), str(tampered), "--judge", str(stored_runs["judge"]), *model],
                    fifos=[bad_files["a FIFO"]])
     _one_error(capsys, code, "B's judged state cannot be recovered", f"{bad_files[kind]}: {SAID[kind]}")
 
 
 @pytest.mark.parametrize("command", ["compare", "rejudge"])
 def test_a_page_whose_dataset_is_a_fifo_is_drawn_without_its_states(
-    command: str, runs: dict[str, Path], bad_files: dict[str, Path], tmp_path: Path,
+    command: str, stored_runs: dict[str, Path], bad_files: dict[str, Path], tmp_path: Path,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     pytest.importorskip("matplotlib")
     fifo = bad_files["a FIFO"]
-    header, _ = header_and_rows(runs["b"])
+    header, _ = header_and_rows(stored_runs["b"])
     header["run"] = {**header["run"], "dataset": str(fifo), "dataset_path": str(fifo)}
-    tampered = with_header(tmp_path / "b.jsonl", runs["b"], header)
+    tampered = with_header(tmp_path / "b.jsonl", stored_runs["b"], header)
     page = tmp_path / "page.html"
-    argv = (["compare", str(runs["a"]), str(tampered)] if command == "compare"
-            else ["rejudge", str(tampered), "--judge", str(runs["judge"])])  # fmt: skip
+    argv = (["compare", str(stored_runs["a"]), str(tampered)] if command == "compare"
+            else ["rejudge", str(tampered), "--judge", str(stored_runs["judge"])])  # fmt: skip
     code = guarded([*argv, "--html", str(page)], fifos=[fifo])
     captured = capsys.readouterr()
     assert code in (0, 1), captured.err
@@ -151,40 +139,40 @@ def test_a_page_whose_dataset_is_a_fifo_is_drawn_without_its_states(
 @pytest.mark.parametrize("kind", ["a FIFO", "/dev/zero", "a socket"])
 @pytest.mark.parametrize("where", ["judge --judge", "validate", "rejudge --judge", "judge DATA"])
 def test_a_judge_file_or_dataset_that_is_not_a_regular_file_is_refused_at_once(
-    where: str, kind: str, runs: dict[str, Path], server: JevServer, bad_files: dict[str, Path],
+    where: str, kind: str, stored_runs: dict[str, Path], stored_server: JevServer, bad_files: dict[str, Path],
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     bad = str(bad_files[kind])
-    model = ["--base-url", server.base_url, "--max-retries", "0", "--workers", "1", "--quiet"]
+    model = ["--base-url", stored_server.base_url, "--max-retries", "0", "--workers", "1", "--quiet"]
     argv: dict[str, list[str]] = {
-        "judge --judge": ["judge", str(runs["data"]), "--judge", bad, *model],
+        "judge --judge": ["judge", str(stored_runs["data"]), "--judge", bad, *model],
         "validate": ["validate", bad],
-        "rejudge --judge": ["rejudge", str(runs["a"]), "--judge", bad],
-        "judge DATA": ["judge", bad, "--judge", str(runs["judge"]), *model],
+        "rejudge --judge": ["rejudge", str(stored_runs["a"]), "--judge", bad],
+        "judge DATA": ["judge", bad, "--judge", str(stored_runs["judge"]), *model],
     }
     code = guarded(argv[where], fifos=[bad_files["a FIFO"]])
     _one_error(capsys, code, bad, SAID[kind])
 
 
 def test_resuming_a_fifo_is_refused_not_read(
-    runs: dict[str, Path], server: JevServer, bad_files: dict[str, Path], capsys: pytest.CaptureFixture[str]
+    stored_runs: dict[str, Path], stored_server: JevServer, bad_files: dict[str, Path], capsys: pytest.CaptureFixture[str]
 ) -> None:
     fifo = bad_files["a FIFO"]
-    code = guarded(["judge", str(runs["data"]), "--judge", str(runs["judge"]), "--base-url", server.base_url,
+    code = guarded(["judge", str(stored_runs["data"]), "--judge", str(stored_runs["judge"]), "--base-url", stored_server.base_url,
                     "--workers", "1", "--quiet", "--out", str(fifo), "--resume"], fifos=[fifo])
     _one_error(capsys, code, f"cannot read {fifo}: a FIFO (a named pipe), not a regular file")
 
 
 def test_a_results_line_past_the_bound_is_refused_by_its_number(
-    runs: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    stored_runs: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     from langchain_jev.datasets.reading import MAX_LINE_BYTES
 
-    lines = runs["a"].read_bytes().splitlines(keepends=True)
+    lines = stored_runs["a"].read_bytes().splitlines(keepends=True)
     long = tmp_path / "long.jsonl"
     with open(long, "wb") as out:  # a record padded past the bound: read no further than the bound
         out.writelines(lines[:2])
         out.write(lines[2].rstrip(b"\n") + b" " * MAX_LINE_BYTES + b"\n")
         out.writelines(lines[3:])
-    code = guarded(["rejudge", str(long), "--judge", str(runs["judge"])])
+    code = guarded(["rejudge", str(long), "--judge", str(stored_runs["judge"])])
     _one_error(capsys, code, f"cannot read {long}: line 3 is longer than 64 MiB, the most a line may hold")

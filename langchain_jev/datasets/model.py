@@ -170,7 +170,8 @@ def build_model(
 
     Raises:
         MissingCredentialsError: no API key for Jev (the message is `no_key_message`).
-        JevConfigurationError: ``--base-url`` with a chat model.
+        JevConfigurationError: ``--base-url`` with a chat model, or a ``--cache`` that is a device,
+            a FIFO or a folder (named as what it is).
         ImportError, ValueError: a chat model its provider cannot serve.
 
     """
@@ -202,8 +203,15 @@ def build_model(
 
         model = PacedDecisionModel(inner=model, limiter=limiter)
     if settings.cache:
+        from langchain_jev.datasets.reading import check_regular
         from langchain_jev.models.cache import CachedDecisionModel, SQLiteCache
 
+        if settings.cache != ":memory:":
+            try:  # a device, a FIFO or a folder is said as what it is, before SQLite tries it
+                check_regular(settings.cache, missing_ok=True)
+            except OSError as error:
+                said = f"cannot open the response cache at {settings.cache!r}: {error.strerror or error}"
+                raise JevConfigurationError(said) from None
         cache = SQLiteCache(settings.cache)
         closers.append(cache)
         model = CachedDecisionModel(model, cache)

@@ -3,8 +3,8 @@
 ``/dev/zero`` given as a results file used to be read without end (its first line
 has none), and a FIFO blocked the command for ever; the commands that read results
 files (``compare``, ``compare --judge``, ``rejudge``, ``calibrate --results``), the
-datasets their headers name, judge files (``judge --judge``, ``validate``) and the
-results file ``--resume`` continues are all read by one reader that refuses a
+datasets their headers name, judge files (``judge --judge``, ``validate``), the
+results file ``--resume`` continues and the ``--cache`` are all read by one reader that refuses a
 device, a FIFO, a socket or a folder, also behind a symlink, naming the file. Each
 command runs in this process under a hang guard (`tests.cli.stored.guarded`): a
 command that blocks fails its test instead of hanging the suite.
@@ -176,3 +176,15 @@ def test_a_results_line_past_the_bound_is_refused_by_its_number(
         out.writelines(lines[3:])
     code = guarded(["rejudge", str(long), "--judge", str(stored_runs["judge"])])
     _one_error(capsys, code, f"cannot read {long}: line 3 is longer than 64 MiB, the most a line may hold")
+
+
+@pytest.mark.parametrize("kind", ["/dev/zero", "a FIFO", "a folder", "a link to a FIFO"])
+def test_a_cache_that_is_not_a_regular_file_is_named_as_what_it_is(
+    kind: str, stored_runs: dict[str, Path], stored_server: JevServer, bad_files: dict[str, Path],
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    bad = bad_files[kind]
+    code = guarded(["judge", str(stored_runs["data"]), "--judge", str(stored_runs["judge"]), "--base-url",
+                    stored_server.base_url, "--workers", "1", "--quiet", "--cache", str(bad)],
+                   fifos=[bad_files["a FIFO"]])  # fmt: skip
+    _one_error(capsys, code, f"cannot open the response cache at '{bad}': {SAID[kind]}")

@@ -7,7 +7,8 @@ each output is first written whole (in this process: the previous file), then th
 command runs again in a child process whose files may grow to half of it
 (``RLIMIT_FSIZE``: the kernel refuses with ``EFBIG``, as a full disk refuses with
 ``ENOSPC``). The command exits 2 naming the output, and the previous file is left
-byte for byte, with nothing beside it; without a previous file, none is left.
+byte for byte, with nothing beside it; without a previous file, none is left. The
+results file ``--resume`` rewrites (with the rows it keeps) is one more such output.
 """
 
 from __future__ import annotations
@@ -135,4 +136,19 @@ def test_a_full_disk_while_the_run_s_page_is_written_leaves_the_previous_page(
     assert done.returncode == 2, done.stderr
     assert f"{page}: File too large" in done.stderr, done.stderr
     assert page.read_bytes() == whole
+    assert leftovers(tmp_path) == []
+
+
+def test_a_full_disk_while_resume_rewrites_the_results_leaves_them_as_they_were(
+    stored_runs: dict[str, Path], stored_server: JevServer, tmp_path: Path
+) -> None:
+    results = tmp_path / "results.jsonl"
+    whole = stored_runs["a"].read_bytes()
+    results.write_bytes(whole)  # every row done: --resume rewrites the file with what it keeps
+    argv = ["judge", str(stored_runs["data"]), "--judge", str(stored_runs["judge"]), *_model(stored_server),
+            "--workers", "1", "--quiet", "--ignore-field", "human", "--out", str(results), "--resume"]  # fmt: skip
+    done = run_limited(argv, len(whole) // 2)
+    assert done.returncode == 2, done.stderr
+    assert f"cannot resume from {results}: File too large" in done.stderr, done.stderr
+    assert results.read_bytes() == whole
     assert leftovers(tmp_path) == []

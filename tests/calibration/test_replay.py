@@ -8,8 +8,8 @@ import pytest
 from langchain_core.decisions import NoulAnswer
 
 from langchain_jev.calibration.replay import NoRequestModel, redecide, redecide_records
-from langchain_jev.datasets.stored import read_results
 from langchain_jev.datasets.results import header_record, record_line, stored_answer
+from langchain_jev.datasets.stored import read_results
 from langchain_jev.errors import JevConfigurationError, RedecideError, ResultsError
 from tests.calibration.helpers import WEATHER_SPEC, build, inputs, records_of, scripted, spec_with
 

@@ -22,9 +22,11 @@ The rules, in one place:
 - Streams show the answer, not the workings: the judge's runs are hidden from
   every stream (`judge_config`), and so are the model's drafts unless the caller
   asks to stream them (`draft_config`); drafts are tagged `DRAFT_TAG` with the
-  attempt number in their metadata (`ATTEMPT_METADATA`). Hidden runs are started
-  as the guardrails start theirs (`langchain_jev.guardrails.hidden`): without the
-  config's streaming handlers, tagged ``nostream``; tracers still record them.
+  attempt number in their metadata (`ATTEMPT_METADATA`). These runs hold nothing
+  secret, so only the streams lose them
+  (`langchain_jev.guardrails.hidden.unstreamed_config`): they are started without
+  the config's streaming handlers, tagged ``nostream``; tracers and every other
+  handler still see them.
 """
 
 from __future__ import annotations
@@ -42,7 +44,7 @@ from pydantic_core import CoreSchema, core_schema
 
 from langchain_jev.conversation import input_from_messages
 from langchain_jev.errors import JevConfigurationError, JevInputError
-from langchain_jev.guardrails.hidden import hidden_config
+from langchain_jev.guardrails.hidden import unstreamed_config
 from langchain_jev.input import JevJudgeInput
 from langchain_jev.judge import JudgeInput
 from langchain_jev.verdict import JevVerdict, Outcome
@@ -102,7 +104,7 @@ def judge_config(config: RunnableConfig | None = None) -> RunnableConfig:
         ['mine', 'nostream', 'langsmith:nostream', 'jev_judge']
 
     """
-    return hidden_config(config, JUDGE_TAG)
+    return unstreamed_config(config, JUDGE_TAG)
 
 
 def draft_config(config: RunnableConfig | None, attempt: int, *, stream: bool) -> RunnableConfig:
@@ -123,7 +125,7 @@ def draft_config(config: RunnableConfig | None, attempt: int, *, stream: bool) -
     base = ensure_config(config)
     base = {**base, "metadata": {**(base.get("metadata") or {}), ATTEMPT_METADATA: attempt}}
     if not stream:
-        return hidden_config(base, DRAFT_TAG)
+        return unstreamed_config(base, DRAFT_TAG)
     return {**base, "tags": [*(base.get("tags") or []), DRAFT_TAG]}
 
 

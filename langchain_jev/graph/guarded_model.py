@@ -19,12 +19,14 @@ and a tool-result battery:
   is judged before the step returns, so an unsafe draft never leaves the step:
   a flagged reply is swapped for the refusal, and a check that raises
   (``on_error="raise"``) fails the step, which then writes nothing.
-- **nothing of the draft is seen**: the model runs with the streaming handlers
-  and LangGraph's stream writer removed, as the context config too, so no stream
-  mode, ``astream_events``, nested model call, ``get_stream_writer()`` or
-  ``dispatch_custom_event`` shows it; ``stream_mode="messages"`` shows the
-  checked reply (or the refusal) whole (``stream_tokens=True`` streams the
-  tokens instead, and gives that up). Tracers (LangSmith) still record the run.
+- **nothing of the draft is seen**: the model runs as a hidden run that carries
+  no handler of the caller's but the allowed tracers (LangSmith's, and
+  ``allowed_tracers``), from the config, the context or the model's own
+  ``callbacks=``, with LangGraph's stream writer removed, as the context config
+  too, so no stream mode, ``astream_events``, handler, nested model call,
+  ``get_stream_writer()`` or ``dispatch_custom_event`` shows it;
+  ``stream_mode="messages"`` shows the checked reply (or the refusal) whole
+  (``stream_tokens=True`` streams the tokens instead, and gives that up).
 
 With ``on_error``/``on_inconclusive="interrupt"`` (which needs ``review_key``), a
 resumed node runs again from its start, so the model is asked again: an
@@ -54,7 +56,8 @@ from langchain_jev.graph.guardrail import require_checkpointer, review_by_interr
 from langchain_jev.graph.wiring import require_messages_reducer, warn_without_report_channel
 from langchain_jev.guardrails.battery import HazardBattery
 from langchain_jev.guardrails.door import DoorOutcome, GuardrailDoor
-from langchain_jev.guardrails.draft import may_start_early
+from langchain_jev.guardrails.early import may_start_early
+from langchain_jev.guardrails.hidden import hidden_runnable
 from langchain_jev.guardrails.rail import GuardrailRail, require_battery, require_strings, state_messages
 from langchain_jev.guardrails.settings import GuardrailOptions, GuardrailSettings
 from langchain_jev.guardrails.tools import ToolGate
@@ -163,10 +166,10 @@ class _ModelGuard:
         model = self.model
 
         def invoke(config: RunnableConfig) -> Any:
-            return model.invoke(messages, config)
+            return hidden_runnable(model).invoke(messages, config)
 
         async def ainvoke(config: RunnableConfig) -> Any:
-            return await model.ainvoke(messages, config)
+            return await hidden_runnable(model).ainvoke(messages, config)
 
         return invoke, ainvoke
 

@@ -19,9 +19,10 @@ are thin spokes over it.
 - `tools`: the tools' door: the exact call the model released runs once, any other is judged first;
 - `calls`: the calls a door released, in their exact form, by thread, each claimed once;
 - `draft`: the model's call running beside the door's checks, held, read token by token, or dropped;
+- `early`: which models may start before their input is judged (an allow-list of tools and settings);
 - `chunks`: a reply judged as it streams, cut into chunks (pure);
 - `release`: judged chunks shown to the caller's streams as the model's run;
-- `hidden`: the config of runs no stream consumer may see (a rail's battery, an unchecked draft).
+- `hidden`: runs no handler but an allow-listed tracer may see (a rail's battery, an unchecked draft).
 """
 
 from __future__ import annotations

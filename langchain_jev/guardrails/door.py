@@ -10,10 +10,13 @@ node, a ``Command``, ``update_state``, ``Send``, a resumed interrupt):
    `langchain_jev.guardrails.subjects`), and the tool-result rail (when there is
    one) the tool results among them. A refused request's messages get
    placeholders in the thread and the refusal is released;
-2. **call the model hidden**: with the streaming handlers and LangGraph's stream
-   writer removed, as the context config too, so no stream, nested model call,
-   ``get_stream_writer()`` or ``dispatch_custom_event`` shows the draft
-   (``stream_tokens=True`` gives that up). With ``concurrent_input`` (the
+2. **call the model hidden**: as a hidden run (`langchain_jev.guardrails.hidden`)
+   that carries no handler of the caller's but the allowed tracers (LangSmith's,
+   and ``allowed_tracers``), whether it comes in the config, the context or the
+   model itself, with LangGraph's stream writer removed, as the context config
+   too, so no stream, handler, nested model call, ``get_stream_writer()`` or
+   ``dispatch_custom_event`` shows the draft (``stream_tokens=True`` gives that
+   up). With ``concurrent_input`` (the
    default, where `may_start_early` says the model only writes a reply) the call
    starts *with* the input check, as a `Draft` held until the check is clean: a
    refused request drops it (its task cancelled when async), so nothing of it
@@ -249,7 +252,7 @@ class GuardrailDoor:
         else:
             if draft is None:
                 hidden = self.output is not None and not self.stream_tokens  # no output check: no secret
-                raw = yield Call(invoke, ainvoke, config, hidden=hidden, tags=(DRAFT_TAG,))
+                raw = yield Call(invoke, ainvoke, config, hidden, (DRAFT_TAG,), self.settings.tracers)
             elif release is not None:  # no output check: the draft's tokens flow once its input passed
                 raw = yield from self._flowing(draft, release, read)
             else:
@@ -275,13 +278,13 @@ class GuardrailDoor:
         yield from granting((self.input, self.output), released, config)  # the calls the tools' door runs
         return DoorOutcome(released, output, withheld, tuple(reports), ends)
 
-    @staticmethod
     def _draft_call(
+        self,
         invoke: Callable[[RunnableConfig], Any],
         ainvoke: Callable[[RunnableConfig], Awaitable[Any]],
         config: RunnableConfig | None,
     ) -> Call:
-        return Call(invoke, ainvoke, config, hidden=True, tags=(DRAFT_TAG,))
+        return Call(invoke, ainvoke, config, True, (DRAFT_TAG,), self.settings.tracers)
 
     def _flowing(
         self, draft: Draft, release: Release, read: Callable[[Any], AIMessage | None]

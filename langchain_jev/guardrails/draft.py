@@ -2,9 +2,9 @@
 
 The door starts the model's call before its input is judged (``concurrent_input``)
 or while it judges the reply chunk by chunk (``stream_chunks``). That call is a
-`Draft`: it runs hidden (`langchain_jev.guardrails.hidden.hidden_config`, as the
-context config too) in a worker thread (sync) or a task (async), and the door
-reads it as it goes:
+`Draft`: it runs hidden (`langchain_jev.guardrails.hidden.enter_hidden`: no
+handler but the allowed tracers sees it, as the context config too) in a worker
+thread (sync) or a task (async), and the door reads it as it goes:
 
 - its **tokens**: with ``capture``, a `DraftTap` rides in the hidden config. It
   is a streaming handler, so the chat model streams (as it would for
@@ -17,10 +17,8 @@ reads it as it goes:
   streaming draft is stopped at its next token (the tap raises), and a call that
   does not stream runs to its end in the worker thread and its reply is dropped.
 
-`may_start_early` says where starting the call before its input is judged is
-safe: a chat model (tools bound or not), never a function or runnable of the
-user's that may act, and never a model bound to provider-side tools (web search,
-code execution, MCP servers), which act during the call.
+Where a call may start before its input is judged is an allow-list of its own
+(`langchain_jev.guardrails.early.may_start_early`).
 """
 
 from __future__ import annotations
@@ -29,24 +27,21 @@ import asyncio
 import contextlib
 import contextvars
 import threading
-from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 from uuid import UUID
 
 from langchain_core.callbacks import BaseCallbackHandler, BaseCallbackManager
-from langchain_core.language_models import BaseLanguageModel
 from langchain_core.messages import AIMessageChunk
 from langchain_core.outputs import ChatGenerationChunk, GenerationChunk
 from langchain_core.runnables import RunnableConfig
-from langchain_core.runnables.base import RunnableBindingBase
-from langchain_core.runnables.config import set_config_context
 from langchain_core.runnables.utils import coro_with_context
 
 from langchain_jev.errors import GuardrailStop
 from langchain_jev.guardrails.chunks import token_text
+from langchain_jev.guardrails.hidden import DEFAULT_TRACERS, Tracers, enter_hidden
 
-__all__ = ["DROP_WAIT", "Draft", "DraftDropped", "DraftTap", "DraftView", "may_start_early", "provider_tools"]
+__all__ = ["DROP_WAIT", "Draft", "DraftDropped", "DraftTap", "DraftView"]
 
 
 DROP_WAIT = 5.0
@@ -198,11 +193,13 @@ class Draft:
         return {**config, "callbacks": [*(callbacks or []), tap]}
 
     @classmethod
-    def start(cls, invoke: Any, config: RunnableConfig, *, capture: bool) -> Draft:
-        """Call ``invoke(config)`` in a worker thread, with ``config`` as the context config too.
+    def start(
+        cls, invoke: Any, config: RunnableConfig, *, capture: bool, tracers: Tracers = DEFAULT_TRACERS
+    ) -> Draft:
+        """Call ``invoke(config)`` in a worker thread, as a hidden run (`enter_hidden`) only ``tracers`` see.
 
-        ``config`` is the hidden config of the call; with ``capture`` the draft's
-        `DraftTap` is added to it.
+        ``config`` is the hidden config of the call (`hidden_config`); with
+        ``capture`` the draft's `DraftTap` is added to it.
         """
         draft = cls()
         run_config = cls._config(config, draft, capture)
@@ -210,7 +207,7 @@ class Draft:
 
         def work() -> None:
             try:
-                with set_config_context(run_config) as context:
+                with enter_hidden(run_config, tracers) as context:
                     output = context.run(invoke, run_config)
             except BaseException as error:
                 draft.finish(error=error)
@@ -221,14 +218,16 @@ class Draft:
         return draft
 
     @classmethod
-    def astart(cls, ainvoke: Any, config: RunnableConfig, *, capture: bool) -> Draft:
+    def astart(
+        cls, ainvoke: Any, config: RunnableConfig, *, capture: bool, tracers: Tracers = DEFAULT_TRACERS
+    ) -> Draft:
         """Start ``await ainvoke(config)`` as a task of the running loop (see `start`)."""
         draft = cls(asyncio.get_running_loop())
         run_config = cls._config(config, draft, capture)
 
         async def work() -> None:
             try:
-                with set_config_context(run_config) as context:
+                with enter_hidden(run_config, tracers) as context:
                     output = await coro_with_context(ainvoke(run_config), context)
             except asyncio.CancelledError as cancelled:
                 draft.finish(error=cancelled)
@@ -294,54 +293,3 @@ class DraftTap(BaseCallbackHandler):
     def tap_output_iter(self, run_id: UUID, output: Any) -> Any:
         """Streaming-handler protocol: the output stream, untouched."""
         return output
-
-
-_CLIENT_TOOL_TYPES = frozenset({"function", "custom"})
-"""Bound tool types the caller runs (the model only asks for them)."""
-
-
-def provider_tools(tools: Iterable[Any] | None) -> list[str]:
-    """The provider-side tools among ``tools`` (those the provider runs during the call), by type.
-
-    A tool given as a mapping with a ``type`` other than ``"function"`` or
-    ``"custom"`` is a provider's built-in tool (``web_search``, ``code_interpreter``,
-    ``mcp``, ``web_search_20250305``, ...).
-
-    Example:
-        >>> provider_tools([{"type": "function", "function": {"name": "f"}}, {"type": "web_search"}])
-        ['web_search']
-
-    """
-    found: list[str] = []
-    for tool in tools or ():
-        kind = tool.get("type") if isinstance(tool, dict) else None
-        if isinstance(kind, str) and kind not in _CLIENT_TOOL_TYPES:
-            found.append(kind)
-    return found
-
-
-def may_start_early(model: Any, tools: Sequence[Any] | None = None) -> bool:
-    """True when ``model`` may be called before its input is judged: it only writes a reply.
-
-    That is a language model, bound (tools, settings, retries) or not, with no
-    provider-side tool among its bound tools or ``tools``. A function or any
-    other runnable of the user's may act on what it reads, so it is not.
-
-    Example:
-        >>> from langchain_core.language_models import GenericFakeChatModel
-        >>> chat = GenericFakeChatModel(messages=iter([]))
-        >>> may_start_early(chat), may_start_early(chat.bind(tools=[{"type": "web_search"}]))
-        (True, False)
-        >>> may_start_early(lambda messages: "hi")
-        False
-
-    """
-    if provider_tools(tools):
-        return False
-    bound = model
-    while isinstance(bound, RunnableBindingBase):
-        kwargs = getattr(bound, "kwargs", None) or {}
-        if provider_tools(kwargs.get("tools")):
-            return False
-        bound = bound.bound
-    return isinstance(bound, BaseLanguageModel)

@@ -35,12 +35,12 @@ from typing import Any, TypeVar
 
 from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage
 from langchain_core.runnables import Runnable, RunnableConfig, RunnableLambda
-from langchain_core.runnables.config import ensure_config, set_config_context
+from langchain_core.runnables.config import ensure_config
 from langchain_core.runnables.utils import coro_with_context
 
 from langchain_jev.guardrails.calls import ReleasedCalls
 from langchain_jev.guardrails.draft import Draft
-from langchain_jev.guardrails.hidden import hidden_config
+from langchain_jev.guardrails.hidden import DEFAULT_TRACERS, Tracers, enter_hidden, hidden_config
 from langchain_jev.guardrails.ledger import Ledger
 from langchain_jev.guardrails.release import Release
 
@@ -67,12 +67,17 @@ T = TypeVar("T")
 
 @dataclass(frozen=True)
 class Ask:
-    """One battery request (the assessment is sent back), within ``timeout`` seconds."""
+    """One battery request (the assessment is sent back), within ``timeout`` seconds.
+
+    ``config`` is the run's hidden config (`hidden_config`); the request runs as a
+    hidden run (`enter_hidden`) that only ``tracers`` see.
+    """
 
     battery: Runnable[Any, Any]
     data: Any
     config: RunnableConfig
     timeout: float | None
+    tracers: Tracers = DEFAULT_TRACERS
 
 
 @dataclass(frozen=True)
@@ -80,8 +85,8 @@ class Call:
     """The model's call (its output is sent back).
 
     ``invoke`` / ``ainvoke`` are given the config to run with; with ``hidden`` it
-    is `hidden_config`, which is also the context config while they run, so no
-    stream sees the call or anything nested in it.
+    is `hidden_config`, entered as a hidden run (`enter_hidden`), so no handler
+    but the allowed ``tracers`` sees the call or anything nested in it.
     """
 
     invoke: Callable[[RunnableConfig], Any]
@@ -89,6 +94,7 @@ class Call:
     config: RunnableConfig | None
     hidden: bool
     tags: tuple[str, ...] = ()
+    tracers: Tracers = DEFAULT_TRACERS
 
 
 @dataclass(frozen=True)
@@ -254,17 +260,40 @@ def within(timeout: float | None, call: Callable[[], T]) -> T:
 def _call(step: Call) -> Any:
     if not step.hidden:
         return step.invoke(ensure_config(step.config))
-    config = hidden_config(step.config, *step.tags)
-    with set_config_context(config) as context:
+    config = _hidden(step)
+    with enter_hidden(config, step.tracers) as context:
         return context.run(step.invoke, config)
 
 
 async def _acall(step: Call) -> Any:
     if not step.hidden:
         return await step.ainvoke(ensure_config(step.config))
-    config = hidden_config(step.config, *step.tags)
-    with set_config_context(config) as context:
+    config = _hidden(step)
+    with enter_hidden(config, step.tracers) as context:
         return await coro_with_context(step.ainvoke(config), context)
+
+
+def _asked(step: Ask) -> Any:
+    with enter_hidden(step.config, step.tracers) as context:
+        return context.run(step.battery.invoke, step.data, step.config)
+
+
+def _ask(step: Ask) -> Any:
+    """The battery's request, entered as a hidden run in the thread that makes it (see `within`)."""
+    return within(step.timeout, partial(_asked, step))
+
+
+async def _aask(step: Ask) -> Any:
+    with enter_hidden(step.config, step.tracers) as context:
+        asked = coro_with_context(step.battery.ainvoke(step.data, step.config), context)
+        if step.timeout is None:
+            return await asked
+        try:
+            return await asyncio.wait_for(asked, step.timeout)
+        except TimeoutError as error:
+            if type(error) is not TimeoutError:  # the model's own timeout error
+                raise
+            raise TimeoutError(_late(step.timeout)) from None
 
 
 def _step(procedure: Procedure[T], sent: Any, failed: Exception | None) -> tuple[bool, Any]:
@@ -275,8 +304,8 @@ def _step(procedure: Procedure[T], sent: Any, failed: Exception | None) -> tuple
         return True, stop.value
 
 
-def _begin_config(step: Begin) -> RunnableConfig:
-    return hidden_config(step.call.config, *step.call.tags)
+def _hidden(call: Call) -> RunnableConfig:
+    return hidden_config(call.config, *call.tags, tracers=call.tracers)
 
 
 class _Opened:
@@ -336,11 +365,12 @@ def _drive(procedure: Procedure[T], opened: _Opened) -> T:
         failed: Exception | None = None
         try:
             if isinstance(step, Ask):
-                sent = within(step.timeout, partial(step.battery.invoke, step.data, step.config))
+                sent = _ask(step)
             elif isinstance(step, Call):
                 sent = _call(step)
             elif isinstance(step, Begin):
-                sent = Draft.start(step.call.invoke, _begin_config(step), capture=step.capture)
+                call = step.call
+                sent = Draft.start(call.invoke, _hidden(call), capture=step.capture, tracers=call.tracers)
                 opened.drafts.append(sent)
             elif isinstance(step, Await):
                 sent = step.draft.wait(chunks=step.chunks, tokens=step.tokens)
@@ -387,20 +417,12 @@ async def _adrive(procedure: Procedure[T], opened: _Opened) -> T:
         failed: Exception | None = None
         try:
             if isinstance(step, Ask):
-                if step.timeout is None:
-                    sent = await step.battery.ainvoke(step.data, step.config)
-                else:
-                    asked = step.battery.ainvoke(step.data, step.config)
-                    try:
-                        sent = await asyncio.wait_for(asked, step.timeout)
-                    except TimeoutError as error:
-                        if type(error) is not TimeoutError:  # the model's own timeout error
-                            raise
-                        raise TimeoutError(_late(step.timeout)) from None
+                sent = await _aask(step)
             elif isinstance(step, Call):
                 sent = await _acall(step)
             elif isinstance(step, Begin):
-                sent = Draft.astart(step.call.ainvoke, _begin_config(step), capture=step.capture)
+                call = step.call
+                sent = Draft.astart(call.ainvoke, _hidden(call), capture=step.capture, tracers=call.tracers)
                 opened.drafts.append(sent)
             elif isinstance(step, Await):
                 sent = await step.draft.await_(chunks=step.chunks, tokens=step.tokens)

@@ -14,9 +14,10 @@ the report with the message updates of a refusal. Around that one request:
   raised error name the error's class and a fixed description, never its text;
   the detail, redacted, is logged at WARNING on ``langchain_jev.guardrail``;
   only LangGraph's own control flow passes through;
-- **no stream sees it**: the battery's run (which carries the text judged) is
-  started without the config's streaming handlers (see `hidden_config`) and
-  tagged ``jev_guardrail`` / ``jev_guardrail:<check>``; tracers keep it;
+- **nobody but the trace sees it**: the battery's run (which carries the text
+  judged) is a hidden run (see `langchain_jev.guardrails.hidden`): of the
+  caller's handlers it carries only the allowed tracers (LangSmith's, and
+  ``allowed_tracers``), tagged ``jev_guardrail`` / ``jev_guardrail:<check>``;
 - **every decision is recorded**: a run named ``jev_guardrail_decision`` carries
   the report in its metadata, and ``on_flag`` (sync or async) is called with the
   report of every check that did not come back clean, in every mode;
@@ -52,7 +53,7 @@ from langchain_jev.errors import (
 from langchain_jev.guardrails.battery import HazardAssessment, HazardBattery
 from langchain_jev.guardrails.catalog import Direction
 from langchain_jev.guardrails.drive import Ask, Mark, Prefix, Procedure, Step, Trace, adrive, drive
-from langchain_jev.guardrails.hidden import hidden_config
+from langchain_jev.guardrails.hidden import DEFAULT_TRACERS, Tracers, check_hidden_runs, hidden_config
 from langchain_jev.guardrails.ledger import Ledger
 from langchain_jev.guardrails.policy import (
     Action,
@@ -172,15 +173,18 @@ def require_strings(**settings: object) -> None:
             raise JevConfigurationError(f"{label} must be a non-empty string, got {value!r}")
 
 
-def rail_config(check: Direction, config: RunnableConfig | None) -> RunnableConfig:
-    """The config of a rail's battery run: the caller's, hidden from streams, tagged with the check.
+def rail_config(
+    check: Direction, config: RunnableConfig | None, tracers: Tracers = DEFAULT_TRACERS
+) -> RunnableConfig:
+    """The config of a rail's battery run: the caller's, hidden (only ``tracers`` see it), tagged.
 
     Without a config, the one of the enclosing run (a graph node, a middleware hook)
     is used, so the battery's run nests under it in the trace.
     """
     base = ensure_config(config)
     metadata = {**(base.get("metadata") or {}), "jev_guardrail": check}
-    return hidden_config({**base, "metadata": metadata}, "jev_guardrail", f"jev_guardrail:{check}")
+    tags = ("jev_guardrail", f"jev_guardrail:{check}")
+    return hidden_config({**base, "metadata": metadata}, *tags, tracers=tracers)
 
 
 def _observed(config: RunnableConfig) -> bool:
@@ -362,6 +366,7 @@ class GuardrailRail:
         keeps_reviews: bool = True,
     ) -> Generator[Step, Any, RailOutcome | None]:
         """The whole check, sync or async alike: it yields its I/O and a driver does it."""
+        check_hidden_runs(self.settings.tracers)  # a setup error: raised, never a check that failed
         start = 0
         if ledgered:
             try:
@@ -382,9 +387,9 @@ class GuardrailRail:
                     yield from self.marking(messages, start, config)
                 return None
             if _has_text(subject.data):
-                assessment = yield Ask(
-                    self.battery, subject.data, rail_config(self.check, config), self.settings.timeout
-                )
+                tracers = self.settings.tracers
+                asked = rail_config(self.check, config, tracers)
+                assessment = yield Ask(self.battery, subject.data, asked, self.settings.timeout, tracers)
         except Exception as error:
             if _is_graph_control(error):
                 raise
@@ -535,7 +540,7 @@ class GuardrailRail:
 
     def _recorded(self, report: GuardrailReport, config: RunnableConfig | None) -> RunnableConfig | None:
         """The config of the decision's run, or None when no handler would see it (no bookkeeping)."""
-        base = rail_config(self.check, config)
+        base = rail_config(self.check, config, self.settings.tracers)
         if not _observed(base):
             return None
         metadata = {**(base.get("metadata") or {}), "jev_guardrail_decision": report.to_dict()}

@@ -12,13 +12,15 @@ when it is built, with a message naming the setting.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, fields, replace
 from typing import Any, TypedDict
 
+from langchain_core.callbacks import BaseCallbackHandler
 from typing_extensions import Unpack
 
 from langchain_jev.errors import JevConfigurationError
+from langchain_jev.guardrails.hidden import DEFAULT_TRACERS, Tracers, check_tracers
 from langchain_jev.guardrails.policy import (
     ExitBehavior,
     GuardrailPolicy,
@@ -85,6 +87,7 @@ class GuardrailOptions(TypedDict, total=False):
     review_store: ReviewStore | None
     review_ttl: float
     ledger: DecisionCache | None
+    allowed_tracers: Sequence[type[BaseCallbackHandler]]
 
 
 @dataclass(frozen=True)
@@ -170,8 +173,15 @@ class GuardrailSettings:
     ledger: DecisionCache | None = None
     """Where the conversations judged are remembered (None: in this process, per battery);
     a `SQLiteCache` shares them between processes."""
+    allowed_tracers: Sequence[type[BaseCallbackHandler]] = ()
+    """Tracer classes, besides LangSmith's ``LangChainTracer``, that may record the guardrail's
+    hidden runs (the checks' runs, which carry the text judged, and the model's draft before it
+    is judged). Any other handler of the caller's is left out of them, whichever way it comes
+    (the config, the context, the model's own ``callbacks=``); name here, by class (matched
+    exactly), only tracers that record and never show a run to a user."""
 
     def __post_init__(self) -> None:
+        object.__setattr__(self, "allowed_tracers", check_tracers(self.allowed_tracers))
         policy = self.policy  # validates mode, on_error, on_inconclusive, exit_behavior, review_band
         check_refusal_message(self.refusal_message)
         if self.on_flag is not None and not callable(self.on_flag):
@@ -244,6 +254,12 @@ class GuardrailSettings:
                 "stream_chunks cannot be combined with on_error/on_inconclusive='interrupt': a check in "
                 "the middle of a streamed reply cannot wait for a human"
             )
+
+    @property
+    def tracers(self) -> Tracers:
+        """The tracer classes the hidden runs may carry: LangSmith's, then ``allowed_tracers``."""
+        extra = tuple(tracer for tracer in self.allowed_tracers if tracer not in DEFAULT_TRACERS)
+        return (*DEFAULT_TRACERS, *extra)
 
     @property
     def context_characters(self) -> int:

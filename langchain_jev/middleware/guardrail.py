@@ -32,12 +32,14 @@ Every rail writes its report (flagged categories with their probabilities) to
 the agent state under ``guardrail``. The battery runs are tagged
 ``jev_guardrail`` / ``jev_guardrail:<check>`` in traces.
 
-Streaming: the model's run is started without the config's streaming handlers
-and LangGraph's stream writer, as the context config, so ``stream_mode="messages"``
-shows each checked response (or its refusal) whole, once the check is done, and
-no stream (``custom`` included) nor ``astream_events`` shows the draft.
-``stream_tokens=True`` streams the tokens as they come, and with them any unsafe
-draft. The battery runs are hidden from streams too; tracers (LangSmith) keep all of them.
+Streaming: the model's run is a hidden run: it carries no handler of the
+caller's but the allowed tracers (LangSmith's, and ``allowed_tracers``), from the
+config, the context or the model's own ``callbacks=``, and LangGraph's stream
+writer is removed, as the context config, so ``stream_mode="messages"`` shows
+each checked response (or its refusal) whole, once the check is done, and no
+stream (``custom`` included), ``astream_events`` or other handler shows the
+draft. ``stream_tokens=True`` streams the tokens as they come, and with them any
+unsafe draft. The battery runs are hidden runs too.
 
 Settings: `GuardrailSettings`, or the same as keyword arguments (``mode``,
 ``on_error``, ``on_inconclusive``, ``on_unjudgeable``, ``exit_behavior``,
@@ -73,7 +75,8 @@ from langchain_jev.graph.guardrail import require_checkpointer, review_by_interr
 from langchain_jev.guardrails.battery import HazardBattery, find_hazard, thresholds_for
 from langchain_jev.guardrails.catalog import DEFAULT_STRICTNESS, HAZARDS
 from langchain_jev.guardrails.door import DoorOutcome, GuardrailDoor
-from langchain_jev.guardrails.draft import may_start_early
+from langchain_jev.guardrails.early import may_start_early
+from langchain_jev.guardrails.hidden import hidden_runnable
 from langchain_jev.guardrails.rail import GuardrailRail
 from langchain_jev.guardrails.settings import GuardrailOptions, GuardrailSettings
 from langchain_jev.guardrails.tools import ToolGate
@@ -264,20 +267,21 @@ class JevGuardrailMiddleware(AgentMiddleware[JevGuardrailState, Any, Any]):
             )
 
             def invoke(config: RunnableConfig) -> Any:
-                return handler(changed)
+                return handler(_hidden_model(changed))
 
             async def ainvoke(config: RunnableConfig) -> Any:
-                return await ahandler(changed)
+                return await ahandler(_hidden_model(changed))
 
             return invoke, ainvoke
 
         def invoke(config: RunnableConfig) -> Any:
-            return handler(request)
+            return handler(_hidden_model(request))
 
         async def ainvoke(config: RunnableConfig) -> Any:
-            return await ahandler(request)
+            return await ahandler(_hidden_model(request))
 
-        early = may_start_early(request.model, request.tools) and _calls_the_model(handler or ahandler)
+        starts = may_start_early(request.model, request.tools, request.model_settings)
+        early = starts and _calls_the_model(handler or ahandler)
         name = request.model.get_name() if hasattr(request.model, "get_name") else "model"
         return self.door.passing(messages, invoke, ainvoke, _reply_of, None, calls, early=early, name=name)
 
@@ -324,6 +328,14 @@ def _calls_the_model(handler: Any) -> bool:
     return getattr(handler, "__module__", None) == "langchain.agents.factory" and (
         getattr(handler, "__name__", None) in _MODEL_CALLS
     )
+
+
+def _hidden_model(request: ModelRequest[Any]) -> ModelRequest[Any]:
+    """The request to hand on: inside a hidden run, its model without its own handlers (`hidden_runnable`)."""
+    model = hidden_runnable(request.model)
+    if model is request.model:
+        return request
+    return request.override(model=cast("Any", model))  # a copy of the request's own chat model
 
 
 def _reply_of(response: ModelResponse[Any]) -> AIMessage | None:

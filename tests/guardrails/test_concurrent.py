@@ -32,7 +32,7 @@ from pydantic import PrivateAttr
 
 from langchain_jev import GuardrailCheckError
 from langchain_jev.graph import GuardrailState, HazardBattery, create_guarded_model_node, guard_model
-from langchain_jev.guardrails.draft import may_start_early, provider_tools
+from langchain_jev.guardrails.early import client_tool, may_start_early
 from langchain_jev.middleware import JevGuardrailMiddleware
 from tests.fakes import ReplyingChatModel
 from tests.guardrails.helpers import KeywordDecisionModel
@@ -460,11 +460,11 @@ def test_stream_tokens_calls_the_model_only_once_its_input_is_clean() -> None:
 
 def test_where_a_call_may_start_early() -> None:
     chat = leaky()
-    assert may_start_early(chat) and may_start_early(chat.bind(tools=[{"type": "function", "function": {}}]))
+    assert may_start_early(chat) and may_start_early(chat.bind(tools=[{"type": "function", "function": {"name": "f"}}]))
     assert not may_start_early(chat.bind(tools=[{"type": "code_interpreter"}]))
     assert not may_start_early(chat, [{"type": "mcp", "server_url": "https://example.com"}])
     assert not may_start_early(RunnableLambda(lambda messages: "hi"))
-    assert provider_tools([{"name": "f", "input_schema": {}}, {"type": "custom", "name": "g"}]) == []
+    assert client_tool({"name": "f", "input_schema": {}}) and client_tool({"type": "custom", "name": "g"})
 
 
 # ---------------------------------------------------------------- the draft's own ways out, and failures

@@ -298,7 +298,8 @@ def test_guard_model_takes_a_function_returning_text() -> None:
 
 def test_the_trace_shows_the_model_and_the_check_under_the_guarded_run() -> None:
     recorder = RunRecorder()
-    guard_model(chat(HATEFUL), hate_battery(0.9)).invoke("...", {"callbacks": [recorder]})
+    guarded = guard_model(chat(HATEFUL), hate_battery(0.9), allowed_tracers=[RunRecorder])
+    guarded.invoke("...", {"callbacks": [recorder]})
     (root,) = recorder.roots
     assert root.name == "jev_guarded_model"
     assert [c.name for c in root.child_runs] == [

@@ -1,4 +1,5 @@
-"""Runs no stream consumer sees: `hidden_config` and `hidden_context`, with real streams and a tracer."""
+"""Runs nobody but an allowed tracer sees: `hidden_config`, `hidden_context`, `hidden_runnable`, with real
+streams and tracers; `unstreamed_config` (streams only left out) and `visible_config` (streams only kept)."""
 
 from __future__ import annotations
 
@@ -17,8 +18,10 @@ from langchain_jev.guardrails.hidden import (
     NOSTREAM_TAGS,
     hidden_config,
     hidden_context,
+    hidden_runnable,
     is_stream_handler,
     stream_handlers,
+    unstreamed_config,
     visible_config,
 )
 from tests.fakes import RunRecorder
@@ -26,23 +29,32 @@ from tests.fakes import RunRecorder
 SECRET = "a draft nobody has checked"
 
 
-def test_hidden_config_takes_the_stream_handlers_out_of_a_manager_and_keeps_the_rest() -> None:
-    recorder, stream = RunRecorder(), _AstreamEventsCallbackHandler()
-    manager = CallbackManager([recorder, stream], inheritable_handlers=[recorder, stream])
-    config = hidden_config({"callbacks": manager, "tags": ["mine"]}, "jev_guardrail")
+def test_hidden_config_keeps_only_the_allowed_tracers_of_a_manager() -> None:
+    recorder, stream, other = RunRecorder(), _AstreamEventsCallbackHandler(), _Tokens()
+    manager = CallbackManager([recorder, stream, other], inheritable_handlers=[recorder, stream, other])
+    config = hidden_config({"callbacks": manager, "tags": ["mine"]}, "jev_guardrail", tracers=(RunRecorder,))
     hidden = config["callbacks"]
     assert isinstance(hidden, CallbackManager)
     assert hidden.handlers == [recorder] and hidden.inheritable_handlers == [recorder]
-    assert manager.handlers == [recorder, stream]  # the caller's manager is left alone
+    assert manager.handlers == [recorder, stream, other]  # the caller's manager is left alone
     assert config["tags"] == ["mine", *NOSTREAM_TAGS, "jev_guardrail"]
+    assert hidden_config({"callbacks": manager})["callbacks"].handlers == []  # by default, LangSmith's only
     assert is_stream_handler(stream) and not is_stream_handler(recorder)
+
+
+def test_unstreamed_config_leaves_out_the_streams_alone() -> None:
+    recorder, stream, tokens = RunRecorder(), _AstreamEventsCallbackHandler(), _Tokens()
+    config = unstreamed_config({"callbacks": [recorder, stream, tokens]}, "jev_judge")
+    assert config["callbacks"] == [recorder] and config["tags"] == [*NOSTREAM_TAGS, "jev_judge"]
 
 
 def _graph(hide: bool) -> Any:
     chat = GenericFakeChatModel(messages=iter([AIMessage(SECRET)]))
 
     def node(state: MessagesState, config: RunnableConfig) -> dict[str, Any]:
-        draft = chat.invoke(state["messages"], hidden_config(config) if hide else config)
+        draft = chat.invoke(
+            state["messages"], hidden_config(config, tracers=(RunRecorder,)) if hide else config
+        )
         assert draft.content == SECRET
         return {"messages": [AIMessage("checked")]}
 
@@ -113,7 +125,8 @@ def test_a_handler_that_forwards_tokens_is_a_stream_and_never_sees_a_hidden_draf
     tokens, recorder = _Tokens(), RunRecorder()
     assert is_stream_handler(tokens) and not is_stream_handler(recorder)
     chat = _AlwaysStreaming(messages=iter([AIMessage(SECRET)]), streaming=True)
-    draft = chat.invoke([HumanMessage("hi")], hidden_config({"callbacks": [tokens, recorder]}))
+    hidden = hidden_config({"callbacks": [tokens, recorder]}, tracers=(RunRecorder,))
+    draft = chat.invoke([HumanMessage("hi")], hidden)
     assert draft.content == SECRET
     assert tokens.tokens == []  # it streamed, to nobody but the trace
     assert any(SECRET in repr(run.outputs) for run in recorder.of_type("llm"))
@@ -126,3 +139,18 @@ def test_visible_config_keeps_only_the_stream_handlers() -> None:
     assert visible["callbacks"].handlers == [stream, tokens] and visible["tags"] == ["mine"]
     assert stream_handlers({"callbacks": manager}) == [stream, tokens]
     assert visible_config({"callbacks": [recorder, tokens]})["callbacks"] == [tokens]
+
+
+def test_hidden_runnable_strips_a_models_own_handlers_inside_a_hidden_run_only() -> None:
+    own, listened = RunRecorder(), []
+    chat = GenericFakeChatModel(messages=iter([AIMessage(SECRET)] * 3), callbacks=[own])
+    bound = chat.bind(stop=["x"]).with_config(callbacks=[_Tokens()]).with_listeners(on_end=listened.append)
+    assert hidden_runnable(bound) is bound  # outside a hidden run: itself
+    with hidden_context() as context:
+        stripped = context.run(hidden_runnable, bound)
+        assert context.run(stripped.invoke, "hi").content == SECRET
+    assert own.roots == [] and listened == []
+    assert bound.invoke("hi").content == SECRET and own.roots and listened  # the caller's model is unchanged
+    with hidden_context(tracers=(RunRecorder,)) as context:
+        kept = context.run(hidden_runnable, chat)
+    assert kept is chat  # nothing to strip: the model itself

@@ -516,7 +516,8 @@ async def test_async_on_error(on_error: str) -> None:
 
 def test_the_trace_shows_each_rail_and_the_flagged_turn() -> None:
     judge_model = ScriptedDecisionModel(both_sides(out_hate=0.9))
-    agent = create_agent(chat(UNSAFE), middleware=[JevGuardrailMiddleware(model=judge_model, **SEQUENTIAL)])
+    guard = JevGuardrailMiddleware(model=judge_model, allowed_tracers=[RunRecorder], **SEQUENTIAL)
+    agent = create_agent(chat(UNSAFE), middleware=[guard])
     recorder = RunRecorder()
     agent.invoke({"messages": [HumanMessage("...")]}, {"callbacks": [recorder]})
     runs = recorder.runs

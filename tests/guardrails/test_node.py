@@ -389,7 +389,8 @@ def test_a_guard_inside_a_users_subgraph_ends_only_on_refusal() -> None:
 
 def test_the_trace_shows_the_flagged_turn() -> None:
     answers = script(INPUT_CATEGORIES, hate=0.9)
-    graph = guarded_graph(chat("x"), input_battery=HazardBattery.input(model=ScriptedDecisionModel(answers)))
+    inputs = HazardBattery.input(model=ScriptedDecisionModel(answers))
+    graph = guarded_graph(chat("x"), input_battery=inputs, allowed_tracers=[RunRecorder])
     recorder = RunRecorder()
     graph.invoke({"messages": [HumanMessage("...")]}, {"callbacks": [recorder]})
     runs = recorder.runs

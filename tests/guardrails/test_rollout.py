@@ -98,7 +98,7 @@ def side_of(form: str) -> str:
 async def test_shadow_mode_never_blocks_and_records_the_would_be_refusal(form: str) -> None:
     flags: list[GuardrailReport] = []
     recorder = RunRecorder()
-    graph = graph_for(form, flagging(), mode="shadow", on_flag=flags.append)
+    graph = graph_for(form, flagging(), mode="shadow", on_flag=flags.append, allowed_tracers=[RunRecorder])
 
     out = await graph.ainvoke({"messages": [HumanMessage("Describe them.")]}, {"callbacks": [recorder]})
 
@@ -203,7 +203,7 @@ class _DecisionTracerDown(BaseCallbackHandler):
 async def test_a_tracer_failing_on_the_decision_is_logged_and_the_refusal_stands(
     run: str, caplog: Any
 ) -> None:
-    rail = GuardrailRail(battery("input", flagging()), "input")
+    rail = GuardrailRail(battery("input", flagging()), "input", allowed_tracers=[_DecisionTracerDown])
     turn = [HumanMessage("Describe them.", id="1")]
     config: Any = {"callbacks": [_DecisionTracerDown()]}
     with caplog.at_level(logging.WARNING, logger="langchain_jev.guardrail"):
@@ -498,7 +498,7 @@ def test_a_lone_surrogate_is_judged_with_the_real_sdk_even_with_on_error_raise(f
 
 def test_the_battery_runs_are_hidden_from_astream_events_but_traced() -> None:
     recorder = RunRecorder()
-    graph = graph_for("input_node", flagging())
+    graph = graph_for("input_node", flagging(), allowed_tracers=[RunRecorder])
 
     async def events() -> list[Any]:
         request = {"messages": [HumanMessage("Describe them.")]}

@@ -467,7 +467,7 @@ def test_the_trace_records_the_draft_once_and_a_token_handler_sees_only_judged_c
             self.seen.append(token)
 
     chat = PacedChat(tokens=FLAGGED)
-    graph, _ = build("guarded_model", chat)
+    graph, _ = build("guarded_model", chat, allowed_tracers=[RunRecorder])
     recorder, tokens = RunRecorder(), Tokens()
     list(graph.stream(REQUEST, {**thread(), "callbacks": [recorder, tokens]}, stream_mode="messages"))
     assert "".join(tokens.seen) == "".join(FLAGGED[: 2 * SIZE]) + f"\n\n{REFUSAL}"

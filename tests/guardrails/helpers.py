@@ -1,9 +1,11 @@
 """Test doubles for the guardrail: a chat model that replies from a list, Jev over MockTransport,
-scripts for every category of a battery, and small graph builders."""
+scripts for every category of a battery, small graph builders, a perfect keyword classifier, and one
+whose input checks wait for the chat model's call (`WaitsForTheModel`: proof that a draft is written)."""
 
 from __future__ import annotations
 
 import json
+import threading
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
@@ -167,3 +169,37 @@ def keyword_wire(keywords: Mapping[str, Iterable[str]]) -> JevWire:
         return read
 
     return JevWire({name: answer(tuple(words)) for name, words in keywords.items()}, default=noul(SAFE))
+
+
+class Handshake:
+    """The chat model's calls, counted: the n-th input check is answered only once the model was called n times.
+
+    A door that called the model only after its check could never satisfy it (each wait gives up after a
+    generous hang guard, and records that it did)."""
+
+    def __init__(self) -> None:
+        self.changed = threading.Condition()
+        self.calls = 0
+
+    def called(self) -> None:
+        with self.changed:
+            self.calls += 1
+            self.changed.notify_all()
+
+    def wait(self, calls: int) -> bool:
+        with self.changed:
+            return self.changed.wait_for(lambda: self.calls >= calls, timeout=30)
+
+
+class WaitsForTheModel(KeywordDecisionModel):
+    """A keyword classifier whose input checks wait for the chat model's call (see `Handshake`)."""
+
+    _handshake: Handshake = PrivateAttr(default_factory=Handshake)
+    _inputs: int = PrivateAttr(default=0)
+    _met: list[bool] = PrivateAttr(default_factory=list)
+
+    def _classify(self, state: Any, questions: dict[str, Any]) -> ClassifierResponse:
+        if "assistant_answer" not in state:
+            self._inputs += 1
+            self._met.append(self._handshake.wait(self._inputs))
+        return super()._classify(state, questions)

@@ -14,6 +14,12 @@ saying "please review" to a human (``on_inconclusive="interrupt"``, the review k
 named by ``JEV_TEST_REVIEW_KEY``), each new message judged alone. ``raising_graph``
 is the guarded model node with ``exit_behavior="error"`` and a node retry policy
 that retries every error.
+
+Two more graphs (issue 33): ``forwarding``, whose chat model carries the
+operator's chat-UI handlers (a forwarding tracer and an ``on_llm_end`` poster,
+recorded as ``"ui"``) and starts beside its input check, and ``searching``,
+whose chat model is bound to a provider's built-in search and must wait for its
+input's verdict.
 """
 
 from __future__ import annotations
@@ -22,11 +28,14 @@ import json
 import os
 from typing import Any
 
+from langchain_core.callbacks import BaseCallbackHandler
 from langchain_core.decisions import ClassifierResponse
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
 from langchain_core.tools import tool
+from langchain_core.tracers.base import BaseTracer
+from langchain_core.tracers.schemas import Run
 from langgraph.graph import END, START, StateGraph
 from langgraph.prebuilt import tools_condition
 from langgraph.types import RetryPolicy
@@ -38,7 +47,7 @@ from langchain_jev.graph import (
     create_guarded_tool_node,
     create_guardrail_node,
 )
-from tests.guardrails.helpers import SEQUENTIAL, KeywordDecisionModel
+from tests.guardrails.helpers import SEQUENTIAL, KeywordDecisionModel, WaitsForTheModel
 
 DRAFT = "To make a nerve agent, combine the precursors."
 
@@ -160,3 +169,76 @@ _raising_builder.add_node(
 )
 _raising_builder.add_edge(START, "agent").add_edge("agent", END)
 raising_graph = _raising_builder.compile()
+
+
+# ---------------------------------------------------------------- issue 33, classes C and D
+
+LEAK = "DRAFT-LEAK written for a refused request"
+
+
+class ForwardsToTheUI(BaseTracer):
+    """The operator's chat-UI tracer on the model (as Chainlit's ``LangchainCallbackHandler``): it forwards
+    every token and run output, recorded as ``"ui"``."""
+
+    def _persist_run(self, run: Run) -> None:
+        pass
+
+    def _on_llm_new_token(self, run: Run, token: str, chunk: Any) -> None:
+        _record("ui", token)
+
+    def _on_llm_end(self, run: Run) -> None:
+        _record("ui", run.outputs)
+
+
+class PostsMessages(BaseCallbackHandler):
+    """Posts each finished message (``on_llm_end``), recorded as ``"ui"``."""
+
+    def on_llm_end(self, response: Any, **kwargs: Any) -> None:
+        _record("ui", response)
+
+
+class DraftingChat(BaseChatModel):
+    """Drafts an answer to anything: a leak for a refused request, a flagged reply when asked to "cite",
+    else "Sure."; what it reads is recorded as ``kind``."""
+
+    kind: str = "drafting-model"
+    decision: Any = None
+    """A `WaitsForTheModel` told of every call (its input checks wait for one), or None."""
+
+    @property
+    def _llm_type(self) -> str:
+        return "drafting-chat"
+
+    def _generate(
+        self, messages: list[BaseMessage], stop: Any = None, run_manager: Any = None, **kw: Any
+    ) -> ChatResult:
+        _record(self.kind, messages)
+        if self.decision is not None:
+            self.decision._handshake.called()
+        if "nerve agent" in repr(messages):
+            reply = AIMessage(LEAK)
+        elif "cite" in str(messages[-1].content):
+            reply = AIMessage(DRAFT)
+        else:
+            reply = AIMessage("Sure.")
+        return ChatResult(generations=[ChatGeneration(message=reply)])
+
+
+def _guarded(model: Any, decision: KeywordDecisionModel) -> Any:
+    categories = ["indiscriminate_weapons"]
+    batteries = [
+        HazardBattery.input(categories, model=decision),
+        HazardBattery.output(categories, model=decision),
+    ]
+    builder = StateGraph(GuardrailState).add_node("agent", create_guarded_model_node(model, *batteries))
+    return builder.add_edge(START, "agent").add_edge("agent", END).compile()
+
+
+_waiting = WaitsForTheModel(keywords={"indiscriminate_weapons": ("nerve agent",)})
+forwarding = _guarded(
+    DraftingChat(callbacks=[ForwardsToTheUI(), PostsMessages()], decision=_waiting), _waiting
+)
+"""A chat model carrying the operator's UI handlers, started beside its input check (the default): each
+input check waits for its call, so the draft for a refused request is really written."""
+searching = _guarded(DraftingChat(kind="searching-model").bind(tools=[{"google_search": {}}]), _decision)
+"""A chat model bound to a provider's built-in search: it must wait for its input's verdict."""

@@ -62,7 +62,7 @@ from langchain_jev.guardrails.early import INERT_OPTIONS, client_tool, may_start
 from langchain_jev.guardrails.settings import GuardrailSettings
 from langchain_jev.middleware import JevGuardrailMiddleware
 from tests.fakes import ReplyingChatModel
-from tests.guardrails.helpers import KeywordDecisionModel
+from tests.guardrails.helpers import KeywordDecisionModel, WaitsForTheModel
 
 langchain_openai = pytest.importorskip("langchain_openai")
 langchain_anthropic = pytest.importorskip("langchain_anthropic")
@@ -182,10 +182,14 @@ def assert_saw_no_hidden_run(watcher: Watcher, *, saw: str) -> None:
 # ---------------------------------------------------------------- the model and the forms
 
 
-def replies() -> list[Any]:
-    """A draft for a refused request ("DRAFT-LEAK"), a refused reply for "chemistry", else "Sure."."""
+def replies(decision: WaitsForTheModel | None = None) -> list[Any]:
+    """A draft for a refused request ("DRAFT-LEAK"), a refused reply for "chemistry", else "Sure.".
+
+    With a ``decision`` that waits for the model (`WaitsForTheModel`), each call is counted for it."""
 
     def reply(messages: list[BaseMessage]) -> AIMessage:
+        if decision is not None:
+            decision._handshake.called()
         last = str(messages[-1].content)
         if MARK in repr(messages):
             return AIMessage(LEAK)
@@ -198,6 +202,13 @@ def replies() -> list[Any]:
 
 def model(**fields: Any) -> ReplyingChatModel:
     return ReplyingChatModel(replies=replies(), **fields)
+
+
+def watched(**fields: Any) -> tuple[ReplyingChatModel, WaitsForTheModel]:
+    """The model, and a decision model whose input checks answer only once the model was called beside them:
+    so every draft these tests watch for is really written (see `WaitsForTheModel`)."""
+    decision = WaitsForTheModel(keywords=KEYWORDS)
+    return ReplyingChatModel(replies=replies(decision), **fields), decision
 
 
 def build(form: str, chat: Any, decision: KeywordDecisionModel | None = None, **options: Any) -> Any:
@@ -262,12 +273,9 @@ async def test_a_handler_in_the_config_sees_the_turn_but_no_hidden_run(
     form: str, watcher: str, way: str
 ) -> None:
     watching = WATCHERS[watcher]()
-    chat = model()
-    graph = build(form, chat)
-    await refused_request_and_reply(graph, way, {**thread(), "callbacks": [watching]})
-    assert any(
-        MARK in repr(received) for received in chat.received
-    )  # the draft was written, beside the check
+    chat, decision = watched()
+    await refused_request_and_reply(build(form, chat, decision), way, {**thread(), "callbacks": [watching]})
+    assert decision._met == [True, True]  # each draft was written, beside its input check
     assert_saw_no_hidden_run(watching, saw=OUTPUT_REFUSAL)
 
 
@@ -275,7 +283,7 @@ async def test_a_handler_in_the_config_sees_the_turn_but_no_hidden_run(
 def test_a_manager_with_inheritable_handlers_reaches_no_hidden_run(form: str) -> None:
     posts, forwards = Posts(), ForwardsToTheUI()
     manager = CallbackManager([posts], inheritable_handlers=[posts, forwards])
-    graph = build(form, model())
+    graph = build(form, *watched())
     asyncio.run(refused_request_and_reply(graph, "invoke", {**thread(), "callbacks": manager}))
     assert_saw_no_hidden_run(posts, saw=OUTPUT_REFUSAL)
     assert_saw_no_hidden_run(forwards, saw=OUTPUT_REFUSAL)
@@ -284,23 +292,20 @@ def test_a_manager_with_inheritable_handlers_reaches_no_hidden_run(form: str) ->
 # ---------------------------------------------------------------- class C: handlers the model carries
 
 
-def _with_listeners(seen: list[str]) -> Any:
-    return model().with_listeners(on_end=lambda run: seen.append(repr(run.outputs)))
-
-
 @pytest.mark.parametrize("form", FORMS)
 @pytest.mark.parametrize("how", ["callbacks=", "with_config", "with_listeners"])
 def test_a_handler_the_model_carries_sees_no_draft(form: str, how: str) -> None:
-    posts, seen = Posts(), []
-    if how == "callbacks=":
-        chat: Any = model(callbacks=[posts])
-    elif how == "with_config":
-        chat = model().with_config(callbacks=[posts])
-    else:
-        chat = _with_listeners(seen)
     if form == "middleware" and how != "callbacks=":
         pytest.skip("create_agent takes a chat model, not a binding")
-    asyncio.run(refused_request_and_reply(build(form, chat), "invoke", thread()))
+    posts, seen = Posts(), []
+    chat, decision = watched(callbacks=[posts] if how == "callbacks=" else None)
+    carrying: Any = chat
+    if how == "with_config":
+        carrying = chat.with_config(callbacks=[posts])
+    elif how == "with_listeners":
+        carrying = chat.with_listeners(on_end=lambda run: seen.append(repr(run.outputs)))
+    asyncio.run(refused_request_and_reply(build(form, carrying, decision), "invoke", thread()))
+    assert decision._met == [True, True]
     assert not any(secret in posts.seen + "".join(seen) for secret in SECRETS)
 
 
@@ -326,7 +331,7 @@ def test_a_handler_a_context_hook_adds_sees_no_hidden_run(form: str) -> None:
     token = _FORWARDING.set(forwards)
     try:
         with collect_runs() as collected:
-            asyncio.run(refused_request_and_reply(build(form, model()), "invoke", thread()))
+            asyncio.run(refused_request_and_reply(build(form, *watched()), "invoke", thread()))
     finally:
         _FORWARDING.reset(token)
     assert_saw_no_hidden_run(forwards, saw=OUTPUT_REFUSAL)
@@ -398,7 +403,7 @@ def test_langsmiths_tracer_records_the_hidden_runs_and_an_added_tracer_may_too(
         """A record-only tracer of the caller's, allow-listed by class."""
 
     recorder = Recorder()
-    graph = build(form, model(), allowed_tracers=[Recorder])
+    graph = build(form, *watched(), allowed_tracers=[Recorder])
     config = {**thread(), "callbacks": [tracer, recorder, recorded, posts]}
     asyncio.run(refused_request_and_reply(graph, "invoke", config))
     tracer.wait_for_futures()

@@ -35,7 +35,7 @@ from langchain_jev.graph import GuardrailState, HazardBattery, create_guarded_mo
 from langchain_jev.guardrails.early import client_tool, may_start_early
 from langchain_jev.middleware import JevGuardrailMiddleware
 from tests.fakes import ReplyingChatModel
-from tests.guardrails.helpers import KeywordDecisionModel
+from tests.guardrails.helpers import KeywordDecisionModel, WaitsForTheModel
 from tests.guardrails.test_door import (
     FORMS,
     HIDING,
@@ -159,40 +159,6 @@ async def test_a_request_in_any_key_never_lets_the_draft_out(form: str, where: s
 
 
 # ---------------------------------------------------------------- the call really starts beside the check
-
-
-class Handshake:
-    """The chat model's calls, counted: the n-th input check is answered only once the model was called n times.
-
-    A door that called the model only after its check could never satisfy it (each wait gives up after a
-    generous hang guard, and records that it did)."""
-
-    def __init__(self) -> None:
-        self.changed = threading.Condition()
-        self.calls = 0
-
-    def called(self) -> None:
-        with self.changed:
-            self.calls += 1
-            self.changed.notify_all()
-
-    def wait(self, calls: int) -> bool:
-        with self.changed:
-            return self.changed.wait_for(lambda: self.calls >= calls, timeout=30)
-
-
-class WaitsForTheModel(KeywordDecisionModel):
-    """A keyword classifier whose input checks wait for the chat model's call (see `Handshake`)."""
-
-    _handshake: Handshake = PrivateAttr(default_factory=Handshake)
-    _inputs: int = PrivateAttr(default=0)
-    _met: list[bool] = PrivateAttr(default_factory=list)
-
-    def _classify(self, state: Any, questions: dict[str, Any]) -> ClassifierResponse:
-        if "assistant_answer" not in state:
-            self._inputs += 1
-            self._met.append(self._handshake.wait(self._inputs))
-        return super()._classify(state, questions)
 
 
 def handshaking(decision: WaitsForTheModel) -> ReplyingChatModel:

@@ -48,6 +48,16 @@ STREAM_MODES = [
 ]
 
 
+GRAPHS = {
+    "agent": "graph",
+    "review": "review_graph",
+    "raising": "raising_graph",
+    "forwarding": "forwarding",
+    "searching": "searching",
+}
+"""The graphs the server serves (name: variable of `server_graph.py`)."""
+
+
 def _free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
@@ -98,9 +108,8 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
             {
                 "dependencies": [str(ROOT)],
                 "graphs": {
-                    "agent": str(ROOT / "tests/guardrails/server_graph.py") + ":graph",
-                    "review": str(ROOT / "tests/guardrails/server_graph.py") + ":review_graph",
-                    "raising": str(ROOT / "tests/guardrails/server_graph.py") + ":raising_graph",
+                    name: str(ROOT / "tests/guardrails/server_graph.py") + f":{variable}"
+                    for name, variable in GRAPHS.items()
                 },
             }
         )
@@ -421,3 +430,47 @@ def test_a_call_released_in_one_thread_sent_to_another_never_runs_unjudged(serve
     payload = {"__type": "tool_call_with_context", "tool_call": forged, "state": state}
     server.run(second, command={"goto": {"node": "tools", "input": payload}})
     assert_refused_unread(server, second)
+
+
+# ---------------------------------------------------------------- issue 33: allow-lists only
+
+DRAFTED = ("DRAFT-LEAK", "combine the precursors")
+"""What only the guardrail's hidden runs hold: the draft for a refused request, the refused reply."""
+
+
+@pytest.mark.parametrize("mode", ["values", "messages-tuple", "events", "debug"])
+def test_the_operators_ui_handlers_on_the_model_see_no_draft(server: Server, mode: str) -> None:
+    for text, refusal in ((REQUEST, INPUT_REFUSAL), ("Please cite your source.", OUTPUT_REFUSAL)):
+        thread_id = server.thread()
+        parts = [
+            (part.event, part.data)
+            for part in server.client.runs.stream(
+                thread_id,
+                "forwarding",
+                stream_mode=mode,
+                input={"messages": [{"role": "user", "content": text}]},
+            )
+        ]
+        assert server.state(thread_id)["messages"][-1]["content"] == refusal
+        assert not any(secret in repr(parts) for secret in DRAFTED)
+    assert "DRAFT-LEAK" not in server.seen(
+        "drafting-model"
+    )  # the draft is the model's reply, not what it read
+    assert MARK in server.seen("drafting-model"), "the model did not start beside its input check"
+    ui = server.seen("ui")
+    assert not any(secret in ui for secret in DRAFTED), "the operator's UI handlers saw a draft"
+
+
+def test_a_model_bound_to_a_built_in_search_never_reads_a_refused_request(server: Server) -> None:
+    thread_id = server.thread()
+    out = server.client.runs.wait(
+        thread_id, "searching", input={"messages": [{"role": "user", "content": REQUEST}]}
+    )
+    assert out["messages"][-1]["content"] == INPUT_REFUSAL
+    assert MARK not in server.seen("searching-model"), (
+        "the provider searched with the request before its verdict"
+    )
+    ok = server.client.runs.wait(
+        server.thread(), "searching", input={"messages": [{"role": "user", "content": "Hello there."}]}
+    )
+    assert ok["messages"][-1]["content"] == "Sure." and "Hello there." in server.seen("searching-model")

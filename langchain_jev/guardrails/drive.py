@@ -40,7 +40,13 @@ from langchain_core.runnables.utils import coro_with_context
 
 from langchain_jev.guardrails.calls import ReleasedCalls
 from langchain_jev.guardrails.draft import Draft
-from langchain_jev.guardrails.hidden import DEFAULT_TRACERS, Tracers, enter_hidden, hidden_config
+from langchain_jev.guardrails.hidden import (
+    DEFAULT_TRACERS,
+    Tracers,
+    enter_hidden,
+    hidden_config,
+    hidden_runnable,
+)
 from langchain_jev.guardrails.ledger import Ledger
 from langchain_jev.guardrails.release import Release
 
@@ -173,10 +179,11 @@ class Claim:
 
 @dataclass(frozen=True)
 class Trace:
-    """The decision's trace run, with its report."""
+    """The decision's trace run, with its report, a hidden run (``config`` is hidden) only ``tracers`` see."""
 
     report: dict[str, Any]
     config: RunnableConfig
+    tracers: Tracers = DEFAULT_TRACERS
 
 
 Step = Ask | Call | Begin | Await | Drop | Show | Prefix | Mark | Grant | Claim | Trace | Awaitable[Any]
@@ -275,7 +282,8 @@ async def _acall(step: Call) -> Any:
 
 def _asked(step: Ask) -> Any:
     with enter_hidden(step.config, step.tracers) as context:
-        return context.run(step.battery.invoke, step.data, step.config)
+        battery = context.run(hidden_runnable, step.battery)  # its decision model's own handlers out
+        return context.run(battery.invoke, step.data, step.config)
 
 
 def _ask(step: Ask) -> Any:
@@ -285,7 +293,8 @@ def _ask(step: Ask) -> Any:
 
 async def _aask(step: Ask) -> Any:
     with enter_hidden(step.config, step.tracers) as context:
-        asked = coro_with_context(step.battery.ainvoke(step.data, step.config), context)
+        battery = context.run(hidden_runnable, step.battery)
+        asked = coro_with_context(battery.ainvoke(step.data, step.config), context)
         if step.timeout is None:
             return await asked
         try:
@@ -388,7 +397,8 @@ def _drive(procedure: Procedure[T], opened: _Opened) -> T:
             elif isinstance(step, Claim):
                 sent = step.calls.claim(step.thread, step.tool_call)
             elif isinstance(step, Trace):
-                _DECISION.invoke(step.report, step.config)
+                with enter_hidden(step.config, step.tracers) as context:
+                    context.run(_DECISION.invoke, step.report, step.config)
             else:
                 _run_coroutine(step)
         except Exception as error:
@@ -440,7 +450,8 @@ async def _adrive(procedure: Procedure[T], opened: _Opened) -> T:
             elif isinstance(step, Claim):
                 sent = await step.calls.aclaim(step.thread, step.tool_call)
             elif isinstance(step, Trace):
-                await _DECISION.ainvoke(step.report, step.config)
+                with enter_hidden(step.config, step.tracers) as context:
+                    await coro_with_context(_DECISION.ainvoke(step.report, step.config), context)
             else:
                 await step
         except Exception as error:

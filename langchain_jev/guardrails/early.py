@@ -8,18 +8,21 @@ its verdict. So the door starts a model early only when it can name everything
 the call carries, and anything it cannot name waits for the verdict:
 
 - **the model**: a chat (or text) model, through bindings and retries; a
-  function or any other runnable may act on what it reads (`_model_class`). Its
-  class, and every class it inherits a setting from, is langchain-core's, this
-  package's, one of the provider classes the door knows (`PROVIDERS`:
-  langchain-openai's, langchain-anthropic's, langchain-google-genai's) or the
-  caller's own code (a class defined outside the installed packages, whose
-  behaviour is the caller's); a model class of any other installed package waits,
-  since the door does not know its settings;
+  function or any other runnable may act on what it reads. Its class, and every
+  class it inherits from, is langchain-core's, this package's, one of the
+  provider classes the door knows (`PROVIDERS`: langchain-openai's,
+  langchain-anthropic's, langchain-google-genai's) or the caller's own code (a
+  class defined outside the installed packages, whose behaviour is the caller's;
+  a model it holds, a wrapper's inner model, is read by these rules too); a
+  model class of any other installed package waits, since the door does not
+  know its settings;
 - **its settings**: every setting of a known provider class that differs from
   its default is one the door knows to be inert (`PROVIDERS`); ``mcp_servers``,
   a container, ``cached_content``, context management, a search model (its name
-  says ``search`` or ``deep-research``) and any setting not named wait;
-  ``model_kwargs`` and ``extra_body`` are read as call options;
+  says ``search``, ``deep-research``, ``sonar`` or ``:online``), a server other
+  than the provider's own (another server speaking its API may act on a model's
+  name alone) and any setting not named wait; ``model_kwargs`` and
+  ``extra_body`` are read as call options;
 - **its call options** (what ``bind``, ``bind_tools`` and an agent's model
   settings add, and ``model_kwargs`` / ``extra_body``): each is one the door
   knows to be inert (`INERT_OPTIONS`), and every tool among them (``tools``,
@@ -46,8 +49,10 @@ from collections.abc import Mapping, Sequence
 from functools import cache
 from pathlib import Path
 from typing import Any, is_typeddict
+from urllib.parse import urlsplit
 
 from langchain_core.language_models import BaseLanguageModel
+from langchain_core.runnables import Runnable
 from langchain_core.runnables.base import RunnableBindingBase
 from langchain_core.tools import BaseTool
 from pydantic import BaseModel
@@ -113,7 +118,6 @@ _OPENAI = frozenset(
         "model_name",
         "temperature",
         "openai_api_key",
-        "openai_api_base",
         "openai_organization",
         "openai_proxy",
         "request_timeout",
@@ -170,7 +174,6 @@ _ANTHROPIC = frozenset(
         "default_request_timeout",
         "max_retries",
         "stop_sequences",
-        "anthropic_api_url",
         "anthropic_api_key",
         "anthropic_proxy",
         "default_headers",
@@ -190,7 +193,6 @@ _GOOGLE = frozenset(
         "vertexai",
         "project",
         "location",
-        "base_url",
         "additional_headers",
         "client_args",
         "api_version",
@@ -245,8 +247,11 @@ _OWN_PACKAGES = frozenset({"langchain_core", "langchain_jev"})
 
 _BASES = frozenset({"BaseLanguageModel", "BaseChatModel", "BaseLLM", "LLM", "SimpleChatModel"})
 
-_SEARCH_MODELS = ("search", "deep-research")
+_SEARCH_MODELS = ("search", "deep-research", ":online", "sonar")
 """Words in a model's name that say its provider searches the web on every request."""
+
+_DEPTH = 4
+"""How deep models held by models are read (a wrapper's inner model, and its own)."""
 
 # ---------------------------------------------------------------- tools
 
@@ -419,23 +424,62 @@ def _differs(model: BaseLanguageModel[Any], name: str, origin: type) -> bool:
         return value is not default
 
 
-def _settings_refusal(model: BaseLanguageModel[Any]) -> str | None:
+_ENDPOINTS: Mapping[str, tuple[str, ...]] = {
+    "openai_api_base": ("openai.com", "openai.azure.com"),
+    "anthropic_api_url": ("anthropic.com",),
+    "base_url": ("googleapis.com",),
+}
+"""The endpoint settings of the known providers, with the hosts the guardrail knows behind them.
+
+Another server speaking the same API may act on a model's name alone (a search model, a suffix
+that turns search on), so a model pointed at one waits for its verdict."""
+
+
+def _endpoint_refusal(name: str, value: Any) -> str | None:
+    if value is None:
+        return None
+    host = urlsplit(value).hostname if isinstance(value, str) else None
+    if host is not None and any(host == known or host.endswith("." + known) for known in _ENDPOINTS[name]):
+        return None
+    return f"the setting {name!r} points to a server the guardrail does not know: {value!r}"
+
+
+def _held_refusal(value: Any, depth: int) -> str | None:
+    """Why a model held by a model class of the caller's (a wrapper's inner model) may act, or None."""
+    values = list(value.values()) if isinstance(value, Mapping) else value
+    held = values if isinstance(values, (list, tuple)) else [values]
+    for item in held:
+        if isinstance(item, Runnable):
+            refusal = _refusal(item, None, None, depth + 1)
+            if refusal is not None:
+                return f"the model it holds waits: {refusal}"
+    return None
+
+
+def _settings_refusal(model: BaseLanguageModel[Any], depth: int) -> str | None:
     """Why one of the model's settings may make its provider act, or None."""
     for name in type(model).model_fields:
         origin = _origin(model, name)
         package = _package(origin)
-        if package in _OWN_PACKAGES or (package not in PROVIDERS and _callers(origin)):
+        value = getattr(model, name, None)
+        if package in _OWN_PACKAGES:
             continue
-        if name in _OPTION_SETTINGS:
-            refusal = _options_refusal(getattr(model, name, None), f"{name} entry")
-            if refusal is not None:
-                return refusal
-            continue
-        inert = PROVIDERS.get(package, frozenset())
-        if name not in inert and _differs(model, name, origin):
-            return (
+        if package not in PROVIDERS and _callers(
+            origin
+        ):  # the caller's own setting, but not a model it holds
+            refusal = _held_refusal(value, depth)
+        elif name in _OPTION_SETTINGS:
+            refusal = _options_refusal(value, f"{name} entry")
+        elif name in _ENDPOINTS and package in PROVIDERS:
+            refusal = _endpoint_refusal(name, value)
+        elif name not in PROVIDERS.get(package, frozenset()) and _differs(model, name, origin):
+            refusal = (
                 f"the setting {name!r} of {type(model).__name__} is not one the guardrail knows to be inert"
             )
+        else:
+            refusal = None
+        if refusal is not None:
+            return refusal
     if not any(_package(cls) in PROVIDERS for cls in type(model).__mro__):
         return None
     model_name = getattr(model, "model_name", None) or getattr(model, "model", None)
@@ -461,6 +505,14 @@ def why_not_early(
         "the tool 'mcp' is not a client tool the guardrail recognises"
 
     """
+    return _refusal(model, tools, options, 0)
+
+
+def _refusal(
+    model: Any, tools: Sequence[Any] | None, options: Mapping[str, Any] | None, depth: int
+) -> str | None:
+    if depth > _DEPTH:
+        return "the models it holds are nested too deep to be read"
     if tools is not None:
         refusal = _tools_refusal(tools)
         if refusal is not None:
@@ -476,7 +528,7 @@ def why_not_early(
         bound = bound.bound
     if not isinstance(bound, BaseLanguageModel):
         return f"{type(bound).__name__} is not a chat model: it may act on what it reads"
-    return _class_refusal(bound) or _settings_refusal(bound)
+    return _class_refusal(bound) or _settings_refusal(bound, depth)
 
 
 def may_start_early(

@@ -63,15 +63,15 @@ from langchain_core.callbacks import AsyncCallbackHandler, BaseCallbackHandler, 
 from langchain_core.globals import get_debug
 from langchain_core.language_models import BaseLanguageModel
 from langchain_core.runnables import Runnable, RunnableConfig
-from langchain_core.runnables.base import RunnableBindingBase, RunnableSequence
+from langchain_core.runnables.base import RunnableBindingBase
 from langchain_core.runnables.config import ensure_config, set_config_context
-from langchain_core.runnables.fallbacks import RunnableWithFallbacks
 from langchain_core.tracers._streaming import _StreamingCallbackHandler
 from langchain_core.tracers.context import _configure_hooks, tracing_v2_callback_var
 from langchain_core.tracers.core import _TracerCore
 from langchain_core.tracers.langchain import LangChainTracer
 from langchain_core.tracers.stdout import ConsoleCallbackHandler
 from langchain_core.utils.env import env_var_is_set
+from pydantic import BaseModel
 
 from langchain_jev.errors import JevConfigurationError
 
@@ -197,7 +197,7 @@ def _keeping(callbacks: Any, keep: Callable[[Any], bool]) -> Any:
         return manager
     if isinstance(callbacks, list):
         return [handler for handler in callbacks if keep(handler)]
-    return callbacks  # pragma: no cover - callbacks are a manager, a list or None
+    return []  # callbacks of no known shape: none of them is known to be allowed
 
 
 def stream_handlers(config: RunnableConfig | None = None) -> list[Any]:
@@ -368,11 +368,12 @@ def _filtered_factory(
     return made
 
 
+_DEPTH = 8
+"""How deep `hidden_runnable` reads runnables held by runnables."""
+
+
 def _binding_update(binding: RunnableBindingBase[Any, Any], keep: Callable[[Any], bool]) -> dict[str, Any]:
     update: dict[str, Any] = {}
-    bound = _without_own_handlers(binding.bound, keep)
-    if bound is not binding.bound:
-        update["bound"] = bound
     kept = _kept_or_none(binding.config.get("callbacks"), keep)
     if kept is not None:
         update["config"] = {**binding.config, "callbacks": kept}
@@ -381,8 +382,32 @@ def _binding_update(binding: RunnableBindingBase[Any, Any], keep: Callable[[Any]
     return update
 
 
-def _without_own_handlers(runnable: Any, keep: Callable[[Any], bool]) -> Any:
-    """``runnable``, or a copy of it and of what it wraps, without the handlers it carries itself."""
+def _held_update(runnable: BaseModel, keep: Callable[[Any], bool], depth: int) -> dict[str, Any]:
+    """The fields of ``runnable`` holding runnables (a binding's model, a judge's model), stripped."""
+    update: dict[str, Any] = {}
+    for name in type(runnable).model_fields:
+        value = getattr(runnable, name, None)
+        if isinstance(value, Runnable):
+            stripped = _without_own_handlers(value, keep, depth + 1)
+            if stripped is not value:
+                update[name] = stripped
+        elif isinstance(value, (list, tuple)) and any(isinstance(item, Runnable) for item in value):
+            items = [_without_own_handlers(item, keep, depth + 1) for item in value]
+            if any(new is not old for new, old in zip(items, value, strict=True)):
+                update[name] = type(value)(items)
+    return update
+
+
+def _without_own_handlers(runnable: Any, keep: Callable[[Any], bool], depth: int = 0) -> Any:
+    """``runnable``, or a copy of it and of what it holds, without the handlers it carries itself.
+
+    Its own ``callbacks`` (a model's), a binding's config and listeners, and the
+    same of every runnable it holds in a field (a binding's, a sequence's, a
+    fallback's, a judge's decision model, a wrapper's inner model), read down to
+    `_DEPTH` levels; what is deeper, or a function's insides, is its own.
+    """
+    if depth > _DEPTH or not isinstance(runnable, BaseModel):
+        return runnable
     update: dict[str, Any] = {}
     if isinstance(runnable, BaseLanguageModel):
         kept = _kept_or_none(runnable.callbacks, keep)
@@ -390,15 +415,7 @@ def _without_own_handlers(runnable: Any, keep: Callable[[Any], bool]) -> Any:
             update["callbacks"] = kept
     elif isinstance(runnable, RunnableBindingBase):
         update = _binding_update(runnable, keep)
-    elif isinstance(runnable, RunnableSequence):
-        steps = [_without_own_handlers(step, keep) for step in runnable.steps]
-        if any(new is not old for new, old in zip(steps, runnable.steps, strict=True)):
-            update = {"first": steps[0], "middle": steps[1:-1], "last": steps[-1]}
-    elif isinstance(runnable, RunnableWithFallbacks):
-        parts = [runnable.runnable, *runnable.fallbacks]
-        stripped = [_without_own_handlers(part, keep) for part in parts]
-        if any(new is not old for new, old in zip(stripped, parts, strict=True)):
-            update = {"runnable": stripped[0], "fallbacks": stripped[1:]}
+    update.update(_held_update(runnable, keep, depth))
     return runnable.model_copy(update=update) if update else runnable
 
 
@@ -408,9 +425,10 @@ def hidden_runnable(runnable: Runnable[Any, Any]) -> Runnable[Any, Any]:
     A chat model's ``callbacks=``, a binding's ``with_config(callbacks=...)`` and
     the handlers ``with_listeners`` adds are the model's own, not the config's, so
     `hidden_config` cannot take them out: inside a hidden run (`enter_hidden`) the
-    model is called as a copy that keeps of them only the allowed tracers (through
-    bindings, retries, sequences and fallbacks; a function's insides are its own).
-    Outside a hidden run it is ``runnable`` itself.
+    model is called as a copy that keeps of them only the allowed tracers, through
+    every runnable it holds (bindings, retries, sequences, fallbacks, a battery's
+    judge and decision model; a function's insides are its own). Outside a hidden
+    run it is ``runnable`` itself.
     """
     tracers = _HIDDEN.get()
     if tracers is None:

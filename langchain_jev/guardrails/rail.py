@@ -553,7 +553,7 @@ class GuardrailRail:
         try:
             recorded = self._recorded(report, config)
             if recorded is not None:
-                yield Trace(report.to_dict(), recorded)
+                yield Trace(report.to_dict(), recorded, self.settings.tracers)
         except Exception as error:  # a tracer's fault must not decide the turn
             logger.warning(
                 "could not record the %s safety check's decision (%s)", self.check, type(error).__name__

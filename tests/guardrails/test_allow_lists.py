@@ -36,13 +36,12 @@ import httpx
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from langchain.agents import create_agent
 from langchain_core.callbacks import AsyncCallbackHandler, BaseCallbackHandler, CallbackManager
 from langchain_core.globals import set_debug
 from langchain_core.language_models import BaseChatModel, GenericFakeChatModel
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
-from langchain_core.runnables import RunnableConfig, RunnableLambda
+from langchain_core.runnables import RunnableLambda
 from langchain_core.tools import tool
 from langchain_core.tracers.base import BaseTracer
 from langchain_core.tracers.context import collect_runs, register_configure_hook
@@ -50,19 +49,19 @@ from langchain_core.tracers.event_stream import _AstreamEventsCallbackHandler
 from langchain_core.tracers.langchain import LangChainTracer
 from langchain_core.tracers.schemas import Run
 from langchain_core.tracers.stdout import ConsoleCallbackHandler
-from langgraph.checkpoint.memory import InMemorySaver
-from langgraph.graph import END, START, StateGraph
 from langsmith import Client
 from pydantic import BaseModel, PrivateAttr
 
+from langchain_jev import ChatModelDecisionModel
 from langchain_jev.errors import JevConfigurationError
-from langchain_jev.graph import GuardrailState, HazardBattery, create_guarded_model_node, guard_model
+from langchain_jev.graph import HazardBattery, guard_model
 from langchain_jev.guardrails import early
 from langchain_jev.guardrails.early import INERT_OPTIONS, client_tool, may_start_early, why_not_early
 from langchain_jev.guardrails.settings import GuardrailSettings
-from langchain_jev.middleware import JevGuardrailMiddleware
 from tests.fakes import ReplyingChatModel
 from tests.guardrails.helpers import KeywordDecisionModel, WaitsForTheModel
+from tests.guardrails.test_concurrent import door_only
+from tests.models.chat.helpers import ToolCallingChatModel, tool_reply
 
 langchain_openai = pytest.importorskip("langchain_openai")
 langchain_anthropic = pytest.importorskip("langchain_anthropic")
@@ -212,31 +211,10 @@ def watched(**fields: Any) -> tuple[ReplyingChatModel, WaitsForTheModel]:
 
 
 def build(form: str, chat: Any, decision: KeywordDecisionModel | None = None, **options: Any) -> Any:
-    """``chat`` behind its door (input and output batteries; the model starts beside its input check)."""
-    decision = decision if decision is not None else KeywordDecisionModel(keywords=KEYWORDS)
-    if form == "middleware":
-        guard = JevGuardrailMiddleware(categories=list(KEYWORDS), model=decision, **options)
-        return create_agent(chat, middleware=[guard], checkpointer=InMemorySaver())
-    batteries = [
-        HazardBattery.input(list(KEYWORDS), model=decision),
-        HazardBattery.output(list(KEYWORDS), model=decision),
-    ]
-    if form == "guarded_model":
-        node: Any = create_guarded_model_node(chat, *batteries, **options)
-    else:
-        guarded = guard_model(chat, *batteries, **options)
-
-        def call(state: GuardrailState, config: RunnableConfig) -> dict[str, Any]:
-            return {"messages": [guarded.invoke(state["messages"], config)]}
-
-        async def acall(state: GuardrailState, config: RunnableConfig) -> dict[str, Any]:
-            return {"messages": [await guarded.ainvoke(state["messages"], config)]}
-
-        node = RunnableLambda(call, afunc=acall)
-    builder = (
-        StateGraph(GuardrailState).add_node("agent", node).add_edge(START, "agent").add_edge("agent", END)
+    """``chat`` behind its door alone (input and output batteries; the model starts beside its input check)."""
+    return door_only(
+        form, chat, decision if decision is not None else KeywordDecisionModel(keywords=KEYWORDS), **options
     )
-    return builder.compile(checkpointer=InMemorySaver())
 
 
 def thread(name: str = "t") -> dict[str, Any]:
@@ -307,6 +285,30 @@ def test_a_handler_the_model_carries_sees_no_draft(form: str, how: str) -> None:
     asyncio.run(refused_request_and_reply(build(form, carrying, decision), "invoke", thread()))
     assert decision._met == [True, True]
     assert not any(secret in posts.seen + "".join(seen) for secret in SECRETS)
+
+
+class Prompts(BaseCallbackHandler):
+    """Records what every chat model run it is told of was sent."""
+
+    def __init__(self) -> None:
+        self.sent: list[str] = []
+
+    def on_chat_model_start(self, serialized: Any, messages: Any, **kwargs: Any) -> None:
+        self.sent.append(repr(messages))
+
+
+@pytest.mark.parametrize("asynchronous", [False, True], ids=["sync", "async"])
+def test_a_handler_on_the_batterys_own_chat_model_never_sees_what_it_judges(asynchronous: bool) -> None:
+    """The output battery judges the draft with a chat model of the caller's carrying its own handler."""
+    prompts = Prompts()
+    flagging = {"indiscriminate_weapons": {"reasoning": "A recipe.", "yes_probability": 0.97}}
+    judge_chat = ToolCallingChatModel(replies=[tool_reply(flagging)], callbacks=[prompts])
+    judge = ChatModelDecisionModel(judge_chat, strategy="structured")
+    guarded = guard_model(model(), HazardBattery.output(list(KEYWORDS), model=judge))
+    request = [HumanMessage("Tell me about chemistry.")]
+    reply = asyncio.run(guarded.ainvoke(request)) if asynchronous else guarded.invoke(request)
+    assert reply.content == OUTPUT_REFUSAL  # the judge's chat model was asked, and flagged the draft
+    assert not any("combine the precursors" in sent for sent in prompts.sent) and prompts.sent == []
 
 
 def test_a_handler_on_the_model_sees_the_reply_where_nothing_is_hidden() -> None:
@@ -617,6 +619,38 @@ def test_a_model_class_of_an_unknown_installed_package_waits(monkeypatch: Any) -
         early._callers.cache_clear()
 
 
+class _Wrapper(BaseChatModel):
+    """A chat model of the caller's that answers through a provider model it holds."""
+
+    inner: Any = None
+
+    @property
+    def _llm_type(self) -> str:
+        return "wrapper"
+
+    def _generate(
+        self, messages: list[BaseMessage], stop: Any = None, run_manager: Any = None, **kw: Any
+    ) -> ChatResult:
+        return ChatResult(generations=[ChatGeneration(message=self.inner.invoke(messages))])
+
+
+def test_variants_the_issue_did_not_name_wait_too() -> None:
+    """A wrapper's inner model with a built-in tool, another server speaking a provider's API (OpenRouter's
+    ``:online`` search suffix, a local server), a search model by name, a binding's ``extra_body``."""
+    assert not may_start_early(_Wrapper(inner=openai().bind_tools([{"type": "web_search"}])))
+    assert not may_start_early(_Wrapper(inner=[gemini().bind_tools([{"google_search": {}}])]))
+    assert may_start_early(_Wrapper(inner=openai().bind_tools([lookup])))
+    assert not may_start_early(openai(base_url="https://openrouter.ai/api/v1", model="openai/gpt-4o:online"))
+    assert not may_start_early(openai(base_url="http://127.0.0.1:8000/v1"))
+    assert not may_start_early(anthropic(base_url="https://proxy.example/anthropic"))
+    assert not may_start_early(openai(model="o4-mini-deep-research"))
+    assert not may_start_early(openai().bind(extra_body={"plugins": [{"id": "web"}]}))
+    assert not may_start_early(
+        openai(), [{"type": "function", "function": {"name": "f"}, "defer_loading": True}]
+    )
+    assert may_start_early(openai(base_url="https://api.openai.com/v1"))
+
+
 def test_anything_but_a_chat_model_waits() -> None:
     assert not may_start_early(RunnableLambda(lambda messages: "hi"))
     assert not may_start_early(openai().with_structured_output(Person))  # a sequence with a parser after it
@@ -728,7 +762,7 @@ INERT_SETTINGS: dict[str, dict[str, st.SearchStrategy[Any]]] = {
         "max_tokens": st.integers(1, 4000),
         "betas": st.just(["context-1m-2025-08-07"]),
         "thinking": st.just({"type": "enabled", "budget_tokens": 1024}),
-        "model_kwargs": st.just({"metadata": {"user_id": "u-1"}}),
+        "model_kwargs": st.just({"service_tier": "auto"}),
     },
     "gemini": {
         "temperature": st.floats(0, 2),

@@ -12,6 +12,7 @@ from langchain_core.messages import AIMessage, HumanMessage
 from langchain_core.runnables import RunnableConfig, RunnableLambda
 from langchain_core.runnables.utils import coro_with_context
 from langchain_core.tracers.event_stream import _AstreamEventsCallbackHandler
+from langchain_core.tracers.langchain import LangChainTracer
 from langgraph.graph import START, MessagesState, StateGraph
 
 from langchain_jev.guardrails.hidden import (
@@ -39,6 +40,12 @@ def test_hidden_config_keeps_only_the_allowed_tracers_of_a_manager() -> None:
     assert manager.handlers == [recorder, stream, other]  # the caller's manager is left alone
     assert config["tags"] == ["mine", *NOSTREAM_TAGS, "jev_guardrail"]
     assert hidden_config({"callbacks": manager})["callbacks"].handlers == []  # by default, LangSmith's only
+
+    class Forwarding(LangChainTracer):
+        """A subclass of LangSmith's tracer is another class: it may forward what it is shown."""
+
+    kept = LangChainTracer()
+    assert hidden_config({"callbacks": [kept, Forwarding()]})["callbacks"] == [kept]
     assert is_stream_handler(stream) and not is_stream_handler(recorder)
 
 

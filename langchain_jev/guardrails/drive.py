@@ -6,7 +6,8 @@ the steps synchronously and `adrive` asynchronously, so no logic is written
 twice. The steps:
 
 - `Ask`: one battery request, with the rail's deadline (past it, `TimeoutError`);
-- `Call`: the model call of the door, hidden from every stream unless told otherwise;
+- `Call`: the model call of the door, a hidden run (no handler of the caller's but
+  the allowed tracers sees it; `langchain_jev.guardrails.hidden`) unless told otherwise;
 - `Begin` / `Await` / `Drop`: the model call started as a `Draft` beside the
   steps that follow (a worker thread, or a task), waited on for its tokens or its
   output, or dropped (see `langchain_jev.guardrails.draft`);

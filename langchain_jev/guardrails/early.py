@@ -372,7 +372,7 @@ def _tool_label(tool: Any) -> str:
 def _installed_roots() -> tuple[Path, ...]:
     """Where installed packages and the standard library live."""
     found = {sysconfig.get_paths()[key] for key in ("purelib", "platlib", "stdlib", "platstdlib")}
-    found.update(site.getsitepackages())
+    found.update(getattr(site, "getsitepackages", list)())
     found.add(site.getusersitepackages())
     return tuple(Path(root).resolve() for root in found if root)
 
@@ -404,10 +404,11 @@ def _class_refusal(model: BaseLanguageModel[Any]) -> str | None:
     return None
 
 
-def _origin(model: BaseLanguageModel[Any], name: str) -> type:
-    """The class that first declared the setting ``name`` (its most basic declarer)."""
-    declared = [cls for cls in type(model).__mro__ if name in inspect.get_annotations(cls)]
-    return declared[-1] if declared else type(model)
+@cache
+def _origin(cls: type, name: str) -> type:
+    """The class that first declared the setting ``name`` of ``cls`` (its most basic declarer)."""
+    declared = [base for base in cls.__mro__ if name in inspect.get_annotations(base)]
+    return declared[-1] if declared else cls
 
 
 def _differs(model: BaseLanguageModel[Any], name: str, origin: type) -> bool:
@@ -459,7 +460,7 @@ def _held_refusal(value: Any, depth: int) -> str | None:
 def _settings_refusal(model: BaseLanguageModel[Any], depth: int) -> str | None:
     """Why one of the model's settings may make its provider act, or None."""
     for name in type(model).model_fields:
-        origin = _origin(model, name)
+        origin = _origin(type(model), name)
         package = _package(origin)
         value = getattr(model, name, None)
         if package in _OWN_PACKAGES:

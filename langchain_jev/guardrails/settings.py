@@ -139,9 +139,10 @@ class GuardrailSettings:
     behind the model's. The draft is held until both checks are clean: a refused request
     drops it (the call is cancelled when async; sync, it is left to finish and its reply
     discarded), and it never reaches a stream, the state, a checkpoint or a tool. The model
-    (and its provider) does read the request while it is judged. Only where the model only
-    writes a reply: a chat model with no provider-side tool bound; never with
-    ``stream_tokens=True``. False: the model is called once the input check is clean."""
+    (and its provider) does read the request while it is judged. Only where the door can tell
+    the model only writes a reply (`langchain_jev.guardrails.early`: every tool a recognised
+    client tool, every setting known to be inert); never with ``stream_tokens=True``. False:
+    the model is called once the input check is clean."""
     stream_chunks: int | None = None
     """Judge the reply as it streams, every this many tokens, and show each chunk to
     ``stream_mode="messages"`` and ``astream_events`` once it is judged clean (None: the reply

@@ -382,16 +382,21 @@ def _binding_update(binding: RunnableBindingBase[Any, Any], keep: Callable[[Any]
     return update
 
 
+def _strippable(value: Any) -> bool:
+    """True for a runnable that may carry handlers of its own (a pydantic one; checked cheaply first)."""
+    return isinstance(value, BaseModel) and isinstance(value, Runnable)
+
+
 def _held_update(runnable: BaseModel, keep: Callable[[Any], bool], depth: int) -> dict[str, Any]:
     """The fields of ``runnable`` holding runnables (a binding's model, a judge's model), stripped."""
     update: dict[str, Any] = {}
     for name in type(runnable).model_fields:
         value = getattr(runnable, name, None)
-        if isinstance(value, Runnable):
+        if _strippable(value):
             stripped = _without_own_handlers(value, keep, depth + 1)
             if stripped is not value:
                 update[name] = stripped
-        elif isinstance(value, (list, tuple)) and any(isinstance(item, Runnable) for item in value):
+        elif isinstance(value, (list, tuple)) and any(_strippable(item) for item in value):
             items = [_without_own_handlers(item, keep, depth + 1) for item in value]
             if any(new is not old for new, old in zip(items, value, strict=True)):
                 update[name] = type(value)(items)

@@ -109,14 +109,19 @@ _HIDDEN: ContextVar[Tracers | None] = ContextVar("jev_hidden_run", default=None)
 """The tracers of the hidden run the code is in (None: it is in none)."""
 
 
-def _forwards_tokens(handler: Any) -> bool:
-    """True for a handler of the caller's that implements ``on_llm_new_token`` (a tracer only records)."""
-    if isinstance(handler, _TracerCore):
+def _class_forwards_tokens(cls: type) -> bool:
+    """True for a handler class that implements ``on_llm_new_token`` and is no tracer (a tracer records)."""
+    if issubclass(cls, _TracerCore):
         return False
     for base in (BaseCallbackHandler, AsyncCallbackHandler):
-        if isinstance(handler, base):
-            return type(handler).on_llm_new_token is not base.on_llm_new_token
+        if issubclass(cls, base):
+            return cls.on_llm_new_token is not base.on_llm_new_token
     return False
+
+
+def _forwards_tokens(handler: Any) -> bool:
+    """True for a handler of the caller's that implements ``on_llm_new_token`` (a tracer only records)."""
+    return _class_forwards_tokens(type(handler))
 
 
 def is_stream_handler(handler: Any) -> bool:
@@ -171,7 +176,7 @@ def check_tracers(tracers: Any, setting: str = "allowed_tracers") -> Tracers:
             raise JevConfigurationError(
                 f"{setting} takes callback handler classes (such as LangChainTracer), got {what}"
             )
-        if issubclass(tracer, _StreamingCallbackHandler):
+        if issubclass(tracer, _StreamingCallbackHandler) or _class_forwards_tokens(tracer):
             raise JevConfigurationError(
                 f"{setting} takes record-only tracers; {tracer.__name__} feeds a stream, which would "
                 "show the hidden runs to whoever reads it"

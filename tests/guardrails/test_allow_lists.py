@@ -36,7 +36,12 @@ import httpx
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from langchain_core.callbacks import AsyncCallbackHandler, BaseCallbackHandler, CallbackManager
+from langchain_core.callbacks import (
+    AsyncCallbackHandler,
+    BaseCallbackHandler,
+    CallbackManager,
+    StreamingStdOutCallbackHandler,
+)
 from langchain_core.globals import set_debug
 from langchain_core.language_models import BaseChatModel, GenericFakeChatModel
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
@@ -430,6 +435,8 @@ def test_allowed_tracers_are_checked_when_the_settings_are_made() -> None:
         GuardrailSettings(allowed_tracers=ForwardsToTheUI)  # type: ignore[arg-type]
     with pytest.raises(JevConfigurationError, match="_AstreamEventsCallbackHandler feeds a stream"):
         GuardrailSettings(allowed_tracers=[_AstreamEventsCallbackHandler])
+    with pytest.raises(JevConfigurationError, match="StreamingStdOutCallbackHandler feeds a stream"):
+        GuardrailSettings(allowed_tracers=[StreamingStdOutCallbackHandler])
     with pytest.raises(JevConfigurationError, match="got str"):
         guard_model(
             model(), HazardBattery.output(list(KEYWORDS), model=KeywordDecisionModel()), allowed_tracers=[str]

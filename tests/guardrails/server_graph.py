@@ -39,6 +39,7 @@ from langchain_core.tracers.schemas import Run
 from langgraph.graph import END, START, StateGraph
 from langgraph.prebuilt import tools_condition
 from langgraph.types import RetryPolicy
+from pydantic import PrivateAttr
 
 from langchain_jev.graph import (
     GuardrailState,
@@ -202,8 +203,9 @@ class DraftingChat(BaseChatModel):
     else "Sure."; what it reads is recorded as ``kind``."""
 
     kind: str = "drafting-model"
-    decision: Any = None
-    """A `WaitsForTheModel` told of every call (its input checks wait for one), or None."""
+    _decision: Any = PrivateAttr(default=None)
+    """A `WaitsForTheModel` told of every call (its input checks wait for one), or None. Private: a
+    runnable in a field would be read as a model this one holds, which waits for its verdict."""
 
     @property
     def _llm_type(self) -> str:
@@ -213,8 +215,8 @@ class DraftingChat(BaseChatModel):
         self, messages: list[BaseMessage], stop: Any = None, run_manager: Any = None, **kw: Any
     ) -> ChatResult:
         _record(self.kind, messages)
-        if self.decision is not None:
-            self.decision._handshake.called()
+        if self._decision is not None:
+            self._decision._handshake.called()
         if "nerve agent" in repr(messages):
             reply = AIMessage(LEAK)
         elif "cite" in str(messages[-1].content):
@@ -235,9 +237,9 @@ def _guarded(model: Any, decision: KeywordDecisionModel) -> Any:
 
 
 _waiting = WaitsForTheModel(keywords={"indiscriminate_weapons": ("nerve agent",)})
-forwarding = _guarded(
-    DraftingChat(callbacks=[ForwardsToTheUI(), PostsMessages()], decision=_waiting), _waiting
-)
+_drafting = DraftingChat(callbacks=[ForwardsToTheUI(), PostsMessages()])
+_drafting._decision = _waiting
+forwarding = _guarded(_drafting, _waiting)
 """A chat model carrying the operator's UI handlers, started beside its input check (the default): each
 input check waits for its call, so the draft for a refused request is really written."""
 searching = _guarded(DraftingChat(kind="searching-model").bind(tools=[{"google_search": {}}]), _decision)

@@ -50,6 +50,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from langchain_jev._lazy import lazy_exports
+from langchain_jev._moved import install as _install_moved_paths
+
+_install_moved_paths()  # old module paths still import, with a warning, until 0.2 (langchain_jev._moved)
 
 if TYPE_CHECKING:
     from langchain_jev.conversation import input_from_messages

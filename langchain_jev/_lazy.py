@@ -6,6 +6,8 @@ from collections.abc import Callable, Mapping
 from importlib import import_module
 from typing import Any
 
+from langchain_jev._moved import moved_name
+
 
 def lazy_exports(
     package: str, exports: Mapping[str, str], namespace: dict[str, Any]
@@ -13,13 +15,15 @@ def lazy_exports(
     """Return the ``__getattr__`` and ``__dir__`` of a package whose names load lazily.
 
     ``exports`` maps each public name to the module defining it; a loaded name is
-    cached in ``namespace`` (the package's globals) so it is imported only once.
+    cached in ``namespace`` (the package's globals) so it is imported only once. A
+    name that left the package for another face still loads, with a warning
+    (`langchain_jev._moved.MOVED_NAMES`).
     """
 
     def __getattr__(name: str) -> Any:
         module = exports.get(name)
         if module is None:
-            raise AttributeError(f"module {package!r} has no attribute {name!r}")
+            return moved_name(package, name)
         value = getattr(import_module(module), name)
         namespace[name] = value
         return value

@@ -52,7 +52,8 @@ def _type_checking_names(tree: ast.Module) -> dict[str, str]:
 
 def test_the_root_holds_the_engine_and_the_faces_only() -> None:
     modules = sorted(path.name for path in PACKAGE.glob("*.py"))
-    assert len(modules) <= 16, modules
+    # the engine, the spokes, the face and its machinery (_lazy, _extras, _moved)
+    assert len(modules) <= 17, modules
     assert not [name for name in modules if name.startswith(("cli_", "spec_"))], modules
     for folder in ("cli", "datasets", "spec", "guardrails", "graph", "judges", "middleware", "models", "ray", "testing"):
         assert (PACKAGE / folder / "__init__.py").is_file(), folder

@@ -99,6 +99,27 @@ FORMS = (
 """The keys that start a condition form (``equals`` goes with ``field``)."""
 
 
+_ATTRIBUTES = {"all": "all_", "any": "any_", "not": "not_"}
+"""The attribute of each form whose key is a Python keyword."""
+_NAMED = ("present", "empty", "field", "tool_called", "tool_not_called")
+"""The forms whose argument names a state field or a tool: a blank name names nothing."""
+_ARGUMENTS = {
+    "present": "a state field name",
+    "empty": "a state field name",
+    "field": "a state field name",
+    "tool_called": "a tool name",
+    "tool_not_called": "a tool name",
+    "answer_equals_expected": "true",
+    "answer_is_json": "true",
+    "call": "an import path `package.module:function`",
+    "all": "a list of conditions",
+    "any": "a list of conditions",
+    "not": "a condition",
+    **dict.fromkeys(BUILTIN_FORMS, "a mapping of its parameters ({} for the defaults)"),
+}
+"""What each form takes, for the message refusing anything else."""
+
+
 class ConditionSpec(BaseModel):
     """One condition of a judge file; exactly one form is given.
 
@@ -184,6 +205,12 @@ class ConditionSpec(BaseModel):
         if len(given) != 1:
             what = f"got {', '.join(sorted(given))}" if given else "got none"
             raise ValueError(f"a condition takes exactly one of {', '.join(FORMS)}; {what}")
+        form = given[0]
+        value = getattr(self, _ATTRIBUTES.get(form, form))
+        if value is None:  # given as null: no form reads null as its argument
+            raise ValueError(f"`{form}` needs {_ARGUMENTS[form]}, got null")
+        if form in _NAMED and not value.strip():
+            raise ValueError(f"`{form}` needs {_ARGUMENTS[form]}, got {value!r}")
         return self
 
     @staticmethod

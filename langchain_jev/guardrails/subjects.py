@@ -46,7 +46,7 @@ from langchain_core.messages import (
 )
 
 from langchain_jev.guardrails.catalog import Direction
-from langchain_jev.guardrails.text import put, read_media, reveal, reveal_value
+from langchain_jev.guardrails.text import payload_text, put, read_media, reveal, reveal_value
 from langchain_jev.input import JevJudgeInput, ToolCall
 
 __all__ = [
@@ -178,12 +178,17 @@ class _Walk:
         if not isinstance(value, str):
             return reveal_value(value)
         media = read_media(value)
-        if media is None:
-            return reveal(value)
+        if media is None:  # judged as text, beside what it decodes to however short it is
+            revealed, decoded = reveal(value), payload_text(value)
+            return (
+                revealed
+                if decoded is None or decoded in revealed
+                else f"{revealed}\n[payload] {reveal(decoded)}"
+            )
         if media.kind == "document":
             return reveal(media.describe())
         self.media.append(f"{where}: {media.mime}")
-        return media.describe()
+        return reveal(media.describe()) if media.text else media.describe()
 
     def block(self, block: Any, where: str) -> None:
         if isinstance(block, str):

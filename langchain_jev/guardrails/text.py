@@ -10,15 +10,18 @@ an interpretation only **adds** a reading beside the raw string.
   NFKC applied; bytes hidden in variation selectors ("emoji smuggling") and in
   zero-width or whitespace bit strings; ``data:`` URLs, base64, hex, percent
   escapes, HTML character references, backslash escapes, bit groups and lists of
-  character codes, decoded. Each reading is read again, `MAX_DEPTH` levels deep;
+  character codes, decoded; decoded bytes are read as text in every encoding a
+  reader may read them as (UTF-8, what a byte order mark says, UTF-16/32, a
+  single-byte code page). Each reading is read again, `MAX_DEPTH` levels deep;
   an encoding nested deeper refuses (`GuardrailBudgetError`): a bound never cuts;
 - `reveal` / `reveal_value`: a string (every string, key and list of character
   codes of a value) with its readings appended, labelled; `reveal` of a revealed
   text adds nothing more;
 - `read_media`: the payload of a typed media field of a media block: an image,
   audio or video file by its bytes (the judge is shown a note: it cannot see
-  pixels or hear sound), the text of a PDF (pypdf), or None when it is neither
-  (then it is judged as text, like any string).
+  pixels or hear sound; bytes that also read as text are judged), the text of a
+  PDF (pypdf; its header anywhere a reader finds it, in the first 1,024 bytes),
+  or None when it is neither (then it is judged as text, like any string).
 
 Every pattern is a run of one character class (no nested quantifiers), so each
 scan is linear in the text; the text itself is bounded by the battery's budget.
@@ -28,6 +31,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import contextlib
 import functools
 import html
 import io
@@ -48,6 +52,7 @@ __all__ = [
     "MAX_DOCUMENT_BYTES",
     "MAX_DOCUMENT_PAGES",
     "Media",
+    "payload_text",
     "read_media",
     "put",
     "readings",
@@ -116,15 +121,42 @@ def _printable(text: str) -> bool:
     return printable >= 0.9 * len(text) and any(c.isalnum() for c in text)
 
 
+_BOMS = (
+    (b"\xef\xbb\xbf", "utf-8"),
+    (b"\xff\xfe\x00\x00", "utf-32-le"),
+    (b"\x00\x00\xfe\xff", "utf-32-be"),
+    (b"\xff\xfe", "utf-16-le"),
+    (b"\xfe\xff", "utf-16-be"),
+)
+"""Byte order marks, longest first, with the encoding each declares."""
+
+
+def _decodings(data: bytes) -> Iterator[str]:
+    """``data`` read as each encoding a reader may read it as.
+
+    UTF-8, what a byte order mark declares, UTF-16 or UTF-32 when it is spaced
+    with NULs, and a single-byte code page when it is mostly ASCII.
+    """
+    with contextlib.suppress(UnicodeDecodeError):
+        yield data.decode("utf-8")
+    for mark, codec in _BOMS:
+        if data.startswith(mark):
+            yield data[len(mark) :].decode(codec, errors="replace")
+            break
+    if 3 * data.count(0) >= len(data):  # ASCII text in UTF-16 or UTF-32, without a mark
+        little = data[1::2].count(0) >= data[0::2].count(0)  # "a\0": the low byte first
+        for width in ("16", "32"):
+            for order in ("le", "be") if little else ("be", "le"):
+                yield data.decode(f"utf-{width}-{order}", errors="replace")
+    if 5 * sum(1 for byte in data if 0x20 <= byte < 0x7F or byte in b"\t\n\r") >= 4 * len(data):
+        yield data.decode("cp1252", errors="replace")  # Latin-1 or Windows text with a few accents
+
+
 def _as_text(data: bytes) -> str | None:
-    """``data`` as text when it is UTF-8 that reads as text (else None)."""
+    """``data`` as text when, in some encoding a reader may read it as (`_decodings`), it reads as text."""
     if not data:
         return None
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError:
-        return None
-    return text if _printable(text) else None
+    return next((text for text in _decodings(data) if _printable(text)), None)
 
 
 def _b64(value: str) -> bytes | None:
@@ -204,8 +236,8 @@ _ENCODED = re.compile(r"[0-9+/=_\-]|[a-z][A-Z]")
 
 
 def _words(text: str) -> bool:
-    """True for ASCII that is mostly letters, digits and spaces (what a short run must spell to count)."""
-    return text.isascii() and sum(c.isalnum() or c == " " for c in text) >= 0.8 * len(text)
+    """True for text mostly of letters (any script), digits and spaces (what a short run must spell)."""
+    return sum(c.isalnum() or c == " " for c in text) >= 0.8 * len(text)
 
 
 def _base64_runs(text: str) -> Iterator[str]:
@@ -429,13 +461,20 @@ class Media:
     size: int
     """Its size in bytes."""
     text: str | None = None
-    """A document's text (None for image, audio and video)."""
+    """A document's text; for an image, audio or video file, its bytes as text when they read as text
+    (a file made to pass for media and for text at once), else None."""
 
     def describe(self) -> str:
         """The note the battery is shown in the payload's place."""
         if self.kind == "document":
             return f"[{self.mime}, {self.size} bytes; its text:]\n{self.text or ''}"
-        return f"[{self.mime}, {self.size} bytes: {self.kind} the safety check cannot see]"
+        note = f"[{self.mime}, {self.size} bytes: {self.kind} the safety check cannot see]"
+        return f"{note[:-1]}; its bytes read as text:]\n{self.text}" if self.text else note
+
+
+_PDF_HEADER = b"%PDF-"
+_PDF_HEADER_WITHIN = 1_024
+"""PDF readers find the header anywhere in a file's first 1,024 bytes, not only at its start."""
 
 
 def _payload_bytes(value: str) -> bytes | None:
@@ -448,6 +487,21 @@ def _payload_bytes(value: str) -> bytes | None:
     if not value.strip() or not re.fullmatch(r"[A-Za-z0-9+/_\-\s]+={0,2}\s*", value):
         return None
     return _b64(value)
+
+
+def payload_text(value: str) -> str | None:
+    """The text a typed media field's payload (a ``data:`` URL or bare base64) decodes to, or None.
+
+    A media field holds an encoding whatever its length, so its payload is decoded
+    as it is, without the guesses that tell a short run of base64 from a word.
+
+    Example:
+        >>> payload_text("IG5lcnZlIGFnZW50IMOp"), payload_text("not base64!")
+        (' nerve agent é', None)
+
+    """
+    data = _payload_bytes(value)
+    return _as_text(data) if data else None
 
 
 def _pdf_text(data: bytes) -> str:
@@ -503,15 +557,15 @@ def read_media(value: str) -> Media | None:
     data = _payload_bytes(value)
     if not data:
         return None
+    if _PDF_HEADER in data[:_PDF_HEADER_WITHIN]:  # where a PDF reader looks, whatever bytes lead
+        return Media("document", "application/pdf", len(data), _pdf_text(data))
     kind = filetype.guess(data)
     if kind is None:
         return None
     mime = str(kind.mime)
-    if mime == "application/pdf":
-        return Media("document", mime, len(data), _pdf_text(data))
     family = mime.split("/", 1)[0]
     if family in ("image", "audio", "video"):
-        return Media(family, mime, len(data))
+        return Media(family, mime, len(data), _as_text(data))  # a file that also reads as text: judged
     return None
 
 

@@ -32,7 +32,8 @@ node, a ``Command``, ``update_state``, ``Send``, a resumed interrupt):
    the conversation before it enter the input-side ledgers as judged, so the
    model's own passed replies are never judged as input again (an AI message the
    caller writes is), and its tool calls are recorded for the tools' door, in this
-   thread (`langchain_jev.guardrails.tools`). Only what passed enters a ledger: a
+   thread (`langchain_jev.guardrails.tools`). A turn in which a human allowed
+   anything (the request or the reply) is recorded for its thread alone. Only what passed enters a ledger: a
    dropped draft never does.
 
 The procedure yields its I/O (`langchain_jev.guardrails.drive`), so the sync and
@@ -270,11 +271,13 @@ class GuardrailDoor:
         if released is None:
             return DoorOutcome(None, output, withheld, tuple(reports))
         if settled or withheld:
-            reviewed = {report.check for report in reports if report.review == "allow"}
+            # what a human allowed in this turn, on any side (a reviewed reply too), counts as
+            # judged in this thread alone: the turn is recorded in the thread's own ledger
+            reviewed = any(report.review == "allow" for report in reports)
             for rail in checks:
                 start = 0 if withheld else len(call_messages)
                 marked = [*call_messages, released]
-                yield from rail.marking(marked, start, config, reviewed=rail.check in reviewed)
+                yield from rail.marking(marked, start, config, reviewed=reviewed)
         yield from granting((self.input, self.output), released, config)  # the calls the tools' door runs
         return DoorOutcome(released, output, withheld, tuple(reports), ends)
 

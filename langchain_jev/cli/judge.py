@@ -199,6 +199,7 @@ def judge_command(args: argparse.Namespace, parser: argparse.ArgumentParser) -> 
         fmt=fmt,
         fields=fields,
         required=spec.required_fields(),
+        named=spec.named_fields(),
         concurrency=args.concurrency,
         out=args.out,
         cache=args.cache,

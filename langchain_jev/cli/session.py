@@ -56,6 +56,8 @@ class RunOptions:
     fmt: Format
     fields: FieldMap = field(default_factory=FieldMap)
     required: Sequence[str] = ()
+    named: Sequence[str] = ()
+    """Fields the judge's questions name that a row may lack: said once when the first row lacks one."""
     concurrency: int = 8
     out: str | None = None
     cache: str | None = None
@@ -206,6 +208,7 @@ class Session:
         self.connect_failures = 0
         self.reached = False
         self.hinted = False
+        self.hinted_named = False
         self.repeated: dict[str, list[int]] = {}
         """A bad rows' problem -> [rows with it, the line of the first], to say each problem once."""
         self.halted = False
@@ -312,6 +315,14 @@ class Session:
                         )
                         return
                     continue
+                if mapped.input is not None and not self.hinted_named:
+                    self.hinted_named = True
+                    lacking = column_hint(raw.data, options.fields, options.named)
+                    if lacking is not None:
+                        self.progress.note(
+                            f"{self.label}: warning: the judge's questions name a field the first row "
+                            f"lacks: {lacking} (list it under `requires:` to refuse such rows)"
+                        )
                 if mapped.input is None:
                     self._hint(raw.data)
                     self.bad(raw.number, raw.line, mapped.problem or "cannot be judged")

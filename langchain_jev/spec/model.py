@@ -51,6 +51,7 @@ be between 0 and 1, got 1.5``); no half-built judge is ever returned.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 from collections.abc import Callable, Mapping
@@ -76,7 +77,7 @@ from pydantic import (
 
 from langchain_jev.criteria import JevCriterion, validate_criteria
 from langchain_jev.errors import JevConfigurationError
-from langchain_jev.input import ANSWER_FIELD, JevJudgeInput
+from langchain_jev.input import ANSWER_FIELD, STATE_FIELDS, JevJudgeInput
 from langchain_jev.judge import JevJudge
 from langchain_jev.spec.builtins import BUILTIN_FORMS
 from langchain_jev.spec.code import (
@@ -220,6 +221,23 @@ class _QuestionSpec(_Spec):
         if self.when_chosen is not None:
             return "when_chosen"
         return "when_passed" if self.when_passed is not None else None
+
+    def named_fields(self) -> list[str]:
+        """The fixed state fields the instructions name (in backticks or bare).
+
+        A question with ``applies_when`` decides for itself when it is asked, so
+        none of the fields it names is counted.
+
+        Example:
+            >>> NoulSpec.model_validate({"kind": "noul", "name": "ok", "minimum": 0.5,
+            ...     "instructions": "Does `assistant_answer` answer `user_question`?"}).named_fields()
+            ['user_question', 'assistant_answer']
+
+        """
+        if self.applies_when is not None:
+            return []
+        text = self.instructions if isinstance(self.instructions, str) else json.dumps(self.instructions)
+        return [name for name in STATE_FIELDS if re.search(rf"(?<![\w]){name}(?![\w])", text)]
 
 
 class NoulSpec(_QuestionSpec):
@@ -504,10 +522,28 @@ class JudgeSpec(_Spec):
         fields = list(self.requires)
         for criterion in self.criteria:
             if isinstance(criterion, CheckSpec):
-                for name in sorted(condition_fields(criterion.check)):
-                    if name not in fields:
-                        fields.append(name)
+                named = sorted(condition_fields(criterion.check))
+                fields.extend(name for name in named if name not in fields)
         return fields
+
+    def named_fields(self) -> list[str]:
+        """Fixed state fields the questions name that ``requires`` leaves out (said when a row lacks one).
+
+        A question may name a field and still be answerable without it ("the
+        question, where given"); a field every input must carry goes in ``requires``.
+
+        Example:
+            >>> JudgeSpec.model_validate({"criteria": [{"kind": "noul", "name": "ok", "minimum": 0.5,
+            ...     "instructions": "Is `assistant_answer` in `supporting_context`?"}]}).named_fields()
+            ['supporting_context']
+
+        """
+        required = self.required_fields()
+        named: list[str] = []
+        for criterion in self.criteria:
+            if not isinstance(criterion, CheckSpec):
+                named.extend(n for n in criterion.named_fields() if n not in required and n not in named)
+        return named
 
     def decision_model(self) -> BaseDecisionModel | None:
         """The model the file names (a jury, or one ``provider:model``), built; None when it names none.

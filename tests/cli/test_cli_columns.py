@@ -56,3 +56,68 @@ def test_a_wrong_column_is_said_once_with_the_count_of_rows(
     assert len(lines) <= 4, err  # not one line per row
     assert sum("row 1: missing 'answer'" in line for line in lines) == 1
     assert any("200 rows skipped in all for this (the first at line 1): missing 'answer'" in line for line in lines)
+
+
+def test_a_field_the_questions_name_and_the_first_row_lacks_is_said_before_any_request(
+    server: JevServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data, spec, out = tmp_path / "tickets.csv", tmp_path / "judge.yaml", tmp_path / "results.jsonl"
+    data.write_text(
+        "ticket_id,customer_message,agent_reply,channel\n1,Where is order 42?,It ships today.,email\n",
+        encoding="utf-8",
+    )
+    spec.write_text(SPEC, encoding="utf-8")
+    args = ["judge", str(data), "--judge", str(spec), "--out", str(out), "--workers", "1", "--quiet"]
+    main([*args, "--answer-field", "agent_reply"])
+    err = capsys.readouterr().err
+    assert err.count("warning: the judge's questions name a field the first row lacks") == 1, err
+    assert "'question'" in err and "customer_message" in err and "--question-field" in err, err
+    assert "requires:" in err
+    code = main([*args, "--answer-field", "agent_reply", "--question-field", "customer_message"])
+    err = capsys.readouterr().err
+    assert code == 0 and "warning" not in err, err
+    assert server.requests[-1].state["user_question"] == "Where is order 42?"
+
+
+def test_a_field_listed_under_requires_refuses_rows_without_it_before_any_request(
+    server: JevServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data, spec, out = tmp_path / "tickets.csv", tmp_path / "judge.yaml", tmp_path / "results.jsonl"
+    data.write_text("ticket_id,customer_message,agent_reply\n1,Where is order 42?,It ships today.\n", encoding="utf-8")
+    spec.write_text("requires: [user_question, assistant_answer]\n" + SPEC, encoding="utf-8")
+    args = ["judge", str(data), "--judge", str(spec), "--out", str(out), "--workers", "1", "--quiet"]
+    code = main([*args, "--answer-field", "agent_reply"])
+    err = capsys.readouterr().err
+    assert code == 2 and server.request_count == 0, err
+    assert "--question-field" in err and "customer_message" in err
+
+
+def test_a_field_named_by_a_question_that_may_not_apply_is_not_required(
+    server: JevServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data, spec, out = tmp_path / "rows.jsonl", tmp_path / "judge.yaml", tmp_path / "results.jsonl"
+    data.write_text(json.dumps({"answer": "Hello"}) + "\n", encoding="utf-8")
+    spec.write_text(
+        "criteria:\n  - kind: noul\n    name: ok\n    instructions: Is `assistant_answer` grounded in"
+        " `supporting_context`?\n    minimum: 0.5\n    applies_when: {present: supporting_context}\n"
+        '  - {kind: noul, name: polite, instructions: "Is `assistant_answer` polite?", minimum: 0.5}\n',
+        encoding="utf-8",
+    )
+    code = main(["judge", str(data), "--judge", str(spec), "--out", str(out), "--workers", "1", "--quiet"])
+    assert code == 0, capsys.readouterr().err
+
+
+def test_a_field_a_question_names_that_may_be_absent_is_said_once_when_the_first_row_lacks_it(
+    server: JevServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data, spec, out = tmp_path / "rows.jsonl", tmp_path / "judge.yaml", tmp_path / "results.jsonl"
+    data.write_text("".join(json.dumps({"answer": "Hi", "docs": ["d"]}) + "\n" for _ in range(3)), encoding="utf-8")
+    spec.write_text(
+        'criteria:\n  - {kind: noul, name: ok, instructions: "Is `assistant_answer` in `supporting_context`?",'
+        " minimum: 0.5}\n",
+        encoding="utf-8",
+    )
+    code = main(["judge", str(data), "--judge", str(spec), "--out", str(out), "--workers", "1", "--quiet"])
+    err = capsys.readouterr().err
+    assert code == 0, err
+    assert err.count("--context-field") == 1 and "docs" in err, err

@@ -6,7 +6,8 @@
 - `cache`: `CachedDecisionModel`, which answers repeated requests from a cache;
 - `jury`: `JuryDecisionModel`, a panel of models asked at once, their answers combined;
 - `resolve`: `as_decision_model`, what a judge's ``model=`` accepts;
-- `response`, `wire`: the answers read strictly, and the request put on the wire.
+- `response`, `wire`: the answers read strictly, and the request put on the wire;
+- `unique_json`: the one rule answers are parsed by (a key given twice is never picked from).
 
 Names are imported lazily, so importing this package stays cheap.
 """

@@ -325,6 +325,8 @@ class JevDecisionModel(BaseDecisionModel):
 
     def _convert(self, response: WireResponse) -> DecisionResponse:
         answers, unreadable = read_answers(response.answers)
+        if response.unreadable:  # answers the body gave twice: unreadable, never one of them picked
+            unreadable = {**unreadable, **response.unreadable}
         return with_answers(
             answers,
             model=response.model,

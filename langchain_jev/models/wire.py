@@ -5,7 +5,6 @@ from __future__ import annotations
 import base64
 import binascii
 import copy
-import json
 import logging
 import weakref
 from collections.abc import Callable, Mapping, Sequence
@@ -14,13 +13,14 @@ from typing import Annotated, Any, Literal
 import httpx2
 from langchain_core.decisions import ChoiceAnswer, NoulAnswer, Question
 from langchain_core.messages import BaseMessage, convert_to_openai_messages
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
-from typesafe_sdk import Image, SystemOneResponse
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError
+from typesafe_sdk import Image, SystemOneResponse, TypeSafeAPIResponseValidationError
 from typing_extensions import TypedDict
 
 from langchain_jev.errors import JevInputError
 from langchain_jev.input import unicode_fault
-from langchain_jev.models.secrets import contains_secret, redact_data
+from langchain_jev.models import unique_json
+from langchain_jev.models.secrets import contains_secret, redact_data, redact_error
 
 __all__ = ["MAX_DEPTH", "QuestionWire", "WireResponse", "wire_questions", "wire_state"]
 
@@ -232,7 +232,13 @@ class WireResponse(SystemOneResponse):
     of into the SDK's answer types first: level keys stay as written (``"03"`` is
     not ``3``), and one malformed answer is that answer's problem alone.
 
-    The usual body is read in one strict pass: nouls and choices become
+    The body is parsed once, by the package's one rule for answers
+    (`langchain_jev.models.unique_json`): a question named twice, or a key given
+    twice anywhere inside an answer, makes that answer unreadable (``unreadable``,
+    with the reason: its finding is an ERROR, never a pick of one value), and a key
+    given twice anywhere else (``answers``, ``model`` or ``usage`` twice) makes the
+    whole body unreadable: the SDK's ``TypeSafeAPIResponseValidationError``, naming it.
+    The usual body is then read in one strict pass: nouls and choices become
     langchain-core answers at once (a number must be a JSON number, a label a JSON
     string), scores and boxes stay as sent. A body that pass cannot read (a
     malformed answer, an answer type of a later API) is read again with every answer
@@ -245,28 +251,54 @@ class WireResponse(SystemOneResponse):
         {'a': {'type': 'noul', 'noul': 0.5}}
         >>> WireResponse._decode(httpx2.Response(200, content=body)).answers
         {'a': NoulAnswer(type='noul', noul=0.5)}
+        >>> twice = b'{"model": "m", "usage": {}, "answers": {"a": {"type": "noul", "noul": 0.1, '
+        >>> twice += b'"noul": 0.9}}}'
+        >>> decoded = WireResponse._decode(httpx2.Response(200, content=twice))
+        >>> decoded.answers, decoded.unreadable
+        ({}, {'a': 'answers.a.noul: the key "noul" is given 2 times; an ambiguous answer is unreadable'})
 
     """
 
     answers: dict[str, Any] = Field(default_factory=dict)
     """Every answer as JSON data, keyed by question name (or already read, after the quick pass)."""
 
+    _unreadable: dict[str, str] = PrivateAttr(default_factory=dict)
+    """Answers the body gave ambiguously (a question named twice, a key twice inside an answer), with why."""
+
+    @property
+    def unreadable(self) -> dict[str, str]:
+        """The answers this body gave ambiguously, by question name, with the reason (see `unique_json`)."""
+        return self._unreadable
+
     @classmethod
     def _decode(cls, response: httpx2.Response) -> WireResponse:
         content = response.content
+        try:  # one parse, by the package's one rule: a key given twice is never picked from
+            data, repeats = unique_json.loads(content)
+        except ValueError:
+            return super()._decode(response)  # not JSON: the SDK words the error
+        unreadable: dict[str, str] = {}
+        if repeats:
+            unreadable, whole = unique_json.answers_made_unreadable(repeats)
+            if whole:  # the body itself is ambiguous (its answers, model or usage given twice)
+                raise _ambiguous_body(response, data, whole[0])
+            answers = data.get("answers") if isinstance(data, dict) else None
+            for name in unreadable if isinstance(answers, dict) else ():
+                answers.pop(name, None)  # type: ignore[union-attr]
         echoed = contains_secret(content)  # a server that echoes the key: never pass it on
-        if not echoed:
-            try:
-                return _QuickResponse.model_validate_json(content, strict=True)
-            except ValidationError:
-                pass
-        try:  # one pass over the body; the SDK's own decoding words any error
+        try:
             if echoed:
-                decoded = cls.model_validate(redact_data(json.loads(content)))
+                decoded = cls.model_validate(redact_data(data))
             else:
-                decoded = cls.model_validate_json(content)
-        except (ValidationError, ValueError):
-            return super()._decode(response)
+                try:
+                    decoded = _QuickResponse.model_validate(data, strict=True)
+                except ValidationError:
+                    decoded = cls.model_validate(data)
+        except ValidationError:
+            return super()._decode(response)  # the SDK's own decoding words the error
+        decoded._unreadable = unreadable
+        if type(decoded) is _QuickResponse:
+            return decoded
         answers = decoded.answers
         for name, answer in list(answers.items()):
             kind = answer.get("type") if isinstance(answer, dict) else None
@@ -274,6 +306,15 @@ class WireResponse(SystemOneResponse):
                 _log.warning("Ignoring answer %r with unrecognized type %r", name, kind)
                 del answers[name]
         return decoded
+
+
+def _ambiguous_body(response: httpx2.Response, data: Any, repeat: unique_json.Repeat) -> BaseException:
+    """The SDK's error for a body it cannot read, naming the key the body gives twice."""
+    error = TypeSafeAPIResponseValidationError(
+        response.status_code, redact_data(data), response.headers, repeat.where
+    )
+    error.add_note(repeat.problem("response"))
+    return redact_error(error)
 
 
 class _AsSentScore(TypedDict, total=False):

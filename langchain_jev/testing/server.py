@@ -22,7 +22,10 @@ line with ``--base-url``):
   module exists (``compression.zstd`` on Python 3.14+, ``backports.zstd``), and
   refused with 415 otherwise (build clients with ``compression=False`` then);
 - the API key is checked for shape only (``Authorization: Bearer <key>``), or
-  against ``api_key=`` when given.
+  against ``api_key=`` when given;
+- a body that gives a key twice in one object is refused (400), as a script
+  file is (`load_script`): JSON is read by the package's one rule
+  (`langchain_jev.models.unique_json`), never by picking one of two values.
 
 Script entries (per question name; ``answers`` may instead be a callable
 ``(state, questions) -> {name: entry}`` computed per request):
@@ -105,6 +108,8 @@ from typing import Any
 from urllib.error import URLError
 from urllib.request import ProxyHandler, Request, build_opener
 
+from langchain_jev.models import unique_json
+
 __all__ = [
     "PLACEHOLDER_KEY",
     "READY_TIMEOUT",
@@ -152,7 +157,8 @@ class Fault:
     ``drop``: close the connection without a response (a network failure).
     ``delay``: seconds to wait first (added to the server's delay).
     ``retry_after``: seconds for a ``retry-after`` header (with ``status``).
-    ``body``: with status 200 (the default when only ``body`` is given), send this JSON as is.
+    ``body``: with status 200 (the default when only ``body`` is given), send this JSON as is;
+    ``bytes`` are sent as they are (a body JSON cannot be made to say, such as a key given twice).
     """
 
     status: int | None = None
@@ -511,7 +517,9 @@ class _Handler(BaseHTTPRequestHandler):
         if not raw:
             return None, None
         try:
-            return json.loads(raw), None
+            return unique_json.loads_refusing(raw), None
+        except unique_json.RepeatedKeyError as error:  # Jev would not pick one of two values either
+            return None, (400, f"body is ambiguous: {error}")
         except ValueError as error:
             return None, (400, f"body is not JSON: {error}")
 
@@ -539,7 +547,9 @@ class _Handler(BaseHTTPRequestHandler):
         headers = {REQUEST_ID_HEADER: f"req-{received.number}"}
         if fault.retry_after is not None:
             headers["retry-after"] = f"{fault.retry_after:g}"
-        if fault.body is not None:
+        if isinstance(fault.body, (bytes, bytearray)):
+            self._send(status, bytes(fault.body), headers)
+        elif fault.body is not None:
             self._json(status, fault.body, headers)
         else:
             phrase = HTTPStatus(status).phrase if status in HTTPStatus._value2member_map_ else "error"
@@ -550,7 +560,9 @@ class _Handler(BaseHTTPRequestHandler):
         self._json(int(status), {"error": {"message": message, "type": "invalid_request"}})
 
     def _json(self, status: int, payload: Any, headers: Mapping[str, str] | None = None) -> None:
-        data = json.dumps(payload).encode()
+        self._send(status, json.dumps(payload).encode(), headers)
+
+    def _send(self, status: int, data: bytes, headers: Mapping[str, str] | None = None) -> None:
         self.send_response(status)
         self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(data)))
@@ -708,7 +720,9 @@ def load_script(source: str) -> dict[str, Any]:
         except OSError as error:
             raise ValueError(f"--answers: cannot read {source}: {error.strerror or error}") from None
     try:
-        script = json.loads(text)
+        script = unique_json.loads_refusing(text)
+    except unique_json.RepeatedKeyError as error:  # an answer scripted twice: refused, never one picked
+        raise ValueError(f"--answers: {source}: {error}") from None
     except ValueError as error:
         raise ValueError(f"--answers: {source} is not JSON: {error}") from None
     if not isinstance(script, dict):
@@ -769,7 +783,9 @@ def _parse_answer(text: str) -> tuple[str, Any]:
     if not sep or not name.strip():
         raise ValueError(f"--answer takes NAME=VALUE, got {text!r}")
     try:
-        entry = json.loads(value)
+        entry = unique_json.loads_refusing(value)
+    except unique_json.RepeatedKeyError as error:
+        raise ValueError(f"--answer {name.strip()}: {error}") from None
     except ValueError:
         entry = value  # a bare label
     _check_entry(name.strip(), entry)

@@ -6,7 +6,7 @@ import asyncio
 import copy
 import json
 import threading
-from collections.abc import Callable, Generator, Mapping, Sequence
+from collections.abc import Callable, Generator, Iterator, Mapping, Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass, field
 from typing import Any, Literal, get_args
@@ -30,6 +30,7 @@ from pydantic import ConfigDict, Field, PrivateAttr
 
 from langchain_jev.conversation import message_text
 from langchain_jev.errors import JevConfigurationError, JevInputError
+from langchain_jev.models import unique_json
 from langchain_jev.models.chat.errors import ChatModelOutputError, LogprobsUnavailableError
 from langchain_jev.models.chat.loading import chat_model_name, chat_model_provider, load_chat_model
 from langchain_jev.models.chat.logprobs import answer_from_positions, token_positions, unfit_reason
@@ -198,20 +199,53 @@ class _Rubric:
 
 
 def _raw_text(message: AIMessage) -> str:
-    """The reply as text: its text, else its tool-call arguments as JSON."""
+    """The reply as text: its text, else its tool-call arguments as sent (or as JSON, once parsed)."""
     text = message_text(message)
     if text.strip():
         return text
     if message.tool_calls:
-        return json.dumps(message.tool_calls[0].get("args", {}), ensure_ascii=False)
+        sent = next(_sent_arguments(message), None)
+        parsed = message.tool_calls[0].get("args", {})
+        return sent if sent is not None else json.dumps(parsed, ensure_ascii=False)
     if message.invalid_tool_calls:
         return str(message.invalid_tool_calls[0].get("args") or "")
     return text
 
 
+def _sent_arguments(message: AIMessage) -> Iterator[str]:
+    """The tool-call arguments as the model wrote them (OpenAI's wire form keeps them as JSON text)."""
+    calls = message.additional_kwargs.get("tool_calls")
+    for call in calls if isinstance(calls, list) else ():
+        function = call.get("function") if isinstance(call, Mapping) else None
+        arguments = function.get("arguments") if isinstance(function, Mapping) else None
+        if isinstance(arguments, str):
+            yield arguments
+
+
+def _as_written(message: AIMessage, parsed: Any) -> Any:
+    """A structured reply read from the JSON text it was parsed from, by the one rule of `unique_json`.
+
+    A provider's parser keeps the last of a key given twice; where the reply's JSON
+    text is at hand (its tool-call arguments as sent, or its text), the text that
+    parses to ``parsed`` is read again so that an answer given twice is seen as
+    ambiguous, never picked. Elsewhere ``parsed`` is what there is.
+    """
+    texts = [*_sent_arguments(message), message_text(message)]
+    for text in texts:
+        if not text.strip():
+            continue
+        try:
+            if json.loads(text) != parsed:
+                continue
+            return unique_json.loads(text)[0]
+        except (ValueError, RecursionError):
+            continue
+    return parsed
+
+
 def _read(reply: _Reply, questions: Mapping[str, Question]) -> Reading:
     if reply.parsed is not None:
-        return read_payload(reply.parsed, questions)
+        return read_payload(_as_written(reply.message, reply.parsed), questions)
     return read_text(_raw_text(reply.message), questions)
 
 

@@ -17,6 +17,7 @@ from typing import Any
 
 from langchain_core.decisions import Answer, Choice, Question, Score
 
+from langchain_jev.models import unique_json
 from langchain_jev.models.chat.answers import choice_answer, noul_answer, score_answer
 from langchain_jev.models.chat.schema import PROBABILITY_KEY, YES_KEY, level_key, reasoning_keys
 
@@ -59,7 +60,7 @@ def json_objects(text: str, limit: int = 1000) -> list[Any]:
         [{'a': 0}, {'a': {'b': 1}}]
 
     """
-    decoder = json.JSONDecoder()
+    decoder = unique_json.decoder()  # a key given twice is never picked from (see `read_payload`)
     found: list[Any] = []
     start = text.find("{")
     tries = 0
@@ -92,7 +93,7 @@ def extract_json(text: str) -> Any:
     if not stripped:
         raise ValueError("the reply is empty")
     try:
-        return json.loads(stripped)
+        return unique_json.loads(stripped)[0]  # a key given twice is never picked from
     except (ValueError, RecursionError) as error:
         objects = json_objects(text)
         if objects:
@@ -176,6 +177,8 @@ def read_payload(payload: Any, questions: Mapping[str, Question]) -> Reading:
     "probabilities": {...}}``), as a model may write it. Keys that name no question
     are ignored. A reply wrapped in one extra object (``{"answers": {...}}``) is
     unwrapped. A reply that answers none of the questions is a problem of the whole reply.
+    A question the reply (parsed by `langchain_jev.models.unique_json`) names twice, or
+    whose answer gives a key twice, is invalid: an ambiguous answer is never picked from.
 
     Example:
         >>> from langchain_core.decisions import Choice
@@ -194,9 +197,9 @@ def read_payload(payload: Any, questions: Mapping[str, Question]) -> Reading:
     keys = reasoning_keys(questions)
     answers: dict[str, Answer] = {}
     reasoning: dict[str, str] = {}
-    invalid: dict[str, str] = {}
+    invalid, _ = unique_json.answers_made_unreadable(unique_json.repeats_in(payload), answers=())
     for name, question in questions.items():
-        if name not in payload:
+        if name not in payload or name in invalid:
             continue
         value = payload[name]
         why = payload.get(keys[name])
@@ -208,6 +211,7 @@ def read_payload(payload: Any, questions: Mapping[str, Question]) -> Reading:
             answers[name] = _answer(name, question, value)
         except _Invalid as error:
             invalid[name] = str(error)
+    invalid = {name: why for name, why in invalid.items() if name in questions}
     if not answers and not invalid:
         expected = ", ".join(questions)
         got = ", ".join(str(key) for key in payload) or "none"

@@ -145,6 +145,19 @@ def jury_split(criterion: JevCriterion, met: Sequence[str], unmet: Sequence[str]
     )
 
 
+def jury_short(criterion: JevCriterion, detail: str, found: Sequence[tuple[str, str]]) -> str:
+    """``polite: could not be judged: <the quorum>; the members that answered: jev: not met: ...``.
+
+    ``detail`` is the finding's ERROR detail; ``found`` each answering member's name
+    with the detail of its own decision (what it found stands in the report).
+    """
+    if not found:
+        return detail
+    prefix = f"{criterion.name}: "
+    said = "; ".join(f"{name}: {text.removeprefix(prefix)}" for name, text in found)
+    return f"{detail}; the members that answered: {said}"
+
+
 def check_failed(criterion: JevCriterion) -> str:
     """``searched: did not search``: the check's defect."""
     return f"{criterion.name}: {criterion.defect}"

@@ -439,6 +439,7 @@ class JevJudge(RunnableSerializable[JudgeInput, JevVerdict]):
                         panel.answers_to(name),
                         vote=panel.combine == "vote",
                         disagreement=panel.disagreement,
+                        short_of_quorum=name in panel.short_of_quorum,
                     )
                 why = reasoning.get(name) if reasoning else None
                 # JevFinding(...) without the named tuple's keyword handling: one per criterion
@@ -451,7 +452,7 @@ class JevJudge(RunnableSerializable[JudgeInput, JevVerdict]):
         ordered = tuple(findings.values())
         if self.fail_on_inconclusive or self.fail_on_error:
             ordered = tuple(self._policy(finding) for finding in ordered)
-        passed = Outcome.FAILED not in map(_outcome, ordered)
+        passed = Outcome.FAILED not in map(_outcome, ordered) and not _silent_jury(panel, ordered)
         renderer = self.feedback_renderer or feedback.default_feedback
         return JevVerdict(passed, ordered, response, renderer(ordered))
 
@@ -464,6 +465,12 @@ class JevJudge(RunnableSerializable[JudgeInput, JevVerdict]):
     def __repr__(self) -> str:
         names = ", ".join(f"{c.kind}:{c.name}" for c in self.criteria)
         return f"JevJudge([{names}], model={type(self.model).__name__}({self.model.model!r}))"
+
+
+def _silent_jury(panel: Any, findings: Iterable[JevFinding]) -> bool:
+    """True when a jury left a finding ERROR for want of its quorum: its silence never passes a verdict."""
+    short: list[str] = panel.short_of_quorum if panel is not None else []
+    return bool(short) and any(f.outcome is Outcome.ERROR and f.name in short for f in findings)
 
 
 def _to_input(question_or_input: Any, answer: Any) -> JudgeInput:

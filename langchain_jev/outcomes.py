@@ -176,6 +176,7 @@ def review_panel(
     *,
     vote: bool = False,
     disagreement: float | None = None,
+    short_of_quorum: bool = False,
 ) -> Decision:
     """Decide a criterion a jury answered: by every member as well as by the combined answer.
 
@@ -186,7 +187,8 @@ def review_panel(
     combined decision stands. Either way, when more than ``disagreement`` of the
     members that decided find against the outcome, it is INCONCLUSIVE: the members
     disagree about whether the criterion passes. An ERROR, or a combined decision
-    that is INCONCLUSIVE, stays as it is.
+    that is INCONCLUSIVE, stays as it is; an ERROR because fewer members than the
+    quorum answered (``short_of_quorum``) says what each member that did answer found.
 
     Example:
         >>> from langchain_core.decisions import Noul, NoulAnswer
@@ -199,19 +201,16 @@ def review_panel(
         'INCONCLUSIVE'
 
     """
+    if decision.outcome is Outcome.ERROR and short_of_quorum:
+        found = [(name, own.text) for name, own in _own_decisions(criterion, answers)]
+        return Decision(Outcome.ERROR, _wording(feedback.jury_short, criterion, decision.text, found))
     if decision.outcome is Outcome.ERROR or (decision.outcome is Outcome.INCONCLUSIVE and not vote):
         return decision
     met: list[str] = []
     unmet: list[str] = []
     details: dict[str, str] = {}
-    for name, answer in answers.items():
-        own = decide(criterion, answer, 0.0)
-        if own.outcome is Outcome.PASSED:
-            met.append(name)
-        elif own.outcome is Outcome.FAILED:
-            unmet.append(name)
-        else:
-            continue
+    for name, own in _own_decisions(criterion, answers):
+        (met if own.outcome is Outcome.PASSED else unmet).append(name)
         details[name] = own.text
     counted = len(met) + len(unmet)
     if not counted:
@@ -230,6 +229,12 @@ def review_panel(
         wording = _wording(feedback.jury_split, criterion, met, unmet, disagreement)
         return Decision(Outcome.INCONCLUSIVE, wording, 1.0 - dissent)
     return decision
+
+
+def _own_decisions(criterion: JevCriterion, answers: Mapping[str, Any]) -> list[tuple[str, Decision]]:
+    """Each member's own decision of the criterion that decided it (PASSED or FAILED), by name."""
+    decided = [(name, decide(criterion, answer, 0.0)) for name, answer in answers.items()]
+    return [(name, own) for name, own in decided if own.outcome in (Outcome.PASSED, Outcome.FAILED)]
 
 
 def support_share(probabilities: Mapping[Any, float], passing: set[Any]) -> float:

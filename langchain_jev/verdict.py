@@ -16,7 +16,7 @@ __all__ = ["JevFinding", "JevVerdict", "Outcome"]
 
 
 class Outcome(StrEnum):
-    """How a criterion landed. Only FAILED blocks a verdict.
+    """How a criterion landed. Only FAILED blocks a verdict (and a jury's ERROR for want of its quorum).
 
     ===============  ==========================================================
     PASSED           the criterion was met

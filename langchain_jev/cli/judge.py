@@ -246,7 +246,7 @@ def judge_command(args: argparse.Namespace, parser: argparse.ArgumentParser) -> 
         err.write(f"{PROG}: error: {result.broken}{resume}\n")
         err.flush()
         return EXIT_MODEL_ERRORS
-    return exit_code(result.bad_rows, result.tally.pass_rate, args.fail_under, result.tally.errors)
+    return exit_code(result.bad_rows, result.tally.pass_rate, args.fail_under, result.tally.unjudged)
 
 
 def judge_files(args: argparse.Namespace) -> tuple[list[FileRole], list[FileRole]]:

@@ -123,7 +123,7 @@ def rejudge(args: argparse.Namespace, stdout: TextIO | None = None, stderr: Text
             return fail(f"cannot write {args.html}: {error.strerror or error}")
         except ResultsError as error:
             return fail(f"--html {args.html}: {error}")
-    return exit_code(0, tally.pass_rate, args.fail_under, tally.errors)
+    return exit_code(0, tally.pass_rate, args.fail_under, tally.unjudged)
 
 
 def changed_since(header: dict[str, Any] | None, spec: Any) -> dict[str, str]:

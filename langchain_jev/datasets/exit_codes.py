@@ -4,9 +4,12 @@ Exit codes (`EXIT_CODES`): 0 when all went well; 1 when the overall pass rate
 is under ``--fail-under``; 2 on bad input (an unreadable or invalid file or
 option, a row missing a field the judge needs, changed data or another judge on
 ``--resume``, a results file another run is writing); 3 when some rows were not
-judged or not recorded: the decision model failed for them (they are recorded
-as errors and count as not passed), could not be reached at all, a worker
-process died, or the results could not be written (a full disk, a closed pipe);
+judged whole or not recorded: the decision model failed for them (they are recorded
+as errors and count as not passed), left a criterion unjudged (an ERROR finding:
+an answer it could not give readably, a jury short of its quorum), could not be
+reached at all, a worker process died, or the results could not be written (a
+full disk, a closed pipe). The code reflects the verdicts the same way whatever
+the model is: a jury whose members are all down exits as one model that is down;
 130 when interrupted (Ctrl-C); 70 on an internal error (a bug: please report
 it). A bad input outranks the pass rate, which outranks errors.
 
@@ -41,8 +44,8 @@ EXIT_BELOW_THRESHOLD = 1
 EXIT_BAD_INPUT = 2
 """Bad input: an unreadable or invalid file, a row missing fields the judge needs."""
 EXIT_MODEL_ERRORS = 3
-"""Some rows were not judged or not recorded: the decision model failed for them or could not be
-reached, a worker process died, or the results could not be written."""
+"""Some rows were not judged whole or not recorded: the decision model failed for them, left a
+criterion ERROR, or could not be reached, a worker process died, or the results could not be written."""
 EXIT_INTERRUPTED = 130
 """Interrupted (Ctrl-C): what was judged is on disk; ``--resume`` finishes the run."""
 EXIT_INTERNAL = 70
@@ -53,8 +56,9 @@ EXIT_CODES: dict[int, str] = {
     EXIT_BELOW_THRESHOLD: "the overall pass rate is under --fail-under",
     EXIT_BAD_INPUT: "bad input: an unreadable or invalid file or option, a row missing a field the "
     "judge needs, changed data or another judge on --resume, an --out another run is writing",
-    EXIT_MODEL_ERRORS: "rows not judged or not recorded: the decision model failed or could not be "
-    "reached, a worker process died, or the results could not be written (--resume finishes)",
+    EXIT_MODEL_ERRORS: "rows not judged whole or not recorded: the decision model failed, left a "
+    "criterion ERROR or could not be reached, a worker process died, or the results could not be "
+    "written (--resume finishes)",
     EXIT_INTERRUPTED: "interrupted (Ctrl-C); --resume finishes",
     EXIT_INTERNAL: "internal error (a bug: please report it)",
 }
@@ -76,6 +80,8 @@ def silence_stdout() -> None:
 
 def exit_code(bad_rows: int, pass_rate: float | None, fail_under: float | None, errors: int) -> int:
     """The exit code of a finished run: bad input, then the threshold, then model errors.
+
+    ``errors`` counts the rows the model did not judge whole (``Tally.unjudged``).
 
     Example:
         >>> exit_code(0, 0.75, 0.8, 0), exit_code(1, 1.0, None, 0), exit_code(0, 0.9, 0.8, 2)

@@ -68,6 +68,8 @@ class Tally:
         """Rows whose verdict passed."""
         self.errors = 0
         """Rows that could not be judged (the decision model failed)."""
+        self.partly_judged = 0
+        """Rows with a verdict in which some criterion could not be judged (an ERROR finding)."""
         self.error_kinds: Counter[str] = Counter()
         """Rows not judged, by error type."""
         self.cache_hits = 0
@@ -84,14 +86,26 @@ class Tally:
             self.passed += 1
         if record.get("cache_hit") is True:
             self.cache_hits += 1
+        unjudged = False
         for finding in record.get("findings") or ():
             name = str(finding.get("name"))
+            unjudged = unjudged or finding.get("outcome") == "ERROR"
             tally = self._by_name.get(name)
             if tally is None:
                 tally = CriterionTally(name, str(finding.get("kind", "")))
                 self.criteria.append(tally)
                 self._by_name[name] = tally
             tally.counts[str(finding.get("outcome"))] += 1
+        self.partly_judged += unjudged
+
+    @property
+    def unjudged(self) -> int:
+        """Rows the model did not judge whole: not judged at all, or with an ERROR finding.
+
+        What the exit code counts, whatever the model (one that raised, a jury short of
+        its quorum, an answer that could not be read).
+        """
+        return self.errors + self.partly_judged
 
     @property
     def judged(self) -> int:
@@ -230,6 +244,11 @@ def summary_lines(
         lines.append(
             f"{tally.errors} row{_s(tally.errors)} could not be judged ({kinds}): "
             "recorded as errors and counted as not passed"
+        )
+    if tally.partly_judged:
+        lines.append(
+            f"{tally.partly_judged} row{_s(tally.partly_judged)} had a criterion the model could not "
+            "judge (ERROR in the table)"
         )
     if bad_rows:
         lines.append(f"{bad_rows} bad input row{_s(bad_rows)} skipped (named above); not in the pass rate")

@@ -28,10 +28,12 @@ INCONCLUSIVE (see `langchain_jev.outcomes.review_panel`).
 
 A member that fails (its error, or no answer within ``timeout``) is left out:
 each question needs ``quorum`` members' readable answers (all of them by
-default), or its answer is unreadable, which the judge reports as that
-criterion's ERROR. When every member fails, the jury raises the first member's
-error (the others' are attached as notes): a jury that cannot reach its models
-never quietly passes.
+default), or its answer is unreadable (``panel.short_of_quorum`` names it), which
+the judge reports as that criterion's ERROR, with what the members that answered
+found; and such an ERROR keeps the verdict from passing: a member that could not
+answer never lends its silence to a pass. When every member fails, the jury
+raises the first member's error (the others' are attached as notes), as one model
+that cannot be reached does.
 
 Example:
     >>> from langchain_core.decisions import Noul
@@ -332,6 +334,7 @@ class JuryDecisionModel(BaseDecisionModel):
         answers: dict[str, Answer] = {}
         unreadable: dict[str, str] = {}
         reasoning: dict[str, str] = {}
+        short: list[str] = []
         for question_name, question in questions.items():
             given: list[Answer] = []
             missing: list[str] = [f"{name}: {text}" for name, text in failed.items()]
@@ -347,6 +350,7 @@ class JuryDecisionModel(BaseDecisionModel):
                         filter(None, [reasoning.get(question_name), f"{name}: {said}"])
                     )
             if len(given) < self.quorum:
+                short.append(question_name)
                 unreadable[question_name] = (
                     f"{len(given)} of {len(self.members)} jury members answered, the quorum is "
                     f"{self.quorum} ({'; '.join(missing)})"
@@ -360,7 +364,11 @@ class JuryDecisionModel(BaseDecisionModel):
             reasoning=reasoning,
             usage=_usage(responses.values()),
             panel=JuryPanel(
-                combine=self.combine, disagreement=self.disagreement, members=responses, failed=failed
+                combine=self.combine,
+                disagreement=self.disagreement,
+                members=responses,
+                failed=failed,
+                short_of_quorum=short,
             ),
         )
 

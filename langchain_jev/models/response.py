@@ -94,6 +94,10 @@ class JuryPanel(BaseModel):
     """The response of every member that answered, by member name, as it came."""
     failed: dict[str, str] = Field(default_factory=dict)
     """The members that gave no response, by name, with the error."""
+    short_of_quorum: list[str] = Field(default_factory=list)
+    """The questions fewer members than the quorum answered readably: the jury gives them no
+    answer, and a judge reports each as an ERROR that keeps its verdict from passing (a member
+    that could not answer never lends its silence to a pass)."""
 
     def is_complete(self, questions: Iterable[str]) -> bool:
         """True when no member failed and every member answered every one of ``questions`` readably."""

@@ -116,7 +116,7 @@ def judge_on_ray(args: Any, spec: Any, stderr: TextIO) -> int:
     for line in summary_lines(result.tally, bad_rows=result.bad_rows, fail_under=args.fail_under):
         report.write(line + "\n")
     report.flush()
-    return exit_code(result.bad_rows, result.tally.pass_rate, args.fail_under, result.tally.errors)
+    return exit_code(result.bad_rows, result.tally.pass_rate, args.fail_under, result.tally.unjudged)
 
 
 def _run_header(args: Any, options: RayOptions) -> dict[str, Any]:

@@ -138,8 +138,10 @@ def test_a_member_that_fails_makes_every_answer_error_without_a_quorum(asynchron
     assert [f.outcome for f in verdict.findings] == [Outcome.ERROR] * 3
     assert verdict.finding("polite").detail == (
         "polite: could not be judged: 2 of 3 jury members answered, the quorum is 3 "
-        "(gpt: ConnectionError: gpt is down)"
+        "(gpt: ConnectionError: gpt is down); the members that answered: "
+        "jev: yes at 0.90, reaches 0.70; claude: yes at 0.80, reaches 0.70"
     )
+    assert verdict.passed is False  # the silent member lends nothing to a pass
     assert verdict.response.panel.failed == {"gpt": "ConnectionError: gpt is down"}
     assert sorted(verdict.response.panel.members) == ["claude", "jev"]  # who did answer is kept
 

@@ -77,10 +77,11 @@ from langchain_core.decisions import (
     State,
 )
 from langchain_core.runnables import RunnableConfig
-from langchain_core.runnables.config import ContextThreadPoolExecutor, patch_config
-from pydantic import ConfigDict, Field
+from langchain_core.runnables.config import patch_config
+from pydantic import ConfigDict, Field, PrivateAttr
 
 from langchain_jev.errors import JevConfigurationError
+from langchain_jev.models.member_calls import MemberCalls
 from langchain_jev.models.response import DecisionResponse, JuryPanel, with_answers
 
 __all__ = ["COMBINES", "Combine", "JuryDecisionModel", "combine_answers", "flag_on_any_member"]
@@ -117,8 +118,12 @@ class JuryDecisionModel(BaseDecisionModel):
         quorum: how many members must give a readable answer to a question for
             the jury to answer it (default: every member).
         timeout: seconds to wait for the members; one that has not answered by
-            then counts as failed. None (default) waits for each member's own
-            deadline (the SDK's and the chat model's timeouts).
+            then counts as failed (an asynchronous call is cancelled; a synchronous
+            one runs on in its thread, and a member with
+            `langchain_jev.models.member_calls.MAX_LATE_CALLS` calls still running so
+            is not called until one returns: a hung member holds at most that many
+            threads). None (default) waits for each member's own deadline (the SDK's
+            and the chat model's timeouts).
 
     Raises:
         JevConfigurationError: fewer than two members, a member that is not a
@@ -149,6 +154,8 @@ class JuryDecisionModel(BaseDecisionModel):
     """Seconds to wait for the members, or None."""
     model: str = "jury"
     """``jury(<member names>)``."""
+
+    _calls: tuple[MemberCalls, ...] = PrivateAttr(default=())
 
     def __init__(
         self,
@@ -222,6 +229,7 @@ class JuryDecisionModel(BaseDecisionModel):
             timeout=None if timeout is None else float(timeout),
             **kwargs,
         )
+        self._calls = tuple(MemberCalls() for _ in self.members)
 
     @property
     def _provider(self) -> str:
@@ -276,15 +284,19 @@ class JuryDecisionModel(BaseDecisionModel):
     # ------------------------------------------------------------------ asking
 
     def _ask(self, request: ClassifierRequest, config: RunnableConfig | None) -> DecisionResponse:
-        executor = ContextThreadPoolExecutor(max_workers=len(self.members))
-        try:
-            futures = [executor.submit(member.invoke, request, config) for member in self.members]
-            done, _ = concurrent.futures.wait(futures, timeout=self.timeout)
-            outcomes = [
-                _outcome(future.exception(), future) if future in done else self._late() for future in futures
-            ]
-        finally:
-            executor.shutdown(wait=False, cancel_futures=True)
+        pairs = zip(self._calls, self.members, strict=True)
+        started = [calls.start(member.invoke, request, config) for calls, member in pairs]
+        futures = [future for future in started if isinstance(future, concurrent.futures.Future)]
+        done, _ = concurrent.futures.wait(futures, timeout=self.timeout)
+        outcomes: list[Any] = []
+        for calls, future in zip(self._calls, started, strict=True):
+            if not isinstance(future, concurrent.futures.Future):
+                outcomes.append(future)  # too many of its calls still running late: not asked
+            elif future in done:
+                outcomes.append(_outcome(future.exception(), future))
+            else:
+                calls.abandon(future)  # it runs on in its thread; the member's late calls are bounded
+                outcomes.append(self._late())
         return self._verdict(request, outcomes)
 
     async def _aask(self, request: ClassifierRequest, config: RunnableConfig | None) -> DecisionResponse:

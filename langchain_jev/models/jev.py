@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
 import threading
 from collections.abc import Mapping
@@ -40,6 +41,9 @@ if TYPE_CHECKING:
     from langchain_jev.models.cache import DecisionCache
 
 __all__ = ["JevDecisionModel", "share_cache"]
+
+_LOOP_CLIENTS = 64
+"""The most event loops a `JevDecisionModel` keeps an async client for (closed loops' are dropped first)."""
 
 _shared: list[DecisionCache | None] = [None]
 """The cache every `JevDecisionModel` of the process answers from (see `share_cache`)."""
@@ -116,6 +120,12 @@ class JevDecisionModel(BaseDecisionModel):
     from connecting to the last byte of the answer, however slowly it trickles.
     Clients you pass are used as they are: give them a `BoundedTransport` too.
 
+    It works from any event loop, one after another and at once (``asyncio.run`` per
+    request, notebooks, a server with a loop per thread): the asynchronous client it
+    makes is one per loop, since an ``httpx2`` client's connections belong to the
+    loop that opened them; a client you pass as ``async_client=`` is bound to the
+    loop you use it on, as any ``httpx2`` client is.
+
     Example:
         >>> import httpx2, json
         >>> from typesafe_sdk import TypeSafeClient
@@ -157,7 +167,10 @@ class JevDecisionModel(BaseDecisionModel):
     _lock: threading.Lock = PrivateAttr(default_factory=threading.Lock)
     _wire: QuestionWire = PrivateAttr(default_factory=QuestionWire)
     _own_client: TypeSafeClient | None = PrivateAttr(default=None)
-    _own_async_client: AsyncTypeSafeClient | None = PrivateAttr(default=None)
+    _own_async_clients: dict[asyncio.AbstractEventLoop, AsyncTypeSafeClient] = PrivateAttr(
+        default_factory=dict
+    )
+    """The async clients this model made, one per event loop (an httpx2 client is bound to its loop)."""
     _cached: tuple[Any, BaseDecisionModel] | None = PrivateAttr(default=None)
 
     def __init__(self, **kwargs: Any) -> None:
@@ -276,13 +289,27 @@ class JevDecisionModel(BaseDecisionModel):
             return self._own_client
 
     def _async(self) -> AsyncTypeSafeClient:
+        """The asynchronous client of the running event loop: the given one, else this model's for that loop.
+
+        An httpx2 client's connections belong to the loop they were opened on, so this
+        model makes one client per loop (``asyncio.run`` per request, notebooks, servers
+        with a loop per thread all work, one after another and at once); a client whose
+        loop is closed is dropped, and at most `_LOOP_CLIENTS` are kept.
+        """
         if self.async_client is not None:
             return self.async_client
+        loop = asyncio.get_running_loop()
         with self._lock:
-            if self._own_async_client is None:
+            clients = self._own_async_clients
+            client = clients.get(loop)
+            if client is None:
+                for other in [other for other in clients if other.is_closed()]:
+                    del clients[other]  # its connections died with their loop
+                while len(clients) >= _LOOP_CLIENTS:
+                    del clients[next(iter(clients))]
                 bounded = AsyncBoundedTransport(max_bytes=self.max_response_bytes, base_url=self._endpoint())
-                self._own_async_client = AsyncTypeSafeClient(**self._settings(), transport=bounded)
-            return self._own_async_client
+                client = clients[loop] = AsyncTypeSafeClient(**self._settings(), transport=bounded)
+            return client
 
     def _classify(self, state: State, questions: dict[str, Question]) -> ClassifierResponse:
         body, wired = wire_state(state), self._wire(questions)
@@ -318,10 +345,19 @@ class JevDecisionModel(BaseDecisionModel):
             self._own_client.close()
 
     async def aclose(self) -> None:
-        """Close both SDK clients this model made itself."""
+        """Close the SDK clients this model made itself: the sync one, and the running loop's async one.
+
+        The async clients of other loops are dropped (their connections belong to loops
+        that cannot be reached from here; a closed loop's are gone with it).
+        """
         self.close()
-        if self._own_async_client is not None:
-            await self._own_async_client.aclose()
+        loop = asyncio.get_running_loop()
+        with self._lock:
+            clients = dict(self._own_async_clients)
+            self._own_async_clients.clear()
+        mine = clients.get(loop)
+        if mine is not None:
+            await mine.aclose()
 
     def _convert(self, response: WireResponse) -> DecisionResponse:
         answers, unreadable = read_answers(response.answers)

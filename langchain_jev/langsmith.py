@@ -31,6 +31,7 @@ from __future__ import annotations
 import contextlib
 import threading
 import uuid
+from collections import OrderedDict
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import NoReturn
@@ -53,6 +54,7 @@ from langchain_jev.runs import judge_input_from_run
 from langchain_jev.verdict import JevFinding, JevVerdict, Outcome
 
 __all__ = [
+    "DEFAULT_RECORDS",
     "OVERALL_KEY",
     "PASS_FAIL_FEEDBACK",
     "JevRunEvaluator",
@@ -80,6 +82,9 @@ SummaryEvaluator = Callable[[Sequence[Run], Sequence[Example]], EvaluationResult
 """A LangSmith summary evaluator: all runs and examples of an experiment in, results out."""
 
 _DECIDED = (Outcome.PASSED, Outcome.FAILED, Outcome.INCONCLUSIVE)
+
+DEFAULT_RECORDS = 20_000
+"""How many runs' outcomes a `JevRunEvaluator` keeps for its summary evaluator, by default."""
 
 
 def verdict_results(
@@ -152,6 +157,10 @@ class JevRunEvaluator(RunEvaluator):
             a separator: ``"rag"`` gives ``rag_helpfulness``, ``"rag/"`` gives
             ``rag/helpfulness``. Use it to run two judges in one experiment.
         include_overall: also report ``jev_pass``, whose comment is the feedback.
+        max_records: how many runs' outcomes are kept for `jev_summary_evaluator`
+            (`DEFAULT_RECORDS`, 20,000, some 6 MiB): the most recent. An online
+            evaluator runs for weeks, so it never keeps them all; a summary over runs
+            whose records were dropped judges those runs again.
 
     Under ``evaluate(..., upload_results=False)`` the judge's trace stays local,
     as the experiment's own runs do.
@@ -181,6 +190,7 @@ class JevRunEvaluator(RunEvaluator):
         prepare: Prepare | None = None,
         key_prefix: str | None = None,
         include_overall: bool = True,
+        max_records: int = DEFAULT_RECORDS,
     ) -> None:
         if not isinstance(judge, JevJudge):
             raise JevConfigurationError(f"JevRunEvaluator needs a JevJudge, got {type(judge).__name__}")
@@ -197,7 +207,10 @@ class JevRunEvaluator(RunEvaluator):
         self._prepare = prepare
         self._key_prefix = key_prefix or None
         self._include_overall = include_overall
-        self._records: dict[str, _Record] = {}
+        if isinstance(max_records, bool) or not isinstance(max_records, int) or max_records < 0:
+            raise JevConfigurationError(f"max_records must be a whole number >= 0, got {max_records!r}")
+        self._records: OrderedDict[str, _Record] = OrderedDict()
+        self._max_records = max_records
         self._lock = threading.Lock()
 
     @property
@@ -301,7 +314,11 @@ class JevRunEvaluator(RunEvaluator):
 
     def _remember(self, run_id: uuid.UUID | str, record: _Record) -> None:
         with self._lock:
-            self._records[str(run_id)] = record
+            records = self._records
+            records[str(run_id)] = record
+            records.move_to_end(str(run_id))
+            while len(records) > self._max_records:
+                records.popitem(last=False)  # the oldest: a summary judges it again if it needs it
 
     def _results(self, run: RunBase, verdict: JevVerdict, run_id: uuid.UUID) -> EvaluationResults:
         self._remember(run.id, _Record.of(verdict))
@@ -428,11 +445,11 @@ def _summary_results(
     """The pass rates of ``records`` (see `jev_summary_evaluator`) as LangSmith results."""
     results: list[EvaluationResult] = []
     unjudged = sum(1 for r in records if r.outcomes is None)
-    for name in names:
+    for index, name in enumerate(names):
         counts = dict.fromkeys(Outcome, 0)
         for record in records:
             if record.outcomes is not None:
-                counts[record.outcomes[name]] += 1
+                counts[record.outcomes[index]] += 1
         applied = len(records) - counts[Outcome.NOT_APPLICABLE]
         results.append(
             EvaluationResult(
@@ -479,17 +496,17 @@ def offline_tracing() -> Iterator[None]:
 # ---------------------------------------------------------------------- helpers
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class _Record:
-    """What one evaluation found: each criterion's outcome, or the error that stopped it."""
+    """What one evaluation found: each criterion's outcome (in the judge's order), or the error."""
 
-    outcomes: Mapping[str, Outcome] | None
+    outcomes: tuple[Outcome, ...] | None
     passed: bool
     error: str | None = None
 
     @classmethod
     def of(cls, verdict: JevVerdict) -> _Record:
-        return cls({f.name: f.outcome for f in verdict.findings}, verdict.passed)
+        return cls(tuple(f.outcome for f in verdict.findings), verdict.passed)
 
     @classmethod
     def failed(cls, error: BaseException) -> _Record:

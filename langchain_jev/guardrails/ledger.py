@@ -80,8 +80,9 @@ class Ledger:
 
     Args:
         store: where the chain hashes are kept: any `DecisionCache` (a
-            `SQLiteCache` to share the ledger between processes); None for one in
-            this process's memory, bounded.
+            `SQLiteCache` to share the ledger between processes, bounded by its
+            ``max_entries`` and ``max_age``: a prefix it dropped is judged again);
+            None for one in this process's memory, bounded (200,000 prefixes).
         namespace: what the judgements are of (the battery's fingerprint and the mode).
 
     """

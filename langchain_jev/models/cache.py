@@ -41,6 +41,7 @@ import asyncio
 import hashlib
 import json
 import logging
+import math
 import os
 import sqlite3
 import threading
@@ -70,6 +71,8 @@ from langchain_jev.models.response import DecisionResponse
 __all__ = [
     "CACHE_HIT_TAG",
     "CACHE_METADATA_KEY",
+    "DEFAULT_FILE_ENTRIES",
+    "DEFAULT_MEMORY_ENTRIES",
     "CachedDecisionModel",
     "DecisionCache",
     "InMemoryCache",
@@ -96,6 +99,8 @@ SCHEMA_VERSION = 1
 """The SQLite ``user_version`` of the cache's table layout."""
 
 _TABLE = "jev_responses"
+_WAL_LIMIT = 64 * 2**20
+"""Bytes SQLite truncates the write-ahead log to after a checkpoint."""
 _ENDPOINT_ATTRIBUTES = (
     "base_url",
     "openai_api_base",
@@ -367,12 +372,25 @@ def _loads(text: str) -> dict[str, Any] | None:
     return value if isinstance(value, dict) else None
 
 
+DEFAULT_MEMORY_ENTRIES = 10_000
+"""The default bound of an `InMemoryCache`: some 5 MiB of answers, for a process that runs for weeks."""
+
+DEFAULT_FILE_ENTRIES = 200_000
+"""The default bound of a `SQLiteCache` (its file stops growing once it holds that many entries)."""
+
+_SWEEP_EVERY = 256
+"""A `SQLiteCache` drops its expired and surplus entries once every this many writes of a process."""
+
+
 class InMemoryCache:
-    """A thread-safe cache in this process's memory, optionally bounded.
+    """A thread-safe cache in this process's memory, bounded.
 
     Values are kept as JSON text, so what a caller does with a returned value never
-    changes what is stored. With ``max_entries`` the least recently used entry is
-    dropped first.
+    changes what is stored. It keeps at most ``max_entries`` entries
+    (`DEFAULT_MEMORY_ENTRIES`, 10,000, by default: about 5 MiB of answers, so a
+    process that runs for weeks keeps what it asked most recently and no more); the
+    least recently used entry is dropped first. ``max_entries=None`` keeps every
+    entry, for a process that ends.
 
     Example:
         >>> cache = InMemoryCache(max_entries=2)
@@ -382,8 +400,10 @@ class InMemoryCache:
 
     """
 
-    def __init__(self, *, max_entries: int | None = None) -> None:
-        if max_entries is not None and (isinstance(max_entries, bool) or max_entries < 1):
+    def __init__(self, *, max_entries: int | None = DEFAULT_MEMORY_ENTRIES) -> None:
+        if max_entries is not None and (
+            isinstance(max_entries, bool) or not isinstance(max_entries, int) or max_entries < 1
+        ):
             raise JevConfigurationError(f"max_entries must be a positive integer, got {max_entries!r}")
         self.max_entries = max_entries
         self._entries: OrderedDict[str, str] = OrderedDict()
@@ -438,9 +458,20 @@ class SQLiteCache:
     never waits on the disk. The parent folder is created when missing. After a
     ``fork`` the child opens its own connection.
 
+    It is bounded: it keeps at most about ``max_entries`` entries
+    (`DEFAULT_FILE_ENTRIES`, 200,000, by default), and with ``max_age`` no entry
+    older than that many seconds is served. Every `_SWEEP_EVERY` writes a process
+    deletes the expired entries and the oldest beyond the bound (so the table holds
+    at most ``max_entries`` plus that many per writing process), and SQLite reuses
+    the space: the file stops growing. A shared guardrail ledger in such a file is
+    bounded the same way; a conversation whose judged prefix was dropped is judged
+    again (one more request, never a message let through unjudged).
+
     Args:
         path: the database file (``":memory:"`` for a private in-memory database).
         timeout: seconds a write waits for another process's write to finish.
+        max_entries: the most entries kept (oldest first out), or None for no bound.
+        max_age: seconds an entry is served for, or None (default) for as long as it is kept.
 
     Raises:
         JevConfigurationError: the file cannot be opened as a cache.
@@ -455,11 +486,31 @@ class SQLiteCache:
 
     """
 
-    def __init__(self, path: str | os.PathLike[str], *, timeout: float = 30.0) -> None:
+    def __init__(
+        self,
+        path: str | os.PathLike[str],
+        *,
+        timeout: float = 30.0,
+        max_entries: int | None = DEFAULT_FILE_ENTRIES,
+        max_age: float | None = None,
+    ) -> None:
         if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or timeout < 0:
             raise JevConfigurationError(f"timeout must be a number of seconds >= 0, got {timeout!r}")
+        if max_entries is not None and (
+            isinstance(max_entries, bool) or not isinstance(max_entries, int) or max_entries < 1
+        ):
+            raise JevConfigurationError(
+                f"max_entries must be a positive integer or None, got {max_entries!r}"
+            )
+        if max_age is not None and (
+            isinstance(max_age, bool) or not isinstance(max_age, (int, float)) or not max_age > 0
+        ):
+            raise JevConfigurationError(f"max_age must be a number of seconds > 0 or None, got {max_age!r}")
         self.path = str(path)
         self.timeout = float(timeout)
+        self.max_entries = max_entries
+        self.max_age = None if max_age is None else float(max_age)
+        self._writes = 0
         self._lock = threading.Lock()
         self._connection: sqlite3.Connection | None = None
         self._pid = -1
@@ -487,6 +538,8 @@ class SQLiteCache:
             self._claim(connection)
             connection.execute("PRAGMA journal_mode = WAL")
             connection.execute("PRAGMA synchronous = NORMAL")
+            connection.execute(f"PRAGMA journal_size_limit = {_WAL_LIMIT}")  # the WAL file is bounded too
+            connection.execute(f"CREATE INDEX IF NOT EXISTS {_TABLE}_age ON {_TABLE} (created_at)")
         except (sqlite3.Error, OSError, JevConfigurationError) as error:
             connection.close()
             if isinstance(error, JevConfigurationError):
@@ -537,20 +590,43 @@ class SQLiteCache:
         return True
 
     def get(self, key: str) -> dict[str, Any] | None:
-        """Return the value stored under ``key``, or None (also for an unreadable row)."""
+        """Return the value stored under ``key``, or None (also for an unreadable or expired row)."""
+        since = -math.inf if self.max_age is None else time.time() - self.max_age
         with self._lock:
             row = (
-                self._connect().execute("SELECT response FROM jev_responses WHERE key = ?", (key,)).fetchone()
+                self._connect()
+                .execute("SELECT response FROM jev_responses WHERE key = ? AND created_at >= ?", (key, since))
+                .fetchone()
             )
         return None if row is None else _loads(row[0])
 
     def put(self, key: str, value: Mapping[str, Any]) -> None:
-        """Store ``value`` under ``key``, replacing what was there."""
+        """Store ``value`` under ``key``, replacing what was there; now and then sweep (see `sweep`)."""
         text = _dumps(value)
         with self._lock:
-            self._connect().execute(
+            connection = self._connect()
+            connection.execute(
                 "INSERT OR REPLACE INTO jev_responses (key, response, created_at) VALUES (?, ?, ?)",
                 (key, text, time.time()),
+            )
+            self._writes += 1
+            if self._writes % _SWEEP_EVERY == 1:
+                self._sweep(connection)
+
+    def sweep(self) -> None:
+        """Delete the entries past ``max_age`` and the oldest beyond ``max_entries`` now."""
+        with self._lock:
+            self._sweep(self._connect())
+
+    def _sweep(self, connection: sqlite3.Connection) -> None:
+        if self.max_age is not None:
+            cutoff = time.time() - self.max_age
+            connection.execute("DELETE FROM jev_responses WHERE created_at < ?", (cutoff,))
+        if self.max_entries is not None:
+            connection.execute(
+                "DELETE FROM jev_responses WHERE created_at < (SELECT created_at FROM jev_responses "
+                "ORDER BY created_at DESC LIMIT 1 OFFSET ?)",
+                (self.max_entries - 1,),
             )
 
     async def aget(self, key: str) -> dict[str, Any] | None:
@@ -585,7 +661,7 @@ class SQLiteCache:
         self.close()
 
     def __repr__(self) -> str:
-        return f"SQLiteCache({self.path!r})"
+        return f"SQLiteCache({self.path!r}, max_entries={self.max_entries}, max_age={self.max_age})"
 
 
 # --------------------------------------------------------------------------- the model

@@ -8,6 +8,9 @@ verdict and read their criterion's finding. Each reports a score per run: 1 to t
 better answer and 0 to the other, 0.5 each for a tie, and no score when the
 comparison is undecided (INCONCLUSIVE, ERROR).
 
+The comparisons held for the evaluators that have not read them yet are bounded
+(`MAX_PENDING`), so an online comparison that runs for weeks keeps no more.
+
 Example::
 
     from langsmith import evaluate_comparative
@@ -21,6 +24,7 @@ Example::
 from __future__ import annotations
 
 import threading
+from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass, field
@@ -38,7 +42,14 @@ from langchain_jev.runs import judge_input_from_run
 if TYPE_CHECKING:
     from langchain_jev.pairwise.judge import PairwiseJudge, SharedInput
 
-__all__ = ["PairwiseComparator", "PreparePair", "comparative_evaluators", "comparison_result", "pair_input"]
+__all__ = [
+    "MAX_PENDING",
+    "PairwiseComparator",
+    "PreparePair",
+    "comparative_evaluators",
+    "comparison_result",
+    "pair_input",
+]
 
 PreparePair = Callable[[Run, Run, Example | None], "tuple[SharedInput, str, str]"]
 """Maps two runs and their example to what both answer, answer A and answer B."""
@@ -166,15 +177,26 @@ class _Pending:
     verdict: Future[PairwiseVerdict] = field(default_factory=Future)
 
 
+MAX_PENDING = 1024
+"""The most comparisons the evaluators of one judge hold for each other (the oldest dropped first)."""
+
+
 class _Pairs:
-    """The comparisons the evaluators of one judge share; each is dropped once every evaluator read it."""
+    """The comparisons the evaluators of one judge share.
+
+    Each is dropped once every evaluator read it; and at most `MAX_PENDING` are held
+    (an evaluator never called for a pair, a run compared once by some of the
+    evaluators only, would otherwise keep its pair for as long as the process runs):
+    past it the oldest is dropped, and an evaluator that still wanted it compares the
+    pair again.
+    """
 
     def __init__(self, judge: PairwiseJudge, prepare: PreparePair, readers: int) -> None:
         self._judge = judge
         self._prepare = prepare
         self._readers = readers
         self._lock = threading.Lock()
-        self._pending: dict[tuple[str, frozenset[str]], _Pending] = {}
+        self._pending: OrderedDict[tuple[str, frozenset[str]], _Pending] = OrderedDict()
 
     def verdict(self, runs: Sequence[Run], example: Example | None) -> tuple[Run, Run, PairwiseVerdict]:
         if len(runs) != 2:
@@ -185,6 +207,8 @@ class _Pairs:
             first = pending is None
             if pending is None:
                 pending = self._pending[key] = _Pending(runs[0], runs[1], self._readers)
+                while len(self._pending) > MAX_PENDING:
+                    self._pending.popitem(last=False)
             pending.readers -= 1
             if pending.readers <= 0:
                 del self._pending[key]

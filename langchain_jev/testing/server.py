@@ -50,8 +50,9 @@ go over ``answers``, later rules last. For example::
      "rules": [{"when": {"assistant_answer": "Go away"}, "answers": {"polite": 0.1}}]}
 
 In Python, `JevServer` is a context manager that serves from a background thread.
-Every request is recorded (`Received`: arrival order and time, headers, body), so
-a test can count requests or check their spacing. Faults can be injected per
+Every request is recorded (`Received`: arrival order and time, headers, body; the
+latest ``max_requests`` of them, 10,000 by default), so a test can count requests
+or check their spacing. Faults can be injected per
 request (`Fault`: an HTTP status with the API's error body, a dropped connection,
 extra delay, a raw body). A *marker* field of the state (``marker`` by default)
 is echoed as the response's request id (``x-typesafe-request-id``), so a load
@@ -100,6 +101,7 @@ import socket
 import sys
 import threading
 import time
+from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from http import HTTPStatus
@@ -111,6 +113,7 @@ from urllib.request import ProxyHandler, Request, build_opener
 from langchain_jev.models import unique_json
 
 __all__ = [
+    "MAX_RECORDED",
     "PLACEHOLDER_KEY",
     "READY_TIMEOUT",
     "Fault",
@@ -127,6 +130,8 @@ MODELS_PATH = "/v1/models"
 REQUEST_ID_HEADER = "x-typesafe-request-id"
 PLACEHOLDER_KEY = "sk-jev-scripted"
 """The API key the command prints when ``--api-key`` names none (any key is accepted)."""
+MAX_RECORDED = 10_000
+"""How many of its latest requests a `JevServer` records by default."""
 READY_TIMEOUT = 30.0
 """Seconds ``--background`` waits for the detached server to answer before giving up."""
 
@@ -210,8 +215,9 @@ class _Config:
     api_key: str | None
     keep_bodies: bool
     default_noul: float = 0.9
+    max_requests: int | None = None
     lock: threading.Lock = field(default_factory=threading.Lock)
-    received: list[Received] = field(default_factory=list)
+    received: deque[Received] = field(default_factory=deque)
     count: int = 0
     in_flight: int = 0
     peak_in_flight: int = 0
@@ -229,7 +235,11 @@ class JevServer:
         marker_field: the state field echoed as the response's request id.
         model: the model name to report (default: the one the request asked for).
         api_key: when given, other keys get 401.
-        keep_bodies: record request bodies (turn off for very long runs).
+        keep_bodies: record request bodies (off, each record keeps only the marker
+            and the question names, for very long runs).
+        max_requests: how many of the latest requests are recorded (`requests`):
+            `MAX_RECORDED` (10,000) by default, so a server that runs for weeks keeps
+            no more; None records every one. ``request_count`` counts them all.
         default_noul: the probability of yes for nouls the script does not name.
         host: the address to listen on (the loopback interface by default).
         port: the port to listen on (0, the default, for a free one).
@@ -256,12 +266,15 @@ class JevServer:
         model: str | None = None,
         api_key: str | None = None,
         keep_bodies: bool = True,
+        max_requests: int | None = MAX_RECORDED,
         default_noul: float = 0.9,
         host: str = "127.0.0.1",
         port: int = 0,
     ) -> None:
         if not 0.0 <= default_noul <= 1.0:
             raise ValueError(f"default_noul must be a probability between 0 and 1, got {default_noul!r}")
+        if max_requests is not None and (isinstance(max_requests, bool) or max_requests < 0):
+            raise ValueError(f"max_requests must be a whole number >= 0 or None, got {max_requests!r}")
         self._config = _Config(
             answers if answers is not None else {},
             delay,
@@ -271,6 +284,8 @@ class JevServer:
             api_key,
             keep_bodies,
             default_noul,
+            max_requests,
+            received=deque(maxlen=max_requests),
         )
         self._address = (host, port)
         self._server: _Server | None = None
@@ -367,7 +382,7 @@ class JevServer:
 
     @property
     def requests(self) -> list[Received]:
-        """The requests received so far (a copy), in arrival order."""
+        """The latest requests received (at most ``max_requests``; a copy), in arrival order."""
         with self._config.lock:
             return list(self._config.received)
 
@@ -498,8 +513,9 @@ class _Handler(BaseHTTPRequestHandler):
                 body,
             )
             kept = received
-            if not config.keep_bodies and isinstance(body, dict):
-                kept = replace(received, body=_light(body, config))
+            if not config.keep_bodies:  # a light record: the marker and question names, no headers
+                light = _light(body, config) if isinstance(body, dict) else None
+                kept = replace(received, headers={}, body=light)
             config.received.append(kept)
         return received
 

@@ -45,8 +45,9 @@ ORDER = [
 ]
 
 
-APART = {"peers", "engine_instructions"}
-"""Run only when named: ``peers`` needs the ``bench`` extra, ``engine_instructions`` valgrind; both take minutes."""
+APART = {"peers", "engine_instructions", "soak"}
+"""Run only when named: ``peers`` needs the ``bench`` extra, ``engine_instructions`` valgrind; these and
+``soak`` take minutes."""
 
 
 def benchmark_names() -> list[str]:

@@ -50,6 +50,7 @@ from langchain_jev.errors import JevConfigurationError, JevInputError
 from langchain_jev.feedback import number
 from langchain_jev.input import JevJudgeInput
 from langchain_jev.judge import JevJudge, JudgeInput
+from langchain_jev.models.secrets import redact
 from langchain_jev.runs import judge_input_from_run
 from langchain_jev.verdict import JevFinding, JevVerdict, Outcome
 
@@ -510,7 +511,7 @@ class _Record:
 
     @classmethod
     def failed(cls, error: BaseException) -> _Record:
-        return cls(None, False, f"{type(error).__name__}: {error}")
+        return cls(None, False, redact(f"{type(error).__name__}: {error}"))  # the summary's comment shows it
 
 
 def _judge_all(

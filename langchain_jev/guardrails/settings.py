@@ -34,6 +34,7 @@ from langchain_jev.guardrails.policy import (
 from langchain_jev.guardrails.review import DEFAULT_REVIEW_TTL, ReviewStore, check_review_key, log_review
 from langchain_jev.guardrails.subjects import DEFAULT_CONTEXT_MESSAGES
 from langchain_jev.models.cache import DecisionCache
+from langchain_jev.models.secrets import remember_settings, settings_repr
 
 __all__ = [
     "DEFAULT_CHUNK_CONTEXT",
@@ -181,8 +182,11 @@ class GuardrailSettings:
     (the config, the context, the model's own ``callbacks=``); name here, by class (matched
     exactly), only tracers that record and never show a run to a user."""
 
+    __repr__ = settings_repr  # the review key (any declared secret setting) is never shown
+
     def __post_init__(self) -> None:
         object.__setattr__(self, "allowed_tracers", check_tracers(self.allowed_tracers))
+        remember_settings(self)  # the review key is redacted wherever the package writes
         policy = self.policy  # validates mode, on_error, on_inconclusive, exit_behavior, review_band
         check_refusal_message(self.refusal_message)
         if self.on_flag is not None and not callable(self.on_flag):

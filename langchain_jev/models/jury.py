@@ -83,6 +83,7 @@ from pydantic import ConfigDict, Field, PrivateAttr
 from langchain_jev.errors import JevConfigurationError
 from langchain_jev.models.member_calls import MemberCalls
 from langchain_jev.models.response import DecisionResponse, JuryPanel, with_answers
+from langchain_jev.models.secrets import redact, redact_error
 
 __all__ = ["COMBINES", "Combine", "JuryDecisionModel", "combine_answers", "flag_on_any_member"]
 
@@ -338,7 +339,7 @@ class JuryDecisionModel(BaseDecisionModel):
             else:
                 responses[name] = _as_decision_response(outcome)
         if not responses:
-            first = errors[0]
+            first = redact_error(errors[0])
             for name, text in list(failed.items())[1:]:
                 first.add_note(f"jury member {name!r} failed too: {text}")
             raise first
@@ -573,7 +574,7 @@ def _usage(responses: Iterable[ClassifierResponse]) -> dict[str, int] | None:
 
 
 def _error_text(error: BaseException) -> str:
-    text = f"{type(error).__name__}: {error}".strip()
+    text = redact(f"{type(error).__name__}: {error}".strip())  # a member's error may echo its key
     return text if len(text) <= _ERROR_TEXT else text[: _ERROR_TEXT - 3] + "..."
 
 

@@ -7,6 +7,7 @@ from typing import Any
 from langchain_core.decisions import BaseDecisionModel
 
 from langchain_jev.errors import JevConfigurationError
+from langchain_jev.models.secrets import remember_settings
 
 __all__ = ["as_decision_model"]
 
@@ -27,6 +28,10 @@ def as_decision_model(model: Any) -> BaseDecisionModel:
             a provider LangChain does not know, or a string without the ``chat`` extra
             (the message gives the ``pip install`` line).
 
+    Every secret setting of the model (see `langchain_jev.models.secrets.SECRET_SETTINGS`:
+    a member's ``api_key``, a chat model's key or ``Authorization`` header) is known as
+    a key from here on, so it is redacted from every result, trace, comment and error.
+
     Example:
         >>> type(as_decision_model("jev:jev-2")).__name__, as_decision_model("jev:jev-2").model
         ('JevDecisionModel', 'jev-2')
@@ -36,6 +41,12 @@ def as_decision_model(model: Any) -> BaseDecisionModel:
         langchain_jev.errors.JevConfigurationError: model 'gpt-4o-mini': a model string names its provider...
 
     """
+    resolved = _resolved(model)
+    remember_settings(resolved)  # every secret setting it holds is redacted wherever the package writes
+    return resolved
+
+
+def _resolved(model: Any) -> BaseDecisionModel:
     if isinstance(model, BaseDecisionModel):
         return model
     if isinstance(model, str):

@@ -11,6 +11,14 @@ the bearer token cannot carry it into a results file, an error or a log line.
 - `redact_error` cleans an exception in place, with its whole chain: its
   message and ``args``, and every attribute (``body``, the response ``headers``,
   an HTTP request or response it holds, with the headers and body of each).
+- `SECRET_SETTINGS` is the one declaration of which settings hold secrets (an
+  API key, a review key, a token, a password: by name), and `declare_secret_setting`
+  adds one. `remember_settings` knows every such setting of a model or settings
+  object (and of the models and mappings it holds, a chat model's
+  ``api_key`` and its ``default_headers`` too), and every pydantic ``SecretStr`` /
+  ``SecretBytes``, as a key, so it is redacted everywhere the package writes;
+  `settings_repr` is a dataclass's repr with those settings shown as
+  `REDACTED`. A setting declared here is covered wherever it appears.
 - `install_log_filter` installs a `logging` record factory that redacts every
   record of every logger (child loggers such as ``httpcore2.http11`` or
   ``langchain_jev.models.wire`` included) as it is made, before any filter or
@@ -22,6 +30,7 @@ the bearer token cannot carry it into a results file, an error or a log line.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import functools
 import json
 import logging
@@ -32,19 +41,25 @@ import warnings
 from collections.abc import Callable, Mapping
 from typing import Any
 
+import pydantic
 import pydantic_core
 
 __all__ = [
     "REDACTED",
+    "SECRET_SETTINGS",
     "RedactedError",
     "RedactingFilter",
     "contains_secret",
+    "declare_secret_setting",
     "install_log_filter",
+    "is_secret_setting",
     "known_secrets",
     "redact",
     "redact_data",
     "redact_error",
     "remember_secret",
+    "remember_settings",
+    "settings_repr",
 ]
 
 REDACTED = "[redacted]"
@@ -59,6 +74,141 @@ _DEPTH = 64
 
 _remembered: set[str] = set()
 _lock = threading.Lock()
+
+SECRET_SETTINGS: set[str] = {
+    "api_key",
+    "review_key",
+    "openai_api_key",
+    "anthropic_api_key",
+    "google_api_key",
+    "mistral_api_key",
+    "groq_api_key",
+    "cohere_api_key",
+    "fireworks_api_key",
+    "together_api_key",
+    "langsmith_api_key",
+    "huggingfacehub_api_token",
+    "azure_ad_token",
+    "api_token",
+    "access_token",
+    "auth_token",
+    "secret_key",
+    "client_secret",
+    "private_key",
+    "password",
+    "aws_secret_access_key",
+    "aws_session_token",
+    "authorization",
+    "x-api-key",
+}
+"""The settings that hold a secret, by name (case-insensitive): the one declaration every
+redaction of the package follows (see `declare_secret_setting`)."""
+
+_SETTINGS_DEPTH = 6
+"""How deeply `remember_settings` follows models held by models."""
+
+
+def declare_secret_setting(name: str) -> None:
+    """Declare that a setting called ``name`` holds a secret: from now on it is known and redacted.
+
+    Example:
+        >>> declare_secret_setting("webhook_secret")
+        >>> is_secret_setting("Webhook_Secret")
+        True
+
+    """
+    with _lock:
+        SECRET_SETTINGS.add(name.lower())
+
+
+def is_secret_setting(name: str) -> bool:
+    """True when a setting called ``name`` holds a secret (see `SECRET_SETTINGS`).
+
+    Example:
+        >>> is_secret_setting("review_key"), is_secret_setting("model")
+        (True, False)
+
+    """
+    return name.lower() in SECRET_SETTINGS
+
+
+def remember_settings(settings: Any) -> None:
+    """Know the value of every secret setting of ``settings`` as a key (see `SECRET_SETTINGS`).
+
+    ``settings`` is a pydantic model (a decision model, a chat model), a dataclass
+    (`GuardrailSettings`) or a mapping; the models, dataclasses, mappings and lists it
+    holds are followed too (a jury's members, a chat model's ``default_headers``),
+    and every ``SecretStr`` / ``SecretBytes`` counts, whatever its name.
+
+    Example:
+        >>> from pydantic import BaseModel
+        >>> class Member(BaseModel):
+        ...     api_key: str
+        ...     headers: dict[str, str] = {}
+        >>> member = Member(api_key="sk-member-0123456789", headers={"Authorization": "Bearer tok-01234567"})
+        >>> remember_settings(member)
+        >>> redact("sk-member-0123456789 / tok-01234567")
+        '[redacted] / [redacted]'
+
+    """
+    _remember_in(settings, 0, set())
+
+
+def _remember_in(value: Any, depth: int, seen: set[int]) -> None:
+    if depth > _SETTINGS_DEPTH or id(value) in seen:
+        return
+    seen.add(id(value))
+    for name, item in _named_values(value):
+        if isinstance(item, (pydantic.SecretStr, pydantic.SecretBytes)):
+            _remember_value(item.get_secret_value())
+        elif isinstance(name, str) and is_secret_setting(name) and isinstance(item, (str, bytes)):
+            _remember_value(item)
+        elif isinstance(item, (Mapping, list, tuple, pydantic.BaseModel)) or dataclasses.is_dataclass(item):
+            _remember_in(item, depth + 1, seen)
+
+
+def _named_values(value: Any) -> list[tuple[Any, Any]]:
+    if isinstance(value, pydantic.BaseModel):
+        fields = type(value).model_fields
+        return [(name, value.__dict__.get(name)) for name in fields]
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return [(field.name, getattr(value, field.name, None)) for field in dataclasses.fields(value)]
+    if isinstance(value, Mapping):
+        return list(value.items())
+    if isinstance(value, (list, tuple)):
+        return [(None, item) for item in value]
+    return []
+
+
+def _remember_value(value: str | bytes) -> None:
+    text = value.decode("utf-8", "replace") if isinstance(value, bytes) else value
+    scheme, _, credential = text.partition(" ")
+    if credential and scheme.lower() in ("bearer", "basic", "token"):  # an Authorization header's value
+        remember_secret(credential.strip())
+    remember_secret(text)
+
+
+def settings_repr(settings: Any) -> str:
+    """A dataclass's repr with every secret setting shown as `REDACTED` (the fields it shows, in order).
+
+    Example:
+        >>> from dataclasses import dataclass
+        >>> @dataclass
+        ... class Options:
+        ...     mode: str = "enforce"
+        ...     review_key: str | None = None
+        >>> settings_repr(Options(review_key="a-review-key-of-some-length"))
+        "Options(mode='enforce', review_key='[redacted]')"
+
+    """
+    shown = []
+    for field in dataclasses.fields(settings):
+        if not field.repr:
+            continue
+        value = getattr(settings, field.name)
+        text = repr(REDACTED) if value is not None and is_secret_setting(field.name) else repr(value)
+        shown.append(f"{field.name}={text}")
+    return f"{type(settings).__name__}({', '.join(shown)})"
 
 
 def remember_secret(value: str | None) -> None:

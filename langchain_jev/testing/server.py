@@ -212,7 +212,7 @@ class _Config:
     faults: Sequence[Fault | None] | FaultPlan | None
     marker_field: str
     model: str | None
-    api_key: str | None
+    api_key: str | None = field(repr=False)
     keep_bodies: bool
     default_noul: float = 0.9
     max_requests: int | None = None

@@ -49,7 +49,7 @@ from langchain_jev.models.chat.prompt import (
 )
 from langchain_jev.models.chat.schema import SCHEMA_TITLE, response_schema
 from langchain_jev.models.response import DecisionResponse
-from langchain_jev.models.secrets import install_log_filter, redact_error
+from langchain_jev.models.secrets import install_log_filter, redact_error, remember_settings
 
 __all__ = ["STRATEGIES", "ChatModelDecisionModel", "Strategy"]
 
@@ -404,6 +404,7 @@ class ChatModelDecisionModel(BaseDecisionModel):
         if not kwargs.get("model"):
             kwargs["model"] = chat_model_name(resolved)
         super().__init__(chat_model=resolved, **kwargs)
+        remember_settings(resolved)  # its key (api_key=, a header...) is redacted wherever the package writes
         install_log_filter()  # a provider's log lines never carry a known key
 
     @property

@@ -27,15 +27,9 @@ from langchain_jev.langsmith import jev_summary_evaluator
 from langchain_jev.testing import ScriptedDecisionModel
 from langchain_jev.testing.server import Fault, JevServer, Received
 from tests.cli.helpers import read_results, run_cli, write_jsonl
+from tests.spec.test_jury_files import CRITERIA
 
 POLITE = JevCriterion.noul("polite", Noul(instructions="Is `assistant_answer` polite?"), 0.7)
-CRITERIA = """\
-criteria:
-  - name: polite
-    kind: noul
-    instructions: Is `assistant_answer` polite?
-    minimum: 0.7
-"""
 MALFORMED = {"type": "noul", "noul": "very"}
 """An answer no reader can read: the member answered, but said nothing usable."""
 

@@ -5,12 +5,14 @@ from __future__ import annotations
 import base64
 import binascii
 import copy
+import json
 import logging
 import weakref
 from collections.abc import Callable, Mapping, Sequence
 from typing import Annotated, Any, Literal
 
 import httpx2
+import jiter
 from langchain_core.decisions import ChoiceAnswer, NoulAnswer, Question
 from langchain_core.messages import BaseMessage, convert_to_openai_messages
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError
@@ -232,8 +234,9 @@ class WireResponse(SystemOneResponse):
     of into the SDK's answer types first: level keys stay as written (``"03"`` is
     not ``3``), and one malformed answer is that answer's problem alone.
 
-    The body is parsed once, by the package's one rule for answers
-    (`langchain_jev.models.unique_json`): a question named twice, or a key given
+    Answers are read by the package's one rule (`langchain_jev.models.unique_json`):
+    a body is first checked for a key given twice (by ``jiter``, quickly), and only a
+    body that gives one is parsed by that rule: a question named twice, or a key given
     twice anywhere inside an answer, makes that answer unreadable (``unreadable``,
     with the reason: its finding is an ERROR, never a pick of one value), and a key
     given twice anywhere else (``answers``, ``model`` or ``usage`` twice) makes the
@@ -273,39 +276,55 @@ class WireResponse(SystemOneResponse):
     @classmethod
     def _decode(cls, response: httpx2.Response) -> WireResponse:
         content = response.content
-        try:  # one parse, by the package's one rule: a key given twice is never picked from
-            data, repeats = unique_json.loads(content)
+        try:  # jiter (pydantic's parser) refuses a key given twice: the usual body costs one quick check
+            jiter.from_json(content, catch_duplicate_keys=True, cache_mode="keys")
+        except ValueError:  # a key given twice, or not JSON: read by the package's one rule, slowly
+            return cls._decode_repeating(response)
+        echoed = contains_secret(content)  # a server that echoes the key: never pass it on
+        if not echoed:
+            try:
+                return _QuickResponse.model_validate_json(content, strict=True)
+            except ValidationError:
+                pass
+        try:  # one pass over the body; the SDK's own decoding words any error
+            if echoed:
+                decoded = cls.model_validate(redact_data(json.loads(content)))
+            else:
+                decoded = cls.model_validate_json(content)
+        except (ValidationError, ValueError):
+            return super()._decode(response)
+        return _without_later_types(decoded)
+
+    @classmethod
+    def _decode_repeating(cls, response: httpx2.Response) -> WireResponse:
+        """A body that gives a key twice: that answer is unreadable, or the whole body is (see the class)."""
+        try:
+            data, repeats = unique_json.loads(response.content)
         except ValueError:
             return super()._decode(response)  # not JSON: the SDK words the error
-        unreadable: dict[str, str] = {}
-        if repeats:
-            unreadable, whole = unique_json.answers_made_unreadable(repeats)
-            if whole:  # the body itself is ambiguous (its answers, model or usage given twice)
-                raise _ambiguous_body(response, data, whole[0])
-            answers = data.get("answers") if isinstance(data, dict) else None
-            for name in unreadable if isinstance(answers, dict) else ():
-                answers.pop(name, None)  # type: ignore[union-attr]
-        echoed = contains_secret(content)  # a server that echoes the key: never pass it on
+        unreadable, whole = unique_json.answers_made_unreadable(repeats)
+        if whole:  # the body itself is ambiguous (its answers, model or usage given twice)
+            raise _ambiguous_body(response, data, whole[0])
+        answers = data.get("answers") if isinstance(data, dict) else None
+        for name in unreadable if isinstance(answers, dict) else ():
+            answers.pop(name, None)  # type: ignore[union-attr]  # what is left of it is not read either
         try:
-            if echoed:
-                decoded = cls.model_validate(redact_data(data))
-            else:
-                try:
-                    decoded = _QuickResponse.model_validate(data, strict=True)
-                except ValidationError:
-                    decoded = cls.model_validate(data)
+            decoded = cls.model_validate(redact_data(data))
         except ValidationError:
             return super()._decode(response)  # the SDK's own decoding words the error
         decoded._unreadable = unreadable
-        if type(decoded) is _QuickResponse:
-            return decoded
-        answers = decoded.answers
-        for name, answer in list(answers.items()):
-            kind = answer.get("type") if isinstance(answer, dict) else None
-            if isinstance(kind, str) and kind not in _ANSWER_TYPES:  # as the SDK does: a type of a later API
-                _log.warning("Ignoring answer %r with unrecognized type %r", name, kind)
-                del answers[name]
-        return decoded
+        return _without_later_types(decoded)
+
+
+def _without_later_types(decoded: WireResponse) -> WireResponse:
+    """``decoded`` without the answers of a type of a later API, as the SDK leaves them out."""
+    answers = decoded.answers
+    for name, answer in list(answers.items()):
+        kind = answer.get("type") if isinstance(answer, dict) else None
+        if isinstance(kind, str) and kind not in _ANSWER_TYPES:
+            _log.warning("Ignoring answer %r with unrecognized type %r", name, kind)
+            del answers[name]
+    return decoded
 
 
 def _ambiguous_body(response: httpx2.Response, data: Any, repeat: unique_json.Repeat) -> BaseException:

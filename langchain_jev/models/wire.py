@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import contextlib
 import copy
 import json
 import logging
@@ -15,7 +16,7 @@ import httpx2
 import jiter
 from langchain_core.decisions import ChoiceAnswer, NoulAnswer, Question
 from langchain_core.messages import BaseMessage, convert_to_openai_messages
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from typesafe_sdk import Image, SystemOneResponse, TypeSafeAPIResponseValidationError
 from typing_extensions import TypedDict
 
@@ -235,8 +236,9 @@ class WireResponse(SystemOneResponse):
     not ``3``), and one malformed answer is that answer's problem alone.
 
     Answers are read by the package's one rule (`langchain_jev.models.unique_json`):
-    a body is first checked for a key given twice (by ``jiter``, quickly), and only a
-    body that gives one is parsed by that rule: a question named twice, or a key given
+    no body is read without being known to give every key once (its keys counted
+    against what the quick pass read, else checked by ``jiter``), and a body that
+    gives one twice is parsed by that rule: a question named twice, or a key given
     twice anywhere inside an answer, makes that answer unreadable (``unreadable``,
     with the reason: its finding is an ERROR, never a pick of one value), and a key
     given twice anywhere else (``answers``, ``model`` or ``usage`` twice) makes the
@@ -265,27 +267,28 @@ class WireResponse(SystemOneResponse):
     answers: dict[str, Any] = Field(default_factory=dict)
     """Every answer as JSON data, keyed by question name (or already read, after the quick pass)."""
 
-    _unreadable: dict[str, str] = PrivateAttr(default_factory=dict)
-    """Answers the body gave ambiguously (a question named twice, a key twice inside an answer), with why."""
-
     @property
     def unreadable(self) -> dict[str, str]:
         """The answers this body gave ambiguously, by question name, with the reason (see `unique_json`)."""
-        return self._unreadable
+        found: dict[str, str] = self.__dict__.get("_unreadable") or {}  # kept beside the fields, as the SDK
+        return found  # keeps its request id: no model field, no private attribute to set up per response
 
     @classmethod
     def _decode(cls, response: httpx2.Response) -> WireResponse:
         content = response.content
-        try:  # jiter (pydantic's parser) refuses a key given twice: the usual body costs one quick check
-            jiter.from_json(content, catch_duplicate_keys=True, cache_mode="keys")
-        except ValueError:  # a key given twice, or not JSON: read by the package's one rule, slowly
-            return cls._decode_repeating(response)
         echoed = contains_secret(content)  # a server that echoes the key: never pass it on
+        quick: _QuickResponse | None = None
         if not echoed:
-            try:
-                return _QuickResponse.model_validate_json(content, strict=True)
-            except ValidationError:
-                pass
+            with contextlib.suppress(ValidationError):  # not the usual body: read as sent, below
+                quick = _QuickResponse.model_validate_json(content, strict=True)
+            if quick is not None and _every_key_once(content, quick):
+                return quick
+        try:  # jiter (pydantic's parser) refuses a key given twice
+            jiter.from_json(content, catch_duplicate_keys=True, cache_mode="keys")
+        except ValueError:  # a key given twice, or not JSON: read by the package's one rule
+            return cls._decode_repeating(response)
+        if quick is not None:
+            return quick
         try:  # one pass over the body; the SDK's own decoding words any error
             if echoed:
                 decoded = cls.model_validate(redact_data(json.loads(content)))
@@ -312,8 +315,46 @@ class WireResponse(SystemOneResponse):
             decoded = cls.model_validate(redact_data(data))
         except ValidationError:
             return super()._decode(response)  # the SDK's own decoding words the error
-        decoded._unreadable = unreadable
+        decoded.__dict__["_unreadable"] = unreadable
         return _without_later_types(decoded)
+
+
+def _every_key_once(content: bytes, quick: _QuickResponse) -> bool:
+    """True when a body the quick pass read surely names no key twice in an object (a count, no parse).
+
+    In a body with no backslash (so no key is written with an escape) and in which every
+    colon follows a quote (so no key has white space before its colon), every key is
+    written ``"key":``, and counting ``":`` counts at least every key as sent (a string
+    that starts with a colon adds one more). The quick pass keeps each object's keys once
+    (the fields a model was given, a mapping's keys), so a key given twice leaves fewer
+    than were sent: when the two counts agree, none was. When they do not (a key given
+    twice, a key the models ignore, a body written otherwise), the exact check decides.
+    """
+    if b"\\" in content:
+        return False
+    sent = content.count(b'":')
+    if content.count(b":") != sent:
+        return False
+    answers = quick.answers
+    read = len(quick.__pydantic_fields_set__) + len(quick.usage.__pydantic_fields_set__) + len(answers)
+    for answer in answers.values():
+        kind = type(answer)
+        if kind is NoulAnswer:
+            read += len(answer.__pydantic_fields_set__)  # type: ignore[union-attr]
+        elif kind is ChoiceAnswer:
+            read += len(answer.__pydantic_fields_set__) + len(answer.probabilities)  # type: ignore[union-attr]
+        else:  # a score or a box, as sent
+            read += _keys(answer)
+    return read == sent
+
+
+def _keys(value: Any) -> int:
+    """How many keys the objects of JSON data hold, at any depth."""
+    if type(value) is dict:
+        return len(value) + sum(_keys(item) for item in value.values() if type(item) in _CONTAINERS)
+    if type(value) is list:
+        return sum(_keys(item) for item in value if type(item) in _CONTAINERS)
+    return 0
 
 
 def _without_later_types(decoded: WireResponse) -> WireResponse:

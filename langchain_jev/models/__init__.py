@@ -4,7 +4,8 @@
 - `chat/`: `ChatModelDecisionModel`, any LangChain chat model answering the same typed questions;
 - `typesafe_classifier`: an adapter for langchain-typesafe's `TypeSafeClassifier`;
 - `cache`: `CachedDecisionModel`, which answers repeated requests from a cache;
-- `jury`: `JuryDecisionModel`, a panel of models asked at once, their answers combined;
+- `jury`: `JuryDecisionModel`, a panel of models asked at once, their answers combined
+  (`member_calls`: each member's synchronous calls, a hung member's threads bounded);
 - `resolve`: `as_decision_model`, what a judge's ``model=`` accepts;
 - `response`, `wire`: the answers read strictly, and the request put on the wire;
 - `unique_json`: the one rule answers are parsed by (a key given twice is never picked from).

@@ -205,7 +205,9 @@ def test_a_guarded_turn_with_a_jury_traces_no_member_s_key() -> None:
     pytest.importorskip("langchain_openai")
     recorder = RunRecorder()
     graph = guarded_graph(
-        chat("Here you are."), input_battery=HazardBattery.input(["hate"], model=member_jury())
+        chat("Here you are."),
+        input_battery=HazardBattery.input(["hate"], model=member_jury()),
+        allowed_tracers=[RunRecorder],  # a tracer that records, as LangSmith's does
     )
 
     out = graph.invoke({"messages": [HumanMessage("a message about a group")]}, {"callbacks": [recorder]})

@@ -373,22 +373,24 @@ class _Lines(_Sink):
 
 
 class _ParquetFile(_Sink):
-    """One Parquet file of the rows and their verdict columns, written beside it and moved in at the end."""
+    """One Parquet file of the rows and their verdict columns, written through the one atomic writer.
+
+    The file is written beside the output (`langchain_jev.datasets.writing.atomic_output`) and
+    moved in, synced, only when the run finishes: a run that fails leaves the output as it was.
+    """
 
     def __init__(self, path: str) -> None:
-        from langchain_jev.datasets.paths import real_path
-
-        self.path = real_path(path)  # a symlinked --out: its target is written, the link kept
-        folder, name = os.path.split(self.path)
-        self.partial = os.path.join(folder, f".{name}.partial")
+        self.path = path
+        self.output = contextlib.ExitStack()
         self.writer: Any = None
-        self.done = False
 
     def write(self, batch: Any, lines: list[str]) -> None:
         import pyarrow.parquet as pq
 
+        from langchain_jev.datasets.writing import atomic_output
+
         if self.writer is None:
-            self.writer = pq.ParquetWriter(self.partial, batch.schema)
+            self.writer = pq.ParquetWriter(self.output.enter_context(atomic_output(self.path)), batch.schema)
         elif batch.schema != self.writer.schema:
             try:
                 batch = batch.select(self.writer.schema.names).cast(self.writer.schema)
@@ -404,16 +406,17 @@ class _ParquetFile(_Sink):
         if self.writer is None:
             return
         self.writer.close()
-        os.replace(self.partial, self.path)
-        self.done = True
+        self.writer = None
+        self.output.close()  # flushed, synced, moved over the output in one rename
 
     def close(self) -> None:
-        if self.writer is not None and not self.done:
+        if self.writer is not None:  # the run did not finish: the temporary file goes, the output stays
             with contextlib.suppress(Exception):
                 self.writer.close()
-        if not self.done:
+            self.writer = None
+            unfinished = OSError("the run did not finish")
             with contextlib.suppress(OSError):
-                os.unlink(self.partial)
+                self.output.__exit__(OSError, unfinished, None)
 
 
 def _failure(error: Exception) -> _RunFailed:

@@ -717,6 +717,10 @@ def _spread(value: float, top: int) -> dict[int, float]:
 # --------------------------------------------------------------------------- the command
 
 
+MAX_SCRIPT_BYTES = 1 << 20
+"""The largest script file ``--answers`` reads (as large as a judge file may be)."""
+
+
 def load_script(source: str) -> dict[str, Any]:
     """Read a script: inline JSON (``{...}``) or the path of a JSON file holding one object.
 
@@ -730,11 +734,14 @@ def load_script(source: str) -> dict[str, Any]:
     """
     text = source
     if not source.lstrip().startswith(("{", "[")):
-        try:
-            with open(source, encoding="utf-8") as file:
-                text = file.read()
+        from langchain_jev.datasets.reading import read_bounded
+
+        try:  # a regular file within bounds: a FIFO, a device or a folder is refused at once
+            text = read_bounded(source, MAX_SCRIPT_BYTES).decode("utf-8")
         except OSError as error:
             raise ValueError(f"--answers: cannot read {source}: {error.strerror or error}") from None
+        except UnicodeDecodeError as error:
+            raise ValueError(f"--answers: {source} is not UTF-8 text: {error.reason}") from None
     try:
         script = unique_json.loads_refusing(text)
     except unique_json.RepeatedKeyError as error:  # an answer scripted twice: refused, never one picked

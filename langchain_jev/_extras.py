@@ -1,10 +1,11 @@
-"""Optional extras: one wording for a part of the package whose extra is not installed.
+r"""Optional extras: one wording for a part of the package whose extra is not installed.
 
 Example:
-    >>> install_hint("classic")
-    'install the classic extra (pip install -e ".[classic]" in a checkout of langchain-jev)'
+    >>> print(install_hint("classic").replace(", or ", ",\nor "))
+    install the classic extra: pip install -e ".[classic]" in a checkout of langchain-jev,
+    or pip install "langchain_jev-VERSION-py3-none-any.whl[classic]" from a wheel
     >>> error = missing_extra("langchain_jev.evaluation", "langchain-classic", "classic")
-    >>> what, how = str(error).split(": ")
+    >>> what, how = str(error).split(": ", 1)
     >>> what
     'langchain_jev.evaluation needs langchain-classic, which is not installed'
     >>> how == install_hint("classic")
@@ -18,8 +19,11 @@ __all__ = ["install_hint", "missing_extra"]
 
 
 def install_hint(extra: str) -> str:
-    """How to install ``extra``: its name and the ``pip install`` line (from a checkout: unpublished)."""
-    return f'install the {extra} extra (pip install -e ".[{extra}]" in a checkout of langchain-jev)'
+    """How to install ``extra``: its name and the ``pip install`` line, from a checkout and from a wheel."""
+    return (
+        f'install the {extra} extra: pip install -e ".[{extra}]" in a checkout of langchain-jev, '
+        f'or pip install "langchain_jev-VERSION-py3-none-any.whl[{extra}]" from a wheel'
+    )
 
 
 def missing_extra(user: str, package: str, extra: str) -> ImportError:

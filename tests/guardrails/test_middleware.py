@@ -588,6 +588,6 @@ def test_importing_the_middleware_package_does_not_need_langchain_but_using_it_d
     assert result.returncode == 0, result.stderr
     assert "needs langchain, which is not installed" in result.stdout
     assert (
-        'install the middleware extra (pip install -e ".[middleware]" in a checkout of langchain-jev)'
+        'install the middleware extra: pip install -e ".[middleware]" in a checkout of langchain-jev, or pip install "langchain_jev-VERSION-py3-none-any.whl[middleware]" from a wheel'
         in result.stdout
     )

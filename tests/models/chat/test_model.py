@@ -91,7 +91,7 @@ def test_a_model_string_without_langchain_names_the_chat_extra(monkeypatch: pyte
 
     with pytest.raises(
         JevConfigurationError,
-        match=r'install the chat extra \(pip install -e "\.\[chat\]" in a checkout of langchain-jev\)',
+        match=r'install the chat extra: pip install -e "\.\[chat\]" in a checkout of langchain-jev, or pip install "langchain_jev-VERSION-py3-none-any\.whl\[chat\]" from a wheel',
     ):
         ChatModelDecisionModel("openai:gpt-4o-mini")
 

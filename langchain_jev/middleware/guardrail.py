@@ -29,8 +29,15 @@ the model skips them:
   them, and the agent ends with a refusal.
 
 Every rail writes its report (flagged categories with their probabilities) to
-the agent state under ``guardrail``. The battery runs are tagged
-``jev_guardrail`` / ``jev_guardrail:<check>`` in traces.
+the agent state under ``guardrail`` (the last report of the step) and under
+``guardrail_reports[name]`` (this middleware's own place, by its `name`). The
+battery runs are tagged ``jev_guardrail`` / ``jev_guardrail:<check>`` in traces.
+
+Several guardrails in one agent: each has a `name` (``name=``, or one made from
+its rails, strictness, categories and other settings, so two that differ never
+share one), and each keeps its report under its name; ``guardrail`` holds the
+report that decided the turn: a refusal's, whichever guardrail refused, else the
+report of the outermost guardrail (the first listed).
 
 Streaming: the model's run is a hidden run: it carries no handler of the
 caller's but the allowed tracers (LangSmith's, and ``allowed_tracers``), from the
@@ -61,6 +68,7 @@ judged as the model's is.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Iterable
+from dataclasses import fields
 from typing import Annotated, Any, NotRequired, cast
 
 from langchain_core.messages import AIMessage, AnyMessage, BaseMessage
@@ -80,6 +88,8 @@ from langchain_jev.guardrails.hidden import hidden_runnable
 from langchain_jev.guardrails.rail import GuardrailRail
 from langchain_jev.guardrails.settings import GuardrailOptions, GuardrailSettings
 from langchain_jev.guardrails.tools import ToolGate
+from langchain_jev.middleware._naming import middleware_name, shown
+from langchain_jev.middleware._state import by_name, latest
 from langchain_jev.middleware._agents import (
     AgentMiddleware,
     AgentState,
@@ -88,21 +98,29 @@ from langchain_jev.middleware._agents import (
     ModelResponse,
     OmitFromInput,
 )
+from langchain_jev.models.cache import model_identity
 from langchain_jev.models.resolve import as_decision_model
 
 __all__ = ["JevGuardrailMiddleware", "JevGuardrailState"]
 
 
 class JevGuardrailState(AgentState[Any]):
-    """The agent state with the guardrail's last report under ``guardrail``.
+    """The agent state with the guardrails' reports: the last under ``guardrail``, each by name.
+
+    Both keys take the writes of several guardrails in one step (one model call
+    passes them all): ``guardrail`` keeps the last written, ``guardrail_reports``
+    each guardrail's own last report under its `JevGuardrailMiddleware.name`.
 
     Example:
-        >>> "guardrail" in JevGuardrailState.__annotations__
-        True
+        >>> sorted(k for k in JevGuardrailState.__annotations__ if k.startswith("guardrail"))
+        ['guardrail', 'guardrail_reports']
 
     """
 
-    guardrail: NotRequired[Annotated[dict[str, Any] | None, OmitFromInput]]
+    guardrail: NotRequired[Annotated[dict[str, Any] | None, OmitFromInput, latest]]
+    """The report that decided the turn: a refusal's, else the outermost guardrail's last."""
+    guardrail_reports: NotRequired[Annotated[dict[str, dict[str, Any]], OmitFromInput, by_name]]
+    """Each guardrail's last report, under its name."""
 
 
 def _side_categories(side: str, names: list[str] | None) -> list[str] | None:
@@ -133,6 +151,12 @@ class JevGuardrailMiddleware(AgentMiddleware[JevGuardrailState, Any, Any]):
             ``on_flag``, ``context_messages``, ``stream_tokens``, ``timeout``,
             ``review_key``, ``review_store``, ``ledger``); the same settings may be
             given as keyword arguments, laid over them.
+        name: the middleware's name in the agent (``create_agent`` takes no two of one
+            name) and the key of its report under ``guardrail_reports``. None: made from
+            the settings, as ``JevGuardrailMiddleware[input+output]``, with the
+            strictness and categories when given and a digest of the other settings
+            and of the model when not the defaults, so two guardrails whose settings
+            differ never share a name.
 
     Attributes:
         input_rail, output_rail, tool_results_rail: the rails (each with its
@@ -174,6 +198,7 @@ class JevGuardrailMiddleware(AgentMiddleware[JevGuardrailState, Any, Any]):
         strictness: str = DEFAULT_STRICTNESS,
         model: Any = None,
         settings: GuardrailSettings | None = None,
+        name: str | None = None,
         **options: Unpack[GuardrailOptions],
     ) -> None:
         super().__init__()
@@ -216,6 +241,13 @@ class JevGuardrailMiddleware(AgentMiddleware[JevGuardrailState, Any, Any]):
             settings=chosen,
         )
         self.tool_gate = ToolGate(input=self.input_rail, output=self.output_rail, in_thread=in_thread)
+        rails = [r.check for r in (self.input_rail, self.output_rail, self.tool_results_rail) if r is not None]
+        readable = [
+            "+".join(rails),
+            strictness if strictness != DEFAULT_STRICTNESS else "",
+            shown(names) if names is not None else "",
+        ]
+        self._name = middleware_name(name, type(self).__name__, readable, _described(chosen, decision_model if model is not None else None))
         if names is not None:
             used = {
                 name
@@ -229,6 +261,20 @@ class JevGuardrailMiddleware(AgentMiddleware[JevGuardrailState, Any, Any]):
                     f"categories {unused} are not asked by any enabled rail (input categories "
                     "need check_input=True, output categories check_output=True)"
                 )
+
+    @property
+    def name(self) -> str:
+        """The middleware's name in the agent, and the key of its report under ``guardrail_reports``.
+
+        Example:
+            >>> from langchain_jev.testing import ScriptedDecisionModel
+            >>> JevGuardrailMiddleware(check_input=False, strictness="strict", model=None).name
+            'JevGuardrailMiddleware[output, strict]'
+            >>> JevGuardrailMiddleware(name="input guard").name
+            'input guard'
+
+        """
+        return self._name
 
     @staticmethod
     def _names(categories: str | Iterable[str] | None) -> list[str] | None:
@@ -254,32 +300,37 @@ class JevGuardrailMiddleware(AgentMiddleware[JevGuardrailState, Any, Any]):
         for rail in self.door.rails:
             require_checkpointer(rail, get_config(), "JevGuardrailMiddleware")
 
-    def _procedure(self, request: ModelRequest[Any], handler: Any, ahandler: Any) -> Any:
+    def _procedure(
+        self, request: ModelRequest[Any], handler: Any, ahandler: Any, seen: list[Any]
+    ) -> Any:
+        """The door's procedure over the request; ``seen`` receives each response the handler returned."""
         self._first_checks()
         system = request.system_message
         messages: list[BaseMessage] = [*([system] if system is not None else []), *request.messages]
 
-        def calls(call_messages: list[BaseMessage]) -> tuple[Any, Any]:
-            kept = system is not None and bool(call_messages) and call_messages[0] is system
-            changed = request.override(
-                system_message=system if kept else None,
-                messages=cast("list[AnyMessage]", call_messages[1:] if kept else call_messages),
-            )
-
+        def calls_on(called: ModelRequest[Any]) -> tuple[Any, Any]:
             def invoke(config: RunnableConfig) -> Any:
-                return handler(_hidden_model(changed))
+                response = handler(_hidden_model(called))
+                seen.append(response)
+                return response
 
             async def ainvoke(config: RunnableConfig) -> Any:
-                return await ahandler(_hidden_model(changed))
+                response = await ahandler(_hidden_model(called))
+                seen.append(response)
+                return response
 
             return invoke, ainvoke
 
-        def invoke(config: RunnableConfig) -> Any:
-            return handler(_hidden_model(request))
+        def calls(call_messages: list[BaseMessage]) -> tuple[Any, Any]:
+            kept = system is not None and bool(call_messages) and call_messages[0] is system
+            return calls_on(
+                request.override(
+                    system_message=system if kept else None,
+                    messages=cast("list[AnyMessage]", call_messages[1:] if kept else call_messages),
+                )
+            )
 
-        async def ainvoke(config: RunnableConfig) -> Any:
-            return await ahandler(_hidden_model(request))
-
+        invoke, ainvoke = calls_on(request)
         starts = may_start_early(request.model, request.tools, request.model_settings)
         early = starts and _calls_the_model(handler or ahandler)
         name = request.model.get_name() if hasattr(request.model, "get_name") else "model"
@@ -295,7 +346,8 @@ class JevGuardrailMiddleware(AgentMiddleware[JevGuardrailState, Any, Any]):
         A refused request or response is answered with the refusal and the turn
         ends; with ``on_error="raise"`` a failed check raises before anything is returned.
         """
-        return _released(self.door.run(self._procedure(request, handler, None)))
+        seen: list[Any] = []
+        return self._released(self.door.run(self._procedure(request, handler, None, seen)), seen)
 
     async def awrap_model_call(
         self,
@@ -303,7 +355,8 @@ class JevGuardrailMiddleware(AgentMiddleware[JevGuardrailState, Any, Any]):
         handler: Callable[[ModelRequest[Any]], Awaitable[ModelResponse[Any]]],
     ) -> ModelResponse[Any] | ExtendedModelResponse[Any]:
         """Asynchronous `wrap_model_call`."""
-        return _released(await self.door.arun(self._procedure(request, None, handler)))
+        seen: list[Any] = []
+        return self._released(await self.door.arun(self._procedure(request, None, handler, seen)), seen)
 
     def wrap_tool_call(self, request: Any, handler: Callable[[Any], Any]) -> Any:
         """Run the exact call the guarded model released here, once; judge any other as input first."""
@@ -312,6 +365,26 @@ class JevGuardrailMiddleware(AgentMiddleware[JevGuardrailState, Any, Any]):
     async def awrap_tool_call(self, request: Any, handler: Callable[[Any], Awaitable[Any]]) -> Any:
         """Asynchronous `wrap_tool_call`."""
         return await self.tool_gate.awrap(request, handler)
+
+    def _released(self, outcome: DoorOutcome, seen: list[Any]) -> ModelResponse[Any] | ExtendedModelResponse[Any]:
+        # A guardrail inside this one that refused has ended the turn already: one jump only.
+        last = seen[-1] if seen else None
+        last = last.model_response if isinstance(last, ExtendedModelResponse) else last
+        inner = isinstance(last, ModelResponse) and _refusal_report(_reply_of(last)) is not None
+        return _released(outcome, self._name, ends=outcome.ends and not inner)
+
+
+def _described(settings: GuardrailSettings, model: Any) -> dict[str, Any]:
+    """What tells guardrails apart beside their rails, strictness and categories: the settings that
+    are not their defaults (a secret only as set), and the model when one is given."""
+    described: dict[str, Any] = {}
+    for item in fields(GuardrailSettings):
+        value = getattr(settings, item.name)
+        if value != item.default:
+            described[item.name] = "set" if item.name == "review_key" else value
+    if model is not None:
+        described["model"] = model_identity(model)
+    return described
 
 
 _MODEL_CALLS = frozenset({"_execute_model_sync", "_execute_model_async"})
@@ -346,19 +419,29 @@ def _reply_of(response: ModelResponse[Any]) -> AIMessage | None:
     return None
 
 
-def _released(outcome: DoorOutcome) -> ModelResponse[Any] | ExtendedModelResponse[Any]:
+def _refusal_report(reply: AIMessage | None) -> dict[str, Any] | None:
+    """The report a guardrail's refusal carries, when ``reply`` is one."""
+    report = reply.response_metadata.get("jev_guardrail") if reply is not None else None
+    return dict(report) if isinstance(report, dict) and report.get("refused") is True else None
+
+
+def _released(outcome: DoorOutcome, name: str, *, ends: bool) -> ModelResponse[Any] | ExtendedModelResponse[Any]:
     """The model step's result after the door: the response as it was, or the refusal in its place.
 
     A refusal replaces the whole result (reply, structured output and its tool
     message); with ``exit_behavior="end"`` it jumps to the end, so neither tools
     nor another model call follow. Placeholders of refused messages go into the thread.
+    The report goes under ``guardrail`` and under ``guardrail_reports[name]``.
     """
     update: dict[str, Any] = {}
     if outcome.report is not None:
-        update["guardrail"] = outcome.report.to_dict()
+        report = outcome.report.to_dict()
+        # The report that decided the turn: another guardrail's refusal this door passed on, or its own.
+        update["guardrail"] = (None if outcome.refused else _refusal_report(outcome.reply)) or report
+        update["guardrail_reports"] = {name: report}
     if outcome.withheld:
         update["messages"] = list(outcome.withheld)
-    if outcome.ends:
+    if ends:
         update["jump_to"] = "end"
     if outcome.output is not None:
         response: ModelResponse[Any] = outcome.output

@@ -1,15 +1,20 @@
-"""Self-refine middleware for LangChain agents: judge each final answer, retry with the feedback."""
+"""Self-refine middleware for LangChain agents: judge each final answer, retry with the feedback.
+
+- `SelfRefineAgentState`: what the middleware keeps in the agent state (the last
+  refinement under ``jev_*``, each instance's under its name);
+- `JevSelfRefineMiddleware`: the loop around the model call;
+- `_Turn`: the pure bookkeeping of one model call between the model and the judge.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Collection, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Annotated, Any, NotRequired, cast
 
 from langchain_core.messages import AIMessage, AnyMessage, BaseMessage, HumanMessage
 from langchain_core.runnables.config import set_config_context
 from langchain_core.runnables.utils import coro_with_context
-from langgraph.channels.untracked_value import UntrackedValue
 from langgraph.types import Command
 
 from langchain_jev.errors import JevConfigurationError
@@ -23,6 +28,9 @@ from langchain_jev.middleware._agents import (
     OmitFromInput,
     PrivateStateAttr,
 )
+from langchain_jev.middleware._naming import middleware_name, shown, stable
+from langchain_jev.middleware._state import UntrackedByName, by_name, latest_untracked
+from langchain_jev.models.cache import model_identity
 from langchain_jev.refine import (
     FeedbackMessage,
     Keep,
@@ -33,13 +41,22 @@ from langchain_jev.refine import (
     draft_config,
     judge_config,
     judged_messages,
-    state_drafts,
     with_id,
     with_new_id,
 )
 from langchain_jev.verdict import JevVerdict
 
 __all__ = ["JevSelfRefineMiddleware", "SelfRefineAgentState"]
+
+
+def _legacy(refining: Any) -> bool:
+    """True for one refinement as an earlier release checkpointed it (not yet by name)."""
+    return isinstance(refining, Mapping) and isinstance(refining.get("attempts"), int)
+
+
+def _refinings(old: Any, new: Any) -> dict[str, Any]:
+    """The refinements under way by name (`by_name`); an earlier release's lone one is replaced."""
+    return by_name(None if _legacy(old) else old, new)
 
 
 class SelfRefineAgentState(AgentState[Any]):
@@ -52,27 +69,40 @@ class SelfRefineAgentState(AgentState[Any]):
     falls between a retry's tool call and its answer: the number of answers judged
     and the ids of the messages the judge must not read as the question; never text.
 
+    Several self-refine middlewares in one agent write in the same step: each keeps
+    its own under its `JevSelfRefineMiddleware.name` (``jev_refinements`` and the
+    private fields), and ``jev_verdict``, ``jev_attempts``, ``jev_drafts`` hold the
+    outermost one's (listed first: it judges last).
+
     Example:
         >>> sorted(k for k in SelfRefineAgentState.__annotations__ if k.startswith("jev_"))
-        ['jev_attempts', 'jev_context', 'jev_drafts', 'jev_refining', 'jev_verdict']
+        ['jev_attempts', 'jev_context', 'jev_drafts', 'jev_refinements', 'jev_refining', 'jev_verdict']
 
     """
 
     jev_verdict: NotRequired[
-        Annotated[JevVerdict | None, UntrackedValue, RunValue("The JevVerdict kept"), OmitFromInput]
+        Annotated[JevVerdict | None, latest_untracked(), RunValue("The JevVerdict kept"), OmitFromInput]
     ]
     """The verdict of the final answer kept (None until a final answer was judged)."""
-    jev_attempts: NotRequired[Annotated[int, UntrackedValue, OmitFromInput]]
+    jev_attempts: NotRequired[Annotated[int, latest_untracked(), OmitFromInput]]
     """How many final answers of this run were judged (one judge request each)."""
     jev_drafts: NotRequired[
-        Annotated[list[SelfRefineDraft], UntrackedValue, RunValue("The judged drafts"), OmitFromInput]
+        Annotated[list[SelfRefineDraft], latest_untracked(), RunValue("The judged drafts"), OmitFromInput]
     ]
     """Every judged final answer of this run, in order, with its verdict and feedback."""
-    jev_refining: NotRequired[Annotated[dict[str, Any] | None, PrivateStateAttr]]
-    """A refinement under way across a tool call: ``{"after", "attempts", "hidden"}`` (ids and a
-    count, checkpointed), or None."""
-    jev_context: NotRequired[Annotated[list[tuple[str, list[BaseMessage]]], UntrackedValue, PrivateStateAttr]]
-    """Rejected answers and feedback the model sees again before the tool call that followed them."""
+    jev_refinements: NotRequired[
+        Annotated[
+            dict[str, dict[str, Any]], UntrackedByName, RunValue("Each refinement by name"), OmitFromInput
+        ]
+    ]
+    """Each self-refine middleware's ``{"verdict", "attempts", "drafts"}`` of this run, by its name."""
+    jev_refining: NotRequired[Annotated[dict[str, Any] | None, PrivateStateAttr, _refinings]]
+    """Refinements under way across a tool call, by name: ``{"after", "attempts", "hidden"}`` each
+    (ids and a count, checkpointed)."""
+    jev_context: NotRequired[
+        Annotated[dict[str, list[tuple[str, list[BaseMessage]]]], UntrackedByName, PrivateStateAttr]
+    ]
+    """By name, rejected answers and feedback the model sees again before the tool call that followed them."""
 
 
 class JevSelfRefineMiddleware(AgentMiddleware[SelfRefineAgentState, Any, Any]):
@@ -135,6 +165,11 @@ class JevSelfRefineMiddleware(AgentMiddleware[SelfRefineAgentState, Any, Any]):
             sees it, with the answer being judged last.
         stream_drafts: stream the model's tokens as they come, rejected drafts
             included (labelled as above); by default each answer is shown once kept.
+        name: the middleware's name in the agent (``create_agent`` takes no two of one
+            name) and its key under ``jev_refinements``. None: made from the judge, as
+            ``JevSelfRefineMiddleware[cites_unit, 1f0c9a2e]`` (its criteria's names and a
+            digest of the criteria, the judge's model and the settings that are not
+            their defaults), so two loops that differ never share a name.
 
     Raises:
         JevConfigurationError: an argument is invalid (named in the message).
@@ -172,6 +207,7 @@ class JevSelfRefineMiddleware(AgentMiddleware[SelfRefineAgentState, Any, Any]):
         feedback_message: FeedbackMessage | None = None,
         to_input: ToInput | None = None,
         stream_drafts: bool = False,
+        name: str | None = None,
     ) -> None:
         super().__init__()
         if not isinstance(judge, JevJudge):
@@ -190,6 +226,14 @@ class JevSelfRefineMiddleware(AgentMiddleware[SelfRefineAgentState, Any, Any]):
             to_input=to_input,
         )
         """The validated settings of the loop."""
+        readable = [shown([c.name for c in judge.criteria])]
+        described = {**_described(judge, self.policy), **({"stream_drafts": True} if stream_drafts else {})}
+        self._name = middleware_name(name, type(self).__name__, readable, described)
+
+    @property
+    def name(self) -> str:
+        """The middleware's name in the agent, and its key under ``jev_refinements``."""
+        return self._name
 
     def wrap_model_call(
         self,
@@ -197,7 +241,7 @@ class JevSelfRefineMiddleware(AgentMiddleware[SelfRefineAgentState, Any, Any]):
         handler: Callable[[ModelRequest[Any]], ModelResponse[Any]],
     ) -> ModelResponse[Any] | AIMessage | ExtendedModelResponse[Any]:
         """Call the model; judge a final answer and call it again while it fails."""
-        turn = _Turn(self.policy, request)
+        turn = _Turn(self.policy, request, self._name)
         retry: ModelRequest[Any] | None = turn.request
         while retry is not None:
             with set_config_context(draft_config(None, turn.attempt, stream=self.stream_drafts)) as context:
@@ -215,7 +259,7 @@ class JevSelfRefineMiddleware(AgentMiddleware[SelfRefineAgentState, Any, Any]):
         handler: Callable[[ModelRequest[Any]], Awaitable[ModelResponse[Any]]],
     ) -> ModelResponse[Any] | AIMessage | ExtendedModelResponse[Any]:
         """Asynchronous `wrap_model_call`."""
-        turn = _Turn(self.policy, request)
+        turn = _Turn(self.policy, request, self._name)
         retry: ModelRequest[Any] | None = turn.request
         while retry is not None:
             with set_config_context(draft_config(None, turn.attempt, stream=self.stream_drafts)) as context:
@@ -236,12 +280,42 @@ class JevSelfRefineMiddleware(AgentMiddleware[SelfRefineAgentState, Any, Any]):
         )
 
 
+def _described(judge: JevJudge, policy: RefinePolicy) -> dict[str, Any]:
+    """What tells self-refine loops apart: the judge's criteria and model, the settings not their defaults."""
+    criteria = [
+        {
+            "kind": c.kind,
+            "name": c.name,
+            "question": c.question.model_dump(mode="json") if c.question is not None else None,
+            "minimum": c.minimum,
+            "accepted": sorted(c.accepted),
+            "predicate": stable(c.predicate),
+            "condition": stable(c.condition),
+            "depends_on": repr(c.depends_on),
+        }
+        for c in judge.criteria
+    ]
+    described: dict[str, Any] = {
+        "criteria": criteria,
+        "model": model_identity(judge.model),
+        "fail_on": [judge.fail_on_inconclusive, judge.fail_on_error],
+    }
+    defaults = RefinePolicy.of()
+    for item in fields(RefinePolicy):
+        value = getattr(policy, item.name)
+        if value != getattr(defaults, item.name):
+            described[item.name] = value
+    return described
+
+
 @dataclass
 class _Turn:
     """The bookkeeping of one model call: pure steps between the model and the judge."""
 
     policy: RefinePolicy
     request: ModelRequest[Any]
+    name: str
+    """The middleware's name: where its own bookkeeping lives in the state."""
     finished: list[SelfRefineDraft] = field(init=False)
     """The run's judged answers of refinements already decided (kept or exhausted)."""
     drafts: list[SelfRefineDraft] = field(init=False)
@@ -259,15 +333,16 @@ class _Turn:
 
     def __post_init__(self) -> None:
         state = cast(Mapping[str, Any], self.request.state)
-        every = state_drafts(state)
+        own = (state.get("jev_refinements") or {}).get(self.name) or {}
+        every: list[SelfRefineDraft] = list(own.get("drafts") or ())
         # A draft sent back without feedback closed its refinement: it was kept.
         start = max((i + 1 for i, draft in enumerate(every) if draft.feedback is None), default=0)
         self.finished, self.drafts = every[:start], every[start:]
         self.earlier = len(self.drafts)
-        refining = _refining(state)
+        refining = _refining(state, self.name)
         self.unseen = max(0, int(refining.get("attempts", 0)) - len(self.drafts))
         self.hidden = {str(i) for i in refining.get("hidden", ())}
-        context = list(state.get("jev_context") or ()) if self.drafts else []
+        context = self._context() if self.drafts else []
         if context:
             self.request = self.request.override(messages=_with_context(self.request.messages, context))
 
@@ -319,10 +394,11 @@ class _Turn:
         call = with_id(result[index], [m.id for m in self._known()])
         result[index] = call
         hidden = sorted({*self.hidden, *(m.id for m in self.pending if m.id is not None)})
+        refining = {"after": self._question_id(), "attempts": self.attempt - 1, "hidden": hidden}
         update = {
             **self._record(),
-            "jev_refining": {"after": self._question_id(), "attempts": self.attempt - 1, "hidden": hidden},
-            "jev_context": [*self._context(), (str(call.id), list(self.pending))],
+            "jev_refining": {self.name: refining},
+            "jev_context": {self.name: [*self._context(), (str(call.id), list(self.pending))]},
         }
         if self.policy.keep_drafts:
             result = [*self.pending, *result]
@@ -347,16 +423,27 @@ class _Turn:
             structured = self.responses[local].structured_response if local >= 0 else None
         if self.policy.keep_drafts:
             messages = [*self.pending, *messages]
-        update = {"jev_verdict": kept.verdict, **self._record(), "jev_refining": None, "jev_context": []}
+        update = {
+            **self._record(kept.verdict),
+            "jev_verdict": kept.verdict,
+            "jev_refining": {self.name: None},
+            "jev_context": {self.name: None},
+        }
         result = ModelResponse(result=messages, structured_response=structured)
         return ExtendedModelResponse(model_response=result, command=Command(update=update))
 
-    def _record(self) -> dict[str, Any]:
+    def _record(self, verdict: JevVerdict | None = None) -> dict[str, Any]:
         every = [*self.finished, *self.drafts]
-        return {"jev_drafts": every, "jev_attempts": self.unseen + len(every)}
+        attempts = self.unseen + len(every)
+        own = {"drafts": every, "attempts": attempts, "verdict": verdict}
+        if verdict is None:  # a tool call: the verdict kept so far stays
+            earlier = (self.request.state.get("jev_refinements") or {}).get(self.name) or {}
+            own["verdict"] = earlier.get("verdict")
+        return {"jev_drafts": every, "jev_attempts": attempts, "jev_refinements": {self.name: own}}
 
     def _context(self) -> list[tuple[str, list[BaseMessage]]]:
-        return list(cast(Mapping[str, Any], self.request.state).get("jev_context") or ())
+        every = cast(Mapping[str, Any], self.request.state).get("jev_context") or {}
+        return list(every.get(self.name) or ()) if isinstance(every, Mapping) else []
 
     def _question_id(self) -> str | None:
         return _last_human_id(self.request.state.get("messages", []), self.hidden)
@@ -372,9 +459,11 @@ def _last_human_id(messages: Sequence[BaseMessage], hidden: Collection[str] = ()
     )
 
 
-def _refining(state: Mapping[str, Any]) -> Mapping[str, Any]:
-    """The refinement a checkpoint carries, when it belongs to the turn under way; else empty."""
-    refining = state.get("jev_refining")
+def _refining(state: Mapping[str, Any], name: str) -> Mapping[str, Any]:
+    """The refinement of the middleware ``name`` a checkpoint carries, when it belongs to the turn
+    under way; else empty. A refinement an earlier release checkpointed (one, not by name) is taken."""
+    every = state.get("jev_refining")
+    refining = every if _legacy(every) else every.get(name) if isinstance(every, Mapping) else None
     if not isinstance(refining, Mapping):
         return {}
     hidden = [str(i) for i in refining.get("hidden", ())]

@@ -80,6 +80,7 @@ def middleware_name(given: Any, cls: str, readable: Sequence[str], described: Ma
 
     Raises:
         JevConfigurationError: ``given`` is not a non-empty string of at most `MAX_NAME` characters.
+
     """
     if given is not None:
         if not isinstance(given, str) or not given.strip() or len(given) > MAX_NAME:

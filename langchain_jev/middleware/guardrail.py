@@ -88,8 +88,6 @@ from langchain_jev.guardrails.hidden import hidden_runnable
 from langchain_jev.guardrails.rail import GuardrailRail
 from langchain_jev.guardrails.settings import GuardrailOptions, GuardrailSettings
 from langchain_jev.guardrails.tools import ToolGate
-from langchain_jev.middleware._naming import middleware_name, shown
-from langchain_jev.middleware._state import by_name, latest
 from langchain_jev.middleware._agents import (
     AgentMiddleware,
     AgentState,
@@ -98,6 +96,8 @@ from langchain_jev.middleware._agents import (
     ModelResponse,
     OmitFromInput,
 )
+from langchain_jev.middleware._naming import middleware_name, shown
+from langchain_jev.middleware._state import by_name, latest
 from langchain_jev.models.cache import model_identity
 from langchain_jev.models.resolve import as_decision_model
 
@@ -241,13 +241,20 @@ class JevGuardrailMiddleware(AgentMiddleware[JevGuardrailState, Any, Any]):
             settings=chosen,
         )
         self.tool_gate = ToolGate(input=self.input_rail, output=self.output_rail, in_thread=in_thread)
-        rails = [r.check for r in (self.input_rail, self.output_rail, self.tool_results_rail) if r is not None]
+        rails = [
+            r.check for r in (self.input_rail, self.output_rail, self.tool_results_rail) if r is not None
+        ]
         readable = [
             "+".join(rails),
             strictness if strictness != DEFAULT_STRICTNESS else "",
             shown(names) if names is not None else "",
         ]
-        self._name = middleware_name(name, type(self).__name__, readable, _described(chosen, decision_model if model is not None else None))
+        self._name = middleware_name(
+            name,
+            type(self).__name__,
+            readable,
+            _described(chosen, decision_model if model is not None else None),
+        )
         if names is not None:
             used = {
                 name
@@ -300,9 +307,7 @@ class JevGuardrailMiddleware(AgentMiddleware[JevGuardrailState, Any, Any]):
         for rail in self.door.rails:
             require_checkpointer(rail, get_config(), "JevGuardrailMiddleware")
 
-    def _procedure(
-        self, request: ModelRequest[Any], handler: Any, ahandler: Any, seen: list[Any]
-    ) -> Any:
+    def _procedure(self, request: ModelRequest[Any], handler: Any, ahandler: Any, seen: list[Any]) -> Any:
         """The door's procedure over the request; ``seen`` receives each response the handler returned."""
         self._first_checks()
         system = request.system_message
@@ -366,7 +371,9 @@ class JevGuardrailMiddleware(AgentMiddleware[JevGuardrailState, Any, Any]):
         """Asynchronous `wrap_tool_call`."""
         return await self.tool_gate.awrap(request, handler)
 
-    def _released(self, outcome: DoorOutcome, seen: list[Any]) -> ModelResponse[Any] | ExtendedModelResponse[Any]:
+    def _released(
+        self, outcome: DoorOutcome, seen: list[Any]
+    ) -> ModelResponse[Any] | ExtendedModelResponse[Any]:
         # A guardrail inside this one that refused has ended the turn already: one jump only.
         last = seen[-1] if seen else None
         last = last.model_response if isinstance(last, ExtendedModelResponse) else last
@@ -375,8 +382,10 @@ class JevGuardrailMiddleware(AgentMiddleware[JevGuardrailState, Any, Any]):
 
 
 def _described(settings: GuardrailSettings, model: Any) -> dict[str, Any]:
-    """What tells guardrails apart beside their rails, strictness and categories: the settings that
-    are not their defaults (a secret only as set), and the model when one is given."""
+    """What tells guardrails apart beside their rails, strictness and categories.
+
+    The settings that are not their defaults (a secret only as set), and the model when one is given.
+    """
     described: dict[str, Any] = {}
     for item in fields(GuardrailSettings):
         value = getattr(settings, item.name)
@@ -425,7 +434,9 @@ def _refusal_report(reply: AIMessage | None) -> dict[str, Any] | None:
     return dict(report) if isinstance(report, dict) and report.get("refused") is True else None
 
 
-def _released(outcome: DoorOutcome, name: str, *, ends: bool) -> ModelResponse[Any] | ExtendedModelResponse[Any]:
+def _released(
+    outcome: DoorOutcome, name: str, *, ends: bool
+) -> ModelResponse[Any] | ExtendedModelResponse[Any]:
     """The model step's result after the door: the response as it was, or the refusal in its place.
 
     A refusal replaces the whole result (reply, structured output and its tool

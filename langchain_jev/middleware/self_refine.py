@@ -437,7 +437,8 @@ class _Turn:
         attempts = self.unseen + len(every)
         own = {"drafts": every, "attempts": attempts, "verdict": verdict}
         if verdict is None:  # a tool call: the verdict kept so far stays
-            earlier = (self.request.state.get("jev_refinements") or {}).get(self.name) or {}
+            kept = cast(Mapping[str, Any], self.request.state).get("jev_refinements") or {}
+            earlier = kept.get(self.name) or {}
             own["verdict"] = earlier.get("verdict")
         return {"jev_drafts": every, "jev_attempts": attempts, "jev_refinements": {self.name: own}}
 
@@ -460,8 +461,10 @@ def _last_human_id(messages: Sequence[BaseMessage], hidden: Collection[str] = ()
 
 
 def _refining(state: Mapping[str, Any], name: str) -> Mapping[str, Any]:
-    """The refinement of the middleware ``name`` a checkpoint carries, when it belongs to the turn
-    under way; else empty. A refinement an earlier release checkpointed (one, not by name) is taken."""
+    """The refinement of the middleware ``name`` a checkpoint carries, for the turn under way; else empty.
+
+    A refinement an earlier release checkpointed (one, not by name) is taken.
+    """
     every = state.get("jev_refining")
     refining = every if _legacy(every) else every.get(name) if isinstance(every, Mapping) else None
     if not isinstance(refining, Mapping):
@@ -480,9 +483,9 @@ def _with_context(
     present = {m.id for m in messages}
     out: list[BaseMessage] = []
     for message in messages:
-        for shown in before.get(message.id or "", ()):
-            if shown.id not in present:
-                out.append(shown)
+        for earlier in before.get(message.id or "", ()):
+            if earlier.id not in present:
+                out.append(earlier)
         out.append(message)
     return cast(list[AnyMessage], out)
 

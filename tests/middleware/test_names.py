@@ -19,8 +19,15 @@ from langchain_jev.middleware import JevGuardrailMiddleware, JevSelfRefineMiddle
 from langchain_jev.testing import ScriptedDecisionModel
 from tests.fakes import ReplyingChatModel
 
-RAILS = st.sampled_from([(True, True, False), (True, False, False), (False, True, False), (True, True, True),
-                         (False, False, True)])
+RAILS = st.sampled_from(
+    [
+        (True, True, False),
+        (True, False, False),
+        (False, True, False),
+        (True, True, True),
+        (False, False, True),
+    ]
+)
 GUARD = st.fixed_dictionaries(
     {
         "rails": RAILS,
@@ -42,14 +49,19 @@ def guard(config: dict[str, Any]) -> JevGuardrailMiddleware:
     if not check_output:
         options.pop("stream_chunks")
     return JevGuardrailMiddleware(
-        check_input=check_input, check_output=check_output, check_tool_results=check_tool_results,
-        categories=categories, **options,
+        check_input=check_input,
+        check_output=check_output,
+        check_tool_results=check_tool_results,
+        categories=categories,
+        **options,
     )
 
 
 @settings(max_examples=60, deadline=None)
 @given(GUARD, GUARD)
-def test_two_guardrails_share_a_name_only_when_their_settings_are_the_same(one: dict[str, Any], other: dict[str, Any]) -> None:
+def test_two_guardrails_share_a_name_only_when_their_settings_are_the_same(
+    one: dict[str, Any], other: dict[str, Any]
+) -> None:
     first, second = guard(one), guard(other)
     same = first.settings == second.settings and [
         (r.check, r.battery.fingerprint) for r in first.door.rails
@@ -59,7 +71,10 @@ def test_two_guardrails_share_a_name_only_when_their_settings_are_the_same(one: 
 
 def test_a_guardrail_name_reads_like_langchains_own() -> None:
     assert JevGuardrailMiddleware().name == "JevGuardrailMiddleware[input+output]"
-    assert JevGuardrailMiddleware(check_input=False, strictness="strict").name == "JevGuardrailMiddleware[output, strict]"
+    assert (
+        JevGuardrailMiddleware(check_input=False, strictness="strict").name
+        == "JevGuardrailMiddleware[output, strict]"
+    )
     assert JevGuardrailMiddleware(check_output=False, categories=["hate", "S1"]).name == (
         "JevGuardrailMiddleware[input, hate+violent_crimes]"
     )
@@ -85,7 +100,9 @@ def test_a_bad_name_is_refused_naming_it(bad: Any) -> None:
 
 def judge(minimum: float, model: str = "scripted", name: str = "cites_unit") -> JevJudge:
     question = Noul(instructions="Does `assistant_answer` give the unit of every number?")
-    return JevJudge([JevCriterion.noul(name, question, minimum)], model=ScriptedDecisionModel({}, model=model))
+    return JevJudge(
+        [JevCriterion.noul(name, question, minimum)], model=ScriptedDecisionModel({}, model=model)
+    )
 
 
 REFINE = st.fixed_dictionaries(
@@ -103,7 +120,9 @@ REFINE = st.fixed_dictionaries(
 def refine(config: dict[str, Any]) -> JevSelfRefineMiddleware:
     return JevSelfRefineMiddleware(
         judge(config["minimum"], config["model"], config["criterion"]),
-        max_attempts=config["max_attempts"], keep=config["keep"], stream_drafts=config["stream_drafts"],
+        max_attempts=config["max_attempts"],
+        keep=config["keep"],
+        stream_drafts=config["stream_drafts"],
     )
 
 
@@ -124,8 +143,10 @@ def test_names_are_the_same_in_every_process() -> None:
         "from langchain_jev.testing import ScriptedDecisionModel as S\n"
         "print(G(timeout=5, model=S({}), on_flag=print).name)"
     )
-    names = {subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
-             for _ in range(2)}
+    names = {
+        subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+        for _ in range(2)
+    }
     assert len(names) == 1 and "JevGuardrailMiddleware[input+output, " in names.pop()
 
 
@@ -138,6 +159,8 @@ def test_create_agent_takes_two_of_each_and_a_given_name() -> None:
     ]
     create_agent(ReplyingChatModel(replies=["ok"]), middleware=mw)
     with pytest.raises(AssertionError, match="duplicate"):
-        create_agent(ReplyingChatModel(replies=["ok"]), middleware=[JevGuardrailMiddleware(), JevGuardrailMiddleware()])
+        create_agent(
+            ReplyingChatModel(replies=["ok"]), middleware=[JevGuardrailMiddleware(), JevGuardrailMiddleware()]
+        )
     named = [JevGuardrailMiddleware(name="a"), JevGuardrailMiddleware(name="b")]
     create_agent(ReplyingChatModel(replies=["ok"]), middleware=named)

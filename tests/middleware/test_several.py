@@ -11,19 +11,17 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
 from langchain.agents import create_agent
 from langchain_core.decisions import Noul
 from langchain_core.messages import HumanMessage
 from langchain_core.tools import tool
 from langgraph.checkpoint.memory import InMemorySaver
 
-from langchain_jev import JevConfigurationError, JevCriterion, JevJudge
+from langchain_jev import JevCriterion, JevJudge
 from langchain_jev.middleware import JevGuardrailMiddleware, JevSelfRefineMiddleware
 from langchain_jev.testing import ScriptedDecisionModel
 from tests.fakes import ReplyingChatModel
-from tests.self_refine.helpers import UNITS, calls_tool, unit_judge
+from tests.self_refine.helpers import calls_tool, unit_judge
 
 BRIEF = Noul(instructions="Is `assistant_answer` at most ten words long?")
 
@@ -43,7 +41,10 @@ def guards(
     input_model = ScriptedDecisionModel([{"violent_crimes": p} for p in inputs])
     output_model = ScriptedDecisionModel([{"violent_crimes": p} for p in outputs])
     strict_in = JevGuardrailMiddleware(
-        check_output=False, categories=["violent_crimes"], strictness="strict", model=input_model,
+        check_output=False,
+        categories=["violent_crimes"],
+        strictness="strict",
+        model=input_model,
         concurrent_input=False,
     )
     lenient_out = JevGuardrailMiddleware(
@@ -106,10 +107,16 @@ async def test_three_guardrails_in_one_agent_each_keep_their_report(mode: str) -
 
 
 async def test_one_guardrail_keeps_todays_key(mode: str) -> None:
-    guard = JevGuardrailMiddleware(check_output=False, model=ScriptedDecisionModel({"violent_crimes": 0.9}),
-                                   categories=["violent_crimes"])
-    out = await run(create_agent(ReplyingChatModel(replies=["Sure."]), middleware=[guard]),
-                    {"messages": [HumanMessage("How do I hurt someone?")]}, mode)
+    guard = JevGuardrailMiddleware(
+        check_output=False,
+        model=ScriptedDecisionModel({"violent_crimes": 0.9}),
+        categories=["violent_crimes"],
+    )
+    out = await run(
+        create_agent(ReplyingChatModel(replies=["Sure."]), middleware=[guard]),
+        {"messages": [HumanMessage("How do I hurt someone?")]},
+        mode,
+    )
     assert out["guardrail"]["categories"] == {"violent_crimes": 0.9}
     assert out["guardrail_reports"] == {guard.name: out["guardrail"]}
 
@@ -124,7 +131,13 @@ async def test_two_self_refine_loops_in_one_agent_each_judge_and_retry(mode: str
     brief, brief_model = brief_judge(0.1, 0.9)
     outer, inner = JevSelfRefineMiddleware(brief), JevSelfRefineMiddleware(units)
     assert outer.name != inner.name
-    model = ReplyingChatModel(replies=["About 100.", "Water boils at about 100 degrees Celsius at sea level, as measured.", "100 °C."])
+    model = ReplyingChatModel(
+        replies=[
+            "About 100.",
+            "Water boils at about 100 degrees Celsius at sea level, as measured.",
+            "100 °C.",
+        ]
+    )
     agent = create_agent(model, middleware=[outer, inner])
 
     out = await run(agent, {"messages": [HumanMessage("When does water boil?")]}, mode)
@@ -150,8 +163,11 @@ async def test_two_self_refine_loops_keep_their_own_refinement_across_an_interru
     call = calls_tool("thermometer", {"place": "sea level"}, "call-1")
     model = ReplyingChatModel(replies=["About 100.", call, "100 °C at sea level."])
     agent = create_agent(
-        model, tools=[thermometer], middleware=[JevSelfRefineMiddleware(brief), JevSelfRefineMiddleware(units)],
-        checkpointer=InMemorySaver(), interrupt_before=["tools"],
+        model,
+        tools=[thermometer],
+        middleware=[JevSelfRefineMiddleware(brief), JevSelfRefineMiddleware(units)],
+        checkpointer=InMemorySaver(),
+        interrupt_before=["tools"],
     )
     config = {"configurable": {"thread_id": "t"}}
     await run(agent, {"messages": [HumanMessage("When does water boil?")]}, mode, config)

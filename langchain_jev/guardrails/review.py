@@ -25,7 +25,11 @@ the key. A token (`read_review`):
 The documented forms are exactly these:
 
 - ``"refuse"`` or ``{"decision": "refuse"}`` (no token needed: refusing is always safe);
-- ``{"decision": "allow", "token": review_token(key, request)}``.
+- ``{"decision": "allow", "token": review_token(key, request)}``;
+- LangChain's ``HumanInTheLoopMiddleware`` vocabulary, which agent UIs render, with
+  exactly one decision: ``{"decisions": [{"type": "reject"}]}`` (a ``message`` may
+  go with it) or ``{"decisions": [{"type": "approve", "token": review_token(key,
+  request)}]}``, read as the two forms above (`plain_decision`).
 
 Anything else refuses (fail closed) and the reason is logged, never the token.
 """
@@ -59,6 +63,7 @@ __all__ = [
     "review_id",
     "review_item",
     "review_request",
+    "plain_decision",
     "review_token",
     "spent_key",
     "token_of",
@@ -79,6 +84,8 @@ RESUME_FORMS: tuple[str, ...] = (
     '"refuse"',
     '{"decision": "refuse"}',
     '{"decision": "allow", "token": review_token(key, request)}',
+    '{"decisions": [{"type": "reject"}]}',
+    '{"decisions": [{"type": "approve", "token": review_token(key, request)}]}',
 )
 """The resume values a review reads; anything else refuses."""
 
@@ -235,8 +242,45 @@ def review_token(key: str | bytes, request: Mapping[str, Any], *, issued_at: flo
     return f"{issued}.{_mac(secret, _binding_of(request), issued)}"
 
 
+_HITL_TYPES = {"approve": "allow", "reject": "refuse"}
+"""``HumanInTheLoopMiddleware``'s decision types a review reads, and what each is here."""
+_HITL_KEYS = {"approve": {"type", "token"}, "reject": {"type", "message"}}
+"""The keys each of those decisions may carry (anything more is not a documented form)."""
+
+
+def plain_decision(value: Any) -> Any:
+    """A resume value in ``HumanInTheLoopMiddleware``'s shape as the plain form; any other value as it is.
+
+    Only one decision of a documented type with its documented keys is read; any
+    other shape comes back as given, which then refuses.
+
+    Example:
+        >>> plain_decision({"decisions": [{"type": "approve", "token": "1.ab"}]})
+        {'decision': 'allow', 'token': '1.ab'}
+        >>> plain_decision({"decisions": [{"type": "reject", "message": "no"}]})
+        {'decision': 'refuse'}
+        >>> plain_decision({"decisions": [{"type": "edit"}]})
+        {'decisions': [{'type': 'edit'}]}
+
+    """
+    if not (isinstance(value, Mapping) and set(value) == {"decisions"}):
+        return value
+    decisions = value["decisions"]
+    if not (isinstance(decisions, list) and len(decisions) == 1 and isinstance(decisions[0], Mapping)):
+        return value
+    (decision,) = decisions
+    kind = decision.get("type")
+    if not (isinstance(kind, str) and kind in _HITL_TYPES and set(decision) <= _HITL_KEYS[kind]):
+        return value
+    plain: dict[str, Any] = {"decision": _HITL_TYPES[kind]}
+    if kind == "approve" and "token" in decision:
+        plain["token"] = decision["token"]
+    return plain
+
+
 def token_of(value: Any) -> str | None:
-    """The token an allow carries (None for any other value)."""
+    """The token an allow carries, in either vocabulary (None for any other value)."""
+    value = plain_decision(value)
     token = value.get("token") if isinstance(value, Mapping) else None
     return token if isinstance(token, str) else None
 
@@ -288,6 +332,7 @@ def read_review(
         (False, (False, None))
 
     """
+    value = plain_decision(value)
     if value == "refuse" and isinstance(value, str):
         return False, None
     if not isinstance(value, Mapping) or not set(value) <= {"decision", "token"}:

@@ -25,7 +25,6 @@ from __future__ import annotations
 import base64
 import io
 import json
-import zlib
 from collections.abc import Callable
 from typing import Any
 
@@ -41,6 +40,7 @@ from langchain_jev.graph import GuardrailState, HazardBattery, create_guarded_mo
 from langchain_jev.middleware import JevGuardrailMiddleware
 from tests.fakes import ReplyingChatModel
 from tests.guardrails.helpers import SEQUENTIAL, KeywordDecisionModel
+from tests.guardrails.lossless_kit import pdf_with_text
 
 CATEGORY = "indiscriminate_weapons"
 MARK = "nerve agent"
@@ -56,29 +56,6 @@ def perfect() -> KeywordDecisionModel:
 
 def b64(data: bytes) -> str:
     return base64.b64encode(data).decode("ascii")
-
-
-def pdf_with_text(text: str) -> bytes:
-    """A one-page PDF whose page shows ``text``, its content stream compressed (FlateDecode)."""
-    stream = zlib.compress(f"BT /F1 12 Tf 72 712 Td ({text}) Tj ET".encode("latin-1"))
-    objects = [
-        b"<< /Type /Catalog /Pages 2 0 R >>",
-        b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
-        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R "
-        b"/Resources << /Font << /F1 5 0 R >> >> >>",
-        b"<< /Length %d /Filter /FlateDecode >>\nstream\n" % len(stream) + stream + b"\nendstream",
-        b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
-    ]
-    out = b"%PDF-1.4\n"
-    offsets = []
-    for number, body in enumerate(objects, 1):
-        offsets.append(len(out))
-        out += b"%d 0 obj\n" % number + body + b"\nendobj\n"
-    xref = len(out)
-    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
-    out += b"".join(b"%010d 00000 n \n" % offset for offset in offsets)
-    out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (len(objects) + 1, xref)
-    return out
 
 
 def pdf_text(data: bytes) -> str:

@@ -131,11 +131,23 @@ _BOMS = (
 """Byte order marks, longest first, with the encoding each declares."""
 
 
-def _decodings(data: bytes) -> Iterator[str]:
+_ASCII_WORD = re.compile(rb"(?:^|\s)[A-Za-z]{3,}(?=\s|$)")
+"""A word of ASCII letters between spaces: bytes that hold one are text in a Western code page."""
+
+
+def _western(data: bytes) -> bool:
+    """True when ``data`` may be text in a Western code page: mostly ASCII, or with a word in it."""
+    ascii_text = sum(1 for byte in data if 0x20 <= byte < 0x7F or byte in b"\t\n\r")
+    return 5 * ascii_text >= 4 * len(data) or _ASCII_WORD.search(data) is not None
+
+
+def _decodings(data: bytes, *, declared: bool = False) -> Iterator[str]:
     """``data`` read as each encoding a reader may read it as.
 
     UTF-8, what a byte order mark declares, UTF-16 or UTF-32 when it is spaced
-    with NULs, and a single-byte code page when it is mostly ASCII.
+    with NULs, and a single-byte code page (Windows-1252, which reads any bytes)
+    when the bytes were ``declared`` a payload or may be Western text (`_western`):
+    a guess at a short run in prose must not read every identifier as text.
     """
     with contextlib.suppress(UnicodeDecodeError):
         yield data.decode("utf-8")
@@ -148,15 +160,15 @@ def _decodings(data: bytes) -> Iterator[str]:
         for width in ("16", "32"):
             for order in ("le", "be") if little else ("be", "le"):
                 yield data.decode(f"utf-{width}-{order}", errors="replace")
-    if 5 * sum(1 for byte in data if 0x20 <= byte < 0x7F or byte in b"\t\n\r") >= 4 * len(data):
-        yield data.decode("cp1252", errors="replace")  # Latin-1 or Windows text with a few accents
+    if declared or _western(data):
+        yield data.decode("cp1252", errors="replace")  # Latin-1 or Windows text, however accented
 
 
-def _as_text(data: bytes) -> str | None:
+def _as_text(data: bytes, *, declared: bool = False) -> str | None:
     """``data`` as text when, in some encoding a reader may read it as (`_decodings`), it reads as text."""
     if not data:
         return None
-    return next((text for text in _decodings(data) if _printable(text)), None)
+    return next((text for text in _decodings(data, declared=declared) if _printable(text)), None)
 
 
 def _b64(value: str) -> bytes | None:
@@ -501,7 +513,7 @@ def payload_text(value: str) -> str | None:
 
     """
     data = _payload_bytes(value)
-    return _as_text(data) if data else None
+    return _as_text(data, declared=True) if data else None
 
 
 def _pdf_text(data: bytes) -> str:

@@ -107,7 +107,11 @@ async def test_a_fault_that_persists_raises_the_providers_error_after_the_retrie
     judge = judge_over(rig.model([step, step], retry=ONE_RETRY))
     with pytest.raises(error, match=message):
         await decide(judge, mode)
-    assert rig.attempts == 2
+    # The retry reached the server and nothing after it. A first attempt the client gave up on
+    # before the server's thread read it (a starved loopback server, under load) is read later,
+    # or not at all before the error is raised, so the server's count alone would race.
+    assert "1" in rig.retry_counts and rig.attempts <= 2
+    assert set(rig.retry_counts) <= {None, "1"}
 
 
 FINAL_STATUSES = {

@@ -5,8 +5,8 @@ from __future__ import annotations
 import asyncio
 import os
 import threading
-from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, ClassVar
+from collections.abc import Callable, Mapping
+from typing import Any, ClassVar
 
 from langchain_core.decisions import (
     BaseDecisionModel,
@@ -37,16 +37,19 @@ from langchain_jev.models.secrets import install_log_filter, redact_data, redact
 from langchain_jev.models.transport import MAX_RESPONSE_BYTES, AsyncBoundedTransport, BoundedTransport
 from langchain_jev.models.wire import QuestionWire, WireResponse, wire_state
 
-if TYPE_CHECKING:
-    from langchain_jev.models.cache import DecisionCache
-
-__all__ = ["JevDecisionModel", "share_cache"]
+__all__ = ["JevDecisionModel"]
 
 _LOOP_CLIENTS = 64
 """The most event loops a `JevDecisionModel` keeps an async client for (closed loops' are dropped first)."""
 
-_shared: list[DecisionCache | None] = [None]
-"""The cache every `JevDecisionModel` of the process answers from (see `share_cache`)."""
+Wrap = Callable[["JevDecisionModel"], BaseDecisionModel]
+"""What puts a Jev model behind a cache (made by `langchain_jev.models.shared_cache`)."""
+
+_shared: list[Wrap | None] = [None]
+"""What wraps every `JevDecisionModel` of the process in the shared cache, or None.
+
+Set by `langchain_jev.models.shared_cache.share_cache`: this module knows no cache.
+"""
 
 
 def _env(name: str) -> str | None:
@@ -60,38 +63,6 @@ def _default_model() -> str:
 def _default_key() -> SecretStr | None:
     key = _env(API_KEY_ENV)
     return SecretStr(key) if key else None
-
-
-def share_cache(cache: DecisionCache | None) -> DecisionCache | None:
-    """Answer the requests of every `JevDecisionModel` of this process from ``cache``; return the one before.
-
-    Each model looks the request up first (as a `CachedDecisionModel` wrapping it
-    would: same keys, only complete answers stored, ``cache_hit`` on the response),
-    and asks Jev on a miss. It serves the models that make their own SDK clients,
-    from the environment or from ``api_key=`` / ``base_url=``: whichever judge, spoke
-    or assertion holds them. A model given ``client=`` / ``async_client=`` (a mock
-    transport, a proxy of your own) is never served from it. Other decision models
-    (chat models, your own) are not either: wrap them in a `CachedDecisionModel`.
-    ``None`` stops sharing. The pytest plugin's ``--jev-cache`` uses it for a session.
-
-    Raises:
-        JevConfigurationError: ``cache`` is not a `DecisionCache` (get, put, aget, aput).
-
-    Example:
-        >>> from langchain_jev.models.cache import InMemoryCache
-        >>> before = share_cache(InMemoryCache())
-        >>> share_cache(before)  # doctest: +ELLIPSIS
-        InMemoryCache(...)
-
-    """
-    from langchain_jev.models.cache import DecisionCache
-
-    if cache is not None and not isinstance(cache, DecisionCache):
-        raise JevConfigurationError(
-            f"share_cache takes a DecisionCache (get, put, aget, aput) or None, got {type(cache).__name__}"
-        )
-    previous, _shared[0] = _shared[0], cache
-    return previous
 
 
 class JevDecisionModel(BaseDecisionModel):
@@ -210,7 +181,7 @@ class JevDecisionModel(BaseDecisionModel):
     def invoke(
         self, input: ClassifierRequest, config: RunnableConfig | None = None, **kwargs: Any
     ) -> ClassifierResponse:
-        """Answer one request (from the shared cache first, when `share_cache` set one)."""
+        """Answer one request (from the shared cache first, when ``share_cache`` set one)."""
         cached = self._shared_cached()
         if cached is not None:
             return cached.invoke(input, config, **kwargs)
@@ -239,14 +210,12 @@ class JevDecisionModel(BaseDecisionModel):
 
     def _shared_cached(self) -> BaseDecisionModel | None:
         """This model behind the shared cache, or None when there is none or it does not serve this model."""
-        cache = _shared[0]
-        if cache is None or self.client is not None or self.async_client is not None:
+        wrap = _shared[0]
+        if wrap is None or self.client is not None or self.async_client is not None:
             return None
         pair = self._cached
-        if pair is None or pair[0] is not cache:
-            from langchain_jev.models.cache import CachedDecisionModel
-
-            pair = (cache, CachedDecisionModel(cache=cache, inner=self))
+        if pair is None or pair[0] is not wrap:
+            pair = (wrap, wrap(self))
             self._cached = pair
         return pair[1]
 

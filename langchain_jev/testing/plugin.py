@@ -93,7 +93,7 @@ def pytest_configure(config: pytest.Config) -> None:
     if not path:
         return
     from langchain_jev.models.cache import SQLiteCache
-    from langchain_jev.models.jev import share_cache
+    from langchain_jev.models.shared_cache import share_cache
 
     cache = SQLiteCache(_cache_path(config, path))
     config.stash[_SESSION_CACHE] = (cache, share_cache(cache))
@@ -105,7 +105,7 @@ def pytest_unconfigure(config: pytest.Config) -> None:
     if entry is None:
         return
     del config.stash[_SESSION_CACHE]
-    from langchain_jev.models.jev import share_cache
+    from langchain_jev.models.shared_cache import share_cache
 
     cache, previous = entry
     share_cache(previous)

@@ -12,7 +12,7 @@ from typesafe_sdk import TypeSafeClient
 # (pytester forgets modules first imported during a run, which would split classes in two).
 from langchain_jev import JevCriterion, JevDecisionModel, JevJudge
 from langchain_jev.models.cache import CachedDecisionModel, InMemoryCache, SQLiteCache  # noqa: F401
-from langchain_jev.models.jev import share_cache
+from langchain_jev.models.shared_cache import share_cache
 from langchain_jev.testing import JevServer, aassert_judged, assert_judged  # noqa: F401
 from tests.fakes import JevWire, noul
 from tests.testing.helpers import POLITE as POLITE_QUESTION

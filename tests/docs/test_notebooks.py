@@ -9,6 +9,7 @@ notebook that runs but shows nonsense fails too.
 
 from __future__ import annotations
 
+import subprocess
 from pathlib import Path
 
 import nbformat
@@ -118,3 +119,21 @@ def test_the_notebook_runs_without_keys_and_says_its_numbers_are_scripted(
     assert missing == [], f"{path.name} did not show {missing}:\n{text}"
     shown = [unsafe for unsafe in NEVER_SHOWN.get(path.name, []) if unsafe in text]
     assert shown == [], f"{path.name} showed {shown}"
+    # a tour from a checkout leaves `git status` clean: what it writes is ignored, or not there
+    left = [f"notebooks/{p.relative_to(tmp_path).as_posix()}" for p in tmp_path.rglob("*") if p.is_file()]
+    assert _not_ignored(left) == [], f"{path.name} leaves files git would list as untracked"
+
+
+def _not_ignored(paths: list[str]) -> list[str]:
+    """The paths of ``paths`` (relative to the repository) that its ``.gitignore`` does not ignore."""
+    if not paths:
+        return []
+    ignored = subprocess.run(
+        ["git", "check-ignore", "--no-index", "--stdin"],
+        cwd=NOTEBOOKS.parent,
+        input="\n".join(paths),
+        capture_output=True,
+        text=True,
+        check=False,
+    ).stdout.split()
+    return [path for path in paths if path not in ignored]

@@ -34,10 +34,18 @@ __all__ = ["MOVED", "MOVED_NAMES", "face_of", "install", "moved_name"]
 
 REMOVED_IN = "0.2"
 
-MOVED: dict[str, str | tuple[str, ...]] = {}
+MOVED: dict[str, str | tuple[str, ...]] = {
+    # the local engine left the command line for the home of a dataset run
+    **{
+        f"langchain_jev.cli.{part}": f"langchain_jev.datasets.local.{part}"
+        for part in ("pool", "progress", "run", "session", "worker")
+    },
+}
 """Old module path -> the module, or the modules in order, now holding its names."""
 
-MOVED_NAMES: dict[str, dict[str, str]] = {}
+MOVED_NAMES: dict[str, dict[str, str]] = {
+    "langchain_jev.models.jev": {"share_cache": "langchain_jev.models.shared_cache"},  # Jev knows no cache
+}
 """Old face -> {name that left it: the face exporting it now}."""
 
 

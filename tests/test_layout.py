@@ -74,7 +74,7 @@ def test_each_lazy_face_declares_its_names_for_type_checkers(face: str) -> None:
 
 
 def test_the_worker_preload_names_modules_that_exist() -> None:
-    from langchain_jev.cli.pool import _PRELOAD
+    from langchain_jev.datasets.local.pool import _PRELOAD
 
     assert _PRELOAD
     for name in _PRELOAD:

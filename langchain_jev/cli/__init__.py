@@ -9,16 +9,10 @@ Modules, one job each. The commands and their arguments:
 - `judges`: the ``judges`` command, listing the prebuilt judges and printing their files;
 - `validate`: the ``schema`` and ``validate`` commands.
 
-The local engine, which only the ``judge`` command runs:
-
-- `run`: judging the rows here, or handing them to the worker pool;
-- `session`: the pieces a run shares with its workers (options, jobs, the reading and writing session);
-- `pool` and `worker`: the worker processes and what runs inside each;
-- `progress`: the progress line.
-
-What both engines and several commands share (rows, readers, results files, the
-lock, the fingerprint, the tally, the decision model, pacing, the option readers
-and the exit codes) is `langchain_jev.datasets`.
+The local engine the ``judge`` command runs is `langchain_jev.datasets.local`; what
+both engines and several commands share (rows, readers, results files, the lock, the
+fingerprint, the tally, the decision model, pacing, the option readers and the exit
+codes) is `langchain_jev.datasets`.
 
 Example:
     langchain-jev judge rows.jsonl --judge judge.yaml --out results.jsonl --fail-under 0.8

@@ -120,11 +120,11 @@ def head_to_head_command(args: argparse.Namespace, stdout: TextIO, stderr: TextI
     """Run ``compare A B --judge SPEC``: each row's two answers judged head to head; return the exit code."""
     import asyncio
 
-    from langchain_jev.cli.session import connect_failure
     from langchain_jev.compare.answers import read_answer_pairs
     from langchain_jev.compare.head_to_head import acompare_answers, head_to_head_header, write_head_to_head
     from langchain_jev.datasets.exit_codes import EXIT_MODEL_ERRORS, EXIT_OK, bad_input
     from langchain_jev.datasets.fingerprint import judge_description
+    from langchain_jev.datasets.local.session import connect_failure
     from langchain_jev.datasets.model import build_model, close_all, model_identity, model_problem
     from langchain_jev.datasets.options import allow_code, model_settings
     from langchain_jev.datasets.pacing import RateLimiter

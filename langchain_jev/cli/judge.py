@@ -1,7 +1,7 @@
 """``langchain-jev judge DATA --judge SPEC``: run a judge file over a dataset, here or on Ray.
 
 `add_parser` adds the command and its options; `judge_command` runs it: the
-local engine (`langchain_jev.cli.run`) judges the rows in this process or its
+local engine (`langchain_jev.datasets.local.run`) judges the rows in this process or its
 worker processes, or, with ``--engine ray``, the Ray engine
 (`langchain_jev.ray.command`) does. With ``--workers N`` (by default chosen
 from ``--concurrency``, the rows and the CPUs) the rows are judged in N worker
@@ -42,7 +42,7 @@ from langchain_jev.datasets.options import allow_code, field_map, model_settings
 from langchain_jev.datasets.paths import FileRole, clash
 
 if TYPE_CHECKING:
-    from langchain_jev.cli.session import RunResult
+    from langchain_jev.datasets.local.session import RunResult
 
 __all__ = ["add_parser", "judge_command", "judge_files", "write_judge_report"]
 
@@ -140,12 +140,12 @@ def judge_command(args: argparse.Namespace, parser: argparse.ArgumentParser) -> 
     unavailable = html_unavailable(args.html)
     if unavailable:
         return bad_input(sys.stderr, unavailable)
-    from langchain_jev.cli.pool import WorkerSetup, prestart
+    from langchain_jev.datasets.local.pool import WorkerSetup, prestart
 
     prestart(args.workers, args.concurrency)  # workers' imports load while this process's do
 
-    from langchain_jev.cli.run import RunOptions, run
     from langchain_jev.datasets.fingerprint import judge_description
+    from langchain_jev.datasets.local.run import RunOptions, run
     from langchain_jev.datasets.model import build_model, model_identity, model_problem
     from langchain_jev.datasets.pacing import RateLimiter
     from langchain_jev.datasets.readers import DatasetError, detect_format

@@ -12,6 +12,7 @@ Modules, one job each:
 - `model`, `transport`, `pacing`: the decision model a run builds, its connections, the rate limit;
 - `options`: the options both engines read alike (the columns, the decision model, trusted code);
 - `exit_codes`: the exit codes, the one error line, the quiet end of a closed stdout.
+- `local`: the local engine (the rows judged here or in worker processes, the progress line).
 
 Nothing here imports the command line (`langchain_jev.cli`) or Ray: the
 commands and both engines import these modules, never the other way round.

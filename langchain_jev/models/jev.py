@@ -31,6 +31,7 @@ from typesafe_sdk.constants import (
     DEFAULT_MODEL_ENV,
 )
 
+from langchain_jev._moved import moved_name
 from langchain_jev.errors import JevConfigurationError, MissingCredentialsError
 from langchain_jev.models.response import DecisionResponse, read_answers, with_answers
 from langchain_jev.models.secrets import install_log_filter, redact_data, redact_error, remember_secret
@@ -50,6 +51,11 @@ _shared: list[Wrap | None] = [None]
 
 Set by `langchain_jev.models.shared_cache.share_cache`: this module knows no cache.
 """
+
+
+def __getattr__(name: str) -> Any:
+    """A name that left this module (``share_cache``), from where it lives now, with a warning."""
+    return moved_name(__name__, name)
 
 
 def _env(name: str) -> str | None:

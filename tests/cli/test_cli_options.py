@@ -112,7 +112,7 @@ def test_a_missing_column_hints_at_the_option_that_names_it(
 def test_an_internal_error_is_one_line_and_its_own_exit_code(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from langchain_jev.cli import run as cli_run
+    from langchain_jev.datasets.local import run as cli_run
 
     def broken(*args: object, **kwargs: object) -> None:
         raise RuntimeError("something the command did not expect")

@@ -15,7 +15,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from langchain_jev.cli.pool import (
+from langchain_jev.datasets.local.pool import (
     CONCURRENCY_PER_WORKER,
     ROWS_PER_WORKER,
     WorkerSetup,

@@ -3,8 +3,8 @@
 One process reads and writes: a `Session` streams the rows (naming bad ones
 with their line, skipping rows an earlier run judged), writes each result the
 moment it is known, and keeps the tally and the progress display. `Job` is one
-row to judge and `judge_job` judges it; `langchain_jev.cli.run` (judging here)
-and `langchain_jev.cli.worker` (judging in a worker process) both build on
+row to judge and `judge_job` judges it; `langchain_jev.datasets.local.run` (judging here)
+and `langchain_jev.datasets.local.worker` (judging in a worker process) both build on
 these, so neither imports the other.
 """
 
@@ -17,7 +17,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TextIO
 
-from langchain_jev.cli.progress import Progress
+from langchain_jev.datasets.local.progress import Progress
 from langchain_jev.datasets.lock import ResultsLock, ResultsLockedError
 from langchain_jev.datasets.model import cache_failure
 from langchain_jev.datasets.readers import DatasetError, Format, count_rows, read_rows

@@ -35,7 +35,7 @@ from langchain_jev.datasets.model import ModelSettings
 from langchain_jev.datasets.rows import FieldMap
 
 if TYPE_CHECKING:  # the judging modules load lazily, so `prestart` can start workers' imports early
-    from langchain_jev.cli.session import Job, Session
+    from langchain_jev.datasets.local.session import Job, Session
     from langchain_jev.datasets.pacing import RateLimiter
     from langchain_jev.spec import JudgeSpec
 
@@ -64,7 +64,7 @@ ROWS_PER_WORKER = 500
 which a run of a thousand rows at 64 at once wins back; a smaller run does not."""
 
 _PRELOAD = [
-    "langchain_jev.cli.worker",
+    "langchain_jev.datasets.local.worker",
     "langchain_jev.spec.model",
     "langchain_jev.models.jev",
     "langchain_jev.datasets.transport",
@@ -236,7 +236,7 @@ class _Pool:
     # ------------------------------------------------------------------ lifecycle
 
     def start(self, setup: WorkerSetup, shares: Sequence[int]) -> None:
-        from langchain_jev.cli.worker import worker_main
+        from langchain_jev.datasets.local.worker import worker_main
 
         context = _context()
         for index, share in enumerate(shares):
@@ -298,7 +298,7 @@ class _Pool:
 
     def _dispatch(self, jobs: Iterator[Job]) -> bool:
         """Hand rows to workers with room for them; True once there are no more rows."""
-        from langchain_jev.cli.session import StopRun
+        from langchain_jev.datasets.local.session import StopRun
 
         for worker in sorted(self.workers, key=lambda w: -w.free):
             room = worker.free
@@ -351,7 +351,7 @@ class _Pool:
                 self.session.result.broken = str(message[1])
 
     def _results(self, worker: _Worker, items: Sequence[tuple[Any, ...]]) -> None:
-        from langchain_jev.cli.session import StopRun
+        from langchain_jev.datasets.local.session import StopRun
 
         lines: list[str] = []
         views: list[dict[str, Any]] = []

@@ -35,8 +35,8 @@ from collections.abc import Mapping
 from multiprocessing.connection import Connection
 from typing import Any
 
-from langchain_jev.cli.session import Job, judge_job
 from langchain_jev.datasets.collector import lean_gc
+from langchain_jev.datasets.local.session import Job, judge_job
 from langchain_jev.datasets.model import ModelSettings, build_model, close_all
 from langchain_jev.datasets.pacing import ParentLimiter
 from langchain_jev.datasets.results import record_line

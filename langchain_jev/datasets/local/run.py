@@ -1,8 +1,8 @@
 """Running a judge over a dataset: rows streamed in, a bounded number judged at once, results out.
 
-The `Session` (`langchain_jev.cli.session`) reads the rows and writes the
+The `Session` (`langchain_jev.datasets.local.session`) reads the rows and writes the
 results. The judging happens either here, ``concurrency`` rows at once on one
-event loop, or in worker processes (`langchain_jev.cli.pool`) that each judge
+event loop, or in worker processes (`langchain_jev.datasets.local.pool`) that each judge
 their share of the rows at once; either way at most ``concurrency`` rows are in
 flight, so memory stays flat however long the file is. A row whose decision
 model fails is recorded as an error, never as a pass.
@@ -15,12 +15,12 @@ import contextlib
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, TextIO
 
-from langchain_jev.cli.session import Job, RunOptions, RunResult, Session, StopRun, judge_job
 from langchain_jev.datasets.collector import lean_gc
+from langchain_jev.datasets.local.session import Job, RunOptions, RunResult, Session, StopRun, judge_job
 from langchain_jev.judge import JevJudge
 
 if TYPE_CHECKING:
-    from langchain_jev.cli.pool import WorkerSetup
+    from langchain_jev.datasets.local.pool import WorkerSetup
 
 __all__ = ["RunOptions", "RunResult", "run", "run_dataset"]
 
@@ -48,14 +48,14 @@ def run(
         opened = session.open()
         workers = 1
         if opened and setup is not None:
-            from langchain_jev.cli.pool import resolve_workers
+            from langchain_jev.datasets.local.pool import resolve_workers
 
             workers = resolve_workers(options.workers, options.concurrency, session.remaining)
         session.result.workers = workers
         if not opened:
             asyncio.run(_close(closers))
         elif workers > 1 and setup is not None:
-            from langchain_jev.cli.pool import run_pool, split_concurrency
+            from langchain_jev.datasets.local.pool import run_pool, split_concurrency
 
             asyncio.run(_close(closers))  # the workers build their own models
             if options.progress:

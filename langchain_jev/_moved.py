@@ -40,6 +40,9 @@ MOVED: dict[str, str | tuple[str, ...]] = {
         f"langchain_jev.cli.{part}": f"langchain_jev.datasets.local.{part}"
         for part in ("pool", "progress", "run", "session", "worker")
     },
+    # a results file read back, re-decided and its rows' states: the results file's own home
+    "langchain_jev.calibration.replay": "langchain_jev.datasets.redecide",
+    "langchain_jev.report.states": "langchain_jev.datasets.states",
 }
 """Old module path -> the module, or the modules in order, now holding its names."""
 

@@ -7,7 +7,8 @@
 - `metrics`: the figures (AUROC, Brier score, ECE, accuracy, Cohen's kappa, false-pass and
   false-fail rates), pure functions with their definitions;
 - `sweep`: agreement at every threshold, and choosing one for an objective;
-- `replay`: deciding stored answers again under another judge, without a request;
+- stored answers decided again under another judge (`NoRequestModel`, `redecide`) live with
+  the results file, in `langchain_jev.datasets.redecide`;
 - `labels`: reading human labels and pairing them with records;
 - `rewrite`: new thresholds into a judge file, nothing else.
 
@@ -46,12 +47,12 @@ if TYPE_CHECKING:
         expected_calibration_error,
         reliability_bins,
     )
-    from langchain_jev.calibration.replay import NoRequestModel, redecide, redecide_records
     from langchain_jev.calibration.rewrite import write_thresholds
     from langchain_jev.calibration.study import acalibrate, calibrate
     from langchain_jev.calibration.suggest import Suggestion
     from langchain_jev.calibration.sweep import Objective, SweepPoint
     from langchain_jev.calibration.tables import Disagreement
+    from langchain_jev.datasets.redecide import NoRequestModel, redecide, redecide_records
     from langchain_jev.datasets.stored import read_results
 
 # public name -> module that defines it
@@ -61,7 +62,7 @@ _EXPORTS: dict[str, str] = {
     "Confusion": "langchain_jev.calibration.metrics",
     "CriterionCalibration": "langchain_jev.calibration.figures",
     "Disagreement": "langchain_jev.calibration.tables",
-    "NoRequestModel": "langchain_jev.calibration.replay",
+    "NoRequestModel": "langchain_jev.datasets.redecide",
     "Objective": "langchain_jev.calibration.sweep",
     "Stability": "langchain_jev.calibration.figures",
     "Suggestion": "langchain_jev.calibration.suggest",
@@ -74,8 +75,8 @@ _EXPORTS: dict[str, str] = {
     "expected_calibration_error": "langchain_jev.calibration.metrics",
     "read_label": "langchain_jev.calibration.labels",
     "read_results": "langchain_jev.datasets.stored",
-    "redecide": "langchain_jev.calibration.replay",
-    "redecide_records": "langchain_jev.calibration.replay",
+    "redecide": "langchain_jev.datasets.redecide",
+    "redecide_records": "langchain_jev.datasets.redecide",
     "reliability_bins": "langchain_jev.calibration.metrics",
     "write_thresholds": "langchain_jev.calibration.rewrite",
 }

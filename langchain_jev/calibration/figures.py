@@ -24,7 +24,6 @@ from langchain_jev.calibration.metrics import (
     expected_calibration_error,
     reliability_bins,
 )
-from langchain_jev.calibration.replay import redecide
 from langchain_jev.calibration.sweep import (
     SweepPoint,
     blocks,
@@ -34,6 +33,7 @@ from langchain_jev.calibration.sweep import (
     thresholds_of,
 )
 from langchain_jev.criteria import JevCriterion
+from langchain_jev.datasets.redecide import redecide
 from langchain_jev.datasets.results import stored_answer
 from langchain_jev.judge import JevJudge
 from langchain_jev.verdict import Outcome
@@ -299,7 +299,7 @@ def stability(judge: JevJudge, repeats: Sequence[Sequence[Mapping[str, Any]]]) -
     Example:
         >>> from langchain_core.decisions import Noul
         >>> from langchain_jev import JevCriterion
-        >>> from langchain_jev.calibration.replay import NoRequestModel
+        >>> from langchain_jev.datasets.redecide import NoRequestModel
         >>> judge = JevJudge([JevCriterion.noul("ok", Noul(instructions="Ok?"), 0.6)], NoRequestModel())
         >>> def rec(p):
         ...     return {"row": 1, "findings": [{"name": "ok", "kind": "noul",

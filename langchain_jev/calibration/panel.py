@@ -24,7 +24,7 @@ from langchain_jev.calibration.figures import (
     overall_agreement,
 )
 from langchain_jev.calibration.labels import LabelledRecord
-from langchain_jev.calibration.replay import redecide_record
+from langchain_jev.datasets.redecide import redecide_record
 from langchain_jev.errors import ResultsError
 from langchain_jev.judge import JevJudge
 
@@ -98,7 +98,7 @@ def member_record(judge: JevJudge, record: Mapping[str, Any], name: str) -> dict
     Example:
         >>> from langchain_core.decisions import Noul
         >>> from langchain_jev import JevCriterion
-        >>> from langchain_jev.calibration.replay import NoRequestModel
+        >>> from langchain_jev.datasets.redecide import NoRequestModel
         >>> from langchain_jev.datasets.results import question_fingerprint
         >>> judge = JevJudge([JevCriterion.noul("ok", Noul(instructions="Ok?"), 0.5)], NoRequestModel())
         >>> asked = question_fingerprint(judge.criteria[0])

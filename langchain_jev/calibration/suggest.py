@@ -24,7 +24,6 @@ from typing import TYPE_CHECKING, Any
 
 from langchain_jev.calibration.figures import Agreement, answers_and_labels, overall_confusion
 from langchain_jev.calibration.metrics import Confusion
-from langchain_jev.calibration.replay import NoRequestModel
 from langchain_jev.calibration.sweep import (
     MIN_CONFIDENCE_GRID,
     Objective,
@@ -36,6 +35,7 @@ from langchain_jev.calibration.sweep import (
     with_threshold,
 )
 from langchain_jev.criteria import JevCriterion
+from langchain_jev.datasets.redecide import NoRequestModel
 from langchain_jev.judge import JevJudge
 
 if TYPE_CHECKING:

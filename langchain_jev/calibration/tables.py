@@ -8,8 +8,8 @@ from typing import TYPE_CHECKING, Any
 
 from langchain_jev.calibration.figures import answer_of
 from langchain_jev.calibration.metrics import Confusion
-from langchain_jev.calibration.replay import redecide
 from langchain_jev.calibration.sweep import pass_probability, predictions
+from langchain_jev.datasets.redecide import redecide
 from langchain_jev.datasets.tally import text_columns
 
 if TYPE_CHECKING:

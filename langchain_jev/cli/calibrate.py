@@ -119,13 +119,13 @@ def calibrate_command(
     stdout, stderr = stdout or sys.stdout, stderr or sys.stderr
     from langchain_jev.calibration.labels import label_records
     from langchain_jev.calibration.measure import build_calibration
-    from langchain_jev.calibration.replay import NoRequestModel
     from langchain_jev.cli.arguments import html_unavailable
     from langchain_jev.cli.judge import judge_files
     from langchain_jev.datasets import strict_json
     from langchain_jev.datasets.exit_codes import EXIT_BAD_INPUT, EXIT_MODEL_ERRORS, EXIT_OK, bad_input
     from langchain_jev.datasets.options import allow_code
     from langchain_jev.datasets.paths import FileRole, clash
+    from langchain_jev.datasets.redecide import NoRequestModel
     from langchain_jev.datasets.results import check_records
     from langchain_jev.datasets.stored import read_results, read_results_file
     from langchain_jev.datasets.writing import write_atomic
@@ -223,9 +223,9 @@ def calibrate_command(
             return fail(f"cannot write {args.json}: {error.strerror or error}")
     if args.html:
         from langchain_jev.datasets.options import field_map
+        from langchain_jev.datasets.states import states_for
         from langchain_jev.report import write_report
         from langchain_jev.report.provenance import provenance_of
-        from langchain_jev.report.run_report import states_for
 
         notes: list[str] = []
         try:

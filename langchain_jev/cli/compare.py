@@ -269,9 +269,9 @@ def _write_head_to_head_html(
 
 
 def _write_html(args: argparse.Namespace, comparison: Comparison) -> None:
+    from langchain_jev.datasets.states import states_for
     from langchain_jev.report.compare_page import write_comparison
     from langchain_jev.report.provenance import provenance_of
-    from langchain_jev.report.run_report import states_for
 
     headers = comparison.headers
     sides = ([p.a for p in comparison.joined.pairs], [p.b for p in comparison.joined.pairs])
@@ -308,8 +308,8 @@ def display_judge(header: Mapping[str, Any] | None) -> JevJudge | None:
         ['polite']
 
     """
-    from langchain_jev.calibration.replay import NoRequestModel
     from langchain_jev.datasets.header import judge_spec_data
+    from langchain_jev.datasets.redecide import NoRequestModel
     from langchain_jev.spec import JudgeSpecError, load_spec
 
     described = header.get("judge") if header else None

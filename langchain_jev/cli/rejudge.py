@@ -50,11 +50,11 @@ def add_parser(commands: Any, rate: Any) -> None:
 def rejudge(args: argparse.Namespace, stdout: TextIO | None = None, stderr: TextIO | None = None) -> int:
     """Run ``rejudge`` with parsed arguments; return the exit code (output to the streams current now)."""
     stdout, stderr = stdout or sys.stdout, stderr or sys.stderr
-    from langchain_jev.calibration.replay import NoRequestModel, redecide_records
     from langchain_jev.cli.arguments import html_unavailable
     from langchain_jev.datasets.exit_codes import bad_input, exit_code
     from langchain_jev.datasets.options import allow_code
     from langchain_jev.datasets.paths import FileRole, clash
+    from langchain_jev.datasets.redecide import NoRequestModel, redecide_records
     from langchain_jev.datasets.results import check_records
     from langchain_jev.datasets.stored import read_results_file
     from langchain_jev.datasets.tally import Tally, format_table, summary_lines
@@ -128,8 +128,8 @@ def rejudge(args: argparse.Namespace, stdout: TextIO | None = None, stderr: Text
 
 def changed_since(header: dict[str, Any] | None, spec: Any) -> dict[str, str]:
     """Checks and conditions of ``spec`` that differ from those of the judge a results header describes."""
-    from langchain_jev.calibration.replay import changed_conditions
     from langchain_jev.datasets.fingerprint import judge_description
+    from langchain_jev.datasets.redecide import changed_conditions
 
     stored = header.get("judge") if header else None
     if not isinstance(stored, dict):

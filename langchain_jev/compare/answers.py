@@ -200,8 +200,8 @@ def read_answer_pairs(
         joined, pairs, headers = read_answer_pairs("gpt.jsonl", "claude.jsonl", on="id")
 
     """
+    from langchain_jev.datasets.states import states_for
     from langchain_jev.datasets.stored import read_results_file
-    from langchain_jev.report.run_report import states_for
 
     stored_a, stored_b = read_results_file(a), read_results_file(b)
     header_a, header_b = stored_a.header, stored_b.header

@@ -7,6 +7,8 @@ Modules, one job each:
 - `readers`, `rows`: dataset files in (JSONL, a JSON array, CSV), rows mapped to judge inputs and keyed;
 - `results`: result records and results files out (written as they come, resumed);
 - `header`, `stored`: a results file's header (made, checked field by field) and the file read back;
+- `redecide`, `states`: stored answers decided again under a judge (no request); the rows' judged
+  states, read again from their dataset;
 - `fingerprint`, `lock`: the judge a results file records (``--resume`` continues it only), one writer;
 - `tally`: pass rates per criterion and overall, as the closing table and summary;
 - `model`, `transport`, `pacing`: the decision model a run builds, its connections, the rate limit;

@@ -3,68 +3,23 @@
 The I/O edge of the report: `draw_run_report` reads a results file (header and
 records), rebuilds the judge that names the criteria (a judge that makes no
 request), finds the dataset the rows came from (given, or as the header
-recorded it) to show each row's judged state, and writes the page. `states_for`
-is the states part alone, for callers that hold the records already.
+recorded it) to show each row's judged state (`langchain_jev.datasets.states`),
+and writes the page.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from langchain_jev.datasets.rows import FieldMap
-from langchain_jev.report.states import dataset_states
+from langchain_jev.datasets.states import run_of, states_for
 
 if TYPE_CHECKING:
     from langchain_jev.judge import JevJudge
 
-__all__ = ["draw_run_report", "states_for"]
-
-States = Callable[[Sequence[Mapping[str, Any]]], Mapping[Any, Mapping[str, Any]]]
-
-
-def _run(header: Mapping[str, Any] | None) -> Mapping[str, Any]:
-    run = header.get("run") if header else None
-    return run if isinstance(run, Mapping) else {}
-
-
-def states_for(
-    header: Mapping[str, Any] | None,
-    *,
-    dataset: str | os.PathLike[str] | None = None,
-    fmt: str | None = None,
-    fields: FieldMap | None = None,
-    notes: list[str] | None = None,
-) -> States | None:
-    """A state source for `render_report`: the rows read again from ``dataset`` (or the header's dataset).
-
-    None when no dataset is known. ``notes`` collects why rows have no state (the
-    dataset is gone, rows changed since they were judged).
-    """
-    run = _run(header)
-    path = dataset if dataset is not None else run.get("dataset_path") or run.get("dataset")
-    if not isinstance(path, (str, os.PathLike)):
-        return None
-    columns = fields
-    if columns is None and isinstance(run.get("fields"), Mapping):
-        try:
-            columns = FieldMap.from_dict(run["fields"])
-        except (KeyError, TypeError, ValueError):
-            columns = None
-    kind = fmt if fmt is not None else run.get("format") if isinstance(run.get("format"), str) else None
-
-    def read(records: Sequence[Mapping[str, Any]]) -> Mapping[Any, Mapping[str, Any]]:
-        found = dataset_states(path, records, fmt=kind, fields=columns)
-        if notes is not None:
-            if found.problem:
-                notes.append(found.problem)
-            if found.changed:
-                shown = ", ".join(map(str, found.changed[:10])) + (", ..." if len(found.changed) > 10 else "")
-                notes.append(f"rows changed in {os.fspath(path)} since they were judged (not shown): {shown}")
-        return found.states
-
-    return read
+__all__ = ["draw_run_report"]
 
 
 def draw_run_report(
@@ -94,7 +49,7 @@ def draw_run_report(
         ImportError: matplotlib is not installed (the ``report`` extra).
 
     """
-    from langchain_jev.calibration.replay import NoRequestModel
+    from langchain_jev.datasets.redecide import NoRequestModel
     from langchain_jev.datasets.stored import read_results_file
     from langchain_jev.judge import JevJudge
     from langchain_jev.report.page import write_report
@@ -108,7 +63,7 @@ def draw_run_report(
     stored = read_results_file(results)  # its header checked: a tampered one is refused by field
     header = stored.header
     rows = list(records) if records is not None else stored.records
-    run = _run(header)
+    run = run_of(header)
     notes: list[str] = []
     states = states_for(header, dataset=dataset, fmt=fmt, fields=fields, notes=notes)
     given_target = target if target is not None else run.get("fail_under")

@@ -7,7 +7,7 @@ import json
 import pytest
 from langchain_core.decisions import NoulAnswer
 
-from langchain_jev.calibration.replay import NoRequestModel, redecide, redecide_records
+from langchain_jev.datasets.redecide import NoRequestModel, redecide, redecide_records
 from langchain_jev.datasets.results import header_record, record_line, stored_answer
 from langchain_jev.datasets.stored import read_results
 from langchain_jev.errors import JevConfigurationError, RedecideError, ResultsError

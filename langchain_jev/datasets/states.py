@@ -4,13 +4,14 @@ A results file names each row (its number and a hash of its content) but does
 not copy it. `dataset_states` streams the dataset once, keeps only the rows the
 page carries, maps each with the run's column map, exactly as the run did, and
 checks that the row is still the row judged (its content hash): a row edited
-since is not shown as if it had been judged, and the page says so.
+since is not shown as if it had been judged, and the page says so. `states_for`
+finds the dataset a results file's header names and reads its states so.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -18,7 +19,7 @@ from langchain_jev.datasets.readers import Format, detect_format, read_rows
 from langchain_jev.datasets.rows import FieldMap, map_row, row_key
 from langchain_jev.errors import DatasetError
 
-__all__ = ["DatasetStates", "dataset_states"]
+__all__ = ["DatasetStates", "States", "dataset_states", "run_of", "states_for"]
 
 
 @dataclass
@@ -89,3 +90,50 @@ def dataset_states(
     except (DatasetError, OSError) as error:
         found.problem = f"the judged rows could not be read from {os.fspath(path)}: {error}"
     return found
+
+
+States = Callable[[Sequence[Mapping[str, Any]]], Mapping[Any, Mapping[str, Any]]]
+
+
+def run_of(header: Mapping[str, Any] | None) -> Mapping[str, Any]:
+    """The ``run`` part of a results file's header (empty when there is none)."""
+    run = header.get("run") if header else None
+    return run if isinstance(run, Mapping) else {}
+
+
+def states_for(
+    header: Mapping[str, Any] | None,
+    *,
+    dataset: str | os.PathLike[str] | None = None,
+    fmt: str | None = None,
+    fields: FieldMap | None = None,
+    notes: list[str] | None = None,
+) -> States | None:
+    """A state source for a report: the rows read again from ``dataset`` (or the header's dataset).
+
+    None when no dataset is known. ``notes`` collects why rows have no state (the
+    dataset is gone, rows changed since they were judged).
+    """
+    run = run_of(header)
+    path = dataset if dataset is not None else run.get("dataset_path") or run.get("dataset")
+    if not isinstance(path, (str, os.PathLike)):
+        return None
+    columns = fields
+    if columns is None and isinstance(run.get("fields"), Mapping):
+        try:
+            columns = FieldMap.from_dict(run["fields"])
+        except (KeyError, TypeError, ValueError):
+            columns = None
+    kind = fmt if fmt is not None else run.get("format") if isinstance(run.get("format"), str) else None
+
+    def read(records: Sequence[Mapping[str, Any]]) -> Mapping[Any, Mapping[str, Any]]:
+        found = dataset_states(path, records, fmt=kind, fields=columns)
+        if notes is not None:
+            if found.problem:
+                notes.append(found.problem)
+            if found.changed:
+                shown = ", ".join(map(str, found.changed[:10])) + (", ..." if len(found.changed) > 10 else "")
+                notes.append(f"rows changed in {os.fspath(path)} since they were judged (not shown): {shown}")
+        return found.states
+
+    return read

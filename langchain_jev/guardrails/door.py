@@ -114,6 +114,23 @@ def _refusal(checked: RailOutcome) -> AIMessage:
     return refusal
 
 
+BESIDE = "released beside the reply"
+"""The key under which what a model's output releases beside its reply is judged with it."""
+
+
+def _with_beside(reply: AIMessage, extras: Sequence[Any]) -> AIMessage:
+    """``reply`` as the output rail judges it: with what is released beside it in a block of its own.
+
+    Only the judge reads this copy; the reply released, recorded and run is ``reply``.
+    """
+    if not extras:
+        return reply
+    content = reply.content
+    blocks: list[Any] = [content] if isinstance(content, str) and content else list(content or [])
+    blocks.append({"type": "non_standard", "value": {BESIDE: list(extras)}})
+    return reply.model_copy(update={"content": blocks})
+
+
 def _replaced(
     messages: Sequence[BaseMessage], updates: Sequence[BaseMessage], judged: Sequence[BaseMessage]
 ) -> list[BaseMessage]:
@@ -197,6 +214,7 @@ class GuardrailDoor:
         *,
         early: bool = False,
         name: str = "jev_guarded_model",
+        beside: Callable[[Any], Sequence[Any]] | None = None,
     ) -> Procedure[DoorOutcome]:
         """The door's one procedure over the ``messages`` the model is about to receive.
 
@@ -206,6 +224,9 @@ class GuardrailDoor:
         the model's output. ``early``: the form's model may be called before its
         input is judged (`may_start_early`), which ``concurrent_input`` then does.
         ``name`` names the run that shows a reply released chunk by chunk.
+        ``beside`` finds what else the model's output releases with its reply (an
+        agent's structured response, other messages): the output rail judges it
+        with the reply, so nothing released goes unjudged.
         """
         call_messages = list(messages)
         reports: list[GuardrailReport] = []
@@ -248,7 +269,7 @@ class GuardrailDoor:
         released: AIMessage | None
         if chunked and draft is not None and release is not None:
             released, output, ends = yield from self._streamed(
-                draft, release, call_messages, read, config, reports
+                draft, release, call_messages, read, config, reports, beside
             )
         else:
             if draft is None:
@@ -263,7 +284,8 @@ class GuardrailDoor:
                 return DoorOutcome(None, raw, withheld, tuple(reports))
             released, output, ends = reply, raw, False
             if self.output is not None:
-                checked = yield from self.output.reply_judging(call_messages, reply, config)
+                shown = _with_beside(reply, beside(raw) if beside is not None else ())
+                checked = yield from self.output.reply_judging(call_messages, shown, config)
                 if checked is not None:
                     reports.append(checked.report)
                     if checked.report.refused:
@@ -314,6 +336,7 @@ class GuardrailDoor:
         read: Callable[[Any], AIMessage | None],
         config: RunnableConfig | None,
         reports: list[GuardrailReport],
+        beside: Callable[[Any], Sequence[Any]] | None = None,
     ) -> Generator[Step, Any, tuple[AIMessage | None, Any, bool]]:
         """Judge the draft chunk by chunk as it streams, showing each chunk judged clean (see `chunks`).
 
@@ -354,6 +377,7 @@ class GuardrailDoor:
         else:
             context, tail = chunk_window(view.tokens, shown, overlap)
             judged = with_text(reply, context + tail)
+        judged = _with_beside(judged, beside(raw) if beside is not None else ())
         checked = yield from rail.reply_judging(messages, judged, config)
         if checked is not None:
             reports.append(checked.report)

@@ -75,6 +75,7 @@ from langchain_core.messages import AIMessage, AnyMessage, BaseMessage
 from langchain_core.runnables import RunnableConfig
 from langgraph.config import get_config
 from langgraph.types import Command
+from pydantic import BaseModel
 from typing_extensions import Unpack
 
 from langchain_jev.errors import JevConfigurationError
@@ -339,7 +340,17 @@ class JevGuardrailMiddleware(AgentMiddleware[JevGuardrailState, Any, Any]):
         starts = may_start_early(request.model, request.tools, request.model_settings)
         early = starts and _calls_the_model(handler or ahandler)
         name = request.model.get_name() if hasattr(request.model, "get_name") else "model"
-        return self.door.passing(messages, invoke, ainvoke, _reply_of, None, calls, early=early, name=name)
+        return self.door.passing(
+            messages,
+            invoke,
+            ainvoke,
+            _reply_of,
+            None,
+            calls,
+            early=early,
+            name=name,
+            beside=_beside_the_reply,
+        )
 
     def wrap_model_call(
         self,
@@ -426,6 +437,23 @@ def _reply_of(response: ModelResponse[Any]) -> AIMessage | None:
         if isinstance(message, AIMessage):
             return message
     return None
+
+
+def _beside_the_reply(response: ModelResponse[Any]) -> list[Any]:
+    """Everything a response releases beside its reply: its other messages and its structured response.
+
+    Released unchanged, all of it joins the agent's state (a middleware inside the
+    guardrail may put anything there), so the output rail judges it with the reply.
+    """
+    if not isinstance(response, ModelResponse):
+        return []
+    reply = _reply_of(response)
+    extras: list[Any] = [m.model_dump(exclude={"id"}) for m in response.result if m is not reply]
+    structured = response.structured_response
+    if structured is not None:
+        dumped = structured.model_dump() if isinstance(structured, BaseModel) else structured
+        extras.append({"structured_response": dumped})
+    return extras
 
 
 def _refusal_report(reply: AIMessage | None) -> dict[str, Any] | None:

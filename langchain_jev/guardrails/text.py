@@ -10,10 +10,12 @@ an interpretation only **adds** a reading beside the raw string.
   NFKC applied; bytes hidden in variation selectors ("emoji smuggling") and in
   zero-width or whitespace bit strings; ``data:`` URLs, base64, hex, percent
   escapes, HTML character references, backslash escapes, bit groups and lists of
-  character codes, decoded; decoded bytes are read as text in every encoding a
-  reader may read them as (UTF-8, what a byte order mark says, UTF-16/32, a
-  single-byte code page). Each reading is read again, `MAX_DEPTH` levels deep;
-  an encoding nested deeper refuses (`GuardrailBudgetError`): a bound never cuts;
+  character codes, decoded, a run of base64, hex or bits at every alignment of
+  its unit (a window that begins inside a run reads it as a reader of the whole
+  run does); decoded bytes are read as text in every encoding a reader may read
+  them as (UTF-8, what a byte order mark says, UTF-16/32, a single-byte code
+  page). Each reading is read again, `MAX_DEPTH` levels deep; an encoding nested
+  deeper refuses (`GuardrailBudgetError`): a bound never cuts;
 - `reveal` / `reveal_value`: a string (every string, key and list of character
   codes of a value) with its readings appended, labelled; `reveal` of a revealed
   text adds nothing more;
@@ -89,7 +91,7 @@ _DATA_URL = re.compile(
     re.IGNORECASE,
 )
 _BASE64 = re.compile(r"[A-Za-z0-9+/\r\n]{8,}={0,2}|[A-Za-z0-9_\-]{8,}={0,2}")
-_HEX = re.compile(r"(?:[0-9A-Fa-f]{2}[ :]?){8,}")
+_HEX = re.compile(r"(?:[0-9A-Fa-f]{2}[ :]?){8,}[0-9A-Fa-f]?")
 _PERCENT = re.compile(r"%[0-9A-Fa-f]{2}")
 _REFERENCE = re.compile(r"&(?:#[0-9]{1,7}|#[xX][0-9A-Fa-f]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});")
 _ESCAPE = re.compile(r"\\(?:u[0-9A-Fa-f]{4}|U[0-9A-Fa-f]{8}|x[0-9A-Fa-f]{2}|[0-7]{3})")
@@ -222,9 +224,14 @@ def _bit_strings(run: str) -> Iterator[str]:
                         yield read
                         continue
             flat = "".join(groups)
-            spelled = _as_text(bytes(int(flat[i : i + 8], 2) for i in range(0, len(flat) - len(flat) % 8, 8)))
-            if spelled is not None:
-                yield spelled
+            for start in range(8):  # a window may begin inside a byte: every alignment is read
+                spelled = _as_text(_bits_to_bytes(flat[start:]))
+                if spelled is not None:
+                    yield spelled
+
+
+def _bits_to_bytes(bits: str) -> bytes:
+    return bytes(int(bits[i : i + 8], 2) for i in range(0, len(bits) - len(bits) % 8, 8))
 
 
 def _hidden_bits(text: str) -> Iterator[str]:
@@ -257,20 +264,21 @@ def _base64_runs(text: str) -> Iterator[str]:
         run = "".join(match.group(0).split())
         if len(run) < 16 and _ENCODED.search(run) is None:  # a word ("Question"), not an encoding
             continue
-        for start in range(4):  # the run may begin inside a word: try each alignment
+        for start in range(4):  # the run may begin inside a word or a window: every alignment is read
             data = _b64(run[start:])
             read = _as_text(data) if data is not None else None
             if read is not None and (len(run) >= 32 or _words(read)):  # a short run spells words
                 yield read
-                break
 
 
 def _hex_runs(text: str) -> Iterator[str]:
     for match in _HEX.finditer(text):
         digits = re.sub("[ :]", "", match.group(0))
-        read = _as_text(bytes.fromhex(digits[: len(digits) - len(digits) % 2]))
-        if read is not None:
-            yield read
+        for start in range(2):  # the run may begin inside a byte (a window's edge): both alignments
+            pairs = digits[start:]
+            read = _as_text(bytes.fromhex(pairs[: len(pairs) - len(pairs) % 2]))
+            if read is not None:
+                yield read
 
 
 def _escaped(text: str) -> Iterator[str]:

@@ -10,7 +10,8 @@ Pure functions over LangChain messages, shared by every rail. The reading is
   ``id`` (no provider request builder sends it), its ``type`` (its class) and a
   tool message's ``artifact`` (never sent) are left out. A block's prose
   (``text``, ``thinking``, ``reasoning``, ``refusal``) is read bare; everything
-  else it holds as JSON, keys, ids, numbers and booleans included. Every string
+  else it holds as JSON, keys, ids, numbers and booleans included; a message's
+  prose blocks are also read joined, as one text (`READ_TOGETHER`). Every string
   and key is revealed (`langchain_jev.guardrails.text.reveal`): the raw string,
   then what it hides (decoded text, invisible encodings), judged beside it.
 - Media is read only in the typed media fields of media blocks
@@ -53,6 +54,7 @@ __all__ = [
     "CONTEXT_CHARS",
     "CONTEXT_FIELD",
     "DEFAULT_CONTEXT_MESSAGES",
+    "READ_TOGETHER",
     "Reading",
     "Subject",
     "content_texts",
@@ -74,6 +76,10 @@ CONTEXT_FIELD = "earlier_conversation"
 CONTEXT_CHARS = 8_000
 """The most characters of one earlier message shown as context (its end). Context was judged
 when it was new; it is shown, not judged again, so it is bounded."""
+
+READ_TOGETHER = "[the blocks read together]"
+"""The label of a message's prose blocks joined as a provider sends them, one run of text, judged beside
+them: a word (or an encoding) split across two blocks is whole there."""
 
 _PROSE_KEYS = ("text", "thinking", "reasoning", "refusal")
 """Keys whose string value is a block's prose, read bare (every other key is read too, as JSON)."""
@@ -159,6 +165,8 @@ class _Walk:
     def __init__(self) -> None:
         self.texts: list[str] = []
         self.media: list[str] = []
+        self.prose: list[str] = []
+        """The message's prose, block by block as it was written (what a provider sends as one text)."""
 
     def emit(self, text: str) -> None:
         if text:
@@ -192,6 +200,7 @@ class _Walk:
 
     def block(self, block: Any, where: str) -> None:
         if isinstance(block, str):
+            self.prose.append(block)
             self.emit(reveal(block))
             return
         if not isinstance(block, Mapping):
@@ -202,6 +211,7 @@ class _Walk:
         rest: dict[str, Any] = {}
         for key, item in block.items():
             if key in _PROSE_KEYS and isinstance(item, str):
+                self.prose.append(item)
                 self.emit(reveal(item))
             elif media and (key in _MEDIA_FIELDS or key in _MEDIA_HOLDERS):
                 put(rest, key, self.payload(item, f"{where}.{key}"))
@@ -254,6 +264,8 @@ def read_message(message: BaseMessage, *, calls_apart: bool = False, name_apart:
     blocks = [content] if isinstance(content, str) else list(content)
     for index, block in enumerate(blocks):
         walk.block(block, f"content[{index}]" if not isinstance(content, str) else "content")
+    if len([piece for piece in walk.prose if piece]) > 1:  # a word may be split across blocks
+        walk.emit(f"{READ_TOGETHER} {reveal(''.join(walk.prose))}")
     left_out = set(_LEFT_OUT)
     if calls_apart:
         left_out |= {"tool_calls", "invalid_tool_calls"}

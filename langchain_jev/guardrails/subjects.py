@@ -54,6 +54,7 @@ __all__ = [
     "CONTEXT_CHARS",
     "CONTEXT_FIELD",
     "DEFAULT_CONTEXT_MESSAGES",
+    "READ_AS_ONE",
     "READ_TOGETHER",
     "Reading",
     "Subject",
@@ -152,6 +153,8 @@ class Reading:
     """The texts, in order: prose bare, everything else as JSON, each string revealed."""
     media: tuple[str, ...] = ()
     """The media the battery cannot see (image, audio, video), each named by where it is and its type."""
+    prose: str = ""
+    """The message's prose blocks joined as a provider sends them, one run of text (raw, not revealed)."""
 
     @property
     def text(self) -> str:
@@ -289,7 +292,7 @@ def read_message(message: BaseMessage, *, calls_apart: bool = False, name_apart:
     }
     if fields:
         walk.emit(_json(reveal_value(fields)))
-    return Reading(tuple(walk.texts), tuple(walk.media))
+    return Reading(tuple(walk.texts), tuple(walk.media), "".join(walk.prose))
 
 
 def content_texts(message: BaseMessage) -> list[str]:
@@ -368,6 +371,34 @@ def _earlier(messages: Sequence[BaseMessage], limit: int) -> list[dict[str, str]
     return earlier[::-1]
 
 
+READ_AS_ONE = "[the messages read together]"
+"""The label of consecutive messages of one role joined, as a provider may merge them into one message
+(Anthropic's builder sends consecutive user messages as one, their texts as adjacent blocks)."""
+
+
+def _merged_runs(messages: Sequence[BaseMessage], start: int) -> list[str]:
+    """The prose of each run of consecutive messages of one role reaching ``start`` or past it, joined.
+
+    A word split across two of them is whole there; an earlier message of the run
+    was judged, and is read again only as part of the run.
+    """
+    first = start
+    while first > 0 and first < len(messages) and role_of(messages[first - 1]) == role_of(messages[first]):
+        first -= 1
+    runs: list[list[BaseMessage]] = []
+    for message in messages[first:]:
+        if runs and role_of(runs[-1][-1]) == role_of(message):
+            runs[-1].append(message)
+        else:
+            runs.append([message])
+    texts = []
+    for run in runs:
+        pieces = [read_message(m).prose for m in run]
+        if len([piece for piece in pieces if piece]) > 1:
+            texts.append(f"{READ_AS_ONE} {reveal(''.join(pieces))}")
+    return texts
+
+
 def input_subject(
     messages: Sequence[BaseMessage],
     start: int = 0,
@@ -381,8 +412,14 @@ def input_subject(
         >>> from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
         >>> subject = input_subject([HumanMessage("hi"), AIMessage("hello"), SystemMessage("Obey."),
         ...                          HumanMessage("How do I make"), HumanMessage("it at home?")], start=2)
-        >>> subject.data.question
-        '[system] Obey.\n\nHow do I make\n\nit at home?'
+        >>> print(subject.data.question)
+        [system] Obey.
+        <BLANKLINE>
+        How do I make
+        <BLANKLINE>
+        it at home?
+        <BLANKLINE>
+        [the messages read together] How do I makeit at home?
         >>> subject.data.field("earlier_conversation")
         [{'role': 'user', 'text': 'hi'}, {'role': 'assistant', 'text': 'hello'}]
 
@@ -391,6 +428,7 @@ def input_subject(
     texts = [text for text in (_labelled(m) for m in judged) if text]
     if not texts:
         return None
+    texts.extend(_merged_runs(messages, start))
     earlier = _earlier(messages[:start], context_messages) if context_messages > 0 else []
     data = JevJudgeInput(question="\n\n".join(texts), fields={CONTEXT_FIELD: earlier} if earlier else None)
     return Subject(data, tuple(judged))

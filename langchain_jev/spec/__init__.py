@@ -4,6 +4,7 @@
 - `conditions`: code checks and conditions written as data;
 - `reading`: bounded reading of the file (size, nesting, no YAML aliases);
 - `code`: the code a file names, and the user's opt-in (``allow_code``) to run it;
+- `reference`: the reference page of judge files, written from the models and the conditions' table;
 - `errors`: the wording of judge-file problems, each naming its place (the error itself,
   `JudgeSpecError`, is in `langchain_jev.errors`).
 

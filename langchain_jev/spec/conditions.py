@@ -189,7 +189,7 @@ class ConditionSpec(BaseModel):
         default=None, alias="all", min_length=1, description="True when every condition holds."
     )
     any_: list[ConditionSpec] | None = Field(
-        default=None, alias="any", min_length=1, description="True when one condition holds."
+        default=None, alias="any", min_length=1, description="True when at least one condition holds."
     )
     not_: ConditionSpec | None = Field(
         default=None, alias="not", description="True when the condition does not hold."

@@ -359,8 +359,8 @@ def _print(calibration: Any, suggestion: Any, out: TextIO) -> None:
     members = calibration.members_table()
     if members:
         out.write(
-            "\nthe jury's members against the same labels (each as the judge's only model, at the same "
-            "thresholds, on the rows it answered):\n" + members + "\n"
+            "\nthe jury's members against the same labels, each as the judge's only model\n"
+            "(at the same thresholds, on the rows it answered):\n" + members + "\n"
         )
     out.write(f"\nsuggested thresholds ({suggestion.objective.describe()}):\n")
     changes = suggestion.changes()

@@ -48,15 +48,17 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def listing(width: int = 100) -> str:
+def listing(width: int = 80) -> str:
     """The catalogue as the command prints it: each judge, what it asks, the fields it reads.
+
+    Lines are at most ``width`` columns, so the listing fits a terminal of 80.
 
     Example:
         >>> for line in listing().splitlines()[:3]:
         ...     print(line)
-        rag                  grounded in the context; context relevant; answer relevant; complete against
-                             the expected output; citations accurate
-                             needs user_question, assistant_answer; reads supporting_context,
+        rag                  grounded in the context; context relevant; answer relevant;
+                             complete against the expected output; citations accurate
+                             needs user_question, assistant_answer; reads
 
     """
     from langchain_jev.judges.catalog import CATALOGUE
@@ -73,5 +75,6 @@ def listing(width: int = 100) -> str:
             fields += "; reads " + ", ".join(entry.reads) + " when given"
         lines.extend(textwrap.wrap(fields, width, initial_indent=indent, subsequent_indent=indent + "  "))
     lines.append("")
-    lines.append("Run one: langchain-jev judge DATA --judge NAME. Copy one: langchain-jev judges show NAME.")
+    lines.append("Run one: langchain-jev judge DATA --judge NAME.")
+    lines.append("Copy one: langchain-jev judges show NAME.")
     return "\n".join(lines)

@@ -55,7 +55,7 @@ HEADER = HEAD_TO_HEAD
 """The value of ``langchain_jev`` in the header of a file of head-to-head records (not a results file)."""
 
 _ERROR_TEXT = 500
-SIGN_TEST = "sign test: the exact binomial test of the wins (ties, undecided left out); a winner at p < 0.05"
+SIGN_TEST = "sign test: exact binomial test of wins (ties, undecided left out); a winner at p < 0.05"
 """What the table's last column means, as the terminal says it."""
 
 
@@ -262,7 +262,7 @@ class HeadToHead:
             <BLANKLINE>
             1 row compared head to head (joined by key), 1 request each; 1 could not be compared
               row 1: refused
-            sign test: the exact binomial test of the wins (ties, undecided left out); a winner at p < 0.05
+            sign test: exact binomial test of wins (ties, undecided left out); a winner at p < 0.05
 
         """
         first, second = self.labels

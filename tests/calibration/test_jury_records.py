@@ -224,7 +224,7 @@ def test_calibrate_prints_each_member_beside_the_jury_and_writes_them_to_json_an
     ])
     out = capsys.readouterr().out
     assert code == 0, out
-    table = out[out.index("the jury's members against the same labels"):].splitlines()
+    table = out[out.index("the jury's members against the same labels"):].splitlines()[1:]
     assert table[1].split() == ["criterion", "model", "n", "AUROC", "Brier", "acc.", "kappa", "f-pass", "f-fail"]
     assert table[2].split()[:3] == ["polite", "jury", "12"] and table[3].split()[:2] == ["sharp", "12"]
     assert table[3].split()[-3:] == ["1.00", "0.00", "0.00"]  # sharp: kappa 1, no false pass or fail

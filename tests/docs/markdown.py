@@ -104,6 +104,53 @@ def readme_blocks() -> list[Block]:
     return file_blocks("README.md")
 
 
+def paragraphs(text: str) -> list[tuple[int, str]]:
+    """The prose of a markdown file, code blocks left out: each paragraph, list item and table row.
+
+    Each comes with the file's line it starts on (from 1) and its words joined by single spaces.
+    """
+    found: list[tuple[int, str]] = []
+    current: list[str] = []
+    start = 0
+    in_fence = False
+
+    def flush() -> None:
+        words = " ".join(" ".join(current).split()).strip("|-* ")
+        if words:
+            found.append((start, words))
+        current.clear()
+
+    for number, line in enumerate(text.splitlines(), 1):
+        if line.startswith("```"):
+            flush()
+            in_fence = not in_fence
+            continue
+        if in_fence:
+            continue
+        if not line.strip() or line.lstrip().startswith(("#", "<!--", ":::")):
+            flush()
+            continue
+        if re.match(r"^\s*(?:[-*]|\d+\.)\s+", line) or line.startswith("|"):
+            flush()  # a list item or a table row starts a paragraph of its own
+        if not current:
+            start = number
+        current.append(line)
+    flush()
+    return found
+
+
+def code_lines(text: str) -> list[tuple[int, str]]:
+    """Every line inside a fenced block (outputs too), with the file's line number (from 1)."""
+    found: list[tuple[int, str]] = []
+    in_fence = False
+    for number, line in enumerate(text.splitlines(), 1):
+        if line.startswith("```"):
+            in_fence = not in_fence
+        elif in_fence:
+            found.append((number, line))
+    return found
+
+
 def matches(expected: str, actual: str) -> bool:
     """Whether printed text matches the shown output; ``...`` in a line stands for any text.
 

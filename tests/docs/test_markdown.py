@@ -264,12 +264,17 @@ def _starts_server(block: Block) -> bool:
     return SERVER_COMMAND in block.code
 
 
+def _lines(code: str) -> list[str]:
+    """A shell block's commands, a line ending in a backslash joined with the next (as the shell does)."""
+    return code.replace("\\\n", " ").splitlines()
+
+
 def _commands() -> list[tuple[Block, str]]:
     return [
-        (block, line.strip())
+        (block, " ".join(line.split()))
         for block in SHELL
         if not _starts_server(block)
-        for line in block.code.splitlines()
+        for line in _lines(block.code)
         if line.strip().split(" ", 1)[0] in RUN_COMMANDS
     ]
 
@@ -377,7 +382,7 @@ def test_every_python_block_runs_or_is_justified() -> None:
         (block.where, line)
         for block in SHELL
         if not _starts_server(block)
-        for line in block.code.splitlines()
+        for line in _lines(block.code)
         if line.strip() and line.strip().split(" ", 1)[0] not in (*RUN_COMMANDS, *CI_COMMANDS)
     ]
     assert unrun == [], "a shell command is neither run here nor one CI runs"
@@ -388,3 +393,7 @@ def test_output_blocks_are_parsed_as_outputs() -> None:
     parsed = blocks(text)
     assert [(b.lang, b.output) for b in parsed] == [("python", "1\n"), ("text", None)]
     assert matches("a ... c", "a bbb c") and not matches("a ... c", "a bbb d")
+    assert [" ".join(line.split()) for line in _lines("langchain-jev judge a \\\n  --out b\npytest\n")] == [
+        "langchain-jev judge a --out b",
+        "pytest",
+    ]

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from tests.docs.markdown import DOCS, README, ROOT, doc_files, file_blocks
+from tests.docs.markdown import DOCS, README, ROOT, doc_files, file_blocks, paragraphs
 
 MIN_WORDS = 12  # a paragraph this long or shorter may be said twice ("Examples here reuse `judge`...")
 LANDING_WORDS = 2000  # the README is a landing page (about 1,500 words), not the manual
@@ -27,28 +27,7 @@ LANDING_WORDS = 2000  # the README is a landing page (about 1,500 words), not th
 
 def _paragraphs(text: str) -> list[str]:
     """The prose of a markdown file: its paragraphs, list items and table rows, code blocks left out."""
-    prose: list[str] = []
-    in_fence = False
-    for line in text.splitlines():
-        if line.startswith("```"):
-            in_fence = not in_fence
-            prose.append("")
-            continue
-        if in_fence or line.lstrip().startswith(("#", "<!--", ":::")):
-            prose.append("")
-            continue
-        item = re.match(r"^\s*(?:[-*]|\d+\.)\s+", line)
-        if item or line.startswith("|"):
-            prose.append("")  # a list item or a table row starts a paragraph of its own
-        prose.append(line)
-    paragraphs = "\n".join(prose).split("\n\n")
-    found: list[str] = []
-    for paragraph in paragraphs:
-        for part in re.split(r"\n(?=\s*(?:[-*]|\d+\.)\s|\|)", paragraph):
-            words = " ".join(part.split()).strip("|-* ")
-            if words:
-                found.append(words)
-    return found
+    return [words for _, words in paragraphs(text)]
 
 
 def test_no_paragraph_is_said_in_two_places() -> None:

@@ -23,8 +23,10 @@ def test_judges_lists_every_prebuilt_judge_with_its_fields(capsys: pytest.Captur
     out = capsys.readouterr().out
     names = [line.split()[0] for line in out.splitlines() if line and not line.startswith(" ")]
     assert names[: len(judge_names())] == list(judge_names())
-    assert "needs user_question, assistant_answer; reads supporting_context,\n" in out
-    assert "needs image; reads user_question, assistant_answer when given" in out
+    words = " ".join(out.split())
+    assert "needs user_question, assistant_answer; reads supporting_context, expected_output" in words
+    assert "needs image; reads user_question, assistant_answer when given" in words
+    assert [line for line in out.splitlines() if len(line) > 80] == []  # it fits a terminal of 80
 
 
 def test_judges_show_prints_the_file_as_shipped(capsys: pytest.CaptureFixture[str]) -> None:

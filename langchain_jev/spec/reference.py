@@ -223,9 +223,8 @@ def reference_page() -> str:
         "## Conditions",
         "",
         "A condition is a mapping with exactly one of these keys. It is what `check:` holds, and"
-        " what `applies_when:` holds for any criterion. `call` names code, which runs only when"
-        " you opt in (`--allow-code`, or `load_judge(path, allow_code=...)`); the others need"
-        " no opt-in.",
+        " what `applies_when:` holds for any criterion. Only `call` names code of your own, which"
+        " runs only when you [opt in](command-line.md).",
         "",
         _conditions_table(),
         "",

@@ -4,34 +4,8 @@ A judge file lists criteria of each kind with their questions and pass
 conditions, plus the judge's options. Code checks are conditions written as
 data (see `langchain_jev.spec.conditions`) or a function named by import path.
 
-.. code-block:: yaml
-
-    requires: [user_question, assistant_answer]
-    criteria:
-      - name: searched
-        kind: check
-        check: {tool_called: search}
-        defect: did not search
-      - name: is_grounded
-        kind: noul
-        instructions: Is `assistant_answer` supported by `supporting_context`?
-        minimum: 0.7
-        applies_when: {present: supporting_context}
-      - name: helpfulness
-        kind: score
-        instructions: How well does `assistant_answer` address `user_question`?
-        levels: [Terrible, Mostly unhelpful, Mostly helpful, Excellent]
-        minimum: 2
-      - name: mode
-        kind: choice
-        instructions: How does `assistant_answer` respond to `user_question`?
-        options: {answered: Gives the weather, clarification_needed: Asks which place}
-        accepted: [answered, clarification_needed]
-      - name: has_details
-        kind: noul
-        instructions: Does `assistant_answer` say when and how much?
-        minimum: 0.7
-        when_chosen: {criterion: mode, labels: [answered]}
+Every key, criterion kind and condition, with one example each, is on the judge-file
+reference page (``docs/judge-files.md``, written by `langchain_jev.spec.reference`).
 
 A file may name the model that judges with it (used when the caller gives none):
 a ``"provider:model"`` string, or a jury of them:

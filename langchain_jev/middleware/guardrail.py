@@ -90,9 +90,9 @@ from langchain_jev.guardrails.rail import GuardrailRail
 from langchain_jev.guardrails.settings import GuardrailOptions, GuardrailSettings
 from langchain_jev.guardrails.tools import ToolGate
 from langchain_jev.middleware._agents import (
-    AgentMiddleware,
     AgentState,
     ExtendedModelResponse,
+    JevAgentMiddleware,
     ModelRequest,
     ModelResponse,
     OmitFromInput,
@@ -130,7 +130,7 @@ def _side_categories(side: str, names: list[str] | None) -> list[str] | None:
     return [name for name in names if side in find_hazard(name).questions]
 
 
-class JevGuardrailMiddleware(AgentMiddleware[JevGuardrailState, Any, Any]):
+class JevGuardrailMiddleware(JevAgentMiddleware[JevGuardrailState]):
     """Refuse agent turns that a prescribed hazard battery flags.
 
     Args:

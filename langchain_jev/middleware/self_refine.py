@@ -20,9 +20,9 @@ from langgraph.types import Command
 from langchain_jev.errors import JevConfigurationError
 from langchain_jev.judge import JevJudge, JudgeInput
 from langchain_jev.middleware._agents import (
-    AgentMiddleware,
     AgentState,
     ExtendedModelResponse,
+    JevAgentMiddleware,
     ModelRequest,
     ModelResponse,
     OmitFromInput,
@@ -105,7 +105,7 @@ class SelfRefineAgentState(AgentState[Any]):
     """By name, rejected answers and feedback the model sees again before the tool call that followed them."""
 
 
-class JevSelfRefineMiddleware(AgentMiddleware[SelfRefineAgentState, Any, Any]):
+class JevSelfRefineMiddleware(JevAgentMiddleware[SelfRefineAgentState]):
     """Judge the agent's final answers and have the model revise the ones that fail.
 
     Wraps each model call. A response that calls tools passes through untouched

@@ -11,6 +11,7 @@ are thin spokes over it.
 - `windows`: a long judge input cut into overlapping windows, up to a budget that refuses;
 - `ledger`: which conversations a battery judged, by chain hash, out of the graph's reach;
 - `policy`: the report of a check, refusal wording, and the policy (mode, on_error, exit behaviour);
+- `refusal_block`: a refusal read as LangChain's standard ``refusal`` content block, its text kept;
 - `review`: authenticated human review, the reviewed text kept with reviewers;
 - `settings`: `GuardrailSettings`, the one settings object every form takes;
 - `drive`: the I/O of a check, done by a sync or an async driver;

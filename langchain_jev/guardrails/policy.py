@@ -56,6 +56,7 @@ from langchain_core.runnables.config import ensure_config
 from langchain_jev.errors import GuardrailStop, GuardrailUndecidedError, JevConfigurationError
 from langchain_jev.guardrails.battery import HazardAssessment, find_hazard
 from langchain_jev.guardrails.catalog import Direction, Hazard
+from langchain_jev.guardrails.refusal_block import refusal_metadata
 from langchain_jev.guardrails.subjects import Subject
 
 __all__ = [
@@ -562,13 +563,18 @@ def refusal_text(message: RefusalMessage | None, report: GuardrailReport) -> str
 def refusal_reply(report: GuardrailReport, text: str) -> AIMessage:
     """The refusal as an AI message, carrying the report under ``response_metadata["jev_guardrail"]``.
 
+    Its content is the text; its ``content_blocks`` end with LangChain's standard
+    ``refusal`` block (`langchain_jev.guardrails.refusal_block`).
+
     Example:
         >>> reply = refusal_reply(GuardrailReport("output", True, {"hate": 0.9}), "No.")
         >>> reply.content, reply.response_metadata["jev_guardrail"]["categories"]
         ('No.', {'hate': 0.9})
+        >>> reply.content_blocks[-1]["type"], reply.content_blocks[-1]["refusal"]
+        ('refusal', 'No.')
 
     """
-    return AIMessage(content=text, response_metadata={"jev_guardrail": report.to_dict()})
+    return AIMessage(content=text, response_metadata=refusal_metadata(report.to_dict(), text))
 
 
 def _withheld(message: BaseMessage, text: str) -> BaseMessage:

@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import contextlib
 import datetime
+import json
 import socket
 import uuid
 from collections.abc import Iterator
 from typing import Any
 from unittest import mock
 
+import pytest
 from langchain_core.decisions import Choice, Noul, Score
 from langsmith import Client
 from langsmith.run_helpers import traceable
@@ -225,14 +227,35 @@ def judge_input_of(question: str) -> JevJudgeInput:
 # ---------------------------------------------------------------------- LangChain's classic runner
 
 
+CLASSIC_FEEDBACK = pytest.mark.filterwarnings(
+    "ignore:Creating feedback for a run without session_id:langsmith.utils.LangSmithWarning"
+)
+"""The one deprecation LangChain's ``run_on_dataset`` cannot avoid, accepted by its words.
+
+Its feedback is written by langchain-core's ``EvaluatorCallbackHandler``, which
+passes no ``session_id`` (langsmith 0.15 deprecates that, and a SmithDB-only
+deployment refuses it); nothing an evaluator returns can give one.
+"""
+
+DUAL = {"ch_query_enabled": True, "sdb_query_enabled": True}
+"""The instance flags of a deployment whose queries both backends serve (feedback without a session warns)."""
+SMITHDB_ONLY = {"ch_query_enabled": False, "sdb_query_enabled": True}
+"""The instance flags of a SmithDB deployment: runs are read by ``runs.query_v2``, feedback needs its session."""
+
+
 class LocalDatasetClient(Client):
     """A LangSmith client whose dataset, project, run and feedback calls stay in memory.
 
     ``langchain_classic.smith.run_on_dataset`` reads the dataset and its examples,
     creates a project, traces the runs and writes feedback through its client; this
     one answers those calls from ``examples`` and keeps what is written (``feedback``,
-    ``traced``). Everything else is the real client, pointed at the offline URL.
+    the bodies the real ``create_feedback`` posts, and ``traced``), as a deployment
+    of ``instance_flags`` would (its checks of a feedback's session included). Any
+    other request fails the test. Everything else is the real client, pointed at the
+    offline URL.
     """
+
+    instance_flags: dict[str, bool] = DUAL
 
     def __init__(self, examples: list[Example]) -> None:
         super().__init__(
@@ -274,8 +297,17 @@ class LocalDatasetClient(Client):
     def update_project(self, *args: Any, **kwargs: Any) -> Any:
         return None
 
-    def create_feedback(self, run_id: Any = None, key: Any = None, **kwargs: Any) -> Any:  # type: ignore[override]
-        self.feedback.append({"run_id": run_id, "key": key, **kwargs})
+    @property
+    def info(self) -> Any:  # type: ignore[override]
+        from langsmith.schemas import LangSmithInfo
+
+        return LangSmithInfo(instance_flags=dict(self.instance_flags))
+
+    def request_with_retries(self, method: str, pathname: str, *args: Any, **kwargs: Any) -> Any:  # type: ignore[override]
+        if (method, pathname) != ("POST", "/feedback"):
+            raise AssertionError(f"the offline LangSmith client was asked {method} {pathname}")
+        self.feedback.append(json.loads(kwargs["request_kwargs"]["data"]))
+        return None
 
     def create_run(self, *args: Any, **kwargs: Any) -> None:  # type: ignore[override]
         self.traced.append(kwargs)
@@ -288,22 +320,22 @@ class LocalDatasetClient(Client):
 
 
 class ComparisonClient(LocalDatasetClient):
-    """A LangSmith client that holds experiments in memory, for ``evaluate_comparative``.
+    """A LangSmith client of a SmithDB deployment that holds experiments in memory, for ``evaluate_comparative``.
 
     `record` keeps the runs of a real offline ``evaluate`` as an experiment and returns
-    its project; the comparative experiment, the runs, the examples and the feedback
-    are all served from and written to memory. Nothing is sent.
+    its project; the comparative experiment, the examples and the feedback are served
+    from and written to memory, and the runs through LangSmith's own generated client
+    (``runs.query_v2``) over an ``httpx.MockTransport`` that answers as the v2 API
+    does (`serve_runs_query`). As on such a deployment, feedback on a run without its
+    session raises. Nothing is sent.
     """
+
+    instance_flags = SMITHDB_ONLY
 
     def __init__(self, examples: list[Example]) -> None:
         super().__init__(examples)
         self.experiments: dict[uuid.UUID, list[Any]] = {}
-
-    @property
-    def info(self) -> Any:  # type: ignore[override]
-        from langsmith.schemas import LangSmithInfo
-
-        return LangSmithInfo(instance_flags={})  # ClickHouse-only queries: list_runs
+        self.queries: list[dict[str, Any]] = []
 
     def record(self, name: str, rows: list[Any]) -> Any:
         """Keep the runs of an experiment's rows; return its project (a ``TracerSession``)."""
@@ -315,8 +347,38 @@ class ComparisonClient(LocalDatasetClient):
         self.experiments[project.id] = [row["run"] for row in rows]
         return project
 
-    def list_runs(self, *, project_id: Any = None, **kwargs: Any) -> Iterator[Any]:  # type: ignore[override]
-        return iter(self.experiments[uuid.UUID(str(project_id))])
+    def _get_langsmith_api_sync(self) -> Any:
+        from langsmith._httpx import httpx  # the HTTPX backend LangSmith's client is built on
+        from langsmith._internal._openapi_auth import SyncClient
+
+        return SyncClient(
+            header_provider=self._current_openapi_headers,
+            api_key="fake-key",
+            base_url=FAKE_LANGSMITH_URL,
+            http_client=httpx.Client(transport=httpx.MockTransport(self.serve_runs_query)),
+        )
+
+    def serve_runs_query(self, request: Any) -> Any:
+        """``POST /api/v2/runs/query``: the recorded runs of the asked projects, in the asked window and fields."""
+        from langsmith._httpx import httpx
+
+        if (request.method, request.url.path) != ("POST", "/api/v2/runs/query"):
+            return httpx.Response(404, json={"detail": f"{request.method} {request.url.path}"})
+        query = json.loads(request.content)
+        self.queries.append(query)
+        now = datetime.datetime.now(datetime.UTC)
+        # The v2 API's defaults: a day's window, and the ids alone.
+        low = _moment(query.get("min_start_time")) or now - datetime.timedelta(days=1)
+        high = _moment(query.get("max_start_time")) or now
+        selects = set(query.get("selects") or ["ID"])
+        items = [
+            _v2_run(run, project, selects)
+            for project in query.get("project_ids") or []
+            for run in self.experiments.get(uuid.UUID(project), [])
+            if low <= _moment(run.start_time) <= high  # type: ignore[operator]
+            and query.get("is_root") in (None, run.parent_run_id is None)
+        ]
+        return httpx.Response(200, json={"items": items, "next_cursor": None})
 
     def list_examples(self, *, example_ids: Any = None, **kwargs: Any) -> Iterator[Example]:  # type: ignore[override]
         wanted = {uuid.UUID(str(i)) for i in example_ids} if example_ids is not None else set(self.examples)
@@ -334,3 +396,35 @@ class ComparisonClient(LocalDatasetClient):
             reference_dataset_id=uuid.UUID(int=7),
             extra={},
         )
+
+
+def _moment(value: Any) -> datetime.datetime | None:
+    """A time as the v2 API compares it (naive times are UTC)."""
+    if value is None:
+        return None
+    moment = value if isinstance(value, datetime.datetime) else datetime.datetime.fromisoformat(str(value))
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=datetime.UTC)
+
+
+def _v2_run(run: Any, project: str, selects: set[str]) -> dict[str, Any]:
+    """A run as ``/api/v2/runs/query`` returns it: the selected fields only, under the v2 names."""
+    fields = {
+        "ID": str(run.id),
+        "NAME": run.name,
+        "RUN_TYPE": str(run.run_type).upper(),
+        "STATUS": "ERROR" if run.error else "SUCCESS",
+        "START_TIME": _moment(run.start_time).isoformat(),  # type: ignore[union-attr]
+        "END_TIME": _moment(run.end_time).isoformat() if run.end_time else None,  # type: ignore[union-attr]
+        "INPUTS": run.inputs,
+        "OUTPUTS": run.outputs,
+        "PARENT_RUN_IDS": [str(run.parent_run_id)] if run.parent_run_id else [],
+        "PROJECT_ID": project,
+        "TRACE_ID": str(run.trace_id or run.id),
+        "DOTTED_ORDER": run.dotted_order,
+        "REFERENCE_EXAMPLE_ID": str(run.reference_example_id) if run.reference_example_id else None,
+        "ERROR": run.error,
+        "TAGS": run.tags,
+    }
+    return json.loads(
+        json.dumps({key.lower(): value for key, value in fields.items() if key in selects and value is not None}, default=str)
+    )

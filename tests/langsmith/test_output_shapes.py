@@ -26,12 +26,11 @@ from pydantic import BaseModel
 from langchain_jev import JevCriterion, JevJudge, load_judge
 from langchain_jev.testing import ScriptedDecisionModel
 from tests.fakes import ReplyingChatModel
-from tests.langsmith.helpers import LocalDatasetClient, offline_client
+from tests.langsmith.helpers import CLASSIC_FEEDBACK, LocalDatasetClient, offline_client
 from tests.langsmith.test_targets import CORRECT
 
 pytestmark = [
     pytest.mark.filterwarnings("ignore:'upload_runs' parameter is in beta"),
-    pytest.mark.filterwarnings("ignore::UserWarning"),
 ]
 
 QUESTION = "Capital of France?"
@@ -285,6 +284,7 @@ def test_a_direct_evaluate_run_of_a_traced_run_reads_every_output_shape(name: st
     check_results(results["results"])
 
 
+@CLASSIC_FEEDBACK
 @pytest.mark.parametrize("name", list(SHAPES))
 def test_run_on_dataset_reads_every_output_shape(name: str) -> None:
     from langchain_classic.smith import RunEvalConfig, run_on_dataset

@@ -22,7 +22,6 @@ from tests.langsmith.helpers import ComparisonClient, langsmith_attempts, offlin
 
 pytestmark = [
     pytest.mark.filterwarnings("ignore:'upload_runs' parameter is in beta"),
-    pytest.mark.filterwarnings("ignore::UserWarning"),
 ]
 
 # question -> (the answer of experiment A, the answer of experiment B)
@@ -197,3 +196,23 @@ def test_a_single_run_judge_as_a_comparative_evaluator_is_refused_with_what_to_u
 def compare_with(evaluator: Any) -> Any:
     client = ComparisonClient(examples())
     return evaluate_comparative(experiments(client), evaluators=[evaluator], client=client, max_concurrency=0)
+
+
+def test_on_a_smithdb_deployment_the_runs_are_read_by_query_v2_and_each_score_names_its_experiment() -> None:
+    # langsmith 0.15: runs.query_v2 replaces list_runs (ids only unless asked, a day's window unless given),
+    # and feedback on a run takes its session, without which this deployment refuses it.
+    results, client, _, _ = compare(pairwise_judge(CRITERIA, model=scripted()))
+    assert len(by_question(results)) == len(ANSWERS)
+    projects = {str(project) for project in client.experiments}
+    assert sorted(p for query in client.queries for p in query["project_ids"]) == sorted(projects)
+    assert all(query["is_root"] and "min_start_time" in query for query in client.queries)
+    assert all({"ID", "OUTPUTS", "PROJECT_ID"} <= set(query["selects"]) for query in client.queries)
+    experiment_of = {str(run.id): str(project) for project, runs in client.experiments.items() for run in runs}
+    assert len(client.feedback) == len(ANSWERS) * len(CRITERIA) * 2
+    assert all(feedback["session_id"] == experiment_of[feedback["run_id"]] for feedback in client.feedback)
+
+
+def test_feedback_on_a_run_without_its_session_is_refused_by_the_fake_deployment() -> None:
+    # The fake is a SmithDB-only deployment, as LangSmith's client reads it: what lacks a session fails.
+    with pytest.raises(ValueError, match="session_id must be provided"):
+        ComparisonClient(examples()).create_feedback(run_id=uuid.uuid4(), key="correct", score=1.0)

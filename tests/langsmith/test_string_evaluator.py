@@ -15,6 +15,7 @@ from langchain_core.runnables import RunnableConfig, RunnableLambda
 from langchain_jev import JevCriterion, JevInputError, JevJudge
 from langchain_jev.testing import ScriptedDecisionModel
 from tests.fakes import RunRecorder
+from tests.langsmith.helpers import CLASSIC_FEEDBACK
 
 StringEvaluator = pytest.importorskip("langchain_classic.evaluation").StringEvaluator
 from langchain_jev.evaluation import JevStringEvaluator  # noqa: E402
@@ -297,7 +298,7 @@ def runner_evaluator() -> JevStringEvaluator:
     return JevStringEvaluator(JevJudge(judge().criteria, model=model))
 
 
-@pytest.mark.filterwarnings("ignore::UserWarning")
+@CLASSIC_FEEDBACK
 def test_run_on_dataset_scores_with_the_question_the_reference_and_the_reasoning(capsys: Any) -> None:
     from langchain_classic.smith import RunEvalConfig, run_on_dataset
 
@@ -313,7 +314,7 @@ def test_run_on_dataset_scores_with_the_question_the_reference_and_the_reasoning
     check_classic_results(evaluator, results, client.feedback)
 
 
-@pytest.mark.filterwarnings("ignore::UserWarning")
+@CLASSIC_FEEDBACK
 async def test_arun_on_dataset_scores_too(capsys: Any) -> None:
     from langchain_classic.smith import RunEvalConfig, arun_on_dataset
 

@@ -27,7 +27,6 @@ pytestmark = [
     pytest.mark.filterwarnings("ignore:'upload_runs' parameter is in beta"),
     # A Runnable target is traced by LangChain's tracer, which LangSmith's local mode does
     # not stop from trying the (offline) server; those failures are logged, not raised.
-    pytest.mark.filterwarnings("ignore::UserWarning"),
 ]
 
 QUESTION = "Capital of France?"

@@ -6,7 +6,7 @@ with plain ``DeprecationWarning`` attributed to its caller's module, and with
 it), and LangSmith's deprecation notices that are ``LangSmithWarning`` (feedback
 without ``session_id``); LangChain's beta warnings, which subclass
 ``DeprecationWarning``, are exempt by class. `as_errors_under` marks each test of
-a folder with them, from that folder's ``conftest.py`` (pytest applies a
+a folder (or of one file) with them, from that folder's ``conftest.py`` (pytest applies a
 ``pytestmark`` of a conftest to nothing).
 
 A test that meets a deprecation it cannot avoid (a library's own call) says so
@@ -30,8 +30,11 @@ DEPRECATIONS_AS_ERRORS = pytest.mark.filterwarnings(
 """The filters, later ones winning: every deprecation an error, LangChain's beta warnings not."""
 
 
-def as_errors_under(folder: Path, items: list[pytest.Item]) -> None:
-    """Mark every test collected under ``folder`` with `DEPRECATIONS_AS_ERRORS`, before its own marks."""
+def as_errors_under(place: Path, items: list[pytest.Item]) -> None:
+    """Mark every test collected under ``place`` (a folder, or one file) with `DEPRECATIONS_AS_ERRORS`.
+
+    The mark goes before the test's own, so a test's own ``filterwarnings`` mark is applied after it.
+    """
     for item in items:
-        if item.path.is_relative_to(folder):
+        if item.path.is_relative_to(place):
             item.add_marker(DEPRECATIONS_AS_ERRORS, append=False)

@@ -72,6 +72,8 @@ class Tally:
         """Rows with a verdict in which some criterion could not be judged (an ERROR finding)."""
         self.error_kinds: Counter[str] = Counter()
         """Rows not judged, by error type."""
+        self.first_error: str | None = None
+        """The error of the first row not judged, as recorded (keys redacted): what the summary quotes."""
         self.cache_hits = 0
         """Rows answered from the cache."""
 
@@ -81,6 +83,8 @@ class Tally:
         if "error" in record:
             self.errors += 1
             self.error_kinds[str(record["error"]).split(":", 1)[0].strip() or "error"] += 1
+            if self.first_error is None:
+                self.first_error = str(record["error"])
             return
         if record.get("passed") is True:
             self.passed += 1
@@ -245,6 +249,8 @@ def summary_lines(
             f"{tally.errors} row{_s(tally.errors)} could not be judged ({kinds}): "
             "recorded as errors and counted as not passed"
         )
+        if tally.first_error:
+            lines.append(f"the first: {tally.first_error}")
     if tally.partly_judged:
         lines.append(
             f"{tally.partly_judged} row{_s(tally.partly_judged)} had a criterion the model could not "

@@ -24,6 +24,7 @@ from pydantic import ConfigDict, Field, PrivateAttr
 
 from langchain_jev.errors import JevInputError
 from langchain_jev.models.response import DecisionResponse, read_answers
+from langchain_jev.testing._unscripted import HAZARD_DEFAULT, is_hazard_question, question_type
 
 __all__ = ["ScriptEntry", "ScriptedDecisionModel"]
 
@@ -54,7 +55,10 @@ class ScriptedDecisionModel(BaseDecisionModel):
 
     Give one script for every request, or a list of scripts for successive requests.
     A question the script has no answer for fails loudly, so a test cannot pass on
-    an answer nobody wrote.
+    an answer nobody wrote; the one exception is a guardrail's hazard question (one of
+    `HAZARDS`, by its category's name and prescribed instructions), answered "no hazard"
+    (0.02), so a guardrail refuses only what the script flags. The scripted server
+    (`langchain_jev.testing.server`) follows the same rule.
 
     Example:
         >>> from langchain_core.decisions import Noul, Score
@@ -132,14 +136,17 @@ class ScriptedDecisionModel(BaseDecisionModel):
             index = len(self._requests)
             self._requests.append({"state": recorded, "questions": dict(questions)})
         script = self._script_for(index)
+        missing = [n for n, q in questions.items() if n not in script and not is_hazard_question(n, q)]
+        if missing:
+            named = ", ".join(f"{question_type(questions[n])} {n!r}" for n in missing)
+            raise AssertionError(
+                f"ScriptedDecisionModel has no answer for {named} "
+                f"(request {index + 1}; scripted: {sorted(script)}): add each to the script"
+            )
         raw: dict[str, Any] = {}
         for name, question in questions.items():
-            if name not in script:
-                raise AssertionError(
-                    f"ScriptedDecisionModel has no answer for question {name!r} "
-                    f"(request {index + 1}; scripted: {sorted(script)})"
-                )
-            raw[name] = _entry(script[name], state, question, name)
+            entry = script.get(name, HAZARD_DEFAULT)  # only a hazard question is left unscripted here
+            raw[name] = _entry(entry, state, question, name)
         answers, unreadable = read_answers({k: v for k, v in raw.items() if not _is_answer(v)})
         answers.update({k: v for k, v in raw.items() if _is_answer(v)})
         return DecisionResponse(

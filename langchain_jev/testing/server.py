@@ -37,8 +37,17 @@ Script entries (per question name; ``answers`` may instead be a callable
 - ``None``: leave the answer out of the response;
 - a callable ``(state, question) -> entry``.
 
-Questions the script does not name get a default: a noul ``default_noul`` (0.9),
-a score its top level, a choice its first label.
+A question the script does not name is never answered for you, with one exception:
+
+- a hazard question of the guardrails (one of `HAZARDS`, by its category's name and prescribed
+  instructions) gets "no hazard" (a noul of 0.02), so a guardrail judged with a script of your own
+  refuses only what the script flags (script a category by name to flag it);
+- any other unnamed question makes the request fail with 422, whose message names the question
+  and how to script it, and the server says so once per question (on stderr from the command
+  line, as a warning of the ``langchain_jev.testing.server`` logger in Python): a verdict never
+  passes on an answer nobody wrote, as with `ScriptedDecisionModel`;
+- unless ``default_noul`` (``--noul P``) is given: then an unnamed noul answers that probability,
+  which is also said once per question. Scores and choices are always scripted by name.
 
 A script may also answer by what is judged: ``{"answers": {...}, "rules": [...]}``,
 where each rule is ``{"when": {state field: text}, "answers": {...}}``. A rule
@@ -68,7 +77,8 @@ Command line (``python -m langchain_jev.testing.server --help``):
 - ``--answers FILE.json``: the script, a JSON object ``{question name: entry}``
   (inline JSON works too: ``--answers '{"polite": 0.2}'``);
 - ``--answer NAME=VALUE``: one entry (a number, a label, or JSON), repeatable, over the file's;
-- ``--noul P``: the probability of yes for nouls the script does not name (default 0.9);
+- ``--noul P``: the probability of yes for nouls the script does not name (default: none, so an
+  unnamed noul is refused with 422, as any unnamed score or choice is);
 - ``--port N`` (default: a free port), ``--host`` (default ``127.0.0.1``);
 - ``--latency SECONDS``: wait before each answer, as a real model does;
 - ``--model NAME``: the model name reported; ``--api-key KEY``: accept this key only;
@@ -93,6 +103,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
+import logging
 import math
 import os
 import shlex
@@ -111,6 +122,7 @@ from urllib.error import URLError
 from urllib.request import ProxyHandler, Request, build_opener
 
 from langchain_jev.models import unique_json
+from langchain_jev.testing._unscripted import HAZARD_DEFAULT, how_to_answer, is_hazard_question, question_type
 
 __all__ = [
     "MAX_RECORDED",
@@ -134,6 +146,7 @@ MAX_RECORDED = 10_000
 """How many of its latest requests a `JevServer` records by default."""
 READY_TIMEOUT = 30.0
 """Seconds ``--background`` waits for the detached server to answer before giving up."""
+
 
 Answerer = Callable[[Any, Mapping[str, Any]], Mapping[str, Any]]
 FaultPlan = Callable[["Received"], "Fault | None"]
@@ -214,9 +227,14 @@ class _Config:
     model: str | None
     api_key: str | None = field(repr=False)
     keep_bodies: bool
-    default_noul: float = 0.9
+    default_noul: float | None = None
     max_requests: int | None = None
+    say: Callable[[str], None] | None = None
+    command: bool = False
+    """Whether the command line runs the server (its messages then name its flags)."""
+    """Where a question the script does not name is said, once (a logger's warning unless given)."""
     lock: threading.Lock = field(default_factory=threading.Lock)
+    said: set[str] = field(default_factory=set)
     received: deque[Received] = field(default_factory=deque)
     count: int = 0
     in_flight: int = 0
@@ -240,7 +258,8 @@ class JevServer:
         max_requests: how many of the latest requests are recorded (`requests`):
             `MAX_RECORDED` (10,000) by default, so a server that runs for weeks keeps
             no more; None records every one. ``request_count`` counts them all.
-        default_noul: the probability of yes for nouls the script does not name.
+        default_noul: the probability of yes for nouls the script does not name (hazard
+            questions aside); None (the default) refuses an unnamed question with 422.
         host: the address to listen on (the loopback interface by default).
         port: the port to listen on (0, the default, for a free one).
 
@@ -267,11 +286,11 @@ class JevServer:
         api_key: str | None = None,
         keep_bodies: bool = True,
         max_requests: int | None = MAX_RECORDED,
-        default_noul: float = 0.9,
+        default_noul: float | None = None,
         host: str = "127.0.0.1",
         port: int = 0,
     ) -> None:
-        if not 0.0 <= default_noul <= 1.0:
+        if default_noul is not None and not 0.0 <= default_noul <= 1.0:
             raise ValueError(f"default_noul must be a probability between 0 and 1, got {default_noul!r}")
         if max_requests is not None and (isinstance(max_requests, bool) or max_requests < 0):
             raise ValueError(f"max_requests must be a whole number >= 0 or None, got {max_requests!r}")
@@ -485,7 +504,11 @@ class _Handler(BaseHTTPRequestHandler):
             return
         if self.config.delay > 0:
             time.sleep(self.config.delay)
-        answers = _answers(self.config, received.state, questions)
+        try:
+            answers = _answers(self.config, received.state, questions)
+        except _Unscripted as unscripted:
+            self._error(HTTPStatus.UNPROCESSABLE_ENTITY, str(unscripted))
+            return
         state = received.state
         marker = state.get(self.config.marker_field) if isinstance(state, dict) else None
         request_id = str(marker) if marker is not None else f"req-{received.number}"
@@ -605,19 +628,56 @@ def _fault_for(faults: Sequence[Fault | None] | FaultPlan | None, received: Rece
     return faults[index] if index < len(faults) else None
 
 
+class _Unscripted(Exception):
+    """A request asks questions the script does not name (and no default answers them)."""
+
+
+def _unnamed(config: _Config, name: str, question: Any) -> Any:
+    """The entry for a question the script does not name, or `_DEFAULT` when it gets none."""
+    if is_hazard_question(name, question):
+        return HAZARD_DEFAULT
+    if question_type(question) == "noul" and config.default_noul is not None:
+        flag = "--noul" if config.command else "default_noul"
+        _say_once(config, name, f"noul {name!r} is not scripted: answered {config.default_noul:g} ({flag})")
+        return config.default_noul
+    return _DEFAULT
+
+
+def _say_once(config: _Config, name: str, message: str) -> None:
+    with config.lock:
+        if name in config.said:
+            return
+        config.said.add(name)
+    if config.say is not None:
+        config.say(message)
+    else:
+        logging.getLogger(__name__).warning("scripted Jev server: %s", message)
+
+
 def _answers(config: _Config, state: Any, questions: Mapping[str, Any]) -> dict[str, Any]:
     script = config.answers
     entries: Mapping[str, Any] = script(state, questions) if callable(script) else _by_rules(script, state)
     out: dict[str, Any] = {}
+    missing: list[str] = []
     for name, question in questions.items():
         entry = entries.get(name, _DEFAULT)
-        if entry is _DEFAULT and isinstance(question, Mapping) and question.get("type") == "noul":
-            entry = config.default_noul
+        if entry is _DEFAULT:
+            entry = _unnamed(config, name, question)
+        if entry is _DEFAULT:
+            missing.append(name)
+            continue
         if callable(entry):
             entry = entry(state, question)
         if entry is None:
             continue
         out[name] = wire_answer(question, entry)
+    if missing:
+        said = []
+        for name in missing:
+            kind = question_type(questions[name])
+            said.append(f"{kind} {name!r}: {how_to_answer(name, kind, command=config.command)}")
+            _say_once(config, name, f"the script does not name {said[-1]}")
+        raise _Unscripted("the scripted server has no answer for " + "; ".join(said))
     return out
 
 
@@ -666,12 +726,12 @@ def wire_answer(question: Mapping[str, Any], entry: Any) -> Any:
     kind = question.get("type")
     if isinstance(entry, Mapping) and "type" in entry:
         return dict(entry)
+    if entry is _DEFAULT:
+        raise ValueError("wire_answer needs an entry: the server answers no question nobody scripted")
     if kind == "noul":
-        return {"type": "noul", "noul": 0.9 if entry is _DEFAULT else float(entry)}
+        return {"type": "noul", "noul": float(entry)}
     if kind == "choice":
         labels = list(question.get("criteria") or {})
-        if entry is _DEFAULT:
-            entry = labels[0]
         if isinstance(entry, str):
             rest = [label for label in labels if label != entry]
             share = 0.1 / len(rest) if rest else 0.0
@@ -687,8 +747,6 @@ def wire_answer(question: Mapping[str, Any], entry: Any) -> Any:
     if kind == "score":
         levels = list(question.get("criteria") or [])
         top = len(levels) - 1
-        if entry is _DEFAULT:
-            entry = float(top)
         spread: Mapping[Any, Any] = _spread(float(entry), top) if isinstance(entry, (int, float)) else entry
         levels_p = {int(k): float(v) for k, v in spread.items()}
         value = sum(level * p for level, p in levels_p.items())
@@ -848,8 +906,9 @@ def _parser() -> argparse.ArgumentParser:
         epilog=(
             "Script entries by question name: a number (a noul's probability of yes, a score's "
             "expected level), a label (a choice), {label_or_level: probability}, a raw wire answer "
-            '(an object with "type"), or null (no answer). Unnamed questions: a noul --noul, a score '
-            'its top level, a choice its first label. To answer by what is judged: {"answers": {...}, '
+            '(an object with "type"), or null (no answer). A question the script does not name is '
+            "refused (422, naming it), except a guardrail hazard question (answered 0.02, no hazard) "
+            'and, with --noul P, a noul. To answer by what is judged: {"answers": {...}, '
             '"rules": [{"when": {"assistant_answer": "text it contains"}, "answers": {...}}]}. '
             "Any API key is accepted unless --api-key is given."
         ),
@@ -867,9 +926,9 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--noul",
         type=_probability,
-        default=0.9,
+        default=None,
         metavar="P",
-        help="probability of yes for nouls the script does not name (default 0.9)",
+        help="probability of yes for nouls the script does not name (default: none, they are refused)",
     )
     parser.add_argument(
         "--latency",
@@ -934,17 +993,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         api_key=args.api_key,
         keep_bodies=False,
     )
+    server._config.say = lambda message: print(message, file=sys.stderr, flush=True)
+    server._config.command = True
     try:
         server._listen()
     except OSError as error:
         print(_listen_problem(args.host, args.port, error), file=sys.stderr, flush=True)
         return 2
     exports = _exports(server.base_url, args.api_key)
-    named = ", ".join(sorted(_named(script))) or "none"
-    banner = (
-        f"scripted Jev-compatible server on {server.base_url}: questions scripted: {named}; "
-        f"any other noul answers {args.noul:g}."
-    )
+    banner = _banner(server.base_url, script, args.noul)
     if args.background:
         return _detach(server, server.base_url, exports, banner)
     print(f"{banner} Ctrl-C stops it.", file=sys.stderr, flush=True)
@@ -960,6 +1017,37 @@ def main(argv: Sequence[str] | None = None) -> int:
     finally:
         server.stop()
     return 0
+
+
+BANNER_NAMES = 6
+"""How many scripted question names the command's banner lists before it counts the rest."""
+
+
+def _banner(base_url: str, script: Mapping[str, Any], noul: float | None) -> str:
+    """What the command says once on stderr: what it scripts, and what it does with the rest."""
+    named = sorted(_named(script))
+    own = [name for name in named if name not in _hazard_names()]
+    hazards = len(named) - len(own)
+    listed = ", ".join(own[:BANNER_NAMES]) or "none"
+    if len(own) > BANNER_NAMES:
+        listed += f" and {len(own) - BANNER_NAMES} more"
+    if hazards:
+        listed += f" (and {hazards} hazard categor{'y' if hazards == 1 else 'ies'})"
+    rest = (
+        f"any other noul answers {noul:g} (--noul)"
+        if noul is not None
+        else "any other question is refused with 422, naming it (--noul P answers nouls)"
+    )
+    return (
+        f"scripted Jev-compatible server on {base_url}: questions scripted: {listed}; "
+        f"hazard questions not scripted answer {HAZARD_DEFAULT:g} (no hazard); {rest}."
+    )
+
+
+def _hazard_names() -> frozenset[str]:
+    from langchain_jev.guardrails.catalog import HAZARDS
+
+    return frozenset(hazard.name for hazard in HAZARDS)
 
 
 def _exports(base_url: str, api_key: str | None) -> list[str]:

@@ -349,6 +349,7 @@ def test_the_table_counts_outcomes_per_criterion_and_rows_overall() -> None:
     assert lines == [
         "4 rows: 2 passed, 1 failed, pass rate 50.0%",
         "1 row could not be judged (TimeoutError x1): recorded as errors and counted as not passed",
+        "the first: TimeoutError: slow",
         "1 bad input row skipped (named above); not in the pass rate",
         "FAIL: pass rate 50.0% is under --fail-under 60.0%",
     ]

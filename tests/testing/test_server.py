@@ -53,7 +53,12 @@ class Served:
     def __init__(self, *args: str) -> None:
         command = [sys.executable, "-m", "langchain_jev.testing.server", *args]
         self.process = subprocess.Popen(
-            interruptible(command), env=_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT
+            interruptible(command),
+            env=_env(),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            cwd=ROOT,
         )
         stdout = self.process.stdout
         assert stdout is not None
@@ -116,6 +121,54 @@ def test_the_command_line_judges_with_the_scripted_answers(served: Served, tmp_p
 
 
 @pytest.mark.slow
+def test_a_default_given_by_flag_is_said_once_per_question_on_stderr(served: Served) -> None:
+    jev = JevDecisionModel(api_key=KEY, base_url=served.url)
+    judge = JevJudge([POLITE], model=jev)
+    try:
+        assert [judge.judge("Hi?", "Hello!").finding("polite").value for _ in range(3)] == [0.2, 0.2, 0.2]
+    finally:
+        jev.close()
+    stderr = served.stop().stderr
+    assert stderr.count("noul 'polite' is not scripted: answered 0.2 (--noul)") == 1, stderr
+    assert "any other noul answers 0.2 (--noul)" in stderr
+
+
+@pytest.mark.slow
+def test_the_command_line_refuses_what_nobody_scripted_naming_it_and_its_flags(tmp_path: Path) -> None:
+    server = Served("--answer", "mode=answered")  # a script of one's own, no --noul
+    try:
+        out = tmp_path / "results.jsonl"
+        done = subprocess.run(
+            [sys.executable, "-m", "langchain_jev.cli", "judge", str(WEATHER_DATA), "--judge", str(WEATHER_JUDGE),
+             "--base-url", server.url, "--out", str(out), "--max-retries", "0"],
+            env=_env(), capture_output=True, text=True, timeout=120, cwd=tmp_path,
+        )  # fmt: skip
+    finally:
+        stderr = server.stop().stderr
+    assert done.returncode == 3, done.stdout + done.stderr  # rows not judged: never a pass
+    assert "8 rows: 0 passed" in done.stdout
+    # the summary quotes the server's refusal: each question and how to answer it
+    assert "the first: TypeSafeUnprocessableEntityError" in done.stdout, done.stdout
+    assert "score 'helpfulness': script it (--answer helpfulness=2, or in the --answers file)" in done.stdout
+    assert "noul 'has_details': script it (--answer has_details=0.9, or in the --answers file), or answer " \
+        "every unscripted noul with --noul P" in done.stdout  # fmt: skip
+    # the server says it once per question, however many rows asked, and said up front what it does
+    assert stderr.count("the script does not name score 'helpfulness'") == 1, stderr
+    assert stderr.count("the script does not name noul 'has_details'") == 1, stderr
+    assert "any other question is refused with 422, naming it (--noul P answers nouls)" in stderr
+    assert "hazard questions not scripted answer 0.02 (no hazard)" in stderr
+
+
+def test_the_banner_counts_the_hazard_categories_it_scripts_rather_than_listing_them() -> None:
+    from langchain_jev.testing.server import _banner
+
+    banner = _banner("http://127.0.0.1:1", load_script(str(ROOT / "examples" / "weather_answers.json")), None)
+    assert "questions scripted: answer_relevance, citations, completeness, context_relevance, groundedness, " \
+        "has_details and 11 more (and 4 hazard categories);" in banner  # fmt: skip
+    assert "violent_crimes" not in banner and len(banner) < 350, banner
+
+
+@pytest.mark.slow
 def test_jev_decision_model_gets_the_scripted_verdict_then_the_server_stops_cleanly(
     sigint_at_start: str, served: Served
 ) -> None:
@@ -167,7 +220,7 @@ def test_a_port_another_http_server_holds_is_refused_in_process(capsys: pytest.C
 
 @pytest.mark.slow
 def test_without_port_each_server_takes_a_free_port_and_prints_what_to_export() -> None:
-    first, second = Served(), Served()
+    first, second = Served("--answer", "polite=0.9"), Served("--answer", "polite=0.9")
     try:
         assert first.exports.keys() == {"TYPESAFE_BASE_URL", "TYPESAFE_API_KEY"}
         assert first.exports["TYPESAFE_API_KEY"].startswith("sk-")

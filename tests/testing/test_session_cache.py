@@ -16,7 +16,7 @@ from langchain_jev.models.shared_cache import share_cache
 from langchain_jev.testing import JevServer, aassert_judged, assert_judged  # noqa: F401
 from tests.fakes import JevWire, noul
 from tests.testing.helpers import POLITE as POLITE_QUESTION
-from tests.testing.helpers import judge_on
+from tests.testing.helpers import GOOD, judge_on
 
 pytest_plugins = ["pytester"]
 
@@ -52,7 +52,7 @@ def test_jev_model(jev_model):
 
 @pytest.fixture
 def server(monkeypatch: pytest.MonkeyPatch) -> Iterator[JevServer]:
-    with JevServer() as jev:  # every noul 0.9
+    with JevServer(GOOD, default_noul=0.9) as jev:  # any other noul 0.9
         monkeypatch.delenv("TYPESAFE_DEFAULT_MODEL", raising=False)
         monkeypatch.setenv("TYPESAFE_API_KEY", KEY)
         monkeypatch.setenv("TYPESAFE_BASE_URL", jev.base_url)

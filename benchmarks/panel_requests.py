@@ -113,7 +113,7 @@ def command_requests(criteria: int) -> float:
     os.environ.setdefault("TYPESAFE_API_KEY", "sk-bench")
     spec = {"criteria": [{"kind": "noul", "name": f"c{i}", "instructions": f"Criterion {i}?", "minimum": 0.5}
                          for i in range(criteria)]}
-    with tempfile.TemporaryDirectory() as folder, JevServer({}) as server:
+    with tempfile.TemporaryDirectory() as folder, JevServer({}, default_noul=0.9) as server:
         judge = Path(folder, "judge.json")
         judge.write_text(json.dumps(spec), encoding="utf-8")
         results = []

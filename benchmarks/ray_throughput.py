@@ -47,6 +47,8 @@ IN_FLIGHT = 64
 DELAY = 0.1
 ROWS = int(sys.argv[1]) if len(sys.argv) > 1 else 20_000
 JUDGE = ROOT / "examples" / "weather_judge.yaml"
+ANSWERS = {"is_grounded": 0.9, "helpfulness": 3, "mode": "answered", "has_details": 0.9}
+"""What the server answers each of the judge's questions (it answers none nobody scripted)."""
 THEORETICAL = IN_FLIGHT / DELAY
 GOAL_LOCAL = 0.9
 GOAL_THEORY = 0.8
@@ -133,7 +135,7 @@ def judge(server: JevServer, data: Path, out: Path, *engine: str) -> dict[str, f
 
 def run() -> list[Row]:
     """Ray, then the local engine, on one server; rows of {name, value, goal, ok}."""
-    with tempfile.TemporaryDirectory() as folder, JevServer(delay=DELAY, keep_bodies=False) as server:
+    with tempfile.TemporaryDirectory() as folder, JevServer(ANSWERS, delay=DELAY, keep_bodies=False) as server:
         data = Path(folder) / "rows.jsonl"
         write_rows(data, ROWS)
         start = load_row()

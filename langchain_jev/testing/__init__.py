@@ -5,7 +5,8 @@
   drafts per question: the ``chat_model`` of the examples (self-refine, guardrails, agents), offline.
 - `JevServer` is a Jev-compatible server on the loopback interface answering from a script, for
   tests (and tries) of the real wire path without a key: ``python -m langchain_jev.testing.server``
-  runs it from the command line; see `langchain_jev.testing.server`.
+  runs it from the command line; see `langchain_jev.testing.server`. `scripted_server_reason()`
+  tells whether the environment points at it (its placeholder key, or a loopback URL).
 - `assert_judged` / `aassert_judged` assert that statements hold of a text (or that a judge passes it).
 - The pytest plugin (loaded automatically) gives the ``jev_model`` fixture and ``--jev-require``;
   see `langchain_jev.testing.plugin`.
@@ -44,7 +45,7 @@ if TYPE_CHECKING:
     )
     from langchain_jev.testing.chat import ScriptedChatModel, scripted_chat_model
     from langchain_jev.testing.scripted import ScriptedDecisionModel, ScriptEntry
-    from langchain_jev.testing.server import JevServer
+    from langchain_jev.testing.server import JevServer, scripted_server_reason
 
 _EXPORTS: dict[str, str] = {
     "Given": "langchain_jev.testing.assertions",
@@ -57,6 +58,7 @@ _EXPORTS: dict[str, str] = {
     "failure_message": "langchain_jev.testing.assertions",
     "judge_input": "langchain_jev.testing.assertions",
     "scripted_chat_model": "langchain_jev.testing.chat",
+    "scripted_server_reason": "langchain_jev.testing.server",
 }
 
 __all__ = [
@@ -70,6 +72,7 @@ __all__ = [
     "failure_message",
     "judge_input",
     "scripted_chat_model",
+    "scripted_server_reason",
 ]
 
 

@@ -4,17 +4,24 @@ This is the one place CI runs the notebooks. Each runs in a fresh kernel whose
 environment has no API key of any provider and LangSmith tracing off, so each
 must pick its scripted decision model, print the line that says so, and run
 offline. Besides that line, each notebook's key results are checked, so a
-notebook that runs but shows nonsense fails too.
+notebook that runs but shows nonsense fails too. Each runs again from the README's
+shell, the scripted server's settings exported (its placeholder key, or a key of
+one's own and its loopback URL): the notebook must still say "scripted", never
+"measured", and show the same results.
 """
 
 from __future__ import annotations
 
 import subprocess
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 import nbformat
 import pytest
 from nbclient import NotebookClient
+
+from langchain_jev.testing import JevServer
+from langchain_jev.testing.server import PLACEHOLDER_KEY, load_script
 
 pytestmark = pytest.mark.slow  # subprocesses, servers or large loads: `-m "not slow"` leaves them out
 
@@ -77,7 +84,12 @@ def _code_cells(notebook: nbformat.NotebookNode) -> list[nbformat.NotebookNode]:
 
 def test_the_four_notebooks_are_there_and_each_has_expectations() -> None:
     names = {path.name for path in PATHS}
-    assert {"quickstart.ipynb", "langsmith_experiment.ipynb", "self_refine_agent.ipynb", "guardrail_agent.ipynb"} <= names
+    assert {
+        "quickstart.ipynb",
+        "langsmith_experiment.ipynb",
+        "self_refine_agent.ipynb",
+        "guardrail_agent.ipynb",
+    } <= names
     assert names == set(EXPECTED), "every notebook needs its expected results here"
 
 
@@ -91,13 +103,51 @@ def test_the_notebook_is_stored_without_outputs(path: Path) -> None:
     assert dirty == [], f"{path.name}: code cells {dirty} are stored with outputs or execution counts"
 
 
+@pytest.fixture(scope="module")
+def scripted_server() -> Iterator[JevServer]:
+    """The README's first-verdict server: scripted by ``examples/weather_answers.json``."""
+    with JevServer(load_script(str(NOTEBOOKS.parent / "examples" / "weather_answers.json"))) as server:
+        yield server
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("path", PATHS, ids=[path.stem for path in PATHS])
 def test_the_notebook_runs_without_keys_and_says_its_numbers_are_scripted(
     path: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    _run_and_check(path, tmp_path, monkeypatch, {})
+
+
+SERVER_SHELLS = [
+    *[(path, "placeholder-key") for path in PATHS],
+    (NOTEBOOKS / "quickstart.ipynb", "own-key-loopback-url"),
+]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("path", "shell"), SERVER_SHELLS, ids=[f"{path.stem}-{shell}" for path, shell in SERVER_SHELLS]
+)
+def test_the_notebook_run_from_the_scripted_servers_shell_says_scripted_not_measured(
+    path: Path, shell: str, scripted_server: JevServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    key = PLACEHOLDER_KEY if shell == "placeholder-key" else "sk-my-own-key"
+    env = {"TYPESAFE_API_KEY": key, "TYPESAFE_BASE_URL": scripted_server.base_url}
+    text = _run_and_check(path, tmp_path, monkeypatch, env)
+    assert "scripted server" in text or "loopback address" in text, f"{path.name} never says why:\n{text}"
+    assert "are measured" not in text, f"{path.name} calls scripted numbers measured:\n{text}"
+    assert "sk-my-own-key" not in text  # a key is never printed
+
+
+def _run_and_check(
+    path: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, env: Mapping[str, str]
+) -> str:
+    """Run the notebook with only ``env`` of the keys set; check what it shows; return its text."""
     for name in KEYS:
         monkeypatch.delenv(name, raising=False)
+    monkeypatch.delenv("TYPESAFE_BASE_URL", raising=False)
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
     monkeypatch.setenv("LANGSMITH_TRACING", "false")
     monkeypatch.setenv("LANGCHAIN_TRACING_V2", "false")
     notebook = nbformat.read(path, as_version=4)
@@ -122,6 +172,7 @@ def test_the_notebook_runs_without_keys_and_says_its_numbers_are_scripted(
     # a tour from a checkout leaves `git status` clean: what it writes is ignored, or not there
     left = [f"notebooks/{p.relative_to(tmp_path).as_posix()}" for p in tmp_path.rglob("*") if p.is_file()]
     assert _not_ignored(left) == [], f"{path.name} leaves files git would list as untracked"
+    return text
 
 
 def _not_ignored(paths: list[str]) -> list[str]:

@@ -21,7 +21,8 @@ from langchain_core.decisions import BaseDecisionModel, Choice, Noul, Score
 
 from langchain_jev import JevCriterion, JevDecisionModel, JevJudge
 from langchain_jev.guardrails import HazardBattery
-from langchain_jev.testing import JevServer, ScriptedDecisionModel
+from langchain_jev.testing import JevServer, ScriptedDecisionModel, scripted_server_reason
+from langchain_jev.testing.server import PLACEHOLDER_KEY
 
 TOOLS = ["scripted-model", "scripted-server"]
 ORDER = "Where is order 42?"
@@ -141,3 +142,47 @@ def test_a_default_noul_is_explicit_and_said_once(caplog: pytest.LogCaptureFixtu
     assert [v.finding("polite").value for v in verdicts] == [0.2, 0.2, 0.2]
     said = [r.getMessage() for r in caplog.records if r.name == "langchain_jev.testing.server"]
     assert said == ["scripted Jev server: noul 'polite' is not scripted: answered 0.2 (default_noul)"]
+
+
+# ---------------------------------------------------------------------- what the notebooks read
+
+
+@pytest.mark.parametrize(
+    ("environ", "reason"),
+    [
+        ({"TYPESAFE_API_KEY": PLACEHOLDER_KEY}, "TYPESAFE_API_KEY is the scripted server's placeholder key"),
+        (
+            {"TYPESAFE_API_KEY": f" {PLACEHOLDER_KEY}\n"},
+            "TYPESAFE_API_KEY is the scripted server's placeholder key",
+        ),
+        ({"TYPESAFE_API_KEY": "sk-mine", "TYPESAFE_BASE_URL": "http://127.0.0.1:8123"}, "loopback"),
+        ({"TYPESAFE_BASE_URL": "http://127.8.9.10:80/v1"}, "loopback"),
+        ({"TYPESAFE_BASE_URL": "http://localhost:9000"}, "loopback"),
+        ({"TYPESAFE_BASE_URL": "http://LOCALHOST.:9000"}, "loopback"),
+        ({"TYPESAFE_BASE_URL": "http://api.localhost"}, "loopback"),
+        ({"TYPESAFE_BASE_URL": "http://[::1]:9000"}, "loopback"),
+        ({"TYPESAFE_BASE_URL": "127.0.0.1:9000"}, "loopback"),
+        ({"TYPESAFE_API_KEY": "sk-mine"}, None),
+        ({"TYPESAFE_API_KEY": "sk-mine", "TYPESAFE_BASE_URL": "https://api.typesafe.ai"}, None),
+        ({"TYPESAFE_BASE_URL": "http://10.0.0.5:8000"}, None),
+        ({"TYPESAFE_BASE_URL": "http://[::1"}, None),  # unreadable: not claimed to be loopback
+        ({}, None),
+    ],
+)
+def test_the_scripted_server_is_recognised_by_its_key_or_a_loopback_url(
+    environ: dict[str, str], reason: str | None
+) -> None:
+    found = scripted_server_reason(environ)
+    if reason is None:
+        assert found is None
+    else:
+        assert found is not None and reason in found
+        assert "sk-mine" not in found  # a key is never quoted
+
+
+@given(key=st.text(min_size=1).filter(lambda key: key.strip() != PLACEHOLDER_KEY))
+def test_any_other_key_without_a_loopback_url_is_not_the_scripted_server(key: str) -> None:
+    assert (
+        scripted_server_reason({"TYPESAFE_API_KEY": key, "TYPESAFE_BASE_URL": "https://api.typesafe.ai"})
+        is None
+    )

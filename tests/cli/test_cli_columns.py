@@ -18,7 +18,7 @@ SPEC = 'criteria:\n  - {kind: noul, name: ok, instructions: "Does `assistant_ans
 
 @pytest.fixture
 def server(monkeypatch: pytest.MonkeyPatch) -> Iterator[JevServer]:
-    with JevServer({"ok": 0.9}) as jev:
+    with JevServer({"ok": 0.9, "polite": 0.9}) as jev:
         monkeypatch.setenv("TYPESAFE_API_KEY", "sk-test")
         monkeypatch.setenv("TYPESAFE_BASE_URL", jev.base_url)
         yield jev

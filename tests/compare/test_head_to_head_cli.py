@@ -32,6 +32,8 @@ CRITERIA = {
                 "defect": "no question"},
 }
 ROWS = 6
+JUDGED = {"helpful": 0.9, "specific": 0.9, "tone": "warm"}
+"""What the server answers when the runs to compare are judged."""
 B_BETTER = {1, 2, 3, 4}
 """The rows whose answer B improved (A's is vague there, B's on the others)."""
 
@@ -76,7 +78,7 @@ def first_shown(state: Mapping[str, Any], questions: Mapping[str, Any]) -> dict[
 
 @pytest.fixture(scope="module")
 def server() -> Any:
-    with JevServer({}) as running:
+    with JevServer(JUDGED) as running:
         yield running
 
 
@@ -274,6 +276,7 @@ def test_a_row_whose_state_cannot_be_recovered_is_refused(
 ) -> None:
     data = dataset(tmp_path, "moved", dict.fromkeys(range(1, ROWS + 1), GOOD))
     results = tmp_path / "moved.results.jsonl"
+    server.answers = JUDGED
     assert main(["judge", str(data), "--judge", str(runs["spec"]), "--base-url", server.base_url, "--quiet",
                  "--workers", "1", "--out", str(results)]) in (0, 1)
     capsys.readouterr()

@@ -15,8 +15,8 @@ from langchain_jev.models.cache import CachedDecisionModel, InMemoryCache, SQLit
 from langchain_jev.models.shared_cache import share_cache
 from langchain_jev.testing import JevServer, aassert_judged, assert_judged  # noqa: F401
 from tests.fakes import JevWire, noul
-from tests.testing.helpers import POLITE as POLITE_QUESTION
 from tests.testing.helpers import GOOD, judge_on
+from tests.testing.helpers import POLITE as POLITE_QUESTION
 
 pytest_plugins = ["pytester"]
 

@@ -53,7 +53,7 @@ from typing_extensions import Unpack
 
 from langchain_jev.errors import GuardrailStop, JevConfigurationError, JevInputError
 from langchain_jev.graph.guardrail import require_checkpointer, review_by_interrupt
-from langchain_jev.graph.wiring import require_messages_reducer, warn_without_report_channel
+from langchain_jev.graph.wiring import report_channel_warning, require_messages_reducer
 from langchain_jev.guardrails.battery import HazardBattery
 from langchain_jev.guardrails.door import DoorOutcome, GuardrailDoor
 from langchain_jev.guardrails.early import may_start_early
@@ -476,9 +476,11 @@ def create_guarded_model_node(
     def messages(state: Mapping[str, Any] | Any) -> list[BaseMessage]:
         return list(state_messages(state, messages_key, "the guarded model node"))
 
+    warn_once = report_channel_warning(state_key, "the guarded model node")
+
     def wired(config: RunnableConfig) -> None:
         require_messages_reducer(config, messages_key, "the guarded model node")
-        warn_without_report_channel(config, state_key, "the guarded model node")
+        warn_once(config)
 
     def node_calls(guard: _ModelGuard) -> tuple[Callable[..., Any], Callable[..., Any]]:
         def node(state: Any, config: RunnableConfig) -> dict[str, Any]:

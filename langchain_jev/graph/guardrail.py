@@ -82,9 +82,9 @@ from typing_extensions import Unpack
 
 from langchain_jev.errors import JevConfigurationError
 from langchain_jev.graph.wiring import (
+    report_channel_warning,
     require_messages_reducer,
     require_no_route_out,
-    warn_without_report_channel,
 )
 from langchain_jev.guardrails.battery import HazardBattery
 from langchain_jev.guardrails.catalog import DIRECTIONS, Direction
@@ -249,11 +249,13 @@ def create_guardrail_node(
             return Command(goto=END if outcome.ends else next_node, update=update)
         return Command(goto=next_node, update=update)
 
+    warn_once = report_channel_warning(state_key, who)
+
     def wired(config: RunnableConfig) -> None:
         require_no_route_out(config, (guard, aguard), who, next_node)
         require_messages_reducer(config, messages_key, who)
         require_checkpointer(rail, config, who)
-        warn_without_report_channel(config, state_key, who)
+        warn_once(config)
 
     def guard(state: Any, config: RunnableConfig) -> Command[str]:
         wired(config)

@@ -16,7 +16,7 @@ LangGraph says nothing about either:
 - **no channel for the report** (``StateGraph(MessagesState)`` instead of
   `GuardrailState`): LangGraph drops an update to a key its state does not
   declare, without a word, so ``state["guardrail"]`` is never there.
-  `warn_without_report_channel` warns on the first run (the turn itself is
+  `report_channel_warning` warns on a node's first run (the turn itself is
   guarded all the same), naming the channel and the state class to use.
 
 The same class holds a third: **messages without the ``add_messages`` reducer**
@@ -57,6 +57,7 @@ __all__ = [
     "require_builder_channels",
     "require_messages_reducer",
     "require_no_route_out",
+    "report_channel_warning",
     "warn_without_report_channel",
 ]
 
@@ -206,6 +207,30 @@ def warn_without_report_channel(config: RunnableConfig | None, state_key: str, w
     named = f"{who} {node!r}" if node else who
     warnings.warn(missing_report_channel(state_key, named), GuardrailWiringWarning, stacklevel=2)
     return True
+
+
+def report_channel_warning(state_key: str, who: str) -> Callable[[RunnableConfig | None], bool]:
+    """`warn_without_report_channel` for one node: it warns on the node's first run, not on every turn.
+
+    The node keeps the fact that it warned itself rather than leaving it to Python's warning registry,
+    which anything entering `warnings.catch_warnings` resets (langchain-core before 1.8.3 did on each
+    call of a beta API, so the warning came back on every turn). A warning turned into an error is not
+    counted as given: the next run raises again.
+
+    Returns:
+        The check to call with the running node's config; it returns True when it warned.
+
+    """
+    warned = False
+
+    def check(config: RunnableConfig | None) -> bool:
+        nonlocal warned
+        if warned:
+            return False
+        warned = warn_without_report_channel(config, state_key, who)
+        return warned
+
+    return check
 
 
 def replaces_by_id(channel: Any) -> bool | None:

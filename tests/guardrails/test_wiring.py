@@ -257,6 +257,26 @@ def test_the_warning_is_given_once_not_on_every_turn() -> None:
     assert [type(w.message) for w in caught] == [GuardrailWiringWarning]
 
 
+def test_the_warning_stays_once_when_something_resets_the_warning_registry_between_turns() -> None:
+    graph = messages_state_graph(chat("Rinse them.", "Soak them."), inputs(p=0.01))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("default")
+        graph.invoke({"messages": [HumanMessage("How do I cook lentils?")]})
+        with warnings.catch_warnings():  # as langchain-core before 1.8.3 did on each call of a beta API
+            warnings.simplefilter("ignore", DeprecationWarning)
+        graph.invoke({"messages": [HumanMessage("And beans?")]})
+    assert [type(w.message) for w in caught] == [GuardrailWiringWarning]
+
+
+def test_a_wiring_warning_turned_into_an_error_is_raised_on_every_turn() -> None:
+    graph = messages_state_graph(chat("Rinse them.", "Soak them."), inputs(p=0.01))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", GuardrailWiringWarning)
+        for question in ("How do I cook lentils?", "And beans?"):
+            with pytest.raises(GuardrailWiringWarning, match="no 'guardrail' channel"):
+                graph.invoke({"messages": [HumanMessage(question)]})
+
+
 async def test_messages_state_warns_under_ainvoke() -> None:
     graph = messages_state_graph(chat(), inputs())
     with pytest.warns(GuardrailWiringWarning, match="no 'guardrail' channel"):

@@ -28,9 +28,8 @@ import json
 import threading
 from collections.abc import Iterator
 from contextvars import ContextVar
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any, ClassVar, TypedDict
+from typing import Any, TypedDict
 
 import httpx
 import pytest
@@ -67,6 +66,7 @@ from tests.fakes import ReplyingChatModel
 from tests.guardrails.helpers import KeywordDecisionModel, WaitsForTheModel
 from tests.guardrails.test_concurrent import door_only
 from tests.models.chat.helpers import ToolCallingChatModel, tool_reply
+from tests.support.fake_langsmith import Posted, fake_langsmith_api
 
 langchain_openai = pytest.importorskip("langchain_openai")
 langchain_anthropic = pytest.importorskip("langchain_anthropic")
@@ -366,40 +366,19 @@ def test_a_handler_made_from_the_environment_or_debug_mode_refuses_the_turn(monk
 # ---------------------------------------------------------------- the allow-list: LangSmith's, and others added
 
 
-class _FakeLangSmith(BaseHTTPRequestHandler):
-    bodies: ClassVar[list[bytes]] = []
-
-    def _record(self) -> None:
-        size = int(self.headers.get("content-length") or 0)
-        _FakeLangSmith.bodies.append(self.rfile.read(size))
-        self.send_response(200)
-        self.send_header("content-type", "application/json")
-        self.end_headers()
-        self.wfile.write(b"{}")
-
-    do_POST = do_PATCH = do_GET = _record
-
-    def log_message(self, *args: Any) -> None:
-        pass
-
-
 @pytest.fixture
-def langsmith_api() -> Iterator[str]:
-    """A fake LangSmith API on loopback, recording every body the client posts; yields its URL."""
-    _FakeLangSmith.bodies = []
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _FakeLangSmith)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        yield f"http://127.0.0.1:{server.server_port}"
-    finally:
-        server.shutdown()
+def langsmith_api() -> Iterator[tuple[str, list[Posted]]]:
+    """A fake LangSmith API on loopback, recording every body the client posts: its URL and what it got."""
+    with fake_langsmith_api() as api:
+        yield api
 
 
 @pytest.mark.parametrize("form", FORMS)
 def test_langsmiths_tracer_records_the_hidden_runs_and_an_added_tracer_may_too(
-    form: str, langsmith_api: str
+    form: str, langsmith_api: tuple[str, list[Posted]]
 ) -> None:
-    client = Client(api_key="fake-key", api_url=langsmith_api, auto_batch_tracing=False)
+    url, posted = langsmith_api
+    client = Client(api_key="fake-key", api_url=url, auto_batch_tracing=False)
     tracer, recorded, posts = (
         LangChainTracer(client=client, project_name="guarded"),
         ForwardsToTheUI(),
@@ -414,7 +393,7 @@ def test_langsmiths_tracer_records_the_hidden_runs_and_an_added_tracer_may_too(
     config = {**thread(), "callbacks": [tracer, recorder, recorded, posts]}
     asyncio.run(refused_request_and_reply(graph, "invoke", config))
     tracer.wait_for_futures()
-    sent = b"".join(_FakeLangSmith.bodies).decode("utf-8", "replace")
+    sent = b"".join(post.body for post in posted).decode("utf-8", "replace")
     assert LEAK in sent and "combine the precursors" in sent and "jev_guardrail" in sent
     assert LEAK in recorder.seen and "jev_guarded_draft" in recorder.tags
     assert_saw_no_hidden_run(recorded, saw=OUTPUT_REFUSAL)  # its subclass is allowed, not it

@@ -13,10 +13,8 @@ from __future__ import annotations
 import importlib
 import json
 import pkgutil
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, ClassVar
+from typing import Any
 
 import pytest
 from langchain.agents import create_agent
@@ -33,43 +31,18 @@ from langchain_jev.middleware import JevGuardrailMiddleware, JevSelfRefineMiddle
 from langchain_jev.testing import ScriptedDecisionModel
 from tests.fakes import ReplyingChatModel
 from tests.self_refine.helpers import calls_tool, unit_judge
+from tests.support.fake_langsmith import Posted, fake_langsmith_api
 
 QUESTION = "How warm is the kettle, judged-words-7f3a?"
 ARGUMENT = "tool-argument-91c2"
 ANSWER = "About 100 degrees Celsius."
 
 
-class _FakeLangSmith(BaseHTTPRequestHandler):
-    runs: ClassVar[list[dict[str, Any]]] = []
-
-    def _record(self) -> None:
-        size = int(self.headers.get("content-length") or 0)
-        body = self.rfile.read(size)
-        if self.path.startswith("/runs"):
-            _FakeLangSmith.runs.append({"method": self.command, "path": self.path, **json.loads(body)})
-        self.send_response(200)
-        self.send_header("content-type", "application/json")
-        self.end_headers()
-        self.wfile.write(b"{}")
-
-    do_POST = do_PATCH = do_GET = _record
-
-    def log_message(self, *args: Any) -> None:
-        pass
-
-
 @pytest.fixture
-def langsmith() -> Iterator[Client]:
+def langsmith() -> Iterator[tuple[Client, list[Posted]]]:
     """A real LangSmith client posting every run, one request each, to a fake API on loopback."""
-    _FakeLangSmith.runs = []
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _FakeLangSmith)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        yield Client(
-            api_key="fake-key", api_url=f"http://127.0.0.1:{server.server_port}", auto_batch_tracing=False
-        )
-    finally:
-        server.shutdown()
+    with fake_langsmith_api() as (url, posted):
+        yield Client(api_key="fake-key", api_url=url, auto_batch_tracing=False), posted
 
 
 @tool
@@ -91,9 +64,10 @@ def middlewares(untraced: bool) -> list[AgentMiddleware[Any, Any, Any]]:
 
 
 async def traced_turn(
-    client: Client, mode: str, untraced: bool = False
+    langsmith: tuple[Client, list[Posted]], mode: str, untraced: bool = False
 ) -> tuple[list[str], list[dict[str, Any]]]:
     """One agent turn that calls a tool then answers, traced to ``client``; the middlewares' names and the runs."""
+    client, posted = langsmith
     model = ReplyingChatModel(replies=[calls_tool("thermometer", {"q": ARGUMENT}, "call-1"), ANSWER])
     used = middlewares(untraced)
     agent = create_agent(model, tools=[thermometer], middleware=used)
@@ -102,7 +76,8 @@ async def traced_turn(
         out = agent.invoke(state) if mode == "sync" else await agent.ainvoke(state)
     wait_for_all_tracers()
     assert out["messages"][-1].content == ANSWER
-    return [m.name for m in used], _FakeLangSmith.runs
+    runs = [{"method": p.method, "path": p.path, **json.loads(p.body)} for p in posted if p.path.startswith("/runs")]
+    return [m.name for m in used], runs
 
 
 def hook_spans(names: list[str], runs: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
@@ -116,7 +91,7 @@ def hook_spans(names: list[str], runs: list[dict[str, Any]]) -> dict[str, list[d
 
 
 @pytest.mark.parametrize("mode", ["sync", "async"])
-async def test_the_middlewares_spans_record_no_judged_text(langsmith: Client, mode: str) -> None:
+async def test_the_middlewares_spans_record_no_judged_text(langsmith: tuple[Client, list[Posted]], mode: str) -> None:
     names, runs = await traced_turn(langsmith, mode)
     spans = hook_spans(names, runs)
     guard, refine = names
@@ -132,7 +107,7 @@ async def test_the_middlewares_spans_record_no_judged_text(langsmith: Client, mo
 
 
 @pytest.mark.parametrize("mode", ["sync", "async"])
-async def test_without_the_policy_the_same_spans_copy_the_judged_text(langsmith: Client, mode: str) -> None:
+async def test_without_the_policy_the_same_spans_copy_the_judged_text(langsmith: tuple[Client, list[Posted]], mode: str) -> None:
     # The trace this test reads is able to show the leak: with the policy unset, every hook span copies it.
     names, runs = await traced_turn(langsmith, mode, untraced=True)
     spans = hook_spans(names, runs)

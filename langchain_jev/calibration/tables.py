@@ -128,62 +128,38 @@ def disagreements(calibration: Calibration) -> list[Disagreement]:
 
 
 def calibration_table(calibration: Calibration) -> str:
-    """The per-criterion figures as a text table."""
-    headers = (
-        "criterion",
-        "kind",
-        "n",
-        "base",
-        "AUROC",
-        "Brier",
-        "ECE",
-        "thresh.",
-        "acc.",
-        "kappa [95% CI]",
-        "f-pass",
-        "f-fail",
-    )
-    rows: list[tuple[str, ...]] = [headers]
+    """The per-criterion figures as two text tables, each under a line saying what it measures.
+
+    The first says how well each pass probability ranks the labelled rows (``n``, the share
+    people pass, AUROC, Brier score, ECE); the second how the decisions at the current
+    thresholds agree with the labels (accuracy, Cohen's kappa and its 95% interval, the
+    false-pass and false-fail rates). The overall verdict closes each. Split in two, each
+    stays within 88 columns for criterion names up to 30 characters.
+    """
+    ranking: list[tuple[str, ...]] = [("criterion", "kind", "n", "base", "AUROC", "Brier", "ECE")]
+    agreement: list[tuple[str, ...]] = [
+        ("criterion", "thresh.", "acc.", "kappa", "95% CI", "f-pass", "f-fail")
+    ]
     for c in calibration.criteria:
         conf = c.confusion
-        interval = f" [{c.kappa_interval[0]:.2f}, {c.kappa_interval[1]:.2f}]" if c.kappa_interval else ""
-        rows.append(
-            (
-                c.name,
-                c.kind,
-                str(c.n),
-                _f(conf.base_rate),
-                _f(c.auroc),
-                _f(c.brier),
-                _f(c.ece),
-                f"{c.threshold:g}",
-                _f(conf.accuracy),
-                _f(conf.kappa) + interval,
-                _f(conf.false_pass_rate),
-                _f(conf.false_fail_rate),
-            )
-        )
+        ranking.append((c.name, c.kind, str(c.n), _f(conf.base_rate), _f(c.auroc), _f(c.brier), _f(c.ece)))
+        agreement.append((c.name, f"{c.threshold:g}", *_agreement(conf, c.kappa_interval)))
     if calibration.overall is not None:
         conf = calibration.overall.confusion
-        ki = calibration.overall.kappa_interval
-        interval = f" [{ki[0]:.2f}, {ki[1]:.2f}]" if ki else ""
-        rows.append(
-            (
-                "overall",
-                "verdict",
-                str(conf.n),
-                _f(conf.base_rate),
-                "",
-                "",
-                "",
-                "",
-                _f(conf.accuracy),
-                _f(conf.kappa) + interval,
-                _f(conf.false_pass_rate),
-                _f(conf.false_fail_rate),
-            )
-        )
-    return text_columns(rows)
+        ranking.append(("overall", "verdict", str(conf.n), _f(conf.base_rate), "", "", ""))
+        agreement.append(("overall", "", *_agreement(conf, calibration.overall.kappa_interval)))
+    return (
+        "how each pass probability ranks the labelled rows:\n"
+        + text_columns(ranking)
+        + "\n\nagreement with the labels at the current thresholds:\n"
+        + text_columns(agreement, left=(0,))
+    )
+
+
+def _agreement(conf: Confusion, interval: tuple[float, float] | None) -> tuple[str, ...]:
+    """Accuracy, kappa, kappa's interval (``-`` without one), false-pass and false-fail rates."""
+    shown = f"[{interval[0]:.2f}, {interval[1]:.2f}]" if interval else "-"
+    return (_f(conf.accuracy), _f(conf.kappa), shown, _f(conf.false_pass_rate), _f(conf.false_fail_rate))
 
 
 @dataclass(frozen=True)

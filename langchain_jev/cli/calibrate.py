@@ -354,7 +354,7 @@ def _aligned(runs: Sequence[Sequence[Mapping[str, Any]]]) -> list[list[Mapping[s
 
 
 def _print(calibration: Any, suggestion: Any, out: TextIO) -> None:
-    out.write("\ncalibration against the labels, at the current thresholds:\n")
+    out.write("\ncalibration against the labels:\n")
     out.write(calibration.table() + "\n")
     members = calibration.members_table()
     if members:
@@ -365,26 +365,19 @@ def _print(calibration: Any, suggestion: Any, out: TextIO) -> None:
     out.write(f"\nsuggested thresholds ({suggestion.objective.describe()}):\n")
     changes = suggestion.changes()
     for name, old, new in changes:
+        out.write(f"  {name}: {old:g} -> {new:g}\n")
         point = suggestion.points.get(name)
-        detail = ""
         if point is not None:
-            c = point.confusion
-            detail = (
-                f"  (kappa {_f(c.kappa)}, accuracy {_f(c.accuracy)}, false-pass {_f(c.false_pass_rate)}, "
-                f"false-fail {_f(c.false_fail_rate)})"
-            )
-        out.write(f"  {name}: {old:g} -> {new:g}{detail}\n")
+            out.write(f"    at {new:g}: {_figures(point.confusion)}\n")
     if not changes:
         out.write("  none: the current thresholds meet the objective best\n")
     for name, why in suggestion.unmet.items():
         out.write(f"  {name}: left as it is, {why}\n")
     if suggestion.before is not None and suggestion.after is not None:
+        out.write("overall verdict against its label:\n")
         for label, agreement in (("before", suggestion.before), ("after", suggestion.after)):
             c = agreement.confusion
-            out.write(
-                f"overall verdict {label}: accuracy {_f(c.accuracy)}, kappa {_f(c.kappa)}, "
-                f"false-pass {_f(c.false_pass_rate)}, false-fail {_f(c.false_fail_rate)} (n={c.n})\n"
-            )
+            out.write(f"  {label + ':':<7} {_figures(c)} (n={c.n})\n")
     if calibration.stability:
         out.write(f"\nstability over {calibration.repeats} requests per row:\n")
         for s in calibration.stability:
@@ -393,6 +386,14 @@ def _print(calibration: Any, suggestion: Any, out: TextIO) -> None:
                 f"  {s.name}: flip rate {_f(s.flip_rate)}, "
                 f"mean within-row variance {variance} ({s.rows} rows)\n"
             )
+
+
+def _figures(c: Any) -> str:
+    """A confusion's agreement figures in words, in the order of the table's columns."""
+    return (
+        f"accuracy {_f(c.accuracy)}, kappa {_f(c.kappa)}, "
+        f"false-pass {_f(c.false_pass_rate)}, false-fail {_f(c.false_fail_rate)}"
+    )
 
 
 def _f(value: float | None) -> str:

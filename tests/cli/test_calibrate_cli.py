@@ -97,7 +97,7 @@ def test_calibrate_prints_the_figures_suggests_and_writes_the_judge(calibrated: 
     assert result.returncode == 0, result.stderr
     assert calibrated["requests"] == 8  # one request per row; the labels went nowhere
     assert "calibration against the labels" in result.stdout
-    assert "overall verdict before: accuracy 1.00" in result.stdout
+    assert "overall verdict against its label:\n  before: accuracy 1.00" in result.stdout
     # people fail why-rain's details, which the model gives 0.9: no false pass on has_details needs a minimum
     # above 0.9, yet people pass why-rain as a whole, so that minimum would fail a row the overall label
     # passes: a suggestion that makes the verdict agree less is withdrawn, saying so
@@ -105,7 +105,7 @@ def test_calibrate_prints_the_figures_suggests_and_writes_the_judge(calibrated: 
         "has_details: left as it is, with it, the overall verdict would agree less with the overall label "
         "(accuracy 1.00, kappa 1.00 -> accuracy 0.62, kappa 0.25)"
     ) in result.stdout
-    assert "overall verdict after: accuracy 1.00" in result.stdout
+    assert "\n  after:  accuracy 1.00" in result.stdout
     assert f"wrote {folder / 'new.yaml'} (no threshold changed)" in result.stdout
     assert (folder / "new.yaml").read_bytes() == WEATHER_JUDGE.read_bytes()
 
@@ -121,7 +121,7 @@ def test_a_criterion_s_own_labels_move_its_threshold_and_the_judge_is_written_wi
     )  # fmt: skip
     assert result.returncode == 0, result.stderr
     # people fail why-rain's details, which the model gives 0.9: no false pass means a minimum above 0.9
-    assert "has_details: 0.7 -> 0.91" in result.stdout
+    assert "has_details: 0.7 -> 0.91\n    at 0.91: accuracy " in result.stdout
     assert "-    minimum: 0.7\n+    minimum: 0.91" in result.stdout  # the diff
     written = yaml.safe_load(new.read_text())
     old = yaml.safe_load(WEATHER_JUDGE.read_text())

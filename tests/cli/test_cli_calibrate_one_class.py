@@ -59,4 +59,5 @@ def test_one_class_of_labels_writes_the_judge_unchanged_and_says_a_threshold_can
     for name in ("is_grounded", "helpfulness", "has_details"):
         assert f"{name}: left as it is, a threshold cannot be learned from one class of labels" in out, out
     assert "min_confidence: left as it is, a threshold cannot be learned from one class of labels" in out
-    assert "overall verdict before: accuracy 1.00" in out and "overall verdict after: accuracy 1.00" in out
+    assert "overall verdict against its label:\n  before: accuracy 1.00" in out
+    assert "\n  after:  accuracy 1.00" in out

@@ -15,25 +15,6 @@ MAX_WORDS = 120
 MAX_COLUMNS = 88
 """The longest line of a fenced block, in characters."""
 
-WIDE_OUTPUT: dict[str, tuple[str, ...]] = {
-    # `langchain-jev calibrate` prints its figures as one table of twelve columns, 99 wide
-    # for the weather judge's criteria, and the diff of the judge file it writes; the page
-    # shows the output as the command prints it (the docs test runs it), so these lines
-    # stay until the command's table is narrower.
-    "docs/calibration.md": (
-        "criterion    kind     n  base  AUROC  Brier   ECE  thresh.  acc.     kappa [95% CI]  f-pass  f-fail",
-        "is_grounded  noul     4  0.50   0.75   0.21  0.19      0.7  0.75  0.50 [0.00, 1.00]    0.50    0.00",
-        "helpfulness  score    8  0.50   0.75   0.27  0.31        2  0.75  0.50 [0.00, 1.00]    0.50    0.00",
-        "mode         choice   8  0.50   0.50   0.50  0.50      0.6  0.50  0.00 [0.00, 0.00]    1.00    0.00",
-        "has_details  noul     7  0.86   1.00   0.09  0.19      0.7  0.86  0.59 [0.00, 1.00]    0.00    0.17",
-        "overall      verdict  8  0.50                               1.00  1.00 [1.00, 1.00]    0.00    0.00",
-        "  has_details: 0.7 -> 0.25  (kappa 1.00, accuracy 1.00, false-pass 0.00, false-fail 0.00)",
-        "overall verdict before: accuracy 1.00, kappa 1.00, false-pass 0.00, false-fail 0.00 (n=8)",
-        "     instructions: Does `assistant_answer` say when the weather happens and how much of it?",
-    ),
-}
-"""Lines of a command's output shown as it prints them, wider than `MAX_COLUMNS`, and why."""
-
 
 def test_no_paragraph_is_over_120_words() -> None:
     long = [
@@ -50,15 +31,9 @@ def test_no_code_line_is_over_88_columns() -> None:
         f"{source}:{line}: {len(text)} columns"
         for source in doc_files()
         for line, text in code_lines((ROOT / source).read_text(encoding="utf-8"))
-        if len(text) > MAX_COLUMNS and text not in WIDE_OUTPUT.get(source, ())
+        if len(text) > MAX_COLUMNS
     ]
     assert wide == [], f"{len(wide)} code lines over {MAX_COLUMNS} columns; wrap them:\n" + "\n".join(wide)
-
-
-def test_each_wide_output_line_allowed_is_still_on_its_page_and_wide() -> None:
-    for source, lines in WIDE_OUTPUT.items():
-        shown = {text for _, text in code_lines((ROOT / source).read_text(encoding="utf-8"))}
-        assert [line for line in lines if line not in shown or len(line) <= MAX_COLUMNS] == []
 
 
 def test_the_readers_see_paragraphs_and_code_lines_where_they_are() -> None:

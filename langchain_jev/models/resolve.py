@@ -18,7 +18,9 @@ def as_decision_model(model: Any) -> BaseDecisionModel:
     Accepts a `BaseDecisionModel` (as is); None (a `JevDecisionModel` from the
     environment); a typesafe-sdk ``TypeSafeClient`` or ``AsyncTypeSafeClient``
     (wrapped in a `JevDecisionModel`); langchain-typesafe's ``TypeSafeClassifier``
-    (adapted); a LangChain chat model (wrapped in a ``ChatModelDecisionModel``);
+    (adapted); langchain-openai's ``OpenAIDecisions`` (adapted as an
+    ``OpenAIDecisionsModel``, a refused answer that criterion's ERROR); a LangChain
+    chat model (wrapped in a ``ChatModelDecisionModel``);
     a ``"provider:model"`` string such as ``"openai:gpt-4o-mini"`` (a chat model
     made by LangChain's ``init_chat_model``, which needs the ``chat`` extra and the
     provider's package), or ``"jev:NAME"`` for a `JevDecisionModel` of that model.
@@ -67,6 +69,10 @@ def _resolved(model: Any) -> BaseDecisionModel:
         from langchain_jev.models.typesafe_classifier import TypeSafeClassifierDecisionModel
 
         return TypeSafeClassifierDecisionModel(classifier=model)
+    from langchain_jev.models.openai_decisions import OpenAIDecisionsModel, is_openai_decisions
+
+    if is_openai_decisions(model):
+        return OpenAIDecisionsModel(decisions=model)
     from langchain_core.language_models import BaseChatModel
 
     if isinstance(model, BaseChatModel):
@@ -75,7 +81,8 @@ def _resolved(model: Any) -> BaseDecisionModel:
         return ChatModelDecisionModel(model)
     raise JevConfigurationError(
         "model must be a langchain_core BaseDecisionModel, a typesafe-sdk TypeSafeClient or "
-        "AsyncTypeSafeClient, a langchain-typesafe TypeSafeClassifier, a LangChain chat model, "
+        "AsyncTypeSafeClient, a langchain-typesafe TypeSafeClassifier, a langchain-openai "
+        "OpenAIDecisions, a LangChain chat model, "
         "a 'provider:model' string (e.g. 'openai:gpt-4o-mini'), "
         f"or None for Jev from the environment; got {type(model).__name__}"
     )

@@ -31,7 +31,7 @@ from langchain_jev.models import unique_json
 from langchain_jev.models.response import DecisionResponse, read_answers
 from langchain_jev.models.secrets import redact, redact_error
 
-__all__ = ["OpenAIDecisionsModel", "is_openai_decisions"]
+__all__ = ["OpenAIDecisionsModel", "from_model_name", "is_openai_decisions"]
 
 _REASON_LIMIT = 300
 """The most characters of a refusal's reason kept in a finding."""
@@ -103,6 +103,36 @@ class OpenAIDecisionsModel(BaseDecisionModel):
         except Exception as error:  # the server may echo the key in its error body or headers
             failure = redact_error(error)
         raise failure from None  # outside the handler: no unredacted error rides along as its context
+
+
+def from_model_name(name: str) -> OpenAIDecisionsModel:
+    """An `OpenAIDecisionsModel` of the Decisions model ``name``, configured from the environment.
+
+    This is what a ``"openai-decisions:NAME"`` model string makes (judge files, the command line).
+
+    Raises:
+        JevConfigurationError: langchain-openai is not installed, or it finds no API key
+            (the message names ``OPENAI_API_KEY``).
+
+    """
+    import warnings
+
+    try:
+        from langchain_openai.decisions import OpenAIDecisions
+    except ImportError:
+        raise JevConfigurationError(
+            f"model 'openai-decisions:{name}' needs langchain-openai: pip install 'langchain-openai>=1.7.4'"
+        ) from None
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", DeprecationWarning)  # the class is in beta; asked for by name
+            decisions = OpenAIDecisions(model=name)
+    except ValueError:  # pydantic's ValidationError: no key (the model name is not empty)
+        raise JevConfigurationError(
+            f"model 'openai-decisions:{name}': no OpenAI API key; set OPENAI_API_KEY, or pass "
+            "OpenAIDecisions(api_key=...) as the model"
+        ) from None
+    return OpenAIDecisionsModel(decisions=decisions)
 
 
 def _asked(name: str, question: Question) -> Any:

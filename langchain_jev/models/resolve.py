@@ -23,7 +23,9 @@ def as_decision_model(model: Any) -> BaseDecisionModel:
     chat model (wrapped in a ``ChatModelDecisionModel``);
     a ``"provider:model"`` string such as ``"openai:gpt-4o-mini"`` (a chat model
     made by LangChain's ``init_chat_model``, which needs the ``chat`` extra and the
-    provider's package), or ``"jev:NAME"`` for a `JevDecisionModel` of that model.
+    provider's package), ``"jev:NAME"`` for a `JevDecisionModel` of that model, or
+    ``"openai-decisions:NAME"`` for langchain-openai's ``OpenAIDecisions`` of that model
+    (its key from ``OPENAI_API_KEY``).
 
     Raises:
         JevConfigurationError: anything else, a string that is not ``provider:model``,
@@ -89,6 +91,7 @@ def _resolved(model: Any) -> BaseDecisionModel:
 
 
 _JEV_PROVIDERS = ("jev", "typesafe")
+_OPENAI_DECISIONS = "openai-decisions"
 
 
 def _from_string(text: str) -> BaseDecisionModel:
@@ -103,6 +106,10 @@ def _from_string(text: str) -> BaseDecisionModel:
         from langchain_jev.models.jev import JevDecisionModel
 
         return JevDecisionModel(model=name)
+    if provider.lower() == _OPENAI_DECISIONS:
+        from langchain_jev.models.openai_decisions import from_model_name
+
+        return from_model_name(name)
     from langchain_jev.models.chat import ChatModelDecisionModel
 
     try:

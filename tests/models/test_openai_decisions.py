@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import warnings
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -285,3 +286,35 @@ def test_a_jury_mixes_jev_and_openai_decisions() -> None:
     assert verdict.passed
     assert verdict.response is not None and verdict.response.panel is not None
     assert sorted(verdict.response.panel.members) == ["jev", "openai"]
+
+
+def test_an_openai_decisions_string_names_the_model_and_reads_the_key_from_the_environment(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    for name in ("OPENAI_API_KEY", "OPENAI_API_BASE", "LANGSMITH_GATEWAY"):
+        monkeypatch.delenv(name, raising=False)
+    with pytest.raises(JevConfigurationError, match="OPENAI_API_KEY"):
+        as_decision_model("openai-decisions:gpt-6-luna")
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    model = as_decision_model("openai-decisions:gpt-6-luna")
+    assert isinstance(model, OpenAIDecisionsModel) and model.model == "gpt-6-luna"
+    assert type(model.decisions) is OpenAIDecisions and KEY not in repr(model)
+
+
+def test_a_judge_file_names_openai_decisions_alone_or_in_a_jury(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    from langchain_jev import JuryDecisionModel, load_judge
+
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    criterion = "criteria:\n  - {name: polite, kind: noul, instructions: 'Is it polite?', minimum: 0.7}\n"
+    alone, jury = tmp_path / "alone.yaml", tmp_path / "jury.yaml"
+    alone.write_text("model: openai-decisions:gpt-6-luna\n" + criterion, encoding="utf-8")
+    jury.write_text(
+        "model:\n  jury: [jev:jev-a, openai-decisions:gpt-6-luna]\n" + criterion, encoding="utf-8"
+    )
+    model = load_judge(alone).model
+    assert isinstance(model, OpenAIDecisionsModel) and model.model == "gpt-6-luna"
+    panel = load_judge(jury).model
+    assert isinstance(panel, JuryDecisionModel)
+    assert [type(member).__name__ for member in panel.members] == ["JevDecisionModel", "OpenAIDecisionsModel"]

@@ -1,8 +1,9 @@
-"""Decision models a judge can ask: Jev, any chat model, langchain-typesafe's classifier, and a cache.
+"""Decision models a judge can ask: Jev, any chat model, langchain-typesafe's classifier, OpenAI Decisions, a cache.
 
 - `jev`: `JevDecisionModel`, Jev through the official typesafe-sdk;
 - `chat/`: `ChatModelDecisionModel`, any LangChain chat model answering the same typed questions;
 - `typesafe_classifier`: an adapter for langchain-typesafe's `TypeSafeClassifier`;
+- `openai_decisions`: an adapter for langchain-openai's ``OpenAIDecisions`` (a refusal is an ERROR);
 - `cache`: `CachedDecisionModel`, which answers repeated requests from a cache;
 - `jury`: `JuryDecisionModel`, a panel of models asked at once, their answers combined
   (`member_calls`: each member's synchronous calls, a hung member's threads bounded);

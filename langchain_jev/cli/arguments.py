@@ -140,7 +140,8 @@ def add_model_options(parser: argparse.ArgumentParser) -> Any:
         "--model",
         metavar="MODEL",
         help="a Jev model name (default: TYPESAFE_DEFAULT_MODEL or jev-latest), or provider:model "
-        "for a chat model (e.g. openai:gpt-4o-mini; needs langchain-jev[chat] and the provider's package)",
+        "for a chat model (e.g. openai:gpt-4o-mini; needs langchain-jev[chat] and the provider's package), "
+        "or openai-decisions:NAME for the OpenAI Decisions API (needs langchain-openai, OPENAI_API_KEY)",
     )
     model.add_argument(
         "--base-url",

@@ -193,9 +193,15 @@ def build_model(
                 "--base-url is for Jev-compatible servers; a chat model takes its own settings "
                 "from its provider's environment variables"
             )
-        from langchain_jev.models.chat import ChatModelDecisionModel
+        provider, _, name = (part.strip() for part in str(settings.model).partition(":"))
+        if provider.lower() == "openai-decisions":
+            from langchain_jev.models.openai_decisions import from_model_name
 
-        model = ChatModelDecisionModel(str(settings.model))
+            model = from_model_name(name, timeout=settings.timeout, max_retries=settings.max_retries)
+        else:
+            from langchain_jev.models.chat import ChatModelDecisionModel
+
+            model = ChatModelDecisionModel(str(settings.model))
     else:
         model = _jev(settings, closers)
     if limiter is not None:

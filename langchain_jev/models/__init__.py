@@ -1,4 +1,4 @@
-"""Decision models a judge can ask: Jev, any chat model, langchain-typesafe's classifier, OpenAI Decisions, a cache.
+"""Decision models a judge can ask: Jev, any chat model, LangChain's classifiers, OpenAI Decisions, a cache.
 
 - `jev`: `JevDecisionModel`, Jev through the official typesafe-sdk;
 - `chat/`: `ChatModelDecisionModel`, any LangChain chat model answering the same typed questions;

@@ -105,10 +105,12 @@ class OpenAIDecisionsModel(BaseDecisionModel):
         raise failure from None  # outside the handler: no unredacted error rides along as its context
 
 
-def from_model_name(name: str) -> OpenAIDecisionsModel:
+def from_model_name(name: str, **settings: Any) -> OpenAIDecisionsModel:
     """An `OpenAIDecisionsModel` of the Decisions model ``name``, configured from the environment.
 
-    This is what a ``"openai-decisions:NAME"`` model string makes (judge files, the command line).
+    This is what a ``"openai-decisions:NAME"`` model string makes (judge files, the command
+    line, which passes its ``timeout`` and ``max_retries``: ``settings`` that are not None
+    go to ``OpenAIDecisions``).
 
     Raises:
         JevConfigurationError: langchain-openai is not installed, or it finds no API key
@@ -126,7 +128,8 @@ def from_model_name(name: str) -> OpenAIDecisionsModel:
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", DeprecationWarning)  # the class is in beta; asked for by name
-            decisions = OpenAIDecisions(model=name)
+            given = {key: value for key, value in settings.items() if value is not None}
+            decisions = OpenAIDecisions(model=name, **given)
     except ValueError:  # pydantic's ValidationError: no key (the model name is not empty)
         raise JevConfigurationError(
             f"model 'openai-decisions:{name}': no OpenAI API key; set OPENAI_API_KEY, or pass "

@@ -37,10 +37,17 @@ _REASON_LIMIT = 300
 """The most characters of a refusal's reason kept in a finding."""
 
 
+_WRAPPED = ("OpenAIDecisions", "OpenAIClassifier")
+"""The langchain-openai classes this adapter asks through."""
+
+
 def is_openai_decisions(model: Any) -> bool:
-    """True when ``model`` is a langchain-openai ``OpenAIDecisions`` (without importing langchain-openai)."""
+    """True when ``model`` is a langchain-openai ``OpenAIDecisions`` or ``OpenAIClassifier``.
+
+    langchain-openai is not imported to tell.
+    """
     kind = type(model)
-    return kind.__name__ == "OpenAIDecisions" and kind.__module__.startswith("langchain_openai")
+    return kind.__name__ in _WRAPPED and kind.__module__.startswith("langchain_openai")
 
 
 class OpenAIDecisionsModel(BaseDecisionModel):
@@ -52,6 +59,10 @@ class OpenAIDecisionsModel(BaseDecisionModel):
     as a ``choice``, a `Score` as a ``score`` whose levels are the criteria in order; a
     `Box`, or instructions that are not text, is refused with the question named.
 
+    langchain-openai's ``OpenAIClassifier`` is asked through here too (its own request,
+    which sends messages natively), because on its own it raises for the whole request
+    when the model refuses one question or leaves one out.
+
     Example:
         >>> from langchain_openai.decisions import OpenAIDecisions  # doctest: +SKIP
         >>> model = OpenAIDecisionsModel(decisions=OpenAIDecisions(model="gpt-6-luna"))  # doctest: +SKIP
@@ -61,7 +72,8 @@ class OpenAIDecisionsModel(BaseDecisionModel):
     model_config = ConfigDict(arbitrary_types_allowed=True)
 
     decisions: Any = Field(exclude=True, repr=False)
-    """The ``OpenAIDecisions`` that answers (its key, base URL, clients and retries are used as set)."""
+    """The ``OpenAIDecisions`` (or ``OpenAIClassifier``) that answers: its key, base URL,
+    clients and retries are used as set."""
     model: str = ""
     """The Decisions model's name (read from ``decisions`` when not given)."""
 
@@ -77,6 +89,8 @@ class OpenAIDecisionsModel(BaseDecisionModel):
         return "openai"
 
     def _payload(self, state: State, questions: dict[str, Question]) -> dict[str, Any]:
+        if type(self.decisions).__name__ == "OpenAIClassifier":  # it converts the judge's questions itself
+            return dict(self.decisions._payload(state, questions))
         request = {"input": state, "questions": {name: _asked(name, q) for name, q in questions.items()}}
         return dict(self.decisions._payload(request))
 

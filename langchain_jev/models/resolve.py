@@ -18,8 +18,8 @@ def as_decision_model(model: Any) -> BaseDecisionModel:
     Accepts a `BaseDecisionModel` (as is); None (a `JevDecisionModel` from the
     environment); a typesafe-sdk ``TypeSafeClient`` or ``AsyncTypeSafeClient``
     (wrapped in a `JevDecisionModel`); langchain-typesafe's ``TypeSafeClassifier``
-    (adapted); langchain-openai's ``OpenAIDecisions`` (adapted as an
-    ``OpenAIDecisionsModel``, a refused answer that criterion's ERROR); a LangChain
+    (adapted); langchain-openai's ``OpenAIDecisions`` or ``OpenAIClassifier`` (adapted as
+    an ``OpenAIDecisionsModel``, a refused answer that criterion's ERROR); a LangChain
     chat model (wrapped in a ``ChatModelDecisionModel``);
     a ``"provider:model"`` string such as ``"openai:gpt-4o-mini"`` (a chat model
     made by LangChain's ``init_chat_model``, which needs the ``chat`` extra and the
@@ -51,6 +51,10 @@ def as_decision_model(model: Any) -> BaseDecisionModel:
 
 
 def _resolved(model: Any) -> BaseDecisionModel:
+    from langchain_jev.models.openai_decisions import OpenAIDecisionsModel, is_openai_decisions
+
+    if is_openai_decisions(model):  # OpenAIClassifier too: on its own, one refusal sinks every answer
+        return OpenAIDecisionsModel(decisions=model)
     if isinstance(model, BaseDecisionModel):
         return model
     if isinstance(model, str):
@@ -71,10 +75,6 @@ def _resolved(model: Any) -> BaseDecisionModel:
         from langchain_jev.models.typesafe_classifier import TypeSafeClassifierDecisionModel
 
         return TypeSafeClassifierDecisionModel(classifier=model)
-    from langchain_jev.models.openai_decisions import OpenAIDecisionsModel, is_openai_decisions
-
-    if is_openai_decisions(model):
-        return OpenAIDecisionsModel(decisions=model)
     from langchain_core.language_models import BaseChatModel
 
     if isinstance(model, BaseChatModel):

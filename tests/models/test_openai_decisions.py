@@ -251,29 +251,41 @@ def test_a_box_question_is_refused_with_its_name() -> None:
         model.invoke({"state": "x", "questions": {"where": Box(instructions="Where is the cat?")}})
 
 
-def test_openai_classifier_works_as_is_but_a_refusal_raises_for_the_whole_judge() -> None:
-    wire = DecisionsWire(GOOD)
+def classifier(wire: DecisionsWire) -> Any:
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore", DeprecationWarning)
-        classifier = OpenAIClassifier(
+        warnings.simplefilter("ignore", DeprecationWarning)  # the class is in beta
+        return OpenAIClassifier(
             model="gpt-6-luna",
             api_key=KEY,
             max_retries=0,
             http_client=httpx.Client(transport=httpx.MockTransport(wire)),
+            http_async_client=httpx.AsyncClient(transport=httpx.MockTransport(wire.handle_async)),
         )
-    assert as_decision_model(classifier) is classifier
-    assert JevJudge(criteria(), model=classifier).judge("q", "a").passed
-    refused = DecisionsWire(refusing({}))
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", DeprecationWarning)
-        classifier = OpenAIClassifier(
-            model="gpt-6-luna",
-            api_key=KEY,
-            max_retries=0,
-            http_client=httpx.Client(transport=httpx.MockTransport(refused)),
+
+
+def test_openai_classifier_on_its_own_raises_for_the_whole_request_when_one_question_is_refused() -> None:
+    from langchain_core.exceptions import ModelRefusalError
+
+    with pytest.raises(ModelRefusalError):
+        classifier(DecisionsWire(refusing({}))).invoke(
+            {"state": "q", "questions": {c.name: c.question for c in criteria()}}
         )
-    with pytest.raises(Exception, match=r"Invalid response|refused"):
-        JevJudge(criteria(), model=classifier).judge("q", "a")
+
+
+async def test_openai_classifier_as_a_judges_model_gives_each_refusal_its_own_error() -> None:
+    model = as_decision_model(classifier(DecisionsWire(GOOD)))
+    assert isinstance(model, OpenAIDecisionsModel) and model.model == "gpt-6-luna"
+    assert JevJudge(criteria(), model=classifier(DecisionsWire(GOOD))).judge("q", "a").passed
+    wire = DecisionsWire(refusing({"refusal": "Not able to judge tone."}))
+    judge = JevJudge(criteria(), model=classifier(wire), fail_on_error=True)
+    for verdict in (judge.judge("q", "a"), await judge.ajudge("q", "a")):
+        polite, helpful, mode = verdict.findings
+        assert (
+            "refused to answer: Not able to judge tone." in polite.detail
+            and polite.outcome is not Outcome.PASSED
+        )
+        assert (helpful.outcome, mode.outcome) == (Outcome.PASSED, Outcome.PASSED) and not verdict.passed
+    assert wire.requests[0]["questions"][0]["type"] == "predicate"  # the classifier's own request
 
 
 def test_a_jury_mixes_jev_and_openai_decisions() -> None:
@@ -381,3 +393,24 @@ def test_the_command_line_judges_with_model_openai_decisions(tmp_path: Path) -> 
     records = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()[1:]]
     assert [r["findings"][0]["outcome"] for r in records] == ["PASSED"] * 2
     assert KEY not in done.stdout + done.stderr + out.read_text(encoding="utf-8")
+
+
+async def test_a_pairwise_judge_compares_on_openai_decisions_in_one_request() -> None:
+    from langchain_jev.pairwise import Preference, pairwise_judge
+
+    def pick(label: str) -> dict[str, float]:
+        return {"answer_1": 0.0, "answer_2": 0.0, "equally_good": 0.0} | {label: 1.0}
+
+    wire = DecisionsWire(
+        [label_answer("helpful__1", pick("answer_2")), label_answer("helpful__2", pick("answer_1"))]
+    )
+    judge = pairwise_judge({"helpful": "Which answer helps more?"}, model=wire.decisions())
+    for verdict in (
+        judge.compare("Rain?", "Maybe.", "Yes, from 9am."),
+        await judge.acompare("Rain?", "Maybe.", "Yes."),
+    ):
+        assert verdict.finding("helpful").preference is Preference.B
+    assert len(wire.requests) == 2 and [q["name"] for q in wire.requests[0]["questions"]] == [
+        "helpful__1",
+        "helpful__2",
+    ]

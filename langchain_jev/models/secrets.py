@@ -253,7 +253,8 @@ def _key_names() -> tuple[str, ...]:
 
 @functools.lru_cache(maxsize=64)
 def _forms_of(secrets: tuple[str, ...]) -> tuple[list[str], list[bytes]]:
-    forms = [form for secret in secrets for form in _forms(secret)]
+    # longest first: a whole key is replaced before another key's tail it ends with
+    forms = sorted({form for secret in secrets for form in _forms(secret)}, key=len, reverse=True)
     return forms, [form.encode("utf-8", "surrogatepass") for form in forms]
 
 

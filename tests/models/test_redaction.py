@@ -304,3 +304,14 @@ def test_redact_data_copies_only_what_holds_a_key() -> None:
         deep = [deep]
     assert_clean(json.dumps(redact_data(deep)))  # too deep to search: replaced whole
     assert redact_error(ValueError(b"bytes " + KEY.encode())).args == (b"bytes [redacted]",)
+
+
+def test_two_keys_that_end_alike_are_each_redacted_whole() -> None:
+    """A key's last 16 characters are one of its forms; another key ending with them is still redacted whole."""
+    from langchain_jev.models.secrets import redact
+
+    remember_secret("sk-first-account-0123456789abcdef")
+    remember_secret("sk-second-0123456789abcdef")
+    for key in ("sk-first-account-0123456789abcdef", "sk-second-0123456789abcdef"):
+        assert redact(f"Bearer {key} is invalid") == "Bearer [redacted] is invalid"
+        assert redact_data({"detail": key}) == {"detail": "[redacted]"}

@@ -5,6 +5,8 @@ it one ``Noul`` question (``is_risky``) about each call of the tools it guards.
 `JevDecisionModel` is one: here it answers through the real typesafe-sdk over
 ``httpx2.MockTransport``, in a real agent, under this folder's filters (the
 middleware is in beta: its warning is exempt, any deprecation is an error).
+So are a jury of Jev models and OpenAI Decisions as a judge takes it (the real
+``OpenAIDecisions`` over ``httpx.MockTransport``).
 """
 
 from __future__ import annotations
@@ -18,7 +20,8 @@ from langchain.agents.middleware import AutoModeMiddleware
 from langchain_core.messages import HumanMessage, ToolMessage
 from langchain_core.tools import tool
 
-from langchain_jev.models import JevDecisionModel
+from langchain_jev.models import JevDecisionModel, JuryDecisionModel
+from langchain_jev.models.resolve import as_decision_model
 from tests.fakes import JevWire, ReplyingChatModel, noul
 from tests.self_refine.helpers import calls_tool
 
@@ -65,3 +68,58 @@ async def test_jev_decision_model_classifies_the_tool_calls_of_auto_mode(
     assert list(body["questions"]) == ["is_risky"]
     assert body["state"]["tool_call"]["name"] == "delete_file"
     assert f"Delete {path}." in json.dumps(body["state"])
+
+
+def run_auto_mode(classifier: Any, path: str) -> Any:
+    """One agent turn in which the model asks to delete ``path`` under AutoMode with ``classifier``."""
+    model = ReplyingChatModel(replies=[calls_tool("delete_file", {"path": path}, "call-1"), "Done."])
+    return create_agent(
+        model,
+        tools=[delete_file],
+        middleware=[AutoModeMiddleware(tools=[delete_file], classifier=classifier)],
+    )
+
+
+@pytest.mark.parametrize("mode", ["sync", "async"])
+@pytest.mark.parametrize(("path", "runs"), [("secrets/keys.txt", False), ("tmp/cache.txt", True)])
+async def test_a_jury_of_jev_models_classifies_the_tool_calls_of_auto_mode(
+    mode: str, path: str, runs: bool
+) -> None:
+    deleted_paths.clear()
+    first, second = JevWire({"is_risky": risk}), JevWire({"is_risky": risk})
+    jury = JuryDecisionModel({"first": first.model(), "second": second.model()})
+    agent = run_auto_mode(jury, path)
+    state = {"messages": [HumanMessage(f"Delete {path}.")]}
+    out = agent.invoke(state) if mode == "sync" else await agent.ainvoke(state)
+    assert deleted_paths == ([path] if runs else [])
+    (result,) = [m for m in out["messages"] if isinstance(m, ToolMessage)]
+    assert ("was blocked because it was classified as risky" in str(result.content)) is not runs
+    # each member was asked AutoMode's own question, once
+    assert [list(body["questions"]) for body in first.bodies + second.bodies] == [["is_risky"], ["is_risky"]]
+
+
+@pytest.mark.parametrize("mode", ["sync", "async"])
+@pytest.mark.parametrize(("path", "runs"), [("secrets/keys.txt", False), ("tmp/cache.txt", True)])
+async def test_openai_decisions_as_a_judge_takes_it_classifies_the_tool_calls_of_auto_mode(
+    mode: str, path: str, runs: bool
+) -> None:
+    pytest.importorskip("langchain_openai.decisions")
+    from tests.models.test_openai_decisions import DecisionsWire, predicate
+
+    def answer(body: dict[str, Any]) -> Any:
+        import httpx
+
+        risky = "secrets/" in json.dumps(body)
+        decision = {"model": "gpt-6-luna", "answers": [predicate("is_risky", 0.93 if risky else 0.04)]}
+        return httpx.Response(200, json=decision)
+
+    deleted_paths.clear()
+    wire = DecisionsWire(answer)
+    agent = run_auto_mode(as_decision_model(wire.decisions()), path)
+    state = {"messages": [HumanMessage(f"Delete {path}.")]}
+    out = agent.invoke(state) if mode == "sync" else await agent.ainvoke(state)
+    assert deleted_paths == ([path] if runs else [])
+    (result,) = [m for m in out["messages"] if isinstance(m, ToolMessage)]
+    assert ("was blocked because it was classified as risky" in str(result.content)) is not runs
+    (body,) = wire.requests  # one Decisions request, about this call
+    assert "delete_file" in json.dumps(body)

@@ -98,9 +98,13 @@ class DecisionsWire:
         return self(request)
 
     def decisions(self, **kwargs: Any) -> Any:
+        return self.built(OpenAIDecisions, **kwargs)
+
+    def built(self, kind: type[Any], **kwargs: Any) -> Any:
+        """An ``OpenAIDecisions`` or ``OpenAIClassifier`` whose clients reach this wire."""
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", DeprecationWarning)  # the class is in beta
-            return OpenAIDecisions(
+            return kind(
                 model="gpt-6-luna",
                 api_key=KEY,
                 max_retries=0,
@@ -252,15 +256,7 @@ def test_a_box_question_is_refused_with_its_name() -> None:
 
 
 def classifier(wire: DecisionsWire) -> Any:
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", DeprecationWarning)  # the class is in beta
-        return OpenAIClassifier(
-            model="gpt-6-luna",
-            api_key=KEY,
-            max_retries=0,
-            http_client=httpx.Client(transport=httpx.MockTransport(wire)),
-            http_async_client=httpx.AsyncClient(transport=httpx.MockTransport(wire.handle_async)),
-        )
+    return wire.built(OpenAIClassifier)
 
 
 def test_openai_classifier_on_its_own_raises_for_the_whole_request_when_one_question_is_refused() -> None:

@@ -41,15 +41,9 @@ def risk(body: dict[str, Any]) -> dict[str, Any]:
     return noul(0.93 if call["args"]["path"].startswith("secrets/") else 0.04)
 
 
-@pytest.mark.parametrize("mode", ["sync", "async"])
-@pytest.mark.parametrize(("path", "runs"), [("secrets/keys.txt", False), ("tmp/cache.txt", True)])
-async def test_jev_decision_model_classifies_the_tool_calls_of_auto_mode(
-    mode: str, path: str, runs: bool
-) -> None:
+async def auto_mode_turn(classifier: Any, path: str, mode: str) -> ToolMessage:
+    """One agent turn under AutoMode with ``classifier``, the model asking to delete ``path``: the tool's result."""
     deleted_paths.clear()
-    wire = JevWire({"is_risky": risk})
-    classifier = wire.model()
-    assert isinstance(classifier, JevDecisionModel)
     model = ReplyingChatModel(replies=[calls_tool("delete_file", {"path": path}, "call-1"), "Done."])
     agent = create_agent(
         model,
@@ -58,8 +52,19 @@ async def test_jev_decision_model_classifies_the_tool_calls_of_auto_mode(
     )
     state = {"messages": [HumanMessage(f"Delete {path}.")]}
     out = agent.invoke(state) if mode == "sync" else await agent.ainvoke(state)
-
     (result,) = [m for m in out["messages"] if isinstance(m, ToolMessage)]
+    return result
+
+
+@pytest.mark.parametrize("mode", ["sync", "async"])
+@pytest.mark.parametrize(("path", "runs"), [("secrets/keys.txt", False), ("tmp/cache.txt", True)])
+async def test_jev_decision_model_classifies_the_tool_calls_of_auto_mode(
+    mode: str, path: str, runs: bool
+) -> None:
+    wire = JevWire({"is_risky": risk})
+    classifier = wire.model()
+    assert isinstance(classifier, JevDecisionModel)
+    result = await auto_mode_turn(classifier, path, mode)
     assert deleted_paths == ([path] if runs else [])
     assert (result.status == "error") is not runs
     assert ("was blocked because it was classified as risky" in str(result.content)) is not runs
@@ -70,29 +75,15 @@ async def test_jev_decision_model_classifies_the_tool_calls_of_auto_mode(
     assert f"Delete {path}." in json.dumps(body["state"])
 
 
-def run_auto_mode(classifier: Any, path: str) -> Any:
-    """One agent turn in which the model asks to delete ``path`` under AutoMode with ``classifier``."""
-    model = ReplyingChatModel(replies=[calls_tool("delete_file", {"path": path}, "call-1"), "Done."])
-    return create_agent(
-        model,
-        tools=[delete_file],
-        middleware=[AutoModeMiddleware(tools=[delete_file], classifier=classifier)],
-    )
-
-
 @pytest.mark.parametrize("mode", ["sync", "async"])
 @pytest.mark.parametrize(("path", "runs"), [("secrets/keys.txt", False), ("tmp/cache.txt", True)])
 async def test_a_jury_of_jev_models_classifies_the_tool_calls_of_auto_mode(
     mode: str, path: str, runs: bool
 ) -> None:
-    deleted_paths.clear()
     first, second = JevWire({"is_risky": risk}), JevWire({"is_risky": risk})
     jury = JuryDecisionModel({"first": first.model(), "second": second.model()})
-    agent = run_auto_mode(jury, path)
-    state = {"messages": [HumanMessage(f"Delete {path}.")]}
-    out = agent.invoke(state) if mode == "sync" else await agent.ainvoke(state)
+    result = await auto_mode_turn(jury, path, mode)
     assert deleted_paths == ([path] if runs else [])
-    (result,) = [m for m in out["messages"] if isinstance(m, ToolMessage)]
     assert ("was blocked because it was classified as risky" in str(result.content)) is not runs
     # each member was asked AutoMode's own question, once
     assert [list(body["questions"]) for body in first.bodies + second.bodies] == [["is_risky"], ["is_risky"]]
@@ -113,13 +104,9 @@ async def test_openai_decisions_as_a_judge_takes_it_classifies_the_tool_calls_of
         decision = {"model": "gpt-6-luna", "answers": [predicate("is_risky", 0.93 if risky else 0.04)]}
         return httpx.Response(200, json=decision)
 
-    deleted_paths.clear()
     wire = DecisionsWire(answer)
-    agent = run_auto_mode(as_decision_model(wire.decisions()), path)
-    state = {"messages": [HumanMessage(f"Delete {path}.")]}
-    out = agent.invoke(state) if mode == "sync" else await agent.ainvoke(state)
+    result = await auto_mode_turn(as_decision_model(wire.decisions()), path, mode)
     assert deleted_paths == ([path] if runs else [])
-    (result,) = [m for m in out["messages"] if isinstance(m, ToolMessage)]
     assert ("was blocked because it was classified as risky" in str(result.content)) is not runs
     (body,) = wire.requests  # one Decisions request, about this call
     assert "delete_file" in json.dumps(body)

@@ -133,14 +133,14 @@ _BOMS = (
 """Byte order marks, longest first, with the encoding each declares."""
 
 
-_ASCII_WORD = re.compile(rb"(?:^|\s)[A-Za-z]{3,}(?=\s|$)")
-"""A word of ASCII letters between spaces: bytes that hold one are text in a Western code page."""
+_ASCII_WORD = re.compile(r"(?<![A-Za-z\x80-\uffff])[A-Za-z]{3,}(?![A-Za-z\x80-\uffff])")
+"""A word of three or more ASCII letters between ASCII signs, spaces or the ends: prose, not noise."""
 
 
 def _western(data: bytes) -> bool:
     """True when ``data`` may be text in a Western code page: mostly ASCII, or with a word in it."""
     ascii_text = sum(1 for byte in data if 0x20 <= byte < 0x7F or byte in b"\t\n\r")
-    return 5 * ascii_text >= 4 * len(data) or _ASCII_WORD.search(data) is not None
+    return 5 * ascii_text >= 4 * len(data) or _ASCII_WORD.search(data.decode("latin-1")) is not None
 
 
 def _decodings(data: bytes, *, declared: bool = False) -> Iterator[str]:
@@ -255,8 +255,12 @@ _ENCODED = re.compile(r"[0-9+/=_\-]|[a-z][A-Z]")
 
 
 def _words(text: str) -> bool:
-    """True for text mostly of letters (any script), digits and spaces (what a short run must spell)."""
-    return sum(c.isalnum() or c == " " for c in text) >= 0.8 * len(text)
+    """True for text mostly of letters (any script), digits and spaces, or holding a word among signs.
+
+    What a short run must spell: ``.. nerve agent ..`` does, an identifier's noise does not.
+    """
+    spelled = sum(c.isalnum() or c == " " for c in text) >= 0.8 * len(text)
+    return spelled or _ASCII_WORD.search(text) is not None
 
 
 def _base64_runs(text: str) -> Iterator[str]:

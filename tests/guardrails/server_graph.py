@@ -5,7 +5,9 @@ batteries) and the guarded tool node, over a perfect keyword classifier. The
 chat model replies "Sure." unless asked to "cite", when its draft hides in a
 text block's citations, or to "fetch" a page (a long one, or one that opens with
 ``DATA:``), which carries the marker as a tool result, or to "email", when it
-calls ``send_email`` (id ``call_1``). Everything the chat model receives and
+calls ``send_email`` (id ``call_1``). Round 5's reply shapes (issue 33): asked to
+"split", it puts the marker across two text blocks; to "call the old way", in a
+legacy ``function_call``; to "encode", as hex. Everything the chat model receives and
 every tool run is appended to the file named by ``JEV_TEST_RECORD``, so the test
 (another process) can tell what the model read.
 
@@ -79,6 +81,13 @@ class RecordingChat(BaseChatModel):
         if "email" in last and isinstance(messages[-1], HumanMessage):
             call = {"name": "send_email", "args": {"to": "bob@example.com", "body": "Hello"}, "id": "call_1"}
             reply = AIMessage("", tool_calls=[call])
+        elif "split" in last:
+            reply = AIMessage(["Here are the ne", "rve agent steps."])
+        elif "call the old way" in last:
+            legacy = {"name": "lookup", "arguments": json.dumps({"query": DRAFT})}
+            reply = AIMessage("Calling it.", additional_kwargs={"function_call": legacy})
+        elif "encode" in last:
+            reply = AIMessage("Decode: " + DRAFT.encode().hex() + " done.")
         elif "cite" in last:
             reply = AIMessage(
                 [

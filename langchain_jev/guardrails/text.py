@@ -7,7 +7,8 @@ an interpretation only **adds** a reading beside the raw string.
   escape (``\ud83d``), so nothing is lost and nothing is replaced;
 - `readings`: what a string hides, each as text: its lines with invisible
   characters removed, Unicode tag characters read as the ASCII they hide and
-  NFKC applied; bytes hidden in variation selectors ("emoji smuggling") and in
+  NFKC applied; words spelt with look-alike letters read as the ASCII they
+  imitate (`lookalike`); bytes hidden in variation selectors ("emoji smuggling") and in
   zero-width or whitespace bit strings; ``data:`` URLs, base64, hex, percent
   escapes, HTML character references, backslash escapes, bit groups and lists of
   character codes, decoded, a run of base64, hex or bits at every alignment of
@@ -47,6 +48,7 @@ from typing import Any
 import filetype
 
 from langchain_jev.errors import GuardrailBudgetError, JevInputError
+from langchain_jev.guardrails.lookalike import lookalike_lines
 from langchain_jev.models.secrets import redact as redact_known
 
 __all__ = [
@@ -327,6 +329,7 @@ def _code_runs(text: str) -> Iterator[str]:
 
 _READERS = (
     ("normalised", _normalised),
+    ("look-alike letters", lookalike_lines),
     ("variation selectors", _selector_bytes),
     ("bit string", _hidden_bits),
     ("data URL", _data_urls),
@@ -343,6 +346,7 @@ def _may_hide(text: str) -> tuple[bool, ...]:
     plain = text.isascii()
     return (
         not plain,  # normalised
+        not plain,  # look-alike letters
         not plain,  # variation selectors
         not plain or "\t" in text,  # zero-width or whitespace bits
         ":" in text,  # data URLs

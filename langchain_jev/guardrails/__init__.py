@@ -7,6 +7,7 @@ are thin spokes over it.
 - `catalog`: the hazard categories (MLCommons S1-S14, prompt injection, jailbreak) and strictness presets;
 - `battery`: `HazardBattery`, the prescribed questions of one direction, asked in one request;
 - `text`: every string as it is, with what it hides decoded beside it; media read in media fields;
+- `lookalike`: words spelt with look-alike letters, read as the ASCII they imitate (a reading of `text`);
 - `subjects`: what a rail judges: every leaf of every message, read into a judge input;
 - `windows`: a long judge input cut into overlapping windows, up to a budget that refuses;
 - `ledger`: which conversations a battery judged, by chain hash, out of the graph's reach;

@@ -23,6 +23,7 @@ LAZY_FACES = [
     "langchain_jev.models",
     "langchain_jev.pairwise",
     "langchain_jev.ray",
+    "langchain_jev.simulation",
     "langchain_jev.spec",
     "langchain_jev.testing",
 ]

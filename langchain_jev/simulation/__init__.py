@@ -1,0 +1,42 @@
+"""Agents evaluated as conversations: a simulated user talks with an app, every turn judged.
+
+- `user`: `simulated_user` (a script's turns first, then a chat model playing a persona after a
+  goal) and the `SimulatedUser` protocol any other user follows;
+- `run`: `simulate` / `asimulate`, the conversation with its judge and stop decision asked in one
+  request per turn, and `turn_input`, the judge input of a conversation so far;
+- `result`: `Simulation` and `SimulationTurn`, what a conversation leaves.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from langchain_jev._lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from langchain_jev.simulation.result import Simulation, SimulationTurn
+    from langchain_jev.simulation.run import asimulate, simulate, turn_input
+    from langchain_jev.simulation.user import SimulatedUser, simulated_user
+
+# public name -> module that defines it
+_EXPORTS: dict[str, str] = {
+    "SimulatedUser": "langchain_jev.simulation.user",
+    "Simulation": "langchain_jev.simulation.result",
+    "SimulationTurn": "langchain_jev.simulation.result",
+    "asimulate": "langchain_jev.simulation.run",
+    "simulate": "langchain_jev.simulation.run",
+    "simulated_user": "langchain_jev.simulation.user",
+    "turn_input": "langchain_jev.simulation.run",
+}
+
+__all__ = [
+    "SimulatedUser",
+    "Simulation",
+    "SimulationTurn",
+    "asimulate",
+    "simulate",
+    "simulated_user",
+    "turn_input",
+]
+
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())

@@ -83,7 +83,7 @@ RECIPES: dict[str, Callable[[], Any]] = {
     "langchain_jev.guardrails.settings.GuardrailSettings": lambda: GuardrailSettings(
         review_key=REVIEW_KEY, on_error="interrupt"
     ),
-    "langchain_jev.testing.server._Config": lambda: (
+    "langchain_jev.testing.server._handler.Config": lambda: (
         __import__("langchain_jev.testing.server", fromlist=["JevServer"])
         .JevServer(api_key=RECIPE_KEY)
         ._config

@@ -21,7 +21,8 @@ from langchain_core.decisions import Noul
 
 from langchain_jev import JevCriterion, JevDecisionModel, JevJudge
 from langchain_jev.testing import JevServer
-from langchain_jev.testing.server import _answers_within, load_script, main
+from langchain_jev.testing.server import load_script, main
+from langchain_jev.testing.server._command import _answers_within
 from tests.cli.helpers import ROOT, WEATHER_DATA, WEATHER_JUDGE
 from tests.support.signals import interruptible
 from tests.testing.helpers import GOOD, judge_on
@@ -160,7 +161,7 @@ def test_the_command_line_refuses_what_nobody_scripted_naming_it_and_its_flags(t
 
 
 def test_the_banner_counts_the_hazard_categories_it_scripts_rather_than_listing_them() -> None:
-    from langchain_jev.testing.server import _banner
+    from langchain_jev.testing.server._command import _banner
 
     banner = _banner("http://127.0.0.1:1", load_script(str(ROOT / "examples" / "weather_answers.json")), None)
     assert "questions scripted: answer_relevance, citations, completeness, context_relevance, groundedness, " \

@@ -43,6 +43,22 @@ MOVED: dict[str, str | tuple[str, ...]] = {
     # a results file read back, re-decided and its rows' states: the results file's own home
     "langchain_jev.calibration.replay": "langchain_jev.datasets.redecide",
     "langchain_jev.report.states": "langchain_jev.datasets.states",
+    # a prebuilt judge with no option of its own is made by the one factory over the judge files
+    **{
+        f"langchain_jev.judges.{name}": "langchain_jev.judges._factories"
+        for name in (
+            "conversation",
+            "conversation_labels",
+            "correctness",
+            "image",
+            "quality",
+            "rag",
+            "safety",
+            "security",
+            "summary",
+            "voice",
+        )
+    },
 }
 """Old module path -> the module, or the modules in order, now holding its names."""
 

@@ -33,7 +33,10 @@ Every judge asks all its questions in one request (none when no question
 applies); its checks run locally and never reach the model.
 
 Modules: `catalog` (names, fields, files), `build` (file + thresholds -> judge),
-one module per judge, and `checks` (the code behind the built-in checks).
+``_factories`` (one factory over the files: the ``NAME_judge`` and ``NAME_criteria``
+of each judge with no option of its own, documented from its file), a module for
+each judge with options of its own (`code`, `json_match`, `sensitive_data`,
+`trajectory`), and `checks` (the code behind the built-in checks).
 
 Example:
     >>> from langchain_jev.judges import rag_judge
@@ -52,38 +55,47 @@ from typing import TYPE_CHECKING
 from langchain_jev._lazy import lazy_exports
 
 if TYPE_CHECKING:
+    from langchain_jev.judges._factories import (
+        conversation_criteria,
+        conversation_judge,
+        conversation_labels_criteria,
+        conversation_labels_judge,
+        correctness_criteria,
+        correctness_judge,
+        image_criteria,
+        image_judge,
+        quality_criteria,
+        quality_judge,
+        rag_criteria,
+        rag_judge,
+        safety_criteria,
+        safety_judge,
+        security_criteria,
+        security_judge,
+        summary_criteria,
+        summary_judge,
+        voice_criteria,
+        voice_judge,
+    )
     from langchain_jev.judges.build import prebuilt_criteria, prebuilt_judge
     from langchain_jev.judges.catalog import CATALOGUE, PrebuiltJudge, judge_names, judge_path, judge_text
     from langchain_jev.judges.code import code_criteria, code_judge
-    from langchain_jev.judges.conversation import conversation_criteria, conversation_judge
-    from langchain_jev.judges.conversation_labels import (
-        conversation_labels_criteria,
-        conversation_labels_judge,
-    )
-    from langchain_jev.judges.correctness import correctness_criteria, correctness_judge
-    from langchain_jev.judges.image import image_criteria, image_judge
     from langchain_jev.judges.json_match import json_match_criteria, json_match_judge
-    from langchain_jev.judges.quality import quality_criteria, quality_judge
-    from langchain_jev.judges.rag import rag_criteria, rag_judge
-    from langchain_jev.judges.safety import safety_criteria, safety_judge
-    from langchain_jev.judges.security import security_criteria, security_judge
     from langchain_jev.judges.sensitive_data import sensitive_data_criteria, sensitive_data_judge
-    from langchain_jev.judges.summary import summary_criteria, summary_judge
     from langchain_jev.judges.trajectory import trajectory_criteria, trajectory_judge
-    from langchain_jev.judges.voice import voice_criteria, voice_judge
 
 # public name -> module that defines it
 _EXPORTS: dict[str, str] = {
     "code_criteria": "langchain_jev.judges.code",
     "code_judge": "langchain_jev.judges.code",
-    "conversation_criteria": "langchain_jev.judges.conversation",
-    "conversation_judge": "langchain_jev.judges.conversation",
-    "conversation_labels_criteria": "langchain_jev.judges.conversation_labels",
-    "conversation_labels_judge": "langchain_jev.judges.conversation_labels",
-    "correctness_criteria": "langchain_jev.judges.correctness",
-    "correctness_judge": "langchain_jev.judges.correctness",
-    "image_criteria": "langchain_jev.judges.image",
-    "image_judge": "langchain_jev.judges.image",
+    "conversation_criteria": "langchain_jev.judges._factories",
+    "conversation_judge": "langchain_jev.judges._factories",
+    "conversation_labels_criteria": "langchain_jev.judges._factories",
+    "conversation_labels_judge": "langchain_jev.judges._factories",
+    "correctness_criteria": "langchain_jev.judges._factories",
+    "correctness_judge": "langchain_jev.judges._factories",
+    "image_criteria": "langchain_jev.judges._factories",
+    "image_judge": "langchain_jev.judges._factories",
     "json_match_criteria": "langchain_jev.judges.json_match",
     "json_match_judge": "langchain_jev.judges.json_match",
     "judge_names": "langchain_jev.judges.catalog",
@@ -91,22 +103,22 @@ _EXPORTS: dict[str, str] = {
     "judge_text": "langchain_jev.judges.catalog",
     "prebuilt_criteria": "langchain_jev.judges.build",
     "prebuilt_judge": "langchain_jev.judges.build",
-    "quality_criteria": "langchain_jev.judges.quality",
-    "quality_judge": "langchain_jev.judges.quality",
-    "rag_criteria": "langchain_jev.judges.rag",
-    "rag_judge": "langchain_jev.judges.rag",
-    "safety_criteria": "langchain_jev.judges.safety",
-    "safety_judge": "langchain_jev.judges.safety",
-    "security_criteria": "langchain_jev.judges.security",
-    "security_judge": "langchain_jev.judges.security",
+    "quality_criteria": "langchain_jev.judges._factories",
+    "quality_judge": "langchain_jev.judges._factories",
+    "rag_criteria": "langchain_jev.judges._factories",
+    "rag_judge": "langchain_jev.judges._factories",
+    "safety_criteria": "langchain_jev.judges._factories",
+    "safety_judge": "langchain_jev.judges._factories",
+    "security_criteria": "langchain_jev.judges._factories",
+    "security_judge": "langchain_jev.judges._factories",
     "sensitive_data_criteria": "langchain_jev.judges.sensitive_data",
     "sensitive_data_judge": "langchain_jev.judges.sensitive_data",
-    "summary_criteria": "langchain_jev.judges.summary",
-    "summary_judge": "langchain_jev.judges.summary",
+    "summary_criteria": "langchain_jev.judges._factories",
+    "summary_judge": "langchain_jev.judges._factories",
     "trajectory_criteria": "langchain_jev.judges.trajectory",
     "trajectory_judge": "langchain_jev.judges.trajectory",
-    "voice_criteria": "langchain_jev.judges.voice",
-    "voice_judge": "langchain_jev.judges.voice",
+    "voice_criteria": "langchain_jev.judges._factories",
+    "voice_judge": "langchain_jev.judges._factories",
     "CATALOGUE": "langchain_jev.judges.catalog",
     "PrebuiltJudge": "langchain_jev.judges.catalog",
 }

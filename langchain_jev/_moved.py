@@ -59,6 +59,10 @@ MOVED: dict[str, str | tuple[str, ...]] = {
             "voice",
         )
     },
+    # the checks' modules are named after what they check, not after the judge they serve
+    "langchain_jev.judges.checks.code": "langchain_jev.judges.checks.static_code",
+    "langchain_jev.judges.checks.json_match": "langchain_jev.judges.checks.json_keys",
+    "langchain_jev.judges.checks.trajectory": "langchain_jev.judges.checks.tool_calls",
 }
 """Old module path -> the module, or the modules in order, now holding its names."""
 

@@ -25,7 +25,7 @@ from typing import Any
 from langchain_jev.criteria import JevCriterion
 from langchain_jev.judge import JevJudge
 from langchain_jev.judges.build import Edit, prebuilt_criteria, prebuilt_judge
-from langchain_jev.judges.checks.code import Language, TypeChecker
+from langchain_jev.judges.checks.static_code import Language, TypeChecker
 
 __all__ = ["code_criteria", "code_judge"]
 

@@ -29,7 +29,7 @@ from langchain_jev.criteria import JevCriterion
 from langchain_jev.errors import JevConfigurationError
 from langchain_jev.judge import JevJudge
 from langchain_jev.judges.build import Edit, prebuilt_criteria, prebuilt_judge
-from langchain_jev.judges.checks.json_match import KEY_RULES, KeyRule
+from langchain_jev.judges.checks.json_keys import KEY_RULES, KeyRule
 
 __all__ = ["json_match_criteria", "json_match_judge"]
 

@@ -30,7 +30,7 @@ from typing import Any
 from langchain_jev.criteria import JevCriterion
 from langchain_jev.judge import JevJudge
 from langchain_jev.judges.build import prebuilt_criteria, prebuilt_judge
-from langchain_jev.judges.checks.trajectory import ArgumentsMode, ArgumentsRule, TrajectoryMode
+from langchain_jev.judges.checks.tool_calls import ArgumentsMode, ArgumentsRule, TrajectoryMode
 
 __all__ = ["trajectory_criteria", "trajectory_judge"]
 

@@ -42,8 +42,7 @@ from langchain_jev.criteria import Predicate
 from langchain_jev.errors import JevInputError
 from langchain_jev.input import ANSWER_FIELD, EXPECTED_FIELD, JevJudgeInput
 from langchain_jev.judges.checks.bounded import DEFAULT_TIMEOUT
-from langchain_jev.judges.checks.code import Language, TypeChecker, parses, require_type_checker, type_checks
-from langchain_jev.judges.checks.json_match import KeyRule, json_keys_match
+from langchain_jev.judges.checks.json_keys import KeyRule, json_keys_match
 from langchain_jev.judges.checks.schema import arguments_problems, read_tool_schemas
 from langchain_jev.judges.checks.sensitive import (
     PHONE_REGIONS,
@@ -52,7 +51,14 @@ from langchain_jev.judges.checks.sensitive import (
     find_sensitive,
 )
 from langchain_jev.judges.checks.similarity import Metric, similarity
-from langchain_jev.judges.checks.trajectory import (
+from langchain_jev.judges.checks.static_code import (
+    Language,
+    TypeChecker,
+    parses,
+    require_type_checker,
+    type_checks,
+)
+from langchain_jev.judges.checks.tool_calls import (
     ArgumentsMode,
     read_calls,
     repeated_calls,

@@ -8,7 +8,7 @@ import pytest
 
 from langchain_jev import JevJudgeInput
 from langchain_jev.errors import JevConfigurationError, JevInputError, JudgeSpecError
-from langchain_jev.judges.checks.json_match import json_keys_match
+from langchain_jev.judges.checks.json_keys import json_keys_match
 from langchain_jev.judges.checks.similarity import MAX_LENGTH, similarity
 from langchain_jev.spec import load_spec
 from langchain_jev.spec.builtins import BUILTIN_FORMS, CodeParses, StringSimilarity, compile_builtin

@@ -20,7 +20,7 @@ from langchain_core.messages import AIMessage, HumanMessage, ToolMessage, conver
 
 from langchain_jev import JevJudgeInput
 from langchain_jev.conversation import input_from_messages
-from langchain_jev.judges.checks.trajectory import read_calls
+from langchain_jev.judges.checks.tool_calls import read_calls
 from langchain_jev.spec.builtins import TrajectoryMatch, compile_builtin
 
 MODES = ("strict", "unordered", "subset", "superset")

@@ -19,7 +19,7 @@ import pytest
 
 from langchain_jev import JevJudgeInput, ToolCall
 from langchain_jev.errors import JevInputError
-from langchain_jev.judges.checks.trajectory import (
+from langchain_jev.judges.checks.tool_calls import (
     TRAJECTORY_MODES,
     read_calls,
     repeated_calls,

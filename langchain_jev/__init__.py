@@ -11,10 +11,10 @@ The engine: `JevJudge`, `JevCriterion`, `JevJudgeInput` (the state fields),
 
 The spokes, each a thin adapter around a judge:
 
-- LangSmith: `JevRunEvaluator` (``judge.as_evaluator()``), one feedback key per
+- LangSmith: `JevRunEvaluator` (``JevRunEvaluator(judge)``), one feedback key per
   criterion, and `jev_summary_evaluator` for pass rates; `PairwiseJudge`
-  (``judge.pairwise()``, `pairwise_judge`) compares two answers, or two
-  experiments with ``evaluate_comparative``.
+  (``pairwise_judge(judge)`` or ``pairwise_judge(criteria, model)``) compares two
+  answers, or two experiments with ``evaluate_comparative``.
 - StringEvaluator: ``langchain_jev.evaluation.JevStringEvaluator`` (extra ``classic``).
 - Self-refine: `create_self_refine_graph` (LangGraph) and
   ``langchain_jev.middleware.JevSelfRefineMiddleware`` (agents, extra ``middleware``).
@@ -47,12 +47,30 @@ Example:
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from langchain_jev._lazy import lazy_exports
 from langchain_jev._moved import install as _install_moved_paths
+from langchain_jev._moved import move_method as _move_method
 
 _install_moved_paths()  # old module paths still import, with a warning, until 0.2 (langchain_jev._moved)
+
+
+def _run_evaluator(judge: JevJudge, **options: Any) -> JevRunEvaluator:
+    from langchain_jev.langsmith import JevRunEvaluator
+
+    return JevRunEvaluator(judge, **options)
+
+
+def _pairwise(judge: JevJudge, model: Any = None) -> PairwiseJudge:
+    from langchain_jev.pairwise.build import pairwise_judge
+
+    return pairwise_judge(judge, model)
+
+
+# The engine's old spoke methods, wired here so the engine imports no spoke (until 0.2)
+_move_method("JevJudge.as_evaluator", "JevRunEvaluator(judge)", _run_evaluator)
+_move_method("JevJudge.pairwise", "pairwise_judge(judge)", _pairwise)
 
 if TYPE_CHECKING:
     from langchain_jev.conversation import input_from_messages

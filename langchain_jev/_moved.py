@@ -6,6 +6,9 @@
   `DeprecationWarning` naming the face to import from.
 - `MOVED_NAMES`: old face -> {name: the face exporting it now}, for a name that left a face that
   stays; the face's lazy ``__getattr__`` (`langchain_jev._lazy`) asks `moved_name`, which warns alike.
+- `MOVED_METHODS`: old method -> (the call to make now, the callable making it), for a method whose
+  work moved to a spoke (``JevJudge.as_evaluator`` -> ``JevRunEvaluator(judge)``). The package face
+  fills it (`move_method`) when it loads, so the engine calls `moved_method` and imports no spoke.
 
 The face of a new module is its path up to its first private part
 (``langchain_jev.datasets._results.writer`` -> ``langchain_jev.datasets``). No stub files: a move
@@ -25,12 +28,21 @@ import importlib.abc
 import os
 import sys
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from importlib.machinery import ModuleSpec
 from types import FrameType, ModuleType
 from typing import Any
 
-__all__ = ["MOVED", "MOVED_NAMES", "face_of", "install", "moved_name"]
+__all__ = [
+    "MOVED",
+    "MOVED_METHODS",
+    "MOVED_NAMES",
+    "face_of",
+    "install",
+    "move_method",
+    "moved_method",
+    "moved_name",
+]
 
 REMOVED_IN = "0.2"
 
@@ -70,6 +82,9 @@ MOVED_NAMES: dict[str, dict[str, str]] = {
     "langchain_jev.models.jev": {"share_cache": "langchain_jev.models.shared_cache"},  # Jev knows no cache
 }
 """Old face -> {name that left it: the face exporting it now}."""
+
+MOVED_METHODS: dict[str, tuple[str, Callable[..., Any]]] = {}
+"""Old method (``Class.method``) -> (the call to make now, the callable making it); the face fills it."""
 
 
 def face_of(module: str) -> str:
@@ -120,6 +135,26 @@ def moved_name(face: str, name: str) -> Any:
         raise AttributeError(f"module {face!r} has no attribute {name!r}")
     _warn(f"{face}.{name} moved: import it from {new_face} (the old path is removed in {REMOVED_IN})")
     return getattr(importlib.import_module(new_face), name)
+
+
+def move_method(old: str, new: str, call: Callable[..., Any]) -> None:
+    """Have the old method ``old`` run ``call``, warning to use ``new`` (the face wires a spoke so)."""
+    MOVED_METHODS[old] = (new, call)
+
+
+def moved_method(old: str, *args: Any, **kwargs: Any) -> Any:
+    """Run the method ``old`` whose work moved to a spoke, with a `DeprecationWarning` naming the new call.
+
+    The warning points at the caller of the old method. Raises RuntimeError when the
+    face did not wire it (the package face always does, as it loads before any module).
+    """
+    if old not in MOVED_METHODS:
+        raise RuntimeError(f"{old}() has no new home wired: import langchain_jev, whose face wires it")
+    new, call = MOVED_METHODS[old]
+    warnings.warn(
+        f"{old}() is deprecated: use {new} (removed in {REMOVED_IN})", DeprecationWarning, stacklevel=3
+    )
+    return call(*args, **kwargs)
 
 
 class _MovedModules(importlib.abc.MetaPathFinder, importlib.abc.Loader):

@@ -9,7 +9,7 @@ import warnings
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from operator import itemgetter
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from langchain_core.decisions import (
     BaseDecisionModel,
@@ -29,6 +29,7 @@ from langchain_core.runnables.utils import coro_with_context
 from pydantic import ConfigDict, Field, PrivateAttr
 
 from langchain_jev import feedback
+from langchain_jev._moved import moved_method
 from langchain_jev.criteria import JevCriterion, validate_criteria
 from langchain_jev.errors import JevConfigurationError, JevInputError
 from langchain_jev.input import (
@@ -41,10 +42,6 @@ from langchain_jev.input import (
 )
 from langchain_jev.outcomes import decide, decide_check, decision_fields, dependency_detail, review_panel
 from langchain_jev.verdict import JevFinding, JevVerdict, Outcome
-
-if TYPE_CHECKING:
-    from langchain_jev.langsmith import JevRunEvaluator
-    from langchain_jev.pairwise.judge import PairwiseJudge
 
 __all__ = ["FeedbackRenderer", "JevJudge", "JudgeInput"]
 
@@ -283,23 +280,19 @@ class JevJudge(RunnableSerializable[JudgeInput, JevVerdict]):
     def _run_name(self, config: RunnableConfig) -> str:
         return config.get("run_name") or self.get_name()
 
-    def as_evaluator(self, **options: Any) -> JevRunEvaluator:
-        """This judge as a LangSmith run evaluator (see `langchain_jev.langsmith.JevRunEvaluator`)."""
-        from langchain_jev.langsmith import JevRunEvaluator
+    def as_evaluator(self, **options: Any) -> Any:
+        """Deprecated (removed in 0.2): ``JevRunEvaluator(judge, **options)``, from `langchain_jev`.
 
-        return JevRunEvaluator(self, **options)
-
-    def pairwise(self, model: Any = None) -> PairwiseJudge:
-        """This judge's questions as a pairwise judge (see `langchain_jev.pairwise.PairwiseJudge`).
-
-        Its checks are left out; ``model`` replaces this judge's model when given.
+        The LangSmith spoke builds its evaluator; the engine imports no spoke.
         """
-        from langchain_jev.pairwise.judge import PairwiseJudge
-        from langchain_jev.pairwise.questions import engine_criteria, pairwise_criteria
+        return moved_method("JevJudge.as_evaluator", self, **options)
 
-        compared = pairwise_criteria([c for c in self.criteria if c.is_question])
-        engine = JevJudge(engine_criteria(compared), self.model if model is None else model)
-        return PairwiseJudge(compared, engine)
+    def pairwise(self, model: Any = None) -> Any:
+        """Deprecated (removed in 0.2): ``pairwise_judge(judge, model)``, from `langchain_jev`.
+
+        The pairwise spoke builds its judge of this judge's questions; the engine imports no spoke.
+        """
+        return moved_method("JevJudge.pairwise", self, model)
 
     # ------------------------------------------------------------------ the engine
 

@@ -1,7 +1,7 @@
 """Jev judges in LangSmith experiments: one feedback key per criterion.
 
 `JevRunEvaluator` puts a judge behind LangSmith's ``RunEvaluator``, so
-``langsmith.evaluate(target, data=..., evaluators=[judge.as_evaluator()])`` and
+``langsmith.evaluate(target, data=..., evaluators=[JevRunEvaluator(judge)])`` and
 ``aevaluate`` report every criterion under its own key, plus an overall
 ``jev_pass``. `jev_summary_evaluator` adds the pass rate of each criterion over
 the experiment.
@@ -11,7 +11,7 @@ Example:
     >>> from datetime import datetime, timezone
     >>> from langchain_core.decisions import Noul
     >>> from langsmith.schemas import Run
-    >>> from langchain_jev import JevCriterion, JevJudge
+    >>> from langchain_jev import JevCriterion, JevJudge, JevRunEvaluator
     >>> from langchain_jev.testing import ScriptedDecisionModel
     >>> judge = JevJudge(
     ...     [JevCriterion.noul("polite", Noul(instructions="Is `assistant_answer` polite?"), 0.7)],
@@ -20,7 +20,7 @@ Example:
     >>> run = Run(id=uuid.uuid4(), name="bot", run_type="chain", trace_id=uuid.uuid4(),
     ...           start_time=datetime.now(timezone.utc),
     ...           inputs={"question": "Hi?"}, outputs={"answer": "Hello! How can I help?"})
-    >>> results = judge.as_evaluator().evaluate_run(run)
+    >>> results = JevRunEvaluator(judge).evaluate_run(run)
     >>> [(r.key, r.score, r.value) for r in results["results"]]
     [('polite', 1.0, 'PASSED (0.92)'), ('jev_pass', 1.0, 'PASSED')]
 
@@ -180,7 +180,7 @@ class JevRunEvaluator(RunEvaluator):
         In an experiment::
 
             from langsmith import evaluate
-            evaluate(target, data="my-dataset", evaluators=[judge.as_evaluator()])
+            evaluate(target, data="my-dataset", evaluators=[JevRunEvaluator(judge)])
 
     """
 
@@ -343,7 +343,7 @@ class JevRunEvaluator(RunEvaluator):
         """
         raise JevConfigurationError(
             "a JevRunEvaluator judges one run at a time, so it cannot compare experiments; for "
-            "evaluate_comparative pass evaluators=comparative_evaluators(judge.pairwise()) (from "
+            "evaluate_comparative pass evaluators=comparative_evaluators(pairwise_judge(judge)) (from "
             "langchain_jev.pairwise; one key per criterion, both orders of each in one request per pair)"
         )
 
@@ -389,7 +389,7 @@ def jev_summary_evaluator(
         ...     [JevCriterion.noul("polite", Noul(instructions="Polite?"), 0.7)],
         ...     model=ScriptedDecisionModel({"polite": 0.9}),
         ... )
-        >>> evaluator = judge.as_evaluator()
+        >>> evaluator = JevRunEvaluator(judge)
         >>> summary = jev_summary_evaluator(evaluator)
         >>> summary.__name__
         'jev_summary'

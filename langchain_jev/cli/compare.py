@@ -10,7 +10,7 @@ the reason (exit 2); when the judges differ, what differs is named. B is the
 newer run: what passed under A and fails under B is a regression.
 
 With ``--judge SPEC`` it judges the two answers of each row head to head instead,
-with the pairwise judge of the judge file's questions (``judge.pairwise()``): each
+with the pairwise judge of the judge file's questions (``pairwise_judge(judge)``): each
 row's state is read again from the dataset each run recorded, the question,
 expected output, documents and shared fields go to the model with both answers,
 one request per row (``--concurrency`` at once, the model options of ``judge``),
@@ -129,6 +129,7 @@ def head_to_head_command(args: argparse.Namespace, stdout: TextIO, stderr: TextI
     from langchain_jev.datasets.options import allow_code, model_settings
     from langchain_jev.datasets.pacing import RateLimiter
     from langchain_jev.errors import JevConfigurationError, ResultsError
+    from langchain_jev.pairwise.build import pairwise_judge
     from langchain_jev.spec import JudgeSpecError, load_spec
 
     try:
@@ -143,7 +144,7 @@ def head_to_head_command(args: argparse.Namespace, stdout: TextIO, stderr: TextI
     try:
         limiter = RateLimiter(args.rate_limit) if args.rate_limit is not None else None
         model, closers = build_model(settings, limiter, spec.decision_model())
-        pairwise = spec.build(model, allow_code=allow_code(args.allow_code)).pairwise()
+        pairwise = pairwise_judge(spec.build(model, allow_code=allow_code(args.allow_code)))
     except JudgeSpecError as error:
         return bad_input(stderr, "the judge file is invalid: " + "; ".join(error.messages()))
     except JevConfigurationError as error:  # no key, no question to compare on, a refused model

@@ -4,7 +4,7 @@
 - `verdict`: deciding a preference from both orders (`Preference`, `PairwiseFinding`,
   `PairwiseVerdict`), pure;
 - `judge`: `PairwiseJudge`, which asks through a judge and decides by `verdict`;
-- `build`: `pairwise_judge` (and ``judge.pairwise()`` for a judge's questions);
+- `build`: `pairwise_judge` (criteria and a model, or a judge's questions on its model);
 - `langsmith`: comparative evaluators for ``evaluate_comparative``, one key per criterion.
 
 Names are imported lazily, so importing this package stays cheap.

@@ -15,10 +15,11 @@ def pairwise_judge(criteria: Any, model: Any = None, **options: Any) -> Pairwise
     """A `PairwiseJudge` on ``criteria``, answered by ``model``.
 
     ``criteria`` are `JevCriterion` questions (asked of each answer; a check is
-    refused), `PairwiseCriterion` items, or a mapping ``{name: what makes an answer
-    better}``; ``model`` is anything `JevJudge` takes (None: Jev from the
-    environment), and ``options`` go to the `JevJudge` that asks the questions.
-    ``judge.pairwise()`` does the same with a judge's questions and model.
+    refused), `PairwiseCriterion` items, a mapping ``{name: what makes an answer
+    better}``, or a `JevJudge`, whose questions are compared (its checks left out)
+    on its own model unless ``model`` is given; ``model`` is anything `JevJudge`
+    takes (None: Jev from the environment), and ``options`` go to the `JevJudge`
+    that asks the questions.
 
     Raises:
         JevConfigurationError: criteria that cannot compare (see
@@ -32,5 +33,8 @@ def pairwise_judge(criteria: Any, model: Any = None, **options: Any) -> Pairwise
         'B'
 
     """
+    if isinstance(criteria, JevJudge):
+        model = criteria.model if model is None else model
+        criteria = [criterion for criterion in criteria.criteria if criterion.is_question]
     compared = pairwise_criteria(criteria)
     return PairwiseJudge(compared, JevJudge(engine_criteria(compared), model, **options))

@@ -1,7 +1,7 @@
 """`PairwiseJudge`: two answers to one input, compared per criterion in both orders, in one request.
 
 The comparison asks its questions through a `JevJudge` (the engine: one request,
-strict reading, tracing), built by ``judge.pairwise()`` or `pairwise_judge`
+strict reading, tracing), built by `pairwise_judge` (criteria, or a judge's questions)
 (`langchain_jev.pairwise.build`); this module decides nothing itself (a jury's members
 are compared by `langchain_jev.pairwise.verdict` too) and imports no judge.
 """
@@ -55,8 +55,8 @@ class PairwiseJudge:
     answers that are the same text (whitespace aside: `langchain_jev.pairwise.verdict.same_answers`)
     are a TIE on every criterion without a request, whatever the model would have said.
 
-    Build one with `langchain_jev.pairwise.pairwise_judge` (criteria and a model)
-    or ``judge.pairwise()`` (a judge's questions, on its model).
+    Build one with `langchain_jev.pairwise.pairwise_judge`: criteria and a model,
+    or a judge (its questions, on its model).
 
     Args:
         criteria: what the answers are compared on (see
@@ -85,7 +85,7 @@ class PairwiseJudge:
         if list(engine.question_names) != list(pairwise_questions(self._criteria)):
             raise JevConfigurationError(
                 "a PairwiseJudge's engine must ask engine_criteria(criteria): build one with "
-                "pairwise_judge(criteria, model=...) or judge.pairwise()"
+                "pairwise_judge(criteria, model=...) or pairwise_judge(judge)"
             )
         self._engine = engine
 

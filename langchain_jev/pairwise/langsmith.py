@@ -15,9 +15,9 @@ Example::
 
     from langsmith import evaluate_comparative
 
-    from langchain_jev.pairwise import comparative_evaluators
+    from langchain_jev.pairwise import comparative_evaluators, pairwise_judge
 
-    pairwise = judge.pairwise()  # or pairwise_judge({...}, model=...)
+    pairwise = pairwise_judge(judge)  # or pairwise_judge({...}, model=...)
     evaluate_comparative(("experiment-a", "experiment-b"), evaluators=comparative_evaluators(pairwise))
 """
 

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from langsmith import aevaluate, evaluate
 
-from langchain_jev import JevJudge
+from langchain_jev import JevJudge, JevRunEvaluator
 from langchain_jev.langsmith import OVERALL_KEY, jev_summary_evaluator
 from langchain_jev.testing import ScriptedDecisionModel
 from tests.fakes import API_KEY, JevWire
@@ -40,7 +40,7 @@ def run_experiment(judge: JevJudge, max_concurrency: int | None, **kwargs: Any) 
     return evaluate(
         rag_target,
         data=examples(),
-        evaluators=[judge.as_evaluator()],
+        evaluators=[JevRunEvaluator(judge)],
         client=offline_client(),
         upload_results=False,
         max_concurrency=max_concurrency,
@@ -98,7 +98,7 @@ async def test_aevaluate_awaits_the_judge_over_the_async_jev_client() -> None:
         results = await aevaluate(
             arag_target,
             data=examples(),
-            evaluators=[judge.as_evaluator()],
+            evaluators=[JevRunEvaluator(judge)],
             client=offline_client(),
             upload_results=False,
             max_concurrency=4,
@@ -115,7 +115,7 @@ async def test_aevaluate_with_a_scripted_judge_and_a_key_prefix() -> None:
     results = await aevaluate(
         arag_target,
         data=examples(),
-        evaluators=[judge.as_evaluator(key_prefix="rag")],
+        evaluators=[JevRunEvaluator(judge, key_prefix="rag")],
         client=offline_client(),
         upload_results=False,
         max_concurrency=2,
@@ -155,7 +155,7 @@ async def test_a_failing_model_under_aevaluate_gives_error_results() -> None:
     results = await aevaluate(
         arag_target,
         data=examples(),
-        evaluators=[JevJudge(criteria(), model=failing).as_evaluator()],
+        evaluators=[JevRunEvaluator(JevJudge(criteria(), model=failing))],
         client=offline_client(),
         upload_results=False,
         max_concurrency=3,
@@ -170,7 +170,7 @@ def test_a_run_without_an_answer_gives_error_results_naming_the_keys() -> None:
     results = evaluate(
         target,
         data=examples(),
-        evaluators=[scripted_judge().as_evaluator()],
+        evaluators=[JevRunEvaluator(scripted_judge())],
         client=offline_client(),
         upload_results=False,
     )
@@ -181,7 +181,7 @@ def test_a_run_without_an_answer_gives_error_results_naming_the_keys() -> None:
 def test_the_summary_reuses_the_evaluator_s_verdicts() -> None:
     with langsmith_attempts() as attempts:
         judge = scripted_judge()
-        evaluator = judge.as_evaluator()
+        evaluator = JevRunEvaluator(judge)
         results = evaluate(
             rag_target,
             data=examples(),
@@ -239,7 +239,7 @@ def test_runs_the_judge_could_not_judge_lower_the_rates() -> None:
             "tone": "neutral",
         }
     )
-    evaluator = JevJudge(criteria(), model=failing).as_evaluator()
+    evaluator = JevRunEvaluator(JevJudge(criteria(), model=failing))
     results = evaluate(
         rag_target,
         data=examples(),

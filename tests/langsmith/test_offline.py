@@ -6,6 +6,7 @@ from langchain_core.tracers.context import collect_runs
 from langsmith.run_helpers import tracing_context
 from langsmith.run_trees import RunTree
 
+from langchain_jev import JevRunEvaluator
 from tests.langsmith.helpers import (
     langsmith_attempts,
     offline_client,
@@ -30,7 +31,7 @@ def test_langchain_s_tracer_would_upload_a_judge_run_in_local_mode() -> None:
 
 def test_the_evaluator_keeps_the_judge_run_local() -> None:
     with langsmith_attempts() as attempts:
-        evaluator = scripted_judge().as_evaluator()
+        evaluator = JevRunEvaluator(scripted_judge())
         with tracing_context(enabled="local", client=offline_client(), project_name="evaluators"):
             results = evaluator.evaluate_run(a_run())
         assert attempts == []
@@ -39,14 +40,14 @@ def test_the_evaluator_keeps_the_judge_run_local() -> None:
 
 async def test_the_async_evaluator_keeps_the_judge_run_local() -> None:
     with langsmith_attempts() as attempts:
-        evaluator = scripted_judge().as_evaluator()
+        evaluator = JevRunEvaluator(scripted_judge())
         with tracing_context(enabled="local", client=offline_client(), project_name="evaluators"):
             await evaluator.aevaluate_run(a_run())
         assert attempts == []
 
 
 def test_in_local_mode_the_judge_run_still_reaches_handlers_in_the_context() -> None:
-    evaluator = scripted_judge().as_evaluator()
+    evaluator = JevRunEvaluator(scripted_judge())
     with (
         tracing_context(enabled="local", client=offline_client(), project_name="evaluators"),
         collect_runs() as runs,

@@ -23,7 +23,7 @@ from langsmith.run_helpers import traceable, tracing_context
 from langsmith.schemas import Example
 from pydantic import BaseModel
 
-from langchain_jev import JevCriterion, JevJudge, load_judge
+from langchain_jev import JevCriterion, JevJudge, JevRunEvaluator, load_judge
 from langchain_jev.testing import ScriptedDecisionModel
 from tests.fakes import ReplyingChatModel
 from tests.langsmith.helpers import CLASSIC_FEEDBACK, LocalDatasetClient, offline_client
@@ -226,7 +226,7 @@ def test_evaluate_reads_every_output_shape(name: str) -> None:
         evaluate(
             shape.target(),
             data=[example(shape)],
-            evaluators=[the_judge.as_evaluator()],
+            evaluators=[JevRunEvaluator(the_judge)],
             client=offline_client(),
             upload_results=False,
             max_concurrency=0,
@@ -256,7 +256,7 @@ async def test_aevaluate_reads_every_output_shape(name: str) -> None:
     results = await aevaluate(
         asynchronous(shape),
         data=[example(shape)],
-        evaluators=[the_judge.as_evaluator()],
+        evaluators=[JevRunEvaluator(the_judge)],
         client=offline_client(),
         upload_results=False,
         max_concurrency=0,
@@ -278,7 +278,7 @@ def test_a_direct_evaluate_run_of_a_traced_run_reads_every_output_shape(name: st
     with tracing_context(enabled=True, client=recorder, project_name="production"):
         traceable(name="target")(call)(shape.inputs, langsmith_extra={"on_end": runs.append})
 
-    results = the_judge.as_evaluator().evaluate_run(runs[0], example(shape))
+    results = JevRunEvaluator(the_judge).evaluate_run(runs[0], example(shape))
 
     check(shape, received(the_judge))
     check_results(results["results"])
@@ -295,7 +295,7 @@ def test_run_on_dataset_reads_every_output_shape(name: str) -> None:
     runnable = target if shape.runnable else RunnableLambda(target)
 
     results = run_on_dataset(
-        client, "shapes", runnable, evaluation=RunEvalConfig(custom_evaluators=[the_judge.as_evaluator()])
+        client, "shapes", runnable, evaluation=RunEvalConfig(custom_evaluators=[JevRunEvaluator(the_judge)])
     )
 
     check(shape, received(the_judge))
@@ -321,7 +321,7 @@ def test_the_user_s_email_in_a_returned_conversation_is_not_the_answer_s() -> No
                     inputs={"question": "Please reset the password of jane.doe@example.com"},
                 )
             ],
-            evaluators=[sensitive.as_evaluator()],
+            evaluators=[JevRunEvaluator(sensitive)],
             client=offline_client(),
             upload_results=False,
             max_concurrency=0,

@@ -14,7 +14,7 @@ from langsmith.evaluation import evaluate_comparative
 from langsmith.evaluation.evaluator import comparison_evaluator
 from langsmith.schemas import Example
 
-from langchain_jev import JevConfigurationError, JevCriterion, JevJudge
+from langchain_jev import JevConfigurationError, JevCriterion, JevJudge, JevRunEvaluator
 from langchain_jev.pairwise import PairwiseJudge, comparative_evaluators, pairwise_judge
 from langchain_jev.testing import ScriptedDecisionModel
 from tests.fakes import JevWire
@@ -163,7 +163,7 @@ def test_a_judge_s_questions_compare_through_judge_pairwise_with_a_key_prefix() 
         ],
         model=ScriptedDecisionModel({"correct__1": "answer_2", "correct__2": "answer_1"}),
     )
-    results, _, _, runs_b = compare(judge.pairwise(), key_prefix="vs")
+    results, _, _, runs_b = compare(pairwise_judge(judge), key_prefix="vs")
     for row in by_question(results).values():
         assert [k for k in row if k.startswith("feedback.")] == ["feedback.vs_correct"]
         result = row["feedback.vs_correct"]
@@ -183,13 +183,13 @@ def test_a_single_run_judge_as_a_comparative_evaluator_is_refused_with_what_to_u
         [JevCriterion.choice("tone", Choice(instructions="Tone?", criteria={"warm": None, "cold": None}), ["warm"])],
         model=ScriptedDecisionModel({"tone": "warm"}),
     )
-    comparator = comparison_evaluator(judge.as_evaluator())  # what the issue reported as a TypeError
-    with pytest.raises(JevConfigurationError, match=r"evaluators=comparative_evaluators\(judge\.pairwise\(\)\)"):
+    comparator = comparison_evaluator(JevRunEvaluator(judge))  # what the issue reported as a TypeError
+    with pytest.raises(JevConfigurationError, match=r"evaluators=comparative_evaluators\(pairwise_judge\(judge\)\)"):
         comparator.compare_runs([], None)
     with pytest.raises(JevConfigurationError, match="judges one run at a time"):
-        compare_with(judge.as_evaluator())
+        compare_with(JevRunEvaluator(judge))
     with pytest.raises(JevConfigurationError, match=r"evaluators=comparative_evaluators\(judge\)"):
-        compare_with(judge.pairwise())
+        compare_with(pairwise_judge(judge))
     assert judge.model.calls == 0  # type: ignore[attr-defined]
 
 

@@ -132,8 +132,8 @@ def test_a_criterion_named_like_the_overall_result_is_refused_unless_the_overall
         [JevCriterion.noul(OVERALL_KEY, Noul(instructions="?"), 0.5)], model=ScriptedDecisionModel({})
     )
     with pytest.raises(JevConfigurationError, match="criterion 'jev_pass'"):
-        judge.as_evaluator()
-    assert judge.as_evaluator(include_overall=False).feedback_keys == [OVERALL_KEY]
+        JevRunEvaluator(judge)
+    assert JevRunEvaluator(judge, include_overall=False).feedback_keys == [OVERALL_KEY]
 
 
 def test_bad_options_are_refused() -> None:
@@ -145,11 +145,21 @@ def test_bad_options_are_refused() -> None:
         JevRunEvaluator(scripted_judge(), key_prefix=3)  # type: ignore[arg-type]
 
 
-def test_as_evaluator_passes_its_options() -> None:
-    evaluator = scripted_judge().as_evaluator(key_prefix="rag", include_overall=False)
+def test_the_evaluator_keeps_its_options() -> None:
+    evaluator = JevRunEvaluator(scripted_judge(), key_prefix="rag", include_overall=False)
     assert isinstance(evaluator, JevRunEvaluator)
     assert (evaluator.key_prefix, evaluator.include_overall) == ("rag", False)
     assert "key_prefix='rag'" in repr(evaluator)
+
+
+def test_the_deprecated_as_evaluator_still_builds_the_evaluator_and_names_its_replacement() -> None:
+    judge = scripted_judge()
+    replacement = r"JevJudge\.as_evaluator\(\) is deprecated: use JevRunEvaluator\(judge\)"
+    with pytest.warns(DeprecationWarning, match=replacement) as caught:
+        evaluator = judge.as_evaluator(key_prefix="rag", include_overall=False)
+    assert caught[0].filename == __file__  # the warning points at the call, not at the package
+    assert isinstance(evaluator, JevRunEvaluator)
+    assert evaluator.feedback_keys == JevRunEvaluator(judge, key_prefix="rag", include_overall=False).feedback_keys
 
 
 def test_the_judge_sees_the_mapped_run_and_example() -> None:
@@ -160,7 +170,7 @@ def test_the_judge_sees_the_mapped_run_and_example() -> None:
     example = Example(
         id=uuid.uuid4(), dataset_id=uuid.uuid4(), inputs={"question": "x"}, outputs={"answer": "Paris"}
     )
-    results = {r.key: r for r in judge.as_evaluator().evaluate_run(run, example)["results"]}
+    results = {r.key: r for r in JevRunEvaluator(judge).evaluate_run(run, example)["results"]}
 
     (request,) = judge.model.requests  # type: ignore[attr-defined]
     assert request["state"] == {
@@ -180,7 +190,7 @@ def test_prepare_replaces_the_mapping() -> None:
         return JevJudgeInput("Custom question?", run.outputs["result"], context=["Paris has the Louvre."])
 
     judge = scripted_judge()
-    evaluator = judge.as_evaluator(prepare=prepare)
+    evaluator = JevRunEvaluator(judge, prepare=prepare)
     evaluator.evaluate_run(run_with({"result": "Hello!"}))
 
     assert seen == [("Hello!", None)]
@@ -192,17 +202,17 @@ def test_prepare_may_return_a_state_but_nothing_else() -> None:
         [JevCriterion.noul("polite", Noul(instructions="Is `message` polite?"), 0.5)],
         model=ScriptedDecisionModel({"polite": 0.8}),
     )
-    state = judge.as_evaluator(prepare=lambda run, example: {"message": run.outputs["answer"]})
+    state = JevRunEvaluator(judge, prepare=lambda run, example: {"message": run.outputs["answer"]})
     assert state.evaluate_run(run_with({"answer": "Thanks!"}))["results"][0].score == 1.0
     assert judge.model.requests[0]["state"] == {"message": "Thanks!"}  # type: ignore[attr-defined]
 
-    wrong = judge.as_evaluator(prepare=lambda run, example: "Thanks!")
+    wrong = JevRunEvaluator(judge, prepare=lambda run, example: "Thanks!")
     with pytest.raises(JevInputError, match="must return a JevJudgeInput or a state mapping, got str"):
         wrong.evaluate_run(run_with({"answer": "Thanks!"}))
 
 
 def test_the_source_run_is_the_judge_s_own_trace() -> None:
-    evaluator = scripted_judge().as_evaluator()
+    evaluator = JevRunEvaluator(scripted_judge())
     with collect_runs() as collector:
         results = evaluator.evaluate_run(run_with({"answer": "Hello!"}))["results"]
     (judge_run,) = [r for r in collector.traced_runs if r.name == "JevJudge"]
@@ -219,7 +229,7 @@ def test_the_source_run_is_the_judge_s_own_trace() -> None:
 async def test_aevaluate_run_awaits_the_judge_and_links_its_trace() -> None:
     judge = JevJudge(criteria(), model=scripted_judge().model.model_copy(update={"delay": 0.01}))
     with collect_runs() as collector:
-        results = (await judge.as_evaluator().aevaluate_run(run_with({"answer": "Hello!"})))["results"]
+        results = (await JevRunEvaluator(judge).aevaluate_run(run_with({"answer": "Hello!"})))["results"]
     (judge_run,) = [r for r in collector.traced_runs if r.name == "JevJudge"]
     assert {r.source_run_id for r in results} == {judge_run.id}
     assert {r.key: r.score for r in results}["helpfulness"] == 1.0
@@ -233,4 +243,4 @@ def test_a_judge_that_cannot_reach_its_model_raises_rather_than_scoring() -> Non
         ),
     )
     with pytest.raises(ConnectionError, match="model down"):
-        judge.as_evaluator().evaluate_run(run_with({"answer": "x", "context": ["c"]}))
+        JevRunEvaluator(judge).evaluate_run(run_with({"answer": "x", "context": ["c"]}))

@@ -197,7 +197,7 @@ def test_without_langchain_classic_the_package_works_and_the_evaluator_names_the
                          model=ScriptedDecisionModel({"ok": 0.9}))
         run = RunTree(name="t", run_type="chain", inputs={"question": "q"})
         run.end(outputs={"answer": "a"})
-        print(judge.as_evaluator().evaluate_run(run)["results"][-1].score)
+        print(JevRunEvaluator(judge).evaluate_run(run)["results"][-1].score)
         for name in langchain_jev.__all__:
             if name != "JevStringEvaluator":  # the one name that needs the extra
                 getattr(langchain_jev, name)

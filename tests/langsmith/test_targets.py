@@ -18,7 +18,7 @@ from langsmith import aevaluate, evaluate
 from langsmith.schemas import Example
 from pydantic import BaseModel
 
-from langchain_jev import JevCriterion, JevJudge
+from langchain_jev import JevCriterion, JevJudge, JevRunEvaluator
 from langchain_jev.testing import ScriptedDecisionModel
 from tests.fakes import ReplyingChatModel
 from tests.langsmith.helpers import offline_client
@@ -140,7 +140,7 @@ def test_evaluate_gives_the_judge_the_question_of_every_target_shape(shape: str)
         evaluate(
             make_target(),
             data=[make_example()],
-            evaluators=[the_judge.as_evaluator()],
+            evaluators=[JevRunEvaluator(the_judge)],
             client=offline_client(),
             upload_results=False,
             max_concurrency=0,
@@ -164,7 +164,7 @@ async def test_aevaluate_gives_the_judge_the_question_of_every_target_shape(shap
     results = await aevaluate(
         make_target(),
         data=[make_example()],
-        evaluators=[the_judge.as_evaluator()],
+        evaluators=[JevRunEvaluator(the_judge)],
         client=offline_client(),
         upload_results=False,
         max_concurrency=0,
@@ -180,7 +180,7 @@ def test_a_messages_shaped_input_gives_the_judge_the_conversation() -> None:
     evaluate(
         agent(),
         data=[messages_example()],
-        evaluators=[the_judge.as_evaluator()],
+        evaluators=[JevRunEvaluator(the_judge)],
         client=offline_client(),
         upload_results=False,
         max_concurrency=0,
@@ -203,7 +203,7 @@ def test_a_failed_target_is_named_in_the_comment() -> None:
         evaluate(
             target,
             data=[question_example()],
-            evaluators=[the_judge.as_evaluator()],
+            evaluators=[JevRunEvaluator(the_judge)],
             client=offline_client(),
             upload_results=False,
             max_concurrency=0,

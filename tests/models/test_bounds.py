@@ -117,8 +117,9 @@ def run_of(index: int) -> RunTree:
 def test_the_evaluator_keeps_a_bounded_number_of_records_and_its_summary_stays_right() -> None:
     model = ScriptedDecisionModel({"polite": 0.9})
     judge = JevJudge([POLITE], model=model)
-    assert judge.as_evaluator()._max_records == DEFAULT_RECORDS
     from langchain_jev.langsmith import JevRunEvaluator
+
+    assert JevRunEvaluator(judge)._max_records == DEFAULT_RECORDS
 
     evaluator = JevRunEvaluator(judge, max_records=100)
     runs = [run_of(index) for index in range(1_000)]

@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 from langchain_core.decisions import Noul
 from langsmith.run_trees import RunTree
 
-from langchain_jev import JevCriterion, JevJudge, JuryDecisionModel, Outcome
+from langchain_jev import JevCriterion, JevJudge, JevRunEvaluator, JuryDecisionModel, Outcome
 from langchain_jev.langsmith import jev_summary_evaluator
 from langchain_jev.testing import ScriptedDecisionModel
 from langchain_jev.testing.server import Fault, JevServer, Received
@@ -148,7 +148,7 @@ def test_silence_never_passes_a_verdict(kinds: list[str], data: st.DataObject) -
 
 def test_a_langsmith_evaluator_and_its_summary_score_a_silent_jury_as_not_passed() -> None:
     jury = JuryDecisionModel({"jev": behaviour("fails", "jev"), "gpt": behaviour("raises", "gpt")})
-    evaluator = JevJudge([POLITE], model=jury).as_evaluator()
+    evaluator = JevRunEvaluator(JevJudge([POLITE], model=jury))
     run = RunTree(name="target", run_type="chain", inputs={"question": "Hi?"})
     run.end(outputs={"answer": "Go away."})
 

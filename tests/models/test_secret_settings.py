@@ -30,7 +30,7 @@ from langchain_core.messages import HumanMessage
 from langsmith.run_trees import RunTree
 
 import langchain_jev
-from langchain_jev import JevCriterion, JevDecisionModel, JevJudge, JuryDecisionModel
+from langchain_jev import JevCriterion, JevDecisionModel, JevJudge, JevRunEvaluator, JuryDecisionModel
 from langchain_jev.graph import HazardBattery
 from langchain_jev.guardrails.settings import GuardrailSettings
 from langchain_jev.langsmith import jev_summary_evaluator
@@ -230,7 +230,7 @@ def answered_run() -> RunTree:
 
 def test_evaluate_run_comments_and_the_summary_comment_carry_no_member_s_key() -> None:
     pytest.importorskip("langchain_openai")
-    evaluator = JevJudge([POLITE], model=member_jury()).as_evaluator()
+    evaluator = JevRunEvaluator(JevJudge([POLITE], model=member_jury()))
     results = evaluator.evaluate_run(answered_run())["results"]
     assert "quorum is 2" in results[0].comment
     for result in results:
@@ -244,7 +244,7 @@ def test_evaluate_run_comments_and_the_summary_comment_carry_no_member_s_key() -
             "b": ChatModelDecisionModel(refusing_openai(), strategy="structured"),
         }
     )
-    failing = JevJudge([POLITE], model=down).as_evaluator()
+    failing = JevRunEvaluator(JevJudge([POLITE], model=down))
     with pytest.raises(Exception) as caught:
         failing.evaluate_run(answered_run())
     assert_clean(str(caught.value), "the error evaluate_run raises")

@@ -82,14 +82,27 @@ def test_a_judge_s_questions_become_comparisons_with_their_rubric() -> None:
         ],
         model=ScriptedDecisionModel({}),
     )
-    pairwise = judge.pairwise()
+    pairwise = pairwise_judge(judge)
     assert pairwise.names == ["helpful", "mode", "polite"]
     assert pairwise.model is judge.model
     helpful, mode, _ = (c.criterion for c in pairwise.criteria)
     assert "Levels, lowest first: 0: Useless; 1: Partly; 2: Fully" in helpful
     assert "Options: answered: Gives the weather; asked" in mode and "(answered)" in mode
     other = ScriptedDecisionModel({})
-    assert judge.pairwise(other).model is other
+    assert pairwise_judge(judge, other).model is other
+
+
+def test_the_deprecated_judge_pairwise_still_builds_the_comparison_and_names_its_replacement() -> None:
+    judge = JevJudge([JevCriterion.check("short", lambda d: True, "too long"),
+                      JevCriterion.noul("polite", Noul(instructions="Is it polite?"), 0.7)],
+                     model=ScriptedDecisionModel({}))
+    other = ScriptedDecisionModel({})
+    replacement = r"JevJudge\.pairwise\(\) is deprecated: use pairwise_judge\(judge\)"
+    with pytest.warns(DeprecationWarning, match=replacement) as caught:
+        pairwise = judge.pairwise(other)
+    assert caught[0].filename == __file__
+    assert isinstance(pairwise, PairwiseJudge)
+    assert (pairwise.names, pairwise.model) == (["polite"], other)
 
 
 def test_an_unreadable_answer_makes_that_criterion_an_error_and_keeps_the_rest() -> None:

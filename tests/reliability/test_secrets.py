@@ -27,7 +27,7 @@ from langsmith import aevaluate, evaluate
 from langsmith.schemas import Example
 from typesafe_sdk import RetryPolicy, TypeSafeError
 
-from langchain_jev import GuardrailCheckError, JevDecisionModel, JevJudge, JevJudgeInput
+from langchain_jev import GuardrailCheckError, JevDecisionModel, JevJudge, JevJudgeInput, JevRunEvaluator
 from langchain_jev.graph import HazardBattery
 from langchain_jev.middleware import JevGuardrailMiddleware
 from tests.guardrails.helpers import chat, guarded_graph
@@ -155,7 +155,7 @@ def test_the_key_never_shows_through_a_full_sync_run(
             dumpd(from_env),
             from_env.to_json(),
             from_env._sync(),
-            judge.as_evaluator(),
+            JevRunEvaluator(judge),
         )
 
         for url, expected in (
@@ -174,7 +174,7 @@ def test_the_key_never_shows_through_a_full_sync_run(
             results = evaluate(
                 target,
                 data=examples(),
-                evaluators=[failing.as_evaluator()],
+                evaluators=[JevRunEvaluator(failing)],
                 client=offline_client(),
                 upload_results=False,
             )
@@ -199,7 +199,7 @@ def test_the_key_never_shows_through_a_full_sync_run(
         results = evaluate(
             target,
             data=examples(),
-            evaluators=[judge.as_evaluator()],
+            evaluators=[JevRunEvaluator(judge)],
             client=offline_client(),
             upload_results=False,
         )
@@ -224,7 +224,7 @@ async def test_the_key_never_shows_through_a_full_async_run(seen: Everything) ->
         results = await aevaluate(
             atarget,
             data=examples(),
-            evaluators=[judge.as_evaluator()],
+            evaluators=[JevRunEvaluator(judge)],
             client=offline_client(),
             upload_results=False,
         )

@@ -22,9 +22,11 @@ from langchain_jev import (
     JevCriterion,
     JevDecisionModel,
     JevJudge,
+    JevRunEvaluator,
     create_guardrail_node,
     create_self_refine_graph,
     jev_summary_evaluator,
+    pairwise_judge,
 )
 from langchain_jev.graph import GuardrailState, create_guarded_model_node
 from langchain_jev.testing import JevServer, ScriptedChatModel, scripted_chat_model
@@ -117,7 +119,7 @@ def test_the_langsmith_experiment_fails_the_paris_row(judge: JevJudge) -> None:
     from langsmith.schemas import Example
 
     answers = {UMBRELLA: GOOD, "Is it sunny in Paris right now?": "Paris is lovely in every season."}
-    evaluator = judge.as_evaluator()
+    evaluator = JevRunEvaluator(judge)
     summary = jev_summary_evaluator(evaluator)
     with langsmith_attempts() as attempts:
         results = evaluate(
@@ -140,7 +142,7 @@ def test_the_langsmith_experiment_fails_the_paris_row(judge: JevJudge) -> None:
 
 
 def test_pairwise_prefers_the_specific_answer_in_both_orders(judge: JevJudge) -> None:
-    comparison = judge.pairwise().compare(UMBRELLA, "Dublin has a mild, wet climate all year round.", GOOD)
+    comparison = pairwise_judge(judge).compare(UMBRELLA, "Dublin has a mild, wet climate all year round.", GOOD)
     assert comparison.summary() == "preferred=B [helpfulness=B, is_plausible=B]"
 
 

@@ -6,6 +6,7 @@ import ast
 import importlib
 import subprocess
 import sys
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 import pytest
@@ -82,24 +83,59 @@ def test_the_worker_preload_names_modules_that_exist() -> None:
         assert importlib.import_module(name).__name__ == name
 
 
-def _imports(path: Path, *, in_functions: bool = False) -> set[str]:
-    """The package modules a module imports: when it loads, or (``in_functions``) anywhere in it.
+def _path_of(module: str) -> Path | None:
+    base = ROOT / Path(*module.split("."))
+    for candidate in (base.with_suffix(".py"), base / "__init__.py"):
+        if candidate.is_file():
+            return candidate
+    return None
 
-    Imports for type checkers only (an ``if TYPE_CHECKING:`` block) are left out either way.
+
+def _bindings(module: str) -> dict[str, tuple[str, str]]:
+    """The names a module binds at load from another module (``from m import n``), and lazily (``_EXPORTS``)."""
+    path = _path_of(module)
+    found: dict[str, tuple[str, str]] = {}
+    for node in ast.parse(path.read_text(encoding="utf-8")).body if path else []:
+        if isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            for alias in node.names:
+                found[alias.asname or alias.name] = (node.module, alias.name)
+        elif isinstance(node, (ast.Assign, ast.AnnAssign)) and isinstance(node.value, ast.Dict):
+            target = node.targets[0] if isinstance(node, ast.Assign) else node.target
+            if isinstance(target, ast.Name) and target.id == "_EXPORTS":
+                for key, value in zip(node.value.keys, node.value.values, strict=True):
+                    if isinstance(key, ast.Constant) and isinstance(value, ast.Constant):
+                        found[key.value] = (value.value, key.value)
+    return found
+
+
+def _home(module: str, name: str, depth: int = 0) -> str:
+    """The module ``from module import name`` loads: a submodule, or where a face's name really lives."""
+    if _path_of(f"{module}.{name}"):
+        return f"{module}.{name}"
+    bound = _bindings(module).get(name) if depth < 10 else None
+    if bound and bound[0].startswith("langchain_jev"):
+        return _home(*bound, depth=depth + 1)
+    return module
+
+
+def _import_lines(path: Path, *, in_functions: bool = False) -> dict[str, int]:
+    """The package modules a module imports, each with the line of its first import.
+
+    Loaded when the module loads, or (``in_functions``) anywhere in it; imports for type
+    checkers only (an ``if TYPE_CHECKING:`` block) are left out either way. A name
+    imported through a face counts as an import of the module the face takes it from.
     """
     tree = ast.parse(path.read_text(encoding="utf-8"))
-    found: set[str] = set()
+    found: dict[str, int] = {}
 
     def add(node: ast.stmt) -> None:
         if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("langchain_jev"):
             for alias in node.names:
-                candidate = f"{node.module}.{alias.name}"
-                is_module = (ROOT / Path(*candidate.split("."))).with_suffix(".py").exists() or (
-                    ROOT / Path(*candidate.split(".")) / "__init__.py"
-                ).exists()
-                found.add(candidate if is_module else node.module)
+                found.setdefault(_home(node.module, alias.name), node.lineno)
         elif isinstance(node, ast.Import):
-            found.update(alias.name for alias in node.names if alias.name.startswith("langchain_jev"))
+            for alias in node.names:
+                if alias.name.startswith("langchain_jev"):
+                    found.setdefault(alias.name, node.lineno)
 
     def visit(body: list[ast.stmt]) -> None:
         for node in body:
@@ -121,19 +157,40 @@ def _imports(path: Path, *, in_functions: bool = False) -> set[str]:
     return found
 
 
-def _graph(*, in_functions: bool) -> dict[str, set[str]]:
-    """Module -> the package modules it imports; a package importing its own submodules (its face) is left out."""
-    graph = {_module_name(path): _imports(path, in_functions=in_functions) for path in PACKAGE.rglob("*.py")}
-    for name, imports in graph.items():
-        graph[name] = {
-            other
-            for other in imports
-            if not other.startswith(name + ".") and other != name and not name.startswith(other + ".")
-        }
+def _imports(path: Path, *, in_functions: bool = False) -> set[str]:
+    """The package modules a module imports (see `_import_lines`)."""
+    return set(_import_lines(path, in_functions=in_functions))
+
+
+def _edges(*, in_functions: bool) -> dict[str, dict[str, int]]:
+    """Module -> {package module it loads: the line}, the packages above each import included.
+
+    Importing ``a.b.c`` runs ``a`` and ``a.b`` first, so those count too, except the
+    packages above the importer itself (they are loading already). A package's own
+    imports of its submodules count like any other.
+    """
+    graph: dict[str, dict[str, int]] = {}
+    for path in sorted(PACKAGE.rglob("*.py")):
+        name = _module_name(path)
+        edges: dict[str, int] = {}
+        for other, line in _import_lines(path, in_functions=in_functions).items():
+            parts = other.split(".")
+            for size in range(1, len(parts) + 1):
+                above = ".".join(parts[:size])
+                if above != other and (name == above or name.startswith(above + ".")):
+                    continue
+                if above != name:
+                    edges.setdefault(above, line)
+        graph[name] = edges
     return graph
 
 
-def _circles(graph: dict[str, set[str]]) -> list[list[str]]:
+def _graph(*, in_functions: bool) -> dict[str, set[str]]:
+    """Module -> the package modules it loads (see `_edges`)."""
+    return {name: set(edges) for name, edges in _edges(in_functions=in_functions).items()}
+
+
+def _circles(graph: Mapping[str, Iterable[str]]) -> list[list[str]]:
     """The groups of modules that import each other round a circle (strongly connected, more than one)."""
     index: dict[str, int] = {}
     low: dict[str, int] = {}
@@ -165,12 +222,48 @@ def _circles(graph: dict[str, set[str]]) -> list[list[str]]:
     return sorted(groups)
 
 
-def test_no_module_imports_itself_back_through_a_circle() -> None:
-    assert _circles(_graph(in_functions=False)) == []
+def _circle_path(graph: Mapping[str, Mapping[str, int]], group: list[str]) -> str:
+    """One shortest way round a circle, each step with its importing line: ``a:3 -> b:9 -> a``."""
+    start = group[0]
+    came: dict[str, str] = {}
+    queue = [start]
+    while queue:
+        node = queue.pop(0)
+        for other in sorted(graph[node]):
+            if other == start:
+                steps = [node]
+                while steps[-1] != start:
+                    steps.append(came[steps[-1]])
+                steps.reverse()
+                hops = [f"{a}:{graph[a][b]}" for a, b in zip(steps, [*steps[1:], start], strict=True)]
+                return " -> ".join([*hops, start])
+            if other in group and other not in came:
+                came[other] = node
+                queue.append(other)
+    return " <-> ".join(group)
 
 
-def test_no_import_inside_a_function_closes_a_circle_either() -> None:
-    assert _circles(_graph(in_functions=True)) == []
+def test_no_import_anywhere_closes_a_circle() -> None:
+    """No circle among the package's modules, at load or through an import inside a function."""
+    graph = _edges(in_functions=True)
+    circles = [_circle_path(graph, group) for group in _circles(graph)]
+    assert circles == [], "import circles (module:line -> ...):\n" + "\n".join(circles)
+
+
+ENGINE = ("criteria", "input", "judge", "outcomes", "feedback", "verdict", "conversation", "statements")
+"""The engine's modules (the hub): they know nothing of LangSmith, LangGraph, agents or the spokes."""
+SPOKES = ("langsmith", "runs", "evaluation", "refine", "pairwise", "graph", "middleware", "guardrails", "cli")
+
+
+def test_the_engine_imports_no_spoke() -> None:
+    graph = _graph(in_functions=True)
+    found = {
+        (f"langchain_jev.{engine}", other)
+        for engine in ENGINE
+        for other in graph[f"langchain_jev.{engine}"]
+        if any(other == f"langchain_jev.{s}" or other.startswith(f"langchain_jev.{s}.") for s in SPOKES)
+    }
+    assert found == set()
 
 
 def test_the_circle_finder_sees_imports_inside_functions(tmp_path: Path) -> None:
@@ -191,6 +284,21 @@ def test_the_circle_finder_sees_imports_inside_functions(tmp_path: Path) -> None
     assert _imports(source) == set()
     assert _imports(source, in_functions=True) == {"langchain_jev.cli.app", "langchain_jev.ray"}
     assert _circles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+    ring = {"a": {"b": 3, "d": 1}, "b": {"c": 5}, "c": {"a": 7}, "d": {}}
+    assert _circle_path(ring, ["a", "b", "c"]) == "a:3 -> b:5 -> c:7 -> a"
+
+
+def test_the_circle_finder_sees_through_faces_and_the_packages_an_import_runs() -> None:
+    # a name taken from a lazy face is an import of the module the face loads it from
+    assert _home("langchain_jev", "JevRunEvaluator") == "langchain_jev.langsmith"
+    assert _home("langchain_jev.models", "CachedDecisionModel").startswith("langchain_jev.models.cache")
+    assert _home("langchain_jev", "feedback") == "langchain_jev.feedback"  # a submodule is itself
+    assert _home("langchain_jev", "__version__") == "langchain_jev"  # defined in the face: the face
+    graph = _graph(in_functions=True)
+    # importing a module of another package runs that package's face first
+    assert "langchain_jev.models" in graph["langchain_jev.judge"]
+    # the face's function-body wiring of the old spoke methods is seen, and closes no circle
+    assert {"langchain_jev.langsmith", "langchain_jev.pairwise.build"} <= graph["langchain_jev"]
 
 
 MAX_LINES = 600

@@ -4,7 +4,8 @@
 - `chat/`: `ChatModelDecisionModel`, any LangChain chat model answering the same typed questions;
 - `typesafe_classifier`: an adapter for langchain-typesafe's `TypeSafeClassifier`;
 - `openai_decisions`: an adapter for langchain-openai's ``OpenAIDecisions`` (a refusal is an ERROR);
-- `cache`: `CachedDecisionModel`, which answers repeated requests from a cache;
+- `cache/`: `CachedDecisionModel`, which answers repeated requests from a cache (keys, model
+  identity, the store protocol, the memory and SQLite stores, the wrapping model);
 - `jury`: `JuryDecisionModel`, a panel of models asked at once, their answers combined
   (`member_calls`: each member's synchronous calls, a hung member's threads bounded);
 - `resolve`: `as_decision_model`, what a judge's ``model=`` accepts;

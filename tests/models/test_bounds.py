@@ -81,7 +81,7 @@ def test_a_sqlite_cache_keeps_at_most_its_bound_and_its_file_stops_growing(tmp_p
 def test_an_entry_past_its_age_is_not_served_and_is_swept(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import langchain_jev.models.cache as cache_module
+    import langchain_jev.models.cache._sqlite as cache_module
 
     now = [1_000_000.0]
     monkeypatch.setattr(cache_module.time, "time", lambda: now[0])

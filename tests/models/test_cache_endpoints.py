@@ -112,3 +112,12 @@ def test_the_identity_of_the_parts_never_holds_a_key(servers: tuple[JevServer, J
     assert adapter["parts"]["classifier"]["class"] == "langchain_typesafe.classifier.TypeSafeClassifier"
     assert jev_part["endpoint"] == servers[1].base_url
     assert KEY not in repr(identity)
+
+
+def test_a_cached_model_s_identity_names_it_by_its_face_so_stored_keys_keep_matching() -> None:
+    from langchain_jev.testing import ScriptedDecisionModel
+
+    inner = CachedDecisionModel(ScriptedDecisionModel({}), InMemoryCache())
+    identity = model_identity(CachedDecisionModel(inner, InMemoryCache()))
+    # the class path is part of every key of a model made of caches: it is the one it had before the split
+    assert identity["parts"]["inner"]["class"] == "langchain_jev.models.cache.CachedDecisionModel"

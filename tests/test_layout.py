@@ -310,7 +310,6 @@ KNOWN_LONG_MODULES = {
     "langchain_jev.guardrails.policy",
     "langchain_jev.guardrails.rail",
     "langchain_jev.guardrails.text",
-    "langchain_jev.models.cache",
     "langchain_jev.models.chat.model",
     "langchain_jev.runs",
     "langchain_jev.spec.model",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+import json
 import math
 import re
 from collections.abc import Iterator, Mapping, Sequence
@@ -25,6 +26,7 @@ __all__ = [
     "dataset_style_keys",
     "describe_dataset_keys",
     "describe_unknown",
+    "named_state_fields",
     "unknown_fields",
 ]
 
@@ -355,6 +357,24 @@ def _keys(value: Any, depth: int = 0) -> Iterator[str]:
     elif isinstance(value, (list, tuple)):
         for inner in value[:50]:
             yield from _keys(inner, depth + 1)
+
+
+def named_state_fields(instructions: Any) -> list[str]:
+    """The fixed state fields ``instructions`` name (in backticks or bare), in the state's order.
+
+    Instructions that are not text (structured JSON) are read as their JSON text.
+    What a judge file reports as a question's named fields, and what a deployed
+    rule makes its prompt's variables.
+
+    Example:
+        >>> named_state_fields("Does `assistant_answer` answer user_question?")
+        ['user_question', 'assistant_answer']
+        >>> named_state_fields({"ask": "Is supporting_context relevant?"})
+        ['supporting_context']
+
+    """
+    text = instructions if isinstance(instructions, str) else json.dumps(instructions, default=str)
+    return [name for name in STATE_FIELDS if re.search(rf"(?<![\w]){name}(?![\w])", text)]
 
 
 def unknown_fields(instructions: Any, state: Mapping[str, Any]) -> dict[str, str]:

@@ -25,7 +25,6 @@ be between 0 and 1, got 1.5``); no half-built judge is ever returned.
 
 from __future__ import annotations
 
-import json
 import os
 import re
 from collections.abc import Callable, Mapping
@@ -51,7 +50,7 @@ from pydantic import (
 
 from langchain_jev.criteria import JevCriterion, validate_criteria
 from langchain_jev.errors import JevConfigurationError
-from langchain_jev.input import ANSWER_FIELD, STATE_FIELDS, JevJudgeInput
+from langchain_jev.input import ANSWER_FIELD, JevJudgeInput, named_state_fields
 from langchain_jev.judge import JevJudge
 from langchain_jev.spec.builtins import BUILTIN_FORMS
 from langchain_jev.spec.code import (
@@ -210,8 +209,7 @@ class _QuestionSpec(_Spec):
         """
         if self.applies_when is not None:
             return []
-        text = self.instructions if isinstance(self.instructions, str) else json.dumps(self.instructions)
-        return [name for name in STATE_FIELDS if re.search(rf"(?<![\w]){name}(?![\w])", text)]
+        return named_state_fields(self.instructions)
 
 
 class NoulSpec(_QuestionSpec):

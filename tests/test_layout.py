@@ -22,6 +22,7 @@ LAZY_FACES = [
     "langchain_jev.judges",
     "langchain_jev.middleware",
     "langchain_jev.models",
+    "langchain_jev.online",
     "langchain_jev.pairwise",
     "langchain_jev.ray",
     "langchain_jev.simulation",

@@ -7,7 +7,8 @@ Modules, one job each. The commands and their arguments:
 - `judge`: the ``judge`` command (here, or on Ray with ``--engine ray``) and its ``--html`` report;
 - `rejudge`, `calibrate`: decide stored answers again; measure a judge against human labels;
 - `judges`: the ``judges`` command, listing the prebuilt judges and printing their files;
-- `validate`: the ``schema`` and ``validate`` commands.
+- `validate`: the ``schema`` and ``validate`` commands;
+- `deploy`: the ``deploy`` command, a judge file as a LangSmith online evaluator.
 
 The local engine the ``judge`` command runs is `langchain_jev.datasets.local`; what
 both engines and several commands share (rows, readers, results files, the lock, the

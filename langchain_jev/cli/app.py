@@ -6,7 +6,7 @@ Example:
     langchain-jev judges                                # the prebuilt judges; judges show rag prints one
 
 Each command lives in a module of its own (`judge`, `judges`, `rejudge`,
-`calibrate`, `compare`, `validate`); this module only builds the parser from them and
+`calibrate`, `compare`, `validate`, `deploy`); this module only builds the parser from them and
 runs the one named, turning an interrupt, a closed stdout or a bug into its
 exit code (`langchain_jev.datasets.exit_codes`). Nothing imports this module
 but the package's entry points (``langchain_jev.cli`` and ``python -m``).
@@ -72,6 +72,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             from langchain_jev.cli.compare import compare_command
 
             return compare_command(args)
+        if args.command == "deploy":
+            from langchain_jev.cli.deploy import deploy_command
+
+            return deploy_command(args)
     except KeyboardInterrupt:
         sys.stderr.write(f"\n{PROG}: interrupted\n")
         return EXIT_INTERRUPTED
@@ -91,7 +95,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _parser() -> argparse.ArgumentParser:
-    from langchain_jev.cli import calibrate, compare, judge, rejudge
+    from langchain_jev.cli import calibrate, compare, deploy, judge, rejudge
     from langchain_jev.cli.arguments import exit_codes_epilog, positive_int, rate
 
     parser = argparse.ArgumentParser(
@@ -120,6 +124,7 @@ def _parser() -> argparse.ArgumentParser:
     rejudge.add_parser(commands, rate)
     calibrate.add_parser(commands, judge_parser, rate, positive_int)
     compare.add_parser(commands)
+    deploy.add_parser(commands)
     return parser
 
 

@@ -92,6 +92,8 @@ DEFAULT_MAPPING: Mapping[str, str] = {
 _ALWAYS = (QUESTION_FIELD, ANSWER_FIELD)
 """The variables every rule's prompt has: what a judge's state always carries."""
 _ORDER = (QUESTION_FIELD, ANSWER_FIELD, EXPECTED_FIELD, CONTEXT_FIELD, TOOL_CALLS_FIELD)
+_HINT = {EXPECTED_FIELD: "input.expected", TOOL_CALLS_FIELD: "output.messages"}
+"""An example run field in the message of a field without a default mapping."""
 _VARIABLE = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,63}")
 _LEVELS = (2, 10)
 _OPTIONS = (2, 255)
@@ -199,8 +201,9 @@ def _refuse_conditions(criteria: Sequence[JevCriterion]) -> None:
         raise JevConfigurationError(
             f"criteria {', '.join(conditional)} cannot travel to a LangSmith rule: a rule asks every "
             "question of every run it samples, so it would record an answer where this judge decides "
-            "NOT_APPLICABLE; deploy a judge without these conditions, or judge the runs with the "
-            "monitor, which decides them"
+            "NOT_APPLICABLE; deploy a judge of the other criteria (JevJudge([c for c in judge.criteria "
+            "if c.condition is None and c.depends_on is None], judge.model)), or judge the runs with "
+            "the monitor, which decides them"
         )
 
 
@@ -326,7 +329,7 @@ def _unmapped(state_field: str, criteria: Sequence[str]) -> str:
         why = "read from a run's tool child runs, which no rule variable reaches"
     return (
         f"criteria {whose} name `{state_field}`, {why}; map it to a run field with "
-        f"variable_mapping={{{state_field!r}: 'output.<key>'}}, or judge the runs with the monitor"
+        f"variable_mapping={{{state_field!r}: {_HINT[state_field]!r}}}, or judge the runs with the monitor"
     )
 
 

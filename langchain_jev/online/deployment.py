@@ -53,12 +53,34 @@ class JevDeployWarning(UserWarning):
     """Part of a deployed judge stays with the package (thresholds, the verdict, code checks).
 
     Each warning names the criteria affected; `Deployment.notes` holds the same text.
+    Make it an error where a deploy must carry the whole judge:
+
+    Example:
+        >>> import warnings
+        >>> warnings.filterwarnings("error", category=JevDeployWarning)
+        >>> issubclass(JevDeployWarning, UserWarning)
+        True
+        >>> warnings.resetwarnings()
+
     """
 
 
 @dataclass(frozen=True)
 class Deployment:
-    """A judge deployed as a LangSmith rule (or, on a dry run, the rule it would be)."""
+    """A judge deployed as a LangSmith rule (or, on a dry run, the rule it would be).
+
+    Example:
+        >>> import warnings
+        >>> from langchain_core.decisions import Noul
+        >>> from langchain_jev import JevCriterion, JevJudge
+        >>> polite = JevCriterion.noul("polite", Noul(instructions="Polite?"), 0.7)
+        >>> with warnings.catch_warnings():
+        ...     warnings.simplefilter("ignore", JevDeployWarning)
+        ...     planned = deploy(JevJudge([polite], model="jev:jev-2"), dataset="qa", dry_run=True)
+        >>> planned.target, planned.id, len(planned.notes)
+        (('dataset', 'qa'), None, 1)
+
+    """
 
     rule: DecisionRule
     """The rule the judge became: questions, prompt, variable mapping, model, notes."""
@@ -124,6 +146,13 @@ def deploy(
     Warns:
         JevDeployWarning: one per note (thresholds and the verdict, code checks).
 
+    Example:
+        >>> from langsmith import Langsmith  # doctest: +SKIP
+        >>> rule = deploy(judge, project="support-bot", sampling_rate=0.1,  # doctest: +SKIP
+        ...               client=Langsmith(api_key="lsv2_..."))
+        >>> rule.id  # doctest: +SKIP
+        '6f1c...'
+
     """
     planned = _plan(judge, project, dataset, sampling_rate, filter, threads, variable_mapping, display_name)
     if dry_run:
@@ -150,7 +179,14 @@ async def adeploy(
     dry_run: bool = False,
     client: AsyncLangsmith | None = None,
 ) -> Deployment:
-    """Asynchronous `deploy`, with a ``langsmith.AsyncLangsmith`` client."""
+    """Asynchronous `deploy`, with a ``langsmith.AsyncLangsmith`` client.
+
+    Example:
+        >>> from langsmith import AsyncLangsmith  # doctest: +SKIP
+        >>> async with AsyncLangsmith() as langsmith:  # doctest: +SKIP
+        ...     rule = await adeploy(judge, project="support-bot", client=langsmith)
+
+    """
     planned = _plan(judge, project, dataset, sampling_rate, filter, threads, variable_mapping, display_name)
     if dry_run:
         return planned

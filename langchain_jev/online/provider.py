@@ -48,7 +48,13 @@ Provider = Literal["typesafe", "typesafe_compatible", "openai_decisions"]
 
 @dataclass(frozen=True)
 class RuleModel:
-    """The decision model a rule asks, as the rule's body names it."""
+    """The decision model a rule asks, as the rule's body names it.
+
+    Example:
+        >>> RuleModel("typesafe_compatible", "jev-2", base_url="https://jev.example.com").body()
+        {'provider': 'typesafe_compatible', 'model': 'jev-2', 'base_url': 'https://jev.example.com'}
+
+    """
 
     provider: Provider
     """``typesafe``, ``typesafe_compatible`` or ``openai_decisions``."""
@@ -79,6 +85,12 @@ def rule_model(model: BaseDecisionModel) -> RuleModel:
     Raises:
         JevConfigurationError: the model cannot travel to LangSmith (a chat model, a
             jury, a scripted or other model), or its base URL holds credentials.
+
+    Example:
+        >>> from langchain_jev.models import JevDecisionModel
+        >>> rule_model(JevDecisionModel(model="jev-2", api_key="sk-test", base_url="https://jev.example.com/"))
+        RuleModel(provider='typesafe_compatible', model='jev-2', base_url='https://jev.example.com', \
+timeout_seconds=None, max_retries=None)
 
     """
     from langchain_jev.models.cache import CachedDecisionModel

@@ -109,6 +109,15 @@ class DecisionRule:
 
     `body` is what ``evaluators.create_decision_model`` is given, but for the target
     (``session_id`` / ``dataset_id``), the sampling, the filter and the grouping.
+
+    Example:
+        >>> from langchain_core.decisions import Score
+        >>> from langchain_jev import JevCriterion, JevJudge
+        >>> rubric = Score(instructions="How helpful is `assistant_answer`?", criteria=["No", "Yes"])
+        >>> rule = decision_rule(JevJudge([JevCriterion.score("helpful", rubric, 1)], model="jev:jev-2"))
+        >>> rule.body()["questions"]["helpful"]["levels"], rule.body()["template_format"]
+        (['No', 'Yes'], 'f-string')
+
     """
 
     display_name: str

@@ -39,6 +39,7 @@ PUBLIC = [
     "langchain_jev.calibration",
     "langchain_jev.report",
     "langchain_jev.compare",
+    "langchain_jev.online",
     *(["langchain_jev.ray"] if HAS_RAY else []),
 ]
 

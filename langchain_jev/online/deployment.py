@@ -35,7 +35,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Literal
 
 from langchain_jev.errors import JevConfigurationError, JevError, MissingCredentialsError
-from langchain_jev.models.secrets import redact_error, remember_secret
+from langchain_jev.models.secrets import install_log_filter, redact_error, remember_secret
 from langchain_jev.online.rule import DecisionRule, decision_rule
 
 if TYPE_CHECKING:
@@ -309,6 +309,7 @@ def _checked(client: Any, *, asynchronous: bool) -> Any:
             f"create rules), got {type(client).__name__}"
         )
     remember_secret(client.api_key)
+    install_log_filter()  # the client's debug logs name what it sends
     return client
 
 
@@ -320,6 +321,7 @@ def _settings() -> dict[str, Any]:
             f"no LangSmith API key: set {_KEY_ENV}, or pass client=langsmith.Langsmith(api_key=...)"
         )
     remember_secret(key)
+    install_log_filter()  # the client's debug logs name what it sends
     # the generated client reads LANGCHAIN_BASE_URL; the tracing client's LANGSMITH_ENDPOINT is the usual one
     endpoint = None if os.environ.get("LANGCHAIN_BASE_URL") else os.environ.get("LANGSMITH_ENDPOINT")
     return {"api_key": key, "base_url": endpoint or None}

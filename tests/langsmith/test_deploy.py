@@ -444,4 +444,3 @@ def test_the_key_a_refusing_server_echoes_never_leaves(monkeypatch: pytest.Monke
         assert LS_KEY not in str(error) and LS_KEY not in repr(error.args), type(error)
         assert LS_KEY not in repr(getattr(error, "body", ""))
         error = error.__cause__ or error.__context__
-

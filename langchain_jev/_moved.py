@@ -55,6 +55,8 @@ MOVED: dict[str, str | tuple[str, ...]] = {
     # a results file read back, re-decided and its rows' states: the results file's own home
     "langchain_jev.calibration.replay": "langchain_jev.datasets.redecide",
     "langchain_jev.report.states": "langchain_jev.datasets.states",
+    # the Ray run is the Ray engine's; its command is the judge command's, with the other commands
+    "langchain_jev.ray.command": ("langchain_jev.ray.run", "langchain_jev.cli.judge"),
     # a prebuilt judge with no option of its own is made by the one factory over the judge files
     **{
         f"langchain_jev.judges.{name}": "langchain_jev.judges._factories"

@@ -2,12 +2,13 @@
 
 `add_parser` adds the command and its options; `judge_command` runs it: the
 local engine (`langchain_jev.datasets.local.run`) judges the rows in this process or its
-worker processes, or, with ``--engine ray``, the Ray engine
-(`langchain_jev.ray.command`) does. With ``--workers N`` (by default chosen
-from ``--concurrency``, the rows and the CPUs) the rows are judged in N worker
-processes, each with its share of ``--concurrency``; this process stays the
-only reader and writer. `write_judge_report` draws ``--html`` from the results
-file.
+worker processes, or, with ``--engine ray``, `judge_on_ray` hands them to the Ray
+engine (`langchain_jev.ray.run`), whose actors share ``--concurrency``
+(`split_in_flight`). With ``--workers N`` (by default chosen from
+``--concurrency``, the rows and the CPUs) the rows are judged in N worker
+processes, or on N actors; this process stays the only reader and writer of a
+local run. Either run ends with the same table and exit codes. `write_judge_report`
+draws ``--html`` from the results file.
 """
 
 from __future__ import annotations
@@ -43,8 +44,17 @@ from langchain_jev.datasets.paths import FileRole, clash
 
 if TYPE_CHECKING:
     from langchain_jev.datasets.local.session import RunResult
+    from langchain_jev.datasets.rows import FieldMap
+    from langchain_jev.spec import JudgeSpec
 
-__all__ = ["add_parser", "judge_command", "judge_files", "write_judge_report"]
+__all__ = [
+    "add_parser",
+    "judge_command",
+    "judge_files",
+    "judge_on_ray",
+    "split_in_flight",
+    "write_judge_report",
+]
 
 
 def add_parser(commands: Any) -> argparse.ArgumentParser:
@@ -151,7 +161,6 @@ def judge_command(args: argparse.Namespace, parser: argparse.ArgumentParser) -> 
     from langchain_jev.datasets.readers import DatasetError, detect_format
     from langchain_jev.datasets.reading import check_regular
     from langchain_jev.errors import JevConfigurationError
-    from langchain_jev.report.provenance import run_description
     from langchain_jev.spec import JudgeSpecError, load_spec
 
     err = sys.stderr
@@ -163,8 +172,6 @@ def judge_command(args: argparse.Namespace, parser: argparse.ArgumentParser) -> 
     except JudgeSpecError as error:
         return bad_input(err, "the judge file is invalid:\n  " + "\n  ".join(error.messages()))
     if args.engine == "ray" or args.ray_address:
-        from langchain_jev.ray.command import judge_on_ray
-
         if args.html and str(args.out).endswith(".parquet"):
             parser.error("--html is drawn from a results file: give --out PATH.jsonl with --engine ray")
         code = judge_on_ray(args, spec, err)
@@ -210,15 +217,7 @@ def judge_command(args: argparse.Namespace, parser: argparse.ArgumentParser) -> 
         rate_limit=args.rate_limit,
         judge=judge_description(spec, model_name),
         endpoint=endpoint or model_name,
-        run=run_description(
-            dataset=args.data,
-            fmt=fmt,
-            fields=fields.to_dict(),
-            judge_file=args.judge,
-            base_url=endpoint,
-            argv=[PROG, *sys.argv[1:]],
-            fail_under=args.fail_under,
-        ),
+        run=_run_description(args, fmt, fields, endpoint),
     )
     setup = WorkerSetup.of(spec, settings, fields, options.required, args.rate_limit)
     to_file = bool(args.out and args.out != "-")
@@ -247,6 +246,92 @@ def judge_command(args: argparse.Namespace, parser: argparse.ArgumentParser) -> 
         err.flush()
         return EXIT_MODEL_ERRORS
     return exit_code(result.bad_rows, result.tally.pass_rate, args.fail_under, result.tally.unjudged)
+
+
+def judge_on_ray(args: argparse.Namespace, spec: JudgeSpec, stderr: TextIO) -> int:
+    """Run ``judge`` with ``--engine ray``: the parsed arguments and the loaded judge file; the exit code."""
+    from langchain_jev.datasets.model import described_model
+    from langchain_jev.datasets.tally import format_table, summary_lines
+    from langchain_jev.ray.run import RayOptions, format_of, ray_missing, run_ray
+
+    def fail(message: str) -> int:
+        return bad_input(stderr, message)
+
+    if args.resume:
+        return fail("--resume is for the local engine; a run on Ray judges every row again")
+    if args.strict:
+        return fail(
+            "--strict is for the local engine; a run on Ray reports every bad row and judges the rest"
+        )
+    missing = ray_missing()
+    if missing is not None:
+        return fail(f"--engine ray needs Ray: {missing}")
+    fmt = format_of(args.data, args.format)
+    if fmt is None:
+        return fail(
+            f"cannot read {args.data}: no such file (Ray reads a JSONL, JSON, CSV or Parquet file, "
+            "or a folder of Parquet files)"
+        )
+    actors = max(1, args.workers or 2)
+    settings, fields = model_settings(args), field_map(args)
+    options = RayOptions(
+        data=args.data,
+        fmt=fmt,
+        fields=fields,
+        settings=settings,
+        out=args.out,
+        address=args.ray_address,
+        actors=actors,
+        in_flight=split_in_flight(args.concurrency, actors),
+        rate_limit=args.rate_limit,
+        verbose=bool(getattr(args, "verbose", False)),
+        run=_run_description(args, fmt, fields, described_model(settings)[1]),
+    )
+    try:
+        result = run_ray(spec, options, stderr)
+    except KeyboardInterrupt:
+        stderr.write(f"\n{PROG}: interrupted\n")
+        return EXIT_INTERRUPTED
+    if result.fatal is not None:
+        return fail(result.fatal)
+    if result.broken is not None:
+        stderr.write(f"{PROG}: error: {result.broken}\n")
+        stderr.flush()
+        return EXIT_MODEL_ERRORS
+    report = stderr if args.out == "-" else sys.stdout
+    report.write(format_table(result.tally) + "\n\n")
+    for line in summary_lines(result.tally, bad_rows=result.bad_rows, fail_under=args.fail_under):
+        report.write(line + "\n")
+    report.flush()
+    return exit_code(result.bad_rows, result.tally.pass_rate, args.fail_under, result.tally.unjudged)
+
+
+def split_in_flight(total: int, actors: int) -> int:
+    """Each actor's share of ``--concurrency`` (the rows judged at once over the whole pool).
+
+    Example:
+        >>> split_in_flight(64, 2), split_in_flight(5, 2), split_in_flight(1, 4)
+        (32, 3, 1)
+
+    """
+    return max(1, -(-total // actors))
+
+
+def _run_description(
+    args: argparse.Namespace, fmt: str, fields: FieldMap, endpoint: str | None
+) -> dict[str, Any]:
+    """What the run knows of itself, as the results header keeps it (under ``run``), for either engine."""
+    from langchain_jev.report.provenance import run_description
+
+    return run_description(
+        dataset=args.data,
+        fmt=fmt,
+        fields=fields.to_dict(),
+        judge_file=args.judge,
+        base_url=endpoint,
+        argv=[PROG, *sys.argv[1:]],
+        fail_under=args.fail_under,
+    )
 
 
 def judge_files(args: argparse.Namespace) -> tuple[list[FileRole], list[FileRole]]:

@@ -1,13 +1,24 @@
-"""Judging Ray Datasets on a Ray cluster (extra ``ray``): `judge_dataset`, `read_file`.
+"""The Ray engine (extra ``ray``): a dataset judged on a Ray cluster, standing on `langchain_jev.datasets`.
 
-- `dataset`: `judge_dataset`, the verdict of every row by a pool of actors;
-- `reading`: `read_file`, a JSONL, JSON or CSV file read as the local engine reads it;
-- `actor`: the actor that judges batches, and the rate limit the actors share;
-- `source`: how each actor builds its judge (a judge file, a prebuilt name, a factory);
-- `command`: ``langchain-jev judge DATA --engine ray``.
+Where a row goes, in order:
 
-Names are imported lazily, so importing this package works without Ray until
-one is used.
+1. `reading`: the file is read on Ray by the local engine's own readers (`read_file`: JSONL,
+   JSON, CSV; Parquet by Ray Data), each row as the exact object the local engine reads, with
+   its number and line, or the problem that made it unreadable;
+2. `source`: each actor builds its judge once from plain, picklable data (`JudgeSource`: a
+   judge file, a prebuilt judge's name, or a factory), the API key from its own environment;
+3. `actor`: an actor judges a batch of rows on its event loop, under the rate limit the whole
+   pool shares, and adds the verdict `COLUMNS`, the record among them
+   (`langchain_jev.datasets.results`, the records the local engine writes);
+4. `dataset`: `judge_dataset` maps a Ray Dataset through a pool of those actors, lazily;
+5. `run`: `run_ray`, the whole run of ``langchain-jev judge --engine ray``: Ray started or
+   joined, the rows judged, brought back to the driver once, tallied, and written to a results
+   file (through `langchain_jev.datasets.results`, locked as the local engine locks it) or to
+   Parquet.
+
+The command itself (its options, the table, the exit codes) is `langchain_jev.cli.judge`;
+nothing here imports the command line. Names are imported lazily, so importing this package
+works without Ray until one is used.
 """
 
 from __future__ import annotations

@@ -1,15 +1,19 @@
-"""``langchain-jev judge DATA --engine ray``: the dataset command on a Ray cluster.
+"""A dataset judged on a Ray cluster: the rows read on Ray, judged by actors, the results written.
 
-The rows are read on Ray, by this package's own readers for JSONL, JSON and
-CSV (`langchain_jev.ray.reading`) and by Ray Data for Parquet; a pool of
-actors judges them (`judge_dataset`); the results go to ``--out``: a results
-file of JSON lines, the same records the local engine writes (rows read from a
-file keep their row and line), or, for a path ending in ``.parquet``, one
-Parquet file of the rows with their verdict columns (a folder of Parquet files
-only when ``--out`` names a folder: an existing one, or a path ending in
-``/``). The same table closes the run, and every error is one line with the
-local engine's exit code. Ray's own logs stay out of the way unless
-``--verbose``.
+`run_ray` is the Ray engine's whole run, as `langchain_jev.datasets.local.run` is the local
+engine's. The rows are read on Ray, by this package's own readers for JSONL, JSON and
+CSV (`langchain_jev.ray.reading`) and by Ray Data for Parquet (`read_dataset`); a pool of
+actors judges them (`judge_dataset`); the results go to the output: a results file of
+JSON lines, the same records the local engine writes (rows read from a file keep their
+row and line), locked for the run as the local engine locks it, or, for a path ending
+in ``.parquet``, one Parquet file of the rows with their verdict columns (a folder of
+Parquet files only when the output names a folder: an existing one, or a path ending in
+``/``). What the run counted comes back as a `RayResult`, its tally and bad rows, or why
+it could not go on (``fatal``: bad input; ``broken``: Ray itself failed). Ray's own logs
+stay out of the way unless ``verbose``. The command, ``langchain-jev judge DATA --engine
+ray``, is `langchain_jev.cli.judge`.
+
+Nothing here imports Ray when this module loads: `ray_missing` says whether it can run.
 """
 
 from __future__ import annotations
@@ -18,135 +22,38 @@ import contextlib
 import json
 import logging
 import os
-import sys
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TextIO
 
-from langchain_jev.datasets.exit_codes import (
-    EXIT_INTERRUPTED,
-    EXIT_MODEL_ERRORS,
-    PROG,
-    bad_input,
-    exit_code,
-)
 from langchain_jev.datasets.lock import ResultsLock
 from langchain_jev.datasets.model import ModelSettings, described_model
-from langchain_jev.datasets.options import field_map, model_settings
 from langchain_jev.datasets.readers import detect_format
 from langchain_jev.datasets.results import ResultsFile
 from langchain_jev.datasets.rows import FieldMap
-from langchain_jev.datasets.tally import Tally, format_table, repeated_problem_line, summary_lines
+from langchain_jev.datasets.tally import Tally, repeated_problem_line
 from langchain_jev.errors import JevError
 
 if TYPE_CHECKING:
     from langchain_jev.spec import JudgeSpec
 
-__all__ = ["RayOptions", "RayResult", "judge_on_ray", "read_dataset", "run_ray", "split_in_flight"]
+__all__ = ["RayOptions", "RayResult", "format_of", "ray_missing", "read_dataset", "run_ray"]
 
 _QUIET_LOGGERS = ("ray", "ray.data", "ray.serve", "ray.train", "ray.tune")
 
 
-def judge_on_ray(args: Any, spec: Any, stderr: TextIO) -> int:
-    """Run ``langchain-jev judge`` with ``--engine ray``: the parsed arguments and the loaded judge file."""
-
-    def fail(message: str) -> int:
-        return bad_input(stderr, message)
-
-    if args.resume:
-        return fail("--resume is for the local engine; a run on Ray judges every row again")
-    if args.strict:
-        return fail(
-            "--strict is for the local engine; a run on Ray reports every bad row and judges the rest"
-        )
+def ray_missing() -> str | None:
+    """How to install Ray when it cannot be imported here (the ``ray`` extra), else None."""
     try:
         import ray  # noqa: F401
     except ImportError:
         from langchain_jev._extras import install_hint
 
-        return fail(f"--engine ray needs Ray: {install_hint('ray')}")
-    fmt = _format_of(args.data, args.format)
-    if fmt is None:
-        return fail(
-            f"cannot read {args.data}: no such file (Ray reads a JSONL, JSON, CSV or Parquet file, "
-            "or a folder of Parquet files)"
-        )
-    actors = max(1, args.workers or 2)
-    options = RayOptions(
-        data=args.data,
-        fmt=fmt,
-        fields=field_map(args),
-        settings=model_settings(args),
-        out=args.out,
-        address=args.ray_address,
-        actors=actors,
-        in_flight=split_in_flight(args.concurrency, actors),
-        rate_limit=args.rate_limit,
-        verbose=bool(getattr(args, "verbose", False)),
-    )
-    options = replace(options, run=_run_header(args, options))
-    lock = (
-        ResultsLock(args.out)
-        if args.out and _is_file_out(args.out) and ResultsLock.applies_to(args.out)
-        else None
-    )
-    try:
-        if lock is not None:
-            lock.acquire()
-    except JevError as error:
-        return fail(str(error))
-    except OSError as error:
-        return fail(f"cannot write {args.out}: {error.strerror or error}")
-    try:
-        result = run_ray(spec, options, stderr)
-    except KeyboardInterrupt:
-        stderr.write(f"\n{PROG}: interrupted\n")
-        return EXIT_INTERRUPTED
-    except _RunFailed as failure:
-        if failure.bad_input:
-            return fail(str(failure))
-        stderr.write(f"{PROG}: error: {failure}\n")
-        stderr.flush()
-        return EXIT_MODEL_ERRORS
-    finally:
-        if lock is not None:
-            lock.release()
-    report = stderr if args.out == "-" else sys.stdout
-    report.write(format_table(result.tally) + "\n\n")
-    for line in summary_lines(result.tally, bad_rows=result.bad_rows, fail_under=args.fail_under):
-        report.write(line + "\n")
-    report.flush()
-    return exit_code(result.bad_rows, result.tally.pass_rate, args.fail_under, result.tally.unjudged)
+        return install_hint("ray")
+    return None
 
 
-def _run_header(args: Any, options: RayOptions) -> dict[str, Any]:
-    """What the run knows of itself, as the local engine's results header keeps it (under ``run``)."""
-    from langchain_jev.report.provenance import run_description
-
-    _, endpoint = described_model(options.settings)
-    return run_description(
-        dataset=args.data,
-        fmt=options.fmt,
-        fields=options.fields.to_dict(),
-        judge_file=args.judge,
-        base_url=endpoint,
-        argv=[PROG, *sys.argv[1:]],
-        fail_under=args.fail_under,
-    )
-
-
-def split_in_flight(total: int, actors: int) -> int:
-    """Each actor's share of ``--concurrency`` (the rows judged at once over the whole pool).
-
-    Example:
-        >>> split_in_flight(64, 2), split_in_flight(5, 2), split_in_flight(1, 4)
-        (32, 3, 1)
-
-    """
-    return max(1, -(-total // actors))
-
-
-def _format_of(path: str, explicit: str | None) -> str | None:
+def format_of(path: str, explicit: str | None) -> str | None:
     """Parquet by its extension (or a folder of Parquet files), else as the local engine decides.
 
     None when there is no such file or folder.
@@ -174,7 +81,7 @@ def _is_file_out(out: str) -> bool:
 
 @dataclass(frozen=True)
 class RayOptions:
-    """The command line's options for a run on Ray."""
+    """What a run on Ray is asked: the data and its columns, the model, the output and the pool."""
 
     data: str
     fmt: str
@@ -194,10 +101,17 @@ class RayOptions:
 
 @dataclass
 class RayResult:
-    """What a run on Ray counted: the tally and the rows that could not be read as judge inputs."""
+    """What a run on Ray counted: the tally and the rows that could not be read as judge inputs.
+
+    A run that could not go on says why in one line: ``fatal`` for bad input (the
+    output locked or unwritable, rows that do not fit one Parquet file, an input
+    the judge refused), ``broken`` when Ray itself failed.
+    """
 
     tally: Tally
     bad_rows: int = 0
+    fatal: str | None = None
+    broken: str | None = None
 
 
 class _RunFailed(Exception):
@@ -222,7 +136,36 @@ def read_dataset(path: str, fmt: str) -> Any:
 def run_ray(spec: JudgeSpec, options: RayOptions, stderr: TextIO) -> RayResult:
     """Judge ``options.data`` with the judge file ``spec`` on Ray and write the results.
 
-    Ray is the running one, a local cluster, or the one at ``options.address``.
+    Ray is the running one, a local cluster, or the one at ``options.address``. A
+    results file (or one Parquet file) is locked for the run, as the local engine
+    locks it; a run that cannot go on comes back with ``fatal`` or ``broken`` set.
+    """
+    out = options.out
+    lock = ResultsLock(out) if out and _is_file_out(out) and ResultsLock.applies_to(out) else None
+    try:
+        if lock is not None:
+            lock.acquire()
+    except JevError as error:
+        return RayResult(_tally(spec), fatal=str(error))
+    except OSError as error:
+        return RayResult(_tally(spec), fatal=f"cannot write {out}: {error.strerror or error}")
+    try:
+        return _judged_on_ray(spec, options, stderr)
+    except _RunFailed as failure:
+        if failure.bad_input:
+            return RayResult(_tally(spec), fatal=str(failure))
+        return RayResult(_tally(spec), broken=str(failure))
+    finally:
+        if lock is not None:
+            lock.release()
+
+
+def _tally(spec: JudgeSpec) -> Tally:
+    return Tally((c.name, c.kind) for c in spec.criteria)
+
+
+def _judged_on_ray(spec: JudgeSpec, options: RayOptions, stderr: TextIO) -> RayResult:
+    """The run itself, on the Ray it starts (and stops) or joins.
 
     Raises:
         _RunFailed: the data cannot be read, or Ray failed (one line says why).
@@ -269,7 +212,7 @@ def _collect(judged: Any, spec: JudgeSpec, options: RayOptions, stderr: TextIO) 
     """Bring the judged rows to the driver once: tally them, report bad rows, write ``--out``."""
     from langchain_jev.datasets.fingerprint import judge_description
 
-    result = RayResult(Tally((c.name, c.kind) for c in spec.criteria))
+    result = RayResult(_tally(spec))
     label = os.path.basename(options.data.rstrip("/" + os.sep))
     out = options.out
     if out and _is_parquet(out) and _is_folder(out):

@@ -125,9 +125,8 @@ def calibrate_command(
     from langchain_jev.datasets.exit_codes import EXIT_BAD_INPUT, EXIT_MODEL_ERRORS, EXIT_OK, bad_input
     from langchain_jev.datasets.options import allow_code
     from langchain_jev.datasets.paths import FileRole, clash
-    from langchain_jev.datasets.redecide import NoRequestModel
-    from langchain_jev.datasets.results import check_records
-    from langchain_jev.datasets.stored import read_results, read_results_file
+    from langchain_jev.datasets.redecide import NoRequestModel, read_to_redecide
+    from langchain_jev.datasets.stored import read_results
     from langchain_jev.datasets.writing import write_atomic
     from langchain_jev.errors import CalibrationError, DatasetError, RedecideError, ResultsError
     from langchain_jev.spec import JudgeSpecError, load_spec
@@ -150,7 +149,8 @@ def calibrate_command(
     except CalibrationError as error:
         return fail(str(error))
     try:
-        judge = load_spec(args.judge).build(NoRequestModel(), allow_code=allow_code(args.allow_code))
+        spec = load_spec(args.judge)
+        judge = spec.build(NoRequestModel(), allow_code=allow_code(args.allow_code))
     except JudgeSpecError as error:
         return fail("the judge file is invalid:\n  " + "\n  ".join(error.messages()))
     args.ignore_field = [*args.ignore_field, *([overall] if overall else []), *per_criterion.values()]
@@ -159,14 +159,7 @@ def calibrate_command(
     with tempfile.TemporaryDirectory(prefix="jev-calibrate-") as scratch:
         try:
             if args.results:
-                from langchain_jev.cli.rejudge import changed_since
-
-                stored = read_results_file(args.results)  # one read: its header checked, lines bounded
-                refused = changed_since(stored.header, load_spec(args.judge))
-                if refused:
-                    raise RedecideError(refused)
-                runs.append(stored.records)
-                check_records(runs[-1], args.results)
+                runs.append(read_to_redecide(args.results, spec).records)
             wanted = max(args.repeat, 1)
             while len(runs) < wanted:
                 out = (

@@ -54,9 +54,7 @@ def rejudge(args: argparse.Namespace, stdout: TextIO | None = None, stderr: Text
     from langchain_jev.datasets.exit_codes import bad_input, exit_code
     from langchain_jev.datasets.options import allow_code
     from langchain_jev.datasets.paths import FileRole, clash
-    from langchain_jev.datasets.redecide import NoRequestModel, redecide_records
-    from langchain_jev.datasets.results import check_records
-    from langchain_jev.datasets.stored import read_results_file
+    from langchain_jev.datasets.redecide import NoRequestModel, read_to_redecide, redecide_records
     from langchain_jev.datasets.tally import Tally, format_table, summary_lines
     from langchain_jev.errors import RedecideError, ResultsError
     from langchain_jev.spec import JudgeSpecError, load_spec
@@ -79,12 +77,8 @@ def rejudge(args: argparse.Namespace, stdout: TextIO | None = None, stderr: Text
     except JudgeSpecError as error:
         return fail("the judge file is invalid:\n  " + "\n  ".join(error.messages()))
     try:
-        stored = read_results_file(args.results)  # one read: its header checked, every line bounded
+        stored = read_to_redecide(args.results, spec)
         records, header = stored.records, stored.header
-        check_records(records, args.results)
-        refused = changed_since(header, spec)
-        if refused:
-            raise RedecideError(refused)
         redone = list(redecide_records(judge, records))
     except RedecideError as error:
         return fail(f"{args.results}: " + str(error))
@@ -124,17 +118,6 @@ def rejudge(args: argparse.Namespace, stdout: TextIO | None = None, stderr: Text
         except ResultsError as error:
             return fail(f"--html {args.html}: {error}")
     return exit_code(0, tally.pass_rate, args.fail_under, tally.unjudged)
-
-
-def changed_since(header: dict[str, Any] | None, spec: Any) -> dict[str, str]:
-    """Checks and conditions of ``spec`` that differ from those of the judge a results header describes."""
-    from langchain_jev.datasets.fingerprint import judge_description
-    from langchain_jev.datasets.redecide import changed_conditions
-
-    stored = header.get("judge") if header else None
-    if not isinstance(stored, dict):
-        return {}
-    return changed_conditions(stored, judge_description(spec, None))
 
 
 def _model_of(header: dict[str, Any] | None, records: list[dict[str, Any]]) -> str | None:

@@ -11,27 +11,35 @@ and is refused by name (`RedecideError`).
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable, Iterator, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from langchain_core.decisions import BaseDecisionModel, ClassifierResponse, Question
 
 from langchain_jev import feedback
+from langchain_jev.datasets.fingerprint import judge_description
 from langchain_jev.datasets.results import (
+    check_records,
     error_record,
     question_fingerprint,
     stored_answer,
     stored_panel,
     verdict_record,
 )
+from langchain_jev.datasets.stored import StoredResults, read_results_file
 from langchain_jev.errors import JevConfigurationError, RedecideError, ResultsError
 from langchain_jev.judge import JevJudge, _Plan
 from langchain_jev.models.response import DecisionResponse, JuryPanel
 from langchain_jev.verdict import JevFinding, JevVerdict, Outcome
 
+if TYPE_CHECKING:
+    from langchain_jev.spec import JudgeSpec
+
 __all__ = [
     "NoRequestModel",
     "changed_conditions",
+    "read_to_redecide",
     "redecide",
     "redecide_record",
     "redecide_records",
@@ -92,6 +100,31 @@ def changed_conditions(stored: Mapping[str, Any], current: Mapping[str, Any]) ->
         elif old.get("applies_when") != criterion.get("applies_when"):
             problems[name] = "its applies_when changed: the stored run asked it on other rows"
     return problems
+
+
+def read_to_redecide(path: str | os.PathLike[str], spec: JudgeSpec) -> StoredResults:
+    """A results file read back to decide its stored answers again under the judge file ``spec``.
+
+    The one check both ``rejudge`` and ``calibrate --results`` make first: the file read
+    once (its header checked, every line bounded), every record checked, then every
+    criterion of ``spec`` whose check or ``applies_when`` differs from the stored run's
+    (as the header describes it) refused by name. Which questions the stored answers
+    can decide is `unredecidable`'s to say, when they are decided.
+
+    Raises:
+        ResultsError: the file cannot be read, is not a results file, or a record is
+            malformed (named by its row and field).
+        RedecideError: criteria whose check or condition changed, each with why.
+
+    """
+    stored = read_results_file(path)
+    check_records(stored.records, path)
+    described = stored.header.get("judge") if stored.header else None
+    if isinstance(described, dict):
+        refused = changed_conditions(described, judge_description(spec, None))
+        if refused:
+            raise RedecideError(refused)
+    return stored
 
 
 def unredecidable(judge: JevJudge, records: Iterable[Mapping[str, Any]]) -> dict[str, str]:

@@ -17,18 +17,21 @@ The rooms of a dataset run stand in layers, as the design draws them (``DESIGN.m
                                       ...), ``spec/``, ``models/``, ``judges/`` ...
 
 A module's room is its first part under ``langchain_jev`` (`langchain_jev.datasets.local.run`
-is in ``datasets/``; a module of the root is a room of its own). An import edge from module A to module B (each edge counted once) is a
-**climb** when it leaves A's room and does not go down:
+is in ``datasets/``; a module of the root is a room of its own). An import edge from module
+A to module B (each edge counted once) is a **climb** when it leaves A's room and does not
+go down the layers, i.e. it goes back up the tree a run should only descend:
 
 - A is in a room of the run (layer 1 to 4), B is in another room, and B's layer is not under
   A's: up (``datasets/`` -> ``report/``, ``ray/`` -> ``report/``, ``compare/`` -> ``report/``)
   or sideways (``calibration/`` -> ``compare/``, ``ray/`` -> ``calibration/``);
 - or A is on the floor and B is in a room of the run (the engine reaching up into a run).
 
-Imports inside one room (``datasets/local/run.py`` -> ``datasets/results.py``), down a layer
-(``cli/`` -> ``datasets/``), or from the floor to the floor are not climbs: the floor's
-own layout is not what this measures. Imports by name at run time
-(``importlib.import_module``) are not followed.
+Imports inside one room (``datasets/local/run.py`` -> ``datasets/results.py``), down the
+layers (``cli/`` -> ``datasets/``, ``report/`` -> ``calibration/``, anything -> the
+floor's leaves such as ``errors.py`` and ``outcomes.py``), and from the floor to the floor
+are not climbs: the floor's own layout is not what this measures. A package's face is
+visited when an import names it, not for every module beneath it; imports by name at run
+time (``importlib.import_module``) are not followed.
 
 Usage::
 
@@ -126,12 +129,14 @@ class Package:
     def lazy_exports(self, module: str) -> dict[str, str]:
         """A lazy face's ``_EXPORTS`` (name -> the module defining it), empty when it has none."""
         for node in self.tree(module).body:
-            target = node.target if isinstance(node, ast.AnnAssign) else None
-            if isinstance(node, ast.Assign) and len(node.targets) == 1:
-                target = node.targets[0]
-            if isinstance(target, ast.Name) and target.id == "_EXPORTS" and node.value is not None:
+            target: ast.expr | None = None
+            if isinstance(node, ast.AnnAssign):
+                target, assigned = node.target, node.value
+            elif isinstance(node, ast.Assign) and len(node.targets) == 1:
+                target, assigned = node.targets[0], node.value
+            if isinstance(target, ast.Name) and target.id == "_EXPORTS" and assigned is not None:
                 try:
-                    value = ast.literal_eval(node.value)
+                    value = ast.literal_eval(assigned)
                 except ValueError:
                     return {}
                 return {str(k): str(v) for k, v in value.items()} if isinstance(value, dict) else {}

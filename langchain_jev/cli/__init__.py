@@ -1,19 +1,27 @@
-"""The ``langchain-jev`` command line: judge a dataset with a judge file, or print the judge schema.
+"""The ``langchain-jev`` command line: commands and argument parsing only; every run is an engine's.
 
-Modules, one job each. The commands and their arguments:
+Where a row goes: ``langchain-jev judge DATA`` is parsed here and handed to an engine, the
+local one (`langchain_jev.datasets.local`: the rows read, judged here or in worker processes,
+written to the results file) or, with ``--engine ray``, the Ray one (`langchain_jev.ray.run`).
+The results file it leaves is what the other commands read back, each through
+`langchain_jev.datasets`: ``rejudge`` decides its answers again, ``calibrate`` measures them
+against human labels (`langchain_jev.calibration`), ``compare`` sets two side by side
+(`langchain_jev.compare`), and ``--html`` draws them (`langchain_jev.report`).
+
+Modules, one job each:
 
 - `app`: ``main`` and the parser; it only dispatches, and nothing but the entry points imports it;
 - `arguments`: the argument types the commands share (``--fail-under``, ``--base-url``, ...);
-- `judge`: the ``judge`` command (here, or on Ray with ``--engine ray``) and its ``--html`` report;
+- `judge`: the ``judge`` command on either engine (`judge_on_ray` for ``--engine ray``), its ``--html``;
 - `rejudge`, `calibrate`: decide stored answers again; measure a judge against human labels;
+- `compare`: two results files side by side, or each row's two answers judged head to head;
 - `judges`: the ``judges`` command, listing the prebuilt judges and printing their files;
 - `validate`: the ``schema`` and ``validate`` commands;
 - `deploy`: the ``deploy`` command, a judge file as a LangSmith online evaluator.
 
-The local engine the ``judge`` command runs is `langchain_jev.datasets.local`; what
-both engines and several commands share (rows, readers, results files, the lock, the
-fingerprint, the tally, the decision model, pacing, the option readers and the exit
-codes) is `langchain_jev.datasets`.
+No engine lives here: no class, and none of the libraries an engine runs on (Ray, processes,
+threads; ``tests/test_layout.py`` pins it). The exit codes are
+`langchain_jev.datasets.exit_codes`, re-exported below.
 
 Example:
     langchain-jev judge rows.jsonl --judge judge.yaml --out results.jsonl --fail-under 0.8

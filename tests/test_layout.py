@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import importlib
+import json
 import subprocess
 import sys
 from collections.abc import Iterable, Mapping
@@ -58,7 +59,18 @@ def test_the_root_holds_the_engine_and_the_faces_only() -> None:
     # the engine, the spokes, the face and its machinery (_lazy, _extras, _moved)
     assert len(modules) <= 17, modules
     assert not [name for name in modules if name.startswith(("cli_", "spec_"))], modules
-    for folder in ("cli", "datasets", "spec", "guardrails", "graph", "judges", "middleware", "models", "ray", "testing"):
+    for folder in (
+        "cli",
+        "datasets",
+        "spec",
+        "guardrails",
+        "graph",
+        "judges",
+        "middleware",
+        "models",
+        "ray",
+        "testing",
+    ):
         assert (PACKAGE / folder / "__init__.py").is_file(), folder
 
 
@@ -378,8 +390,14 @@ def test_nothing_imports_the_dispatcher_but_the_entry_points() -> None:
 @pytest.mark.parametrize(
     ("folder", "forbidden"),
     [
-        ("langchain_jev.ray", ("langchain_jev.cli",)),  # the Ray engine stands on datasets/, not on the command
-        ("langchain_jev.datasets", ("langchain_jev.cli", "langchain_jev.ray")),  # the floor under both engines
+        (
+            "langchain_jev.ray",
+            ("langchain_jev.cli",),
+        ),  # the Ray engine stands on datasets/, not on the command
+        (
+            "langchain_jev.datasets",
+            ("langchain_jev.cli", "langchain_jev.ray"),
+        ),  # the floor under both engines
         # the readers of results files read them through the results file's own modules (datasets/)
         ("langchain_jev.compare", ("langchain_jev.cli", "langchain_jev.report", "langchain_jev.calibration")),
         ("langchain_jev.calibration", ("langchain_jev.cli", "langchain_jev.report", "langchain_jev.compare")),
@@ -396,6 +414,126 @@ def test_an_engine_and_its_floor_import_nothing_from_above(folder: str, forbidde
         if any(other == top or other.startswith(top + ".") for top in forbidden)
     }
     assert found == set()
+
+
+ENGINE_LIBRARIES = ("ray", "pyarrow", "multiprocessing", "concurrent", "threading", "sqlite3")
+"""What an engine runs on (actors, columns, processes, threads, a cache): a command hands its rows to one."""
+
+
+def _libraries(path: Path) -> set[str]:
+    """The top-level modules a module imports anywhere in it, a ``TYPE_CHECKING`` block aside."""
+    found: set[str] = set()
+
+    def visit(node: ast.AST) -> None:
+        if isinstance(node, ast.If) and _is_type_checking(node):
+            return
+        if isinstance(node, ast.Import):
+            found.update(alias.name.split(".")[0] for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            found.add(node.module.split(".")[0])
+        for child in ast.iter_child_nodes(node):
+            visit(child)
+
+    visit(ast.parse(path.read_text(encoding="utf-8")))
+    return found
+
+
+def test_the_command_line_holds_commands_and_argument_parsing_only() -> None:
+    for path in sorted((PACKAGE / "cli").rglob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        classes = [node.name for node in ast.walk(tree) if isinstance(node, ast.ClassDef)]
+        assert classes == [], f"{path.name}: state of a run belongs to its engine (datasets/ or ray/)"
+        assert sorted(_libraries(path) & set(ENGINE_LIBRARIES)) == [], path.name
+    graph = _graph(in_functions=True)
+    into_engines = {
+        other
+        for name, imports in graph.items()
+        if name.startswith("langchain_jev.cli.")
+        for other in imports
+        if other.startswith(("langchain_jev.ray.", "langchain_jev.datasets.local."))
+    }
+    # a command reaches an engine by its entry: the Ray run, the local run and its pool (and one predicate)
+    assert into_engines == {
+        "langchain_jev.ray.run",
+        "langchain_jev.datasets.local.run",
+        "langchain_jev.datasets.local.pool",
+        "langchain_jev.datasets.local.session",  # compare's connect_failure
+    }
+
+
+def test_the_ray_engine_parses_no_arguments_and_decides_no_exit_code() -> None:
+    graph = _graph(in_functions=True)
+    for path in sorted((PACKAGE / "ray").rglob("*.py")):
+        name = _module_name(path)
+        assert "argparse" not in _libraries(path), name
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        argv = [n for n in ast.walk(tree) if isinstance(n, ast.Attribute) and n.attr == "argv"]
+        assert argv == [], f"{name} reads the command line"
+        assert "langchain_jev.datasets.exit_codes" not in graph[name], f"{name}: exit codes are the command's"
+        assert not any(other.startswith("langchain_jev.report") for other in graph[name]), name
+
+
+def _climbs(*args: str) -> dict[str, dict[str, int]]:
+    result = subprocess.run(
+        [sys.executable, str(ROOT / "scripts" / "climbs.py"), "--json", *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
+    figures: dict[str, dict[str, int]] = json.loads(result.stdout)
+    return figures
+
+
+MAX_CLIMBS = 10
+"""The most climbs back up the layers of a run that ``judge`` and ``calibrate`` may each cross."""
+
+
+def test_judge_and_calibrate_each_cross_at_most_ten_climbs() -> None:
+    figures = _climbs()
+    assert set(figures) == {"judge", "calibrate"}
+    for command, figure in figures.items():
+        assert figure["run_files"] > 20, (command, figure)  # the walk reached the engine and the results file
+        assert figure["climbs"] <= MAX_CLIMBS, f"{command}: {figure} (python scripts/climbs.py --list)"
+
+
+def _probe(root: Path, files: Mapping[str, str]) -> None:
+    for name, source in files.items():
+        path = root / "langchain_jev" / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(source, encoding="utf-8")
+
+
+def test_the_climb_counter_follows_function_bodies_and_faces_and_counts_what_goes_back_up(
+    tmp_path: Path,
+) -> None:
+    _probe(
+        tmp_path,
+        {
+            "__init__.py": "",
+            "errors.py": "from langchain_jev.datasets.reading import read\n",  # the floor reaching up
+            "cli/__init__.py": "",
+            "cli/judge.py": "from langchain_jev.datasets import run\n"
+            "def judge():\n    from langchain_jev.report import draw\n",  # through a lazy face
+            "cli/calibrate.py": "from langchain_jev.errors import JevError\n",
+            "datasets/__init__.py": "",
+            "datasets/reading.py": "",
+            "datasets/run.py": "from langchain_jev.errors import JevError\n"
+            "from langchain_jev.report.page import draw\n",  # up
+            "report/__init__.py": "_EXPORTS = {'draw': 'langchain_jev.report.page'}\n",
+            "report/page.py": "from typing import TYPE_CHECKING\n"
+            "from langchain_jev.calibration.figures import figures\n"  # down
+            "if TYPE_CHECKING:\n    from langchain_jev.cli.judge import judge\n",  # never runs
+            "calibration/__init__.py": "",
+            "calibration/figures.py": "def figures():\n    from langchain_jev.compare.stats import stats\n",
+            "compare/__init__.py": "",
+            "compare/stats.py": "",
+        },
+    )
+    assert _climbs("--root", str(tmp_path)) == {
+        "judge": {"files": 7, "run_files": 6, "climbs": 3},
+        "calibrate": {"files": 3, "run_files": 2, "climbs": 1},
+    }
 
 
 @pytest.mark.slow
@@ -419,7 +557,15 @@ def test_type_checkers_see_the_lazy_names_as_their_real_types(tmp_path: Path) ->
         encoding="utf-8",
     )
     result = subprocess.run(
-        [sys.executable, "-m", "mypy", "--config-file", str(ROOT / "pyproject.toml"), "--no-incremental", str(probe)],
+        [
+            sys.executable,
+            "-m",
+            "mypy",
+            "--config-file",
+            str(ROOT / "pyproject.toml"),
+            "--no-incremental",
+            str(probe),
+        ],
         capture_output=True,
         text=True,
         cwd=ROOT,

@@ -158,3 +158,29 @@ def test_records_of_rows_judged_on_ray_have_no_position_and_are_decided_again(tm
     assert read_results(path) == stored
     again = list(redecide_records(build(LENIENT, NoRequestModel()), read_results(path)))
     assert again == unplaced(records_of(build(LENIENT, scripted())))
+
+
+def test_the_preflight_of_rejudge_and_calibrate_checks_records_then_refuses_a_changed_condition(
+    tmp_path,
+) -> None:
+    from langchain_jev.datasets.fingerprint import judge_description
+    from langchain_jev.datasets.redecide import read_to_redecide
+    from langchain_jev.spec import load_spec
+
+    stored = records_of(build(WEATHER_SPEC, scripted()))
+    path = tmp_path / "results.jsonl"
+
+    def write(records: list[dict]) -> None:
+        header = header_record(judge_description(load_spec(WEATHER_SPEC), "jev-test"))
+        path.write_text("".join(record_line(r) + "\n" for r in [header, *records]), encoding="utf-8")
+
+    write(stored)
+    again = read_to_redecide(path, load_spec(LENIENT))  # other thresholds: the answers decide them
+    assert again.records == stored and again.header is not None
+    everywhere = spec_with(criteria={"is_grounded": {"applies_when": None}})
+    with pytest.raises(RedecideError, match="is_grounded: its applies_when changed"):
+        read_to_redecide(path, load_spec(everywhere))
+    write([{**stored[0], "passed": "yes"}, *stored[1:]])  # a bad record is named before the judge is compared
+    with pytest.raises(ResultsError, match=r'row 1 .*passed is "yes", not true or false') as caught:
+        read_to_redecide(path, load_spec(everywhere))
+    assert not isinstance(caught.value, RedecideError)

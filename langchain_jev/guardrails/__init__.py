@@ -24,6 +24,7 @@ are thin spokes over it.
 - `early`: which models may start before their input is judged (an allow-list of tools and settings);
 - `chunks`: a reply judged as it streams, cut into chunks (pure);
 - `release`: judged chunks shown to the caller's streams as the model's run;
+- `protocol`: a released reply as the newer protocol's events, for ``stream_events(version="v3")`` (pure);
 - `hidden`: runs no handler but an allow-listed tracer may see (a rail's battery, an unchecked draft).
 """
 

@@ -109,18 +109,25 @@ _HIDDEN: ContextVar[Tracers | None] = ContextVar("jev_hidden_run", default=None)
 """The tracers of the hidden run the code is in (None: it is in none)."""
 
 
+_TOKEN_HOOKS = ("on_llm_new_token", "on_stream_event")
+"""The hooks a handler is given a model's tokens by: chunks, and the newer protocol's events (v3)."""
+
+
 def _class_forwards_tokens(cls: type) -> bool:
-    """True for a handler class that implements ``on_llm_new_token`` and is no tracer (a tracer records)."""
+    """True for a handler class that implements a token hook (`_TOKEN_HOOKS`) and is no tracer.
+
+    (A tracer records.)
+    """
     if issubclass(cls, _TracerCore):
         return False
     for base in (BaseCallbackHandler, AsyncCallbackHandler):
         if issubclass(cls, base):
-            return cls.on_llm_new_token is not base.on_llm_new_token
+            return any(getattr(cls, hook, None) is not getattr(base, hook, None) for hook in _TOKEN_HOOKS)
     return False
 
 
 def _forwards_tokens(handler: Any) -> bool:
-    """True for a handler of the caller's that implements ``on_llm_new_token`` (a tracer only records)."""
+    """True for a handler of the caller's that implements a token hook (a tracer only records)."""
     return _class_forwards_tokens(type(handler))
 
 
@@ -129,8 +136,9 @@ def is_stream_handler(handler: Any) -> bool:
 
     These are the handlers of ``astream_events``, ``astream_log`` and LangGraph's
     ``"messages"`` stream (all implement LangChain's streaming-handler protocol),
-    and any handler that forwards tokens (implements ``on_llm_new_token``) and
-    is not a tracer. It says who is shown what a guardrail releases; who may see a
+    and any handler that forwards tokens (implements ``on_llm_new_token``, or
+    ``on_stream_event`` for the newer protocol's events) and is not a tracer. It
+    says who is shown what a guardrail releases; who may see a
     hidden run is an allow-list (`hidden_config`).
 
     Example:

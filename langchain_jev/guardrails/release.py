@@ -14,8 +14,10 @@ The run starts at the first chunk shown (nothing judged clean yet, no run) and
 ends with the reply released, or fails with the error that stopped the step.
 Its chunks carry the streamed message's id, so LangGraph does not show the same
 reply again when the step returns it. A handler that reads the newer protocol
-events (``stream_events(version="v3")``) gets the released reply whole when the
-run ends.
+events (``stream_events(version="v3")``, LangGraph's v2 messages handler) is given
+each judged chunk as those events too (``on_stream_event``; see
+`langchain_jev.guardrails.protocol`), as it is shown, and the events that end
+the message when the run ends.
 
 Example:
     >>> from langchain_core.callbacks import BaseCallbackHandler
@@ -50,6 +52,7 @@ from langchain_core.runnables import RunnableConfig
 
 from langchain_jev.guardrails.chunks import token_text
 from langchain_jev.guardrails.hidden import visible_config
+from langchain_jev.guardrails.protocol import added_events, ending_events, protocol_readers
 
 __all__ = ["Release"]
 
@@ -107,6 +110,8 @@ class Release:
         self._run: CallbackManagerForLLMRun | None = None
         self._arun: AsyncCallbackManagerForLLMRun | None = None
         self._closed = False
+        self._protocol = protocol_readers(self.config)
+        self._shown: AIMessageChunk | None = None
 
     @property
     def opened(self) -> bool:
@@ -121,6 +126,20 @@ class Release:
     def _start_args(self) -> tuple[dict[str, Any], list[list[BaseMessage]]]:
         return {"name": self.name}, [self.messages]
 
+    def _added(self, chunk: AIMessageChunk) -> list[dict[str, Any]]:
+        """The protocol events ``chunk`` adds (none when no handler reads them); ``chunk`` counts as shown."""
+        if not self._protocol:
+            return []
+        events = added_events(self._shown, chunk)
+        self._shown = chunk if self._shown is None else self._shown + chunk
+        return events
+
+    def _ending(self) -> list[dict[str, Any]]:
+        return ending_events(self._shown) if self._shown is not None else []
+
+    def _failed(self, error: BaseException) -> list[dict[str, Any]]:
+        return [{"event": "error", "message": str(error)}] if self._shown is not None else []
+
     # ------------------------------------------------------------------ sync
 
     def show(self, chunk: AIMessageChunk) -> None:
@@ -132,17 +151,23 @@ class Release:
             manager = _manager(self.config, CallbackManager)
             self._run = manager.on_chat_model_start(serialized, messages, name=self.name)[0]
         self._run.on_llm_new_token(token_text(chunk), chunk=_generation(chunk))
+        for event in self._added(chunk):
+            self._run.on_stream_event(event)  # type: ignore[arg-type]
 
     def end(self, message: AIMessage) -> None:
         """End the run with the reply released (nothing when no chunk was shown)."""
         if self._run is not None and not self._closed:
             self._closed = True
+            for event in self._ending():
+                self._run.on_stream_event(event)  # type: ignore[arg-type]
             self._run.on_llm_end(_result(message))
 
     def fail(self, error: BaseException) -> None:
         """End the run with the error that stopped the step (nothing when no chunk was shown)."""
         if self._run is not None and not self._closed:
             self._closed = True
+            for event in self._failed(error):
+                self._run.on_stream_event(event)  # type: ignore[arg-type]
             self._run.on_llm_error(error)
 
     # ------------------------------------------------------------------ async
@@ -156,15 +181,21 @@ class Release:
             manager = _manager(self.config, AsyncCallbackManager)
             self._arun = (await manager.on_chat_model_start(serialized, messages, name=self.name))[0]
         await self._arun.on_llm_new_token(token_text(chunk), chunk=_generation(chunk))
+        for event in self._added(chunk):
+            await self._arun.on_stream_event(event)  # type: ignore[arg-type]
 
     async def aend(self, message: AIMessage) -> None:
         """Asynchronous `end`."""
         if self._arun is not None and not self._closed:
             self._closed = True
+            for event in self._ending():
+                await self._arun.on_stream_event(event)  # type: ignore[arg-type]
             await self._arun.on_llm_end(_result(message))
 
     async def afail(self, error: BaseException) -> None:
         """Asynchronous `fail`."""
         if self._arun is not None and not self._closed:
             self._closed = True
+            for event in self._failed(error):
+                await self._arun.on_stream_event(event)  # type: ignore[arg-type]
             await self._arun.on_llm_error(error)

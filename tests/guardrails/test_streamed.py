@@ -4,8 +4,8 @@ shown once it is judged clean.
 The chat model (`PacedChat`) streams its tokens ``N`` at a time and waits for the door's check of one
 chunk before it writes the next, so every chunk boundary is known and no test depends on timing. The
 decision model is the perfect keyword classifier, recording every text it judged. What the streams
-show (``stream_mode="messages"``, ``stream(version="v2")``, ``astream_events``) must be exactly the
-judged chunks, in order; a flagged chunk stops the stream, nothing after it is shown, and the thread
+show (``stream_mode="messages"``, ``stream(version="v2")``, ``astream_events`` v2, and the protocol
+events of ``stream_events(version="v3")``) must be exactly the judged chunks, in order; a flagged chunk stops the stream, nothing after it is shown, and the thread
 and its checkpoints keep what was shown followed by the refusal.
 """
 
@@ -47,8 +47,16 @@ MARK = "nerve agent"
 KEYWORDS = {"indiscriminate_weapons": (MARK,)}
 REFUSAL = "I can't share that response: it was flagged for indiscriminate weapons."
 FORMS = ["guarded_model", "guard_model", "middleware"]
-STREAMS = ["stream:messages", "astream:messages", "stream:v2", "astream:v2", "astream_events:v2"]
-QUICK = ["stream:messages", "astream:v2", "astream_events:v2"]
+STREAMS = [
+    "stream:messages",
+    "astream:messages",
+    "stream:v2",
+    "astream:v2",
+    "astream_events:v2",
+    "stream_events:v3",
+    "astream_events:v3",
+]
+QUICK = ["stream:messages", "astream:v2", "astream_events:v2", "stream_events:v3", "astream_events:v3"]
 SIZE = 4
 
 sent: list[dict[str, Any]] = []
@@ -280,6 +288,10 @@ REQUEST = {"messages": [HumanMessage("Tell me about chemistry.")]}
 
 async def run(graph: Any, way: str, config: dict[str, Any]) -> list[Any]:
     kind, mode = way.split(":")
+    if mode == "v3":  # the protocol events of the run stream, every one
+        if kind == "stream_events":
+            return list(graph.stream_events(REQUEST, config, version="v3"))
+        return [event async for event in await graph.astream_events(REQUEST, config, version="v3")]
     if kind == "astream_events":
         return [event async for event in graph.astream_events(REQUEST, config, version=mode)]
     if mode == "v2":
@@ -292,8 +304,34 @@ async def run(graph: Any, way: str, config: dict[str, Any]) -> list[Any]:
     return [chunk async for chunk in graph.astream(REQUEST, config, stream_mode=mode)]
 
 
+def protocol_chunks(events: list[Any]) -> list[AIMessageChunk]:
+    """The deltas of the v3 protocol events of model runs, as chunks (text, tool call arguments), in order."""
+    found: list[AIMessageChunk] = []
+    ids: dict[str, str | None] = {}
+    for event in events:
+        if event["method"] != "messages":
+            continue
+        payload, metadata = event["params"]["data"]
+        if not isinstance(payload, dict):
+            continue  # a message shown whole
+        run_id = metadata.get("run_id", "")
+        if payload["event"] == "message-start":
+            ids[run_id] = payload.get("id")
+        if payload["event"] != "content-block-delta":
+            continue
+        delta, message_id = payload["delta"], ids.get(run_id)
+        if delta["type"] == "text-delta":
+            found.append(AIMessageChunk(content=delta["text"], id=message_id))
+        elif delta["type"] == "tool-call-delta":
+            call = {"args": delta["args"], "index": payload["index"], "type": "tool_call_chunk"}
+            found.append(AIMessageChunk(content="", tool_call_chunks=[call], id=message_id))
+    return found
+
+
 def shown_chunks(parts: list[Any], way: str) -> list[BaseMessage]:
     """The AI message chunks a consumer of ``way`` was shown, in order."""
+    if way.endswith(":v3"):
+        return list(protocol_chunks(parts))
     if way.startswith("astream_events"):
         found = [e["data"]["chunk"] for e in parts if e["event"] == "on_chat_model_stream"]
     elif way.endswith(":v2"):

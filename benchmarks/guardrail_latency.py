@@ -22,6 +22,10 @@ that involve waiting drift with it).
   Goal: the guarded time to the first token at most 1.3 times that. The reply held
   whole until it is judged (no ``stream_chunks``) is shown against the unguarded
   first token for comparison.
+- **time to the first judged chunk on v3** (``stream_events(version="v3")``, the
+  protocol's text deltas): the agent middleware with ``stream_chunks=CHUNK``, whose
+  ideal is the unguarded agent's time to its ``CHUNK``-th delta on v3 plus one
+  check. Goal: at most 1.3 times that.
 
     python benchmarks/guardrail_latency.py
 """
@@ -184,6 +188,34 @@ def _first_tokens(graph: Any, nth: int = 1) -> Callable[[], float]:
     return run
 
 
+def _text_delta(event: dict[str, Any]) -> bool:
+    """True for a v3 event that shows text: a text delta of a model run, or a message shown whole."""
+    if event["method"] != "messages":
+        return False
+    payload = event["params"]["data"][0]
+    if isinstance(payload, AIMessage):
+        return bool(payload.content)
+    delta = payload.get("delta") if isinstance(payload, dict) else None
+    return isinstance(delta, dict) and delta.get("type") == "text-delta" and bool(delta.get("text"))
+
+
+def _first_deltas(graph: Any, nth: int = 1) -> Callable[[], float]:
+    """Seconds from the start of a ``stream_events(version="v3")`` run to its ``nth`` text delta (run consumed whole)."""
+
+    def run() -> float:
+        start = time.perf_counter()
+        seen, at = 0, None
+        for event in graph.stream_events(_turn(), version="v3"):
+            if _text_delta(event):
+                seen += 1
+                if seen == nth and at is None:
+                    at = time.perf_counter() - start
+        assert at is not None, f"the v3 stream showed {seen} deltas, fewer than {nth}"
+        return at
+
+    return run
+
+
 def _load() -> str:
     one, five, fifteen = os.getloadavg()
     return f"load average {one:.2f} / {five:.2f} / {fifteen:.2f} on {os.cpu_count()} cores"
@@ -215,6 +247,8 @@ def measure(rounds: int = ROUNDS) -> dict[str, float]:
             f"stream: unguarded, token {CHUNK}": _first_tokens(_plain_graph(streamer), CHUNK),
             "stream: guarded in chunks, first token": _first_tokens(_guarded_graph(streamer, jev, stream_chunks=CHUNK)),
             "stream: guarded whole, first token": _first_tokens(_guarded_graph(streamer, jev)),
+            f"v3: unguarded agent, delta {CHUNK}": _first_deltas(create_agent(streamer), CHUNK),
+            "v3: middleware in chunks, first delta": _first_deltas(_guarded_agent(streamer, jev, stream_chunks=CHUNK)),
             "one check": _timed(lambda: battery.invoke({"user_question": "A question?", "assistant_answer": chunk_text})),
         }
         try:
@@ -237,6 +271,8 @@ def run() -> list[Row]:
     first = t["stream: guarded in chunks, first token"]
     ttft_ideal = t[f"stream: unguarded, token {CHUNK}"] + t["one check"]
     held = t["stream: guarded whole, first token"] / t["stream: unguarded, first token"]
+    v3_first = t["v3: middleware in chunks, first delta"]
+    v3_ideal = t[f"v3: unguarded agent, delta {CHUNK}"] + t["one check"]
     return [
         row(f"guardrail turn: guarded model node / unguarded (ideal {ideal:.2f})", graph, f"<= {TURN_GOAL}", graph <= TURN_GOAL),
         row(f"guardrail turn: middleware / unguarded agent (ideal {ideal:.2f})", agent, f"<= {TURN_GOAL}", agent <= TURN_GOAL),
@@ -267,6 +303,14 @@ def run() -> list[Row]:
         row(f"guardrail stream: first token, stream_chunks={CHUNK} (s)", first, "(info)", True, unit="s"),
         row(f"guardrail stream: unguarded token {CHUNK} + one check (s)", ttft_ideal, "(info)", True, unit="s"),
         row("guardrail stream: first token, reply held whole / unguarded first token", held, "(info)", True),
+        row(
+            f"guardrail stream v3: first judged chunk, middleware stream_chunks={CHUNK} / (unguarded delta {CHUNK} + one check)",
+            v3_first / v3_ideal,
+            f"<= {TTFT_GOAL}",
+            v3_first / v3_ideal <= TTFT_GOAL,
+        ),
+        row("guardrail stream v3: first judged chunk (s)", v3_first, "(info)", True, unit="s"),
+        row(f"guardrail stream v3: unguarded delta {CHUNK} + one check (s)", v3_ideal, "(info)", True, unit="s"),
         row(f"guardrail latency: machine load before the run ({os.cpu_count()} cores)", before, "(info)", True, "load"),
         row(f"guardrail latency: machine load after the run ({os.cpu_count()} cores)", after, "(info)", True, "load"),
     ]

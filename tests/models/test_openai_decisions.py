@@ -328,49 +328,9 @@ def test_a_judge_file_names_openai_decisions_alone_or_in_a_jury(
     assert [type(member).__name__ for member in panel.members] == ["JevDecisionModel", "OpenAIDecisionsModel"]
 
 
-class _LoopbackDecisions:
-    """The Decisions API on a loopback port (for a command run in its own process): every answer a predicate."""
-
-    def __init__(self, probability: float) -> None:
-        import http.server
-        import threading
-
-        received: list[dict[str, Any]] = []
-
-        class Handler(http.server.BaseHTTPRequestHandler):
-            def do_POST(self) -> None:
-                body = json.loads(self.rfile.read(int(self.headers["content-length"])))
-                received.append(body)
-                answers = [predicate(q["name"], probability) for q in body["questions"]]
-                data = json.dumps({"model": body["model"], "answers": answers}).encode()
-                self.send_response(200)
-                self.send_header("content-type", "application/json")
-                self.send_header("content-length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-            def log_message(self, *args: Any) -> None:
-                pass
-
-        self.received = received
-        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
-
-    def __enter__(self) -> _LoopbackDecisions:
-        self.thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.server.shutdown()
-        self.server.server_close()
-
-    @property
-    def base_url(self) -> str:
-        return f"http://127.0.0.1:{self.server.server_address[1]}/v1"
-
-
 def test_the_command_line_judges_with_model_openai_decisions(tmp_path: Path) -> None:
     from tests.cli.helpers import run_cli, write_jsonl
+    from tests.support.decisions_server import DecisionsServer
 
     judge = tmp_path / "judge.yaml"
     judge.write_text(
@@ -379,7 +339,7 @@ def test_the_command_line_judges_with_model_openai_decisions(tmp_path: Path) -> 
     )
     data = write_jsonl(tmp_path / "rows.jsonl", [{"id": f"r{i}", "answer": f"Hello {i}!"} for i in range(2)])
     out = tmp_path / "results.jsonl"
-    with _LoopbackDecisions(0.9) as server:
+    with DecisionsServer(lambda state, questions: dict.fromkeys(questions, 0.9)) as server:
         done = run_cli(
             "judge", data, "--judge", judge, "--out", out, "--model", "openai-decisions:gpt-6-luna",
             "--max-retries", "0", OPENAI_API_KEY=KEY, OPENAI_API_BASE=server.base_url,

@@ -38,7 +38,7 @@ import statistics
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from itertools import count
 from pathlib import Path
@@ -171,21 +171,30 @@ def _timed(call: Callable[[], Any]) -> Callable[[], float]:
     return run
 
 
-def _first_tokens(graph: Any, nth: int = 1) -> Callable[[], float]:
-    """Seconds from the start of a ``stream_mode="messages"`` run to its ``nth`` token with text (the run consumed whole)."""
+def _first_shown(parts: Callable[[], Iterable[Any]], shows: Callable[[Any], bool], nth: int) -> Callable[[], float]:
+    """Seconds from the start of a run's stream (``parts()``) to its ``nth`` part that ``shows`` text (the run consumed whole)."""
 
     def run() -> float:
         start = time.perf_counter()
         seen, at = 0, None
-        for message, _ in graph.stream(_turn(), stream_mode="messages"):
-            if isinstance(message, AIMessage) and message.content:  # a chunk, or a reply shown whole
+        for part in parts():
+            if shows(part):
                 seen += 1
                 if seen == nth and at is None:
                     at = time.perf_counter() - start
-        assert at is not None, f"the stream showed {seen} tokens, fewer than {nth}"
+        assert at is not None, f"the stream showed {seen} parts with text, fewer than {nth}"
         return at
 
     return run
+
+
+def _first_tokens(graph: Any, nth: int = 1) -> Callable[[], float]:
+    """Time to the ``nth`` token with text on ``stream_mode="messages"`` (a chunk, or a reply shown whole)."""
+
+    def shows(part: Any) -> bool:
+        return isinstance(part[0], AIMessage) and bool(part[0].content)
+
+    return _first_shown(lambda: graph.stream(_turn(), stream_mode="messages"), shows, nth)
 
 
 def _text_delta(event: dict[str, Any]) -> bool:
@@ -200,20 +209,8 @@ def _text_delta(event: dict[str, Any]) -> bool:
 
 
 def _first_deltas(graph: Any, nth: int = 1) -> Callable[[], float]:
-    """Seconds from the start of a ``stream_events(version="v3")`` run to its ``nth`` text delta (run consumed whole)."""
-
-    def run() -> float:
-        start = time.perf_counter()
-        seen, at = 0, None
-        for event in graph.stream_events(_turn(), version="v3"):
-            if _text_delta(event):
-                seen += 1
-                if seen == nth and at is None:
-                    at = time.perf_counter() - start
-        assert at is not None, f"the v3 stream showed {seen} deltas, fewer than {nth}"
-        return at
-
-    return run
+    """Time to the ``nth`` text delta of a ``stream_events(version="v3")`` run."""
+    return _first_shown(lambda: graph.stream_events(_turn(), version="v3"), _text_delta, nth)
 
 
 def _load() -> str:

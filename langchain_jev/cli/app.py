@@ -6,7 +6,7 @@ Example:
     langchain-jev judges                                # the prebuilt judges; judges show rag prints one
 
 Each command lives in a module of its own (`judge`, `judges`, `rejudge`,
-`calibrate`, `compare`, `validate`, `deploy`); this module only builds the parser from them and
+`calibrate`, `compare`, `validate`, `deploy`, `monitor`); this module only builds the parser from them and
 runs the one named, turning an interrupt, a closed stdout or a bug into its
 exit code (`langchain_jev.datasets.exit_codes`). Nothing imports this module
 but the package's entry points (``langchain_jev.cli`` and ``python -m``).
@@ -76,6 +76,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             from langchain_jev.cli.deploy import deploy_command
 
             return deploy_command(args)
+        if args.command == "monitor":
+            from langchain_jev.cli.monitor import monitor_command
+
+            return monitor_command(args)
     except KeyboardInterrupt:
         sys.stderr.write(f"\n{PROG}: interrupted\n")
         return EXIT_INTERRUPTED
@@ -95,7 +99,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _parser() -> argparse.ArgumentParser:
-    from langchain_jev.cli import calibrate, compare, deploy, judge, rejudge
+    from langchain_jev.cli import calibrate, compare, deploy, judge, monitor, rejudge
     from langchain_jev.cli.arguments import exit_codes_epilog, positive_int, rate
 
     parser = argparse.ArgumentParser(
@@ -125,6 +129,7 @@ def _parser() -> argparse.ArgumentParser:
     calibrate.add_parser(commands, judge_parser, rate, positive_int)
     compare.add_parser(commands)
     deploy.add_parser(commands)
+    monitor.add_parser(commands)
     return parser
 
 

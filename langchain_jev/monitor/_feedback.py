@@ -20,6 +20,8 @@ from __future__ import annotations
 
 import asyncio
 import datetime
+import logging
+import threading
 import time
 import uuid
 from collections.abc import Sequence
@@ -171,7 +173,8 @@ class FeedbackWriter:
         while True:
             self.gate.wait()
             try:
-                self._client.create_feedback(**arguments)
+                with _said_here():
+                    self._client.create_feedback(**arguments)
                 return True
             except Exception as error:
                 if _conflict(error):
@@ -186,6 +189,27 @@ class FeedbackWriter:
                     time.sleep(0.5 * 2**transient)
                     continue
                 raise redact_error(error) from None
+
+
+class _SaidHere(logging.Filter):
+    """Drops ``create_feedback``'s own error log (with its traceback) while a writer handles the error."""
+
+    active = threading.local()
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not (getattr(self.active, "on", False) and record.getMessage() == "Error creating feedback")
+
+
+_FILTER = _SaidHere()
+logging.getLogger("langsmith.client").addFilter(_FILTER)
+
+
+class _said_here:  # noqa: N801 - a context manager read as a phrase
+    def __enter__(self) -> None:
+        _SaidHere.active.on = True
+
+    def __exit__(self, *exc: object) -> None:
+        _SaidHere.active.on = False
 
 
 def _conflict(error: BaseException) -> bool:

@@ -1,11 +1,13 @@
 """`monitor` and `amonitor`: one pass of a judge over a LangSmith project's traced runs.
 
-This module checks the options, resolves the client, the project, the cursor
-and the window, and hands the pass to `langchain_jev.monitor._pass`.
+This module checks the options (`MonitorOptions`), resolves the client, the
+project, the cursor and the window, and hands the pass to
+`langchain_jev.monitor._pass`.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import datetime
 import logging
 import os
@@ -14,6 +16,7 @@ from typing import Any
 
 from langchain_jev.errors import JevConfigurationError
 from langchain_jev.judge import JevJudge
+from langchain_jev.langsmith import Prepare
 from langchain_jev.models.secrets import install_log_filter, remember_secret
 from langchain_jev.monitor._cursor import Cursor
 from langchain_jev.monitor._feedback import FeedbackWriter
@@ -24,7 +27,7 @@ from langchain_jev.monitor._store import CursorKey, CursorStore, FileCursorStore
 from langchain_jev.monitor._threads import DEFAULT_IDLE
 from langchain_jev.monitor._window import Moment, window_of
 
-__all__ = ["DEFAULT_CONCURRENCY", "DEFAULT_CURSOR", "amonitor", "monitor"]
+__all__ = ["DEFAULT_CONCURRENCY", "DEFAULT_CURSOR", "MonitorOptions", "amonitor", "monitor"]
 
 DEFAULT_CONCURRENCY = 8
 """Runs judged at once by default."""
@@ -40,9 +43,102 @@ class _DefaultCursor:
 DEFAULT_CURSOR: Any = _DefaultCursor()
 """``cursor=`` default: cursors kept in files under `default_cursor_dir` (None keeps none)."""
 
+CursorOption = CursorStore | str | os.PathLike[str] | None
+"""What ``cursor=`` takes."""
+
 _logger = logging.getLogger("langchain_jev.monitor")
 
-CursorOption = CursorStore | str | os.PathLike[str] | None
+
+@dataclasses.dataclass(frozen=True)
+class MonitorOptions:
+    """A monitor's options, checked (each as `monitor` documents it; a bad one is named)."""
+
+    judge: JevJudge
+    project: str
+    filter: str | None = None
+    since: Moment | None = None
+    until: Moment | None = None
+    sample: float | None = None
+    threads: bool = False
+    idle: datetime.timedelta = DEFAULT_IDLE
+    max_runs: int | None = None
+    concurrency: int = DEFAULT_CONCURRENCY
+    dry_run: bool = False
+    cursor: CursorOption = DEFAULT_CURSOR
+    extend_trace_retention: bool = False
+    key_prefix: str | None = None
+    prepare: Prepare | None = None
+    on_line: Callable[[MonitorLine], None] | None = None
+    fingerprint: str = dataclasses.field(init=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "fingerprint", judge_fingerprint(self.judge))  # refuses a non-judge
+        if not isinstance(self.project, str) or not self.project.strip():
+            raise JevConfigurationError(f"project must be a project's name, got {self.project!r}")
+        if self.filter is not None and not isinstance(self.filter, str):
+            raise JevConfigurationError(f"filter must be a LangSmith filter expression, got {self.filter!r}")
+        if self.sample is not None:
+            check_rate(self.sample)
+        if not isinstance(self.idle, datetime.timedelta) or self.idle.total_seconds() < 0:
+            raise JevConfigurationError(f"idle must be a timedelta of 0 or more, got {self.idle!r}")
+        _whole("max_runs", self.max_runs, 0, optional=True)
+        _whole("concurrency", self.concurrency, 1)
+        if self.key_prefix is not None and not isinstance(self.key_prefix, str):
+            raise JevConfigurationError(f"key_prefix must be a string, got {type(self.key_prefix).__name__}")
+        if self.prepare is not None and not callable(self.prepare):
+            raise JevConfigurationError("prepare must be callable as prepare(run, None)")
+
+    @property
+    def key(self) -> CursorKey:
+        """The key of this monitor's cursor: the project, the judge, runs or threads, the filter."""
+        return CursorKey(self.project, self.fingerprint, "threads" if self.threads else "runs", self.filter or None)
+
+    def store(self) -> CursorStore | None:
+        """Where the cursor is kept (None: nowhere)."""
+        cursor = self.cursor
+        if cursor is None:
+            return None
+        if cursor is DEFAULT_CURSOR:
+            return FileCursorStore()
+        if isinstance(cursor, (str, os.PathLike)):
+            return FileCursorStore(cursor)
+        if isinstance(cursor, CursorStore):
+            return cursor
+        raise JevConfigurationError(f"cursor must be a CursorStore, a folder or None, got {type(cursor).__name__}")
+
+    def new_pass(self, project_id: str) -> MonitorPass | None:
+        """The pass over the window after the saved cursor; None when there is nothing new to read."""
+        store = self.store()
+        saved = (store.load(self.key) if store is not None else None) or Cursor()
+        now = datetime.datetime.now(datetime.UTC)
+        window = window_of(self.since, self.until, saved, now)
+        if window is None:
+            return None
+        return MonitorPass(
+            judge=self.judge,
+            fingerprint=self.fingerprint,
+            project=self.project,
+            project_id=project_id,
+            window=window,
+            refs=[],
+            cursor=saved,
+            key=self.key,
+            store=store,
+            sample=self.sample,
+            threads=self.threads,
+            idle=self.idle,
+            max_runs=self.max_runs,
+            dry_run=self.dry_run,
+            extend_trace_retention=self.extend_trace_retention,
+            key_prefix=self.key_prefix,
+            prepare_run=self.prepare,
+            on_line=self.on_line or _log,
+            now=now,
+        )
+
+    def caught_up(self) -> MonitorSummary:
+        """The summary of a pass with nothing new to read."""
+        return MonitorSummary(self.project, self.fingerprint, None, threads=self.threads, dry_run=self.dry_run)
 
 
 def monitor(
@@ -62,6 +158,7 @@ def monitor(
     client: Any = None,
     extend_trace_retention: bool = False,
     key_prefix: str | None = None,
+    prepare: Prepare | None = None,
     on_line: Callable[[MonitorLine], None] | None = None,
 ) -> MonitorSummary:
     """Judge a LangSmith project's new runs once each and write the feedback: one pass.
@@ -76,11 +173,13 @@ def monitor(
         judge: the judge; its fingerprint (`judge_fingerprint`) names its cursor and feedback ids.
         project: the LangSmith project (tracing project) name.
         filter: a LangSmith filter expression choosing the runs (default: root runs).
-        since, until: the window of start times (see `langchain_jev.monitor._window`);
-            by default from where the last pass stopped (a day back the first time) to
-            a minute ago. A backfill over runs already judged writes nothing.
+        since: where the window starts (an aware datetime, a timedelta or text such as
+            ``7d`` or ``2026-01-05``); by default where the last pass stopped, a day
+            back the first time. A backfill over runs already judged writes nothing.
+        until: where the window ends (default: a minute ago).
         sample: keep a run when the hash of its id falls under this rate (`sampled`).
         threads: judge each conversation once it has been ``idle``, as one thread.
+        idle: how long a conversation goes without a turn before it is judged.
         max_runs: judge at most this many runs (or threads) in this pass: the spend cap.
         concurrency: runs judged at once.
         dry_run: judge and say what would be written (``on_line``), writing nothing, not
@@ -90,6 +189,8 @@ def monitor(
         client: a ``langsmith.Client`` (default: one from the environment).
         extend_trace_retention: let each feedback extend its trace's retention (costs money).
         key_prefix: put before every feedback key (as `JevRunEvaluator`'s).
+        prepare: ``(run, None) -> JevJudgeInput`` (or a state), replacing the default mapping
+            (as `JevRunEvaluator`'s); a `JevInputError` it raises skips the run.
         on_line: receives each line the pass says (a run skipped or failed, a dry run's
             preview); by default they are logged by ``langchain_jev.monitor``.
 
@@ -100,22 +201,23 @@ def monitor(
         JevConfigurationError: an option is out of range (the message names it).
 
     Example:
-        A pass every ten minutes, a tenth of the runs::
+        A pass every ten minutes over a tenth of the runs, at most 500 of them::
 
             from langchain_jev.monitor import monitor
             summary = monitor(judge, project="prod-chat", sample=0.1, max_runs=500)
             print("\\n".join(summary.lines()))
 
     """
-    options = _checked(judge, project, sample, max_runs, concurrency, key_prefix)
+    options = MonitorOptions(
+        judge, project, filter, since, until, sample, threads, idle, max_runs, concurrency, dry_run,
+        cursor, extend_trace_retention, key_prefix, prepare, on_line,
+    )  # fmt: skip
     client = _client(client)
     source = RunSource(client)
-    project_id = source.project_id(project)
-    state = _state(judge, project, project_id, filter, since, until, sample, threads, idle, max_runs,
-                   dry_run, cursor, extend_trace_retention, key_prefix, on_line, options)  # fmt: skip
+    state = options.new_pass(source.project_id(project))
     if state is None:
-        return _nothing(judge, project, threads, dry_run)
-    state.refs[:] = source.refs(project_id, state.window, filter)
+        return options.caught_up()
+    state.refs[:] = source.refs(state.project_id, state.window, filter)
     state.summary.read = len(state.refs)
     return run_pass(state, source, FeedbackWriter(client, state.gate), concurrency)
 
@@ -137,37 +239,30 @@ async def amonitor(
     client: Any = None,
     extend_trace_retention: bool = False,
     key_prefix: str | None = None,
+    prepare: Prepare | None = None,
     on_line: Callable[[MonitorLine], None] | None = None,
 ) -> MonitorSummary:
-    """Asynchronous `monitor`: reads through ``Client.runs``, awaits the judge, the same options."""
-    options = _checked(judge, project, sample, max_runs, concurrency, key_prefix)
+    """Asynchronous `monitor`: reads through ``Client.runs``, awaits the judge; the same options."""
+    options = MonitorOptions(
+        judge, project, filter, since, until, sample, threads, idle, max_runs, concurrency, dry_run,
+        cursor, extend_trace_retention, key_prefix, prepare, on_line,
+    )  # fmt: skip
     client = _client(client)
     source = AsyncRunSource(client)
-    project_id = await source.project_id(project)
-    state = _state(judge, project, project_id, filter, since, until, sample, threads, idle, max_runs,
-                   dry_run, cursor, extend_trace_retention, key_prefix, on_line, options)  # fmt: skip
+    state = options.new_pass(await source.project_id(project))
     if state is None:
-        return _nothing(judge, project, threads, dry_run)
-    state.refs[:] = await source.refs(project_id, state.window, filter)
+        return options.caught_up()
+    state.refs[:] = await source.refs(state.project_id, state.window, filter)
     state.summary.read = len(state.refs)
     return await arun_pass(state, source, FeedbackWriter(client, state.gate), concurrency)
 
 
-def _checked(
-    judge: Any, project: Any, sample: Any, max_runs: Any, concurrency: Any, key_prefix: Any
-) -> dict[str, Any]:
-    fingerprint = judge_fingerprint(judge)  # refuses what is not a JevJudge
-    if not isinstance(project, str) or not project.strip():
-        raise JevConfigurationError(f"project must be a project's name, got {project!r}")
-    if sample is not None:
-        check_rate(sample)
-    if max_runs is not None and (isinstance(max_runs, bool) or not isinstance(max_runs, int) or max_runs < 0):
-        raise JevConfigurationError(f"max_runs must be a whole number >= 0 or None, got {max_runs!r}")
-    if isinstance(concurrency, bool) or not isinstance(concurrency, int) or concurrency < 1:
-        raise JevConfigurationError(f"concurrency must be a whole number >= 1, got {concurrency!r}")
-    if key_prefix is not None and not isinstance(key_prefix, str):
-        raise JevConfigurationError(f"key_prefix must be a string, got {type(key_prefix).__name__}")
-    return {"fingerprint": fingerprint}
+def _whole(name: str, value: Any, minimum: int, *, optional: bool = False) -> None:
+    if optional and value is None:
+        return
+    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
+        bound = f"a whole number >= {minimum}" + (" or None" if optional else "")
+        raise JevConfigurationError(f"{name} must be {bound}, got {value!r}")
 
 
 def _client(client: Any) -> Any:
@@ -182,75 +277,10 @@ def _client(client: Any) -> Any:
     return client
 
 
-def _store(cursor: CursorOption) -> CursorStore | None:
-    if cursor is None:
-        return None
-    if cursor is DEFAULT_CURSOR:
-        return FileCursorStore()
-    if isinstance(cursor, (str, os.PathLike)):
-        return FileCursorStore(cursor)
-    if isinstance(cursor, CursorStore):
-        return cursor
-    raise JevConfigurationError(
-        f"cursor must be a CursorStore, a folder or None, got {type(cursor).__name__}"
-    )
-
-
-def _state(
-    judge: JevJudge,
-    project: str,
-    project_id: str,
-    filter: str | None,
-    since: Moment | None,
-    until: Moment | None,
-    sample: float | None,
-    threads: bool,
-    idle: datetime.timedelta,
-    max_runs: int | None,
-    dry_run: bool,
-    cursor: CursorOption,
-    extend_trace_retention: bool,
-    key_prefix: str | None,
-    on_line: Callable[[MonitorLine], None] | None,
-    options: dict[str, Any],
-) -> MonitorPass | None:
-    """The pass, or None when its window is empty (the cursor has caught up)."""
-    store = _store(cursor)
-    fingerprint = options["fingerprint"]
-    key = CursorKey(project, fingerprint, "threads" if threads else "runs", filter or None)
-    saved = (store.load(key) if store is not None else None) or Cursor()
-    now = datetime.datetime.now(datetime.UTC)
-    window = window_of(since, until, saved, now)
-    if window is None:
-        return None
-    return MonitorPass(
-        judge=judge,
-        fingerprint=fingerprint,
-        project=project,
-        project_id=project_id,
-        window=window,
-        refs=[],
-        cursor=saved,
-        key=key,
-        store=store,
-        sample=sample,
-        threads=threads,
-        idle=idle,
-        max_runs=max_runs,
-        dry_run=dry_run,
-        extend_trace_retention=extend_trace_retention,
-        key_prefix=key_prefix,
-        on_line=on_line or _log,
-        now=now,
-    )
-
-
-def _nothing(judge: JevJudge, project: str, threads: bool, dry_run: bool) -> MonitorSummary:
-    return MonitorSummary(project, judge_fingerprint(judge), None, threads=threads, dry_run=dry_run)
-
-
 def _log(line: MonitorLine) -> None:
     if line.kind == "preview":
         _logger.info("%s", line.text)
     else:
         _logger.warning("%s", line.text)
+
+

@@ -29,6 +29,7 @@ from langsmith import schemas
 
 from langchain_jev.errors import JevInputError
 from langchain_jev.judge import JevJudge, JudgeInput
+from langchain_jev.langsmith import Prepare
 from langchain_jev.models.secrets import redact, redact_error
 from langchain_jev.monitor._cursor import Cursor, RunRef, Window, advance
 from langchain_jev.monitor._feedback import (
@@ -155,6 +156,7 @@ class MonitorPass:
     dry_run: bool = False
     extend_trace_retention: bool = False
     key_prefix: str | None = None
+    prepare_run: Prepare | None = None
     on_line: Callable[[MonitorLine], None] | None = None
     now: datetime.datetime = field(default_factory=lambda: datetime.datetime.now(datetime.UTC))
     summary: MonitorSummary = field(init=False)
@@ -239,7 +241,7 @@ class MonitorPass:
                     raise JevInputError("LangSmith no longer returns the run")
                 unit.start_time = run.start_time
                 unit.subject = str(run.id)
-                unit.data = judge_input_from_run(run)
+                unit.data = judge_input_from_run(run) if self.prepare_run is None else self.prepare_run(run, None)
         except JevInputError as error:
             self.unmappable(unit, error)
             return False

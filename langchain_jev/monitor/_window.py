@@ -17,7 +17,7 @@ import re
 from langchain_jev.errors import JevConfigurationError
 from langchain_jev.monitor._cursor import Cursor, Window
 
-__all__ = ["DEFAULT_SPAN", "SETTLE", "Moment", "moment", "window_of"]
+__all__ = ["DEFAULT_SPAN", "SETTLE", "Moment", "moment", "span", "window_of"]
 
 Moment = datetime.datetime | datetime.timedelta | str
 """What ``since`` and ``until`` take (see the module documentation)."""
@@ -43,9 +43,8 @@ def moment(value: Moment, now: datetime.datetime, *, name: str = "since") -> dat
     if isinstance(value, datetime.datetime):
         return (value if value.tzinfo else value.replace(tzinfo=datetime.UTC)).astimezone(datetime.UTC)
     if isinstance(value, str):
-        span = _SPAN.match(value)
-        if span:
-            return now - datetime.timedelta(**{_UNITS[span.group(2).lower()]: float(span.group(1))})
+        if _SPAN.match(value):
+            return now - span(value, name=name)
         try:
             parsed = datetime.datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
         except ValueError:
@@ -55,6 +54,20 @@ def moment(value: Moment, now: datetime.datetime, *, name: str = "since") -> dat
             ) from None
         return moment(parsed, now, name=name)
     raise JevConfigurationError(f"{name} must be a datetime, a timedelta or text, got {type(value).__name__}")
+
+
+def span(text: str, *, name: str = "--idle") -> datetime.timedelta:
+    """A span of time written ``90s``, ``30m``, ``6h``, ``7d`` or ``2w``; a clear error naming ``name``.
+
+    Example:
+        >>> span("15m")
+        datetime.timedelta(seconds=900)
+
+    """
+    found = _SPAN.match(text)
+    if not found:
+        raise JevConfigurationError(f"{name} {text!r} is not a span of time: write 90s, 30m, 6h, 7d or 2w")
+    return datetime.timedelta(**{_UNITS[found.group(2).lower()]: float(found.group(1))})
 
 
 def window_of(

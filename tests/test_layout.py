@@ -401,6 +401,8 @@ def test_nothing_imports_the_dispatcher_but_the_entry_points() -> None:
         # the readers of results files read them through the results file's own modules (datasets/)
         ("langchain_jev.compare", ("langchain_jev.cli", "langchain_jev.report", "langchain_jev.calibration")),
         ("langchain_jev.calibration", ("langchain_jev.cli", "langchain_jev.report", "langchain_jev.compare")),
+        # the monitor is a spoke on the engine and the LangSmith mapping: commands stand on it, not it on them
+        ("langchain_jev.monitor", ("langchain_jev.cli", "langchain_jev.datasets", "langchain_jev.ray")),
     ],
 )
 def test_an_engine_and_its_floor_import_nothing_from_above(folder: str, forbidden: tuple[str, ...]) -> None:

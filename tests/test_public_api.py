@@ -69,6 +69,7 @@ EXPECTED = [
 PUBLIC_MODULES = [
     "langchain_jev.graph",
     "langchain_jev.middleware",
+    "langchain_jev.monitor",
     "langchain_jev.online",
     "langchain_jev.pairwise",
     "langchain_jev.ray",

@@ -51,19 +51,34 @@ def add_parser(commands: Any) -> argparse.ArgumentParser:
     )
     parser.add_argument("--project", required=True, metavar="NAME", help="the LangSmith tracing project")
     parser.add_argument(
-        "--judge", required=True, metavar="SPEC", help="the judge file (YAML or JSON), or a prebuilt judge's name"
+        "--judge",
+        required=True,
+        metavar="SPEC",
+        help="the judge file (YAML or JSON), or a prebuilt judge's name",
     )
     add_allow_code(parser, "run code the judge file names")
     runs = parser.add_argument_group("runs")
-    runs.add_argument("--filter", metavar="F", help="a LangSmith filter choosing the runs (default: root runs)")
-    runs.add_argument("--since", metavar="T", help="from this time: 2026-01-05, 2026-01-05T08:00Z, or 6h, 7d ago")
+    runs.add_argument(
+        "--filter", metavar="F", help="a LangSmith filter choosing the runs (default: root runs)"
+    )
+    runs.add_argument(
+        "--since", metavar="T", help="from this time: 2026-01-05, 2026-01-05T08:00Z, or 6h, 7d ago"
+    )
     runs.add_argument("--until", metavar="T", help="up to this time (default: a minute ago)")
     runs.add_argument("--sample", type=rate, metavar="R", help="judge this share of runs, chosen by run id")
-    runs.add_argument("--threads", action="store_true", help="judge each idle conversation once, as one thread")
-    runs.add_argument("--idle", metavar="SPAN", default="15m", help="with --threads: idle after this long (15m)")
-    runs.add_argument("--max-runs", type=non_negative_int, metavar="N", help="judge at most N runs in this pass")
+    runs.add_argument(
+        "--threads", action="store_true", help="judge each idle conversation once, as one thread"
+    )
+    runs.add_argument(
+        "--idle", metavar="SPAN", default="15m", help="with --threads: idle after this long (15m)"
+    )
+    runs.add_argument(
+        "--max-runs", type=non_negative_int, metavar="N", help="judge at most N runs in this pass"
+    )
     runs.add_argument("--dry-run", action="store_true", help="judge and print the feedback; write nothing")
-    runs.add_argument("--cursor", metavar="DIR", help="keep cursors in DIR (default: LANGCHAIN_JEV_STATE_DIR)")
+    runs.add_argument(
+        "--cursor", metavar="DIR", help="keep cursors in DIR (default: LANGCHAIN_JEV_STATE_DIR)"
+    )
     runs.add_argument("--no-cursor", action="store_true", help="keep no cursor: read the whole window")
     runs.add_argument(
         "--extend-trace-retention", action="store_true", help="let each feedback extend its trace's retention"
@@ -135,4 +150,3 @@ def monitor_command(args: argparse.Namespace) -> int:
         sys.stdout.write(line + "\n")
     sys.stdout.flush()
     return EXIT_MODEL_ERRORS if summary.failed else EXIT_OK
-

@@ -128,9 +128,7 @@ class Cursor:
         return cls(_merged(pairs), {str(key): _moment(value) for key, value in written.items()})
 
 
-def advance(
-    cursor: Cursor, window: Window, refs: Sequence[RunRef], finished: Iterable[str]
-) -> Cursor:
+def advance(cursor: Cursor, window: Window, refs: Sequence[RunRef], finished: Iterable[str]) -> Cursor:
     """The cursor after a pass over ``window`` read ``refs`` and finished those in ``finished``.
 
     ``refs`` are every run the pass read in the window, in `RunRef.order`; a run
@@ -150,7 +148,9 @@ def advance(
     for ref in refs:
         if ref.id in done:
             written[ref.id] = ref.start_time
-    kept = {key: moment for key, moment in written.items() if not any(lo <= moment < hi for lo, hi in covered)}
+    kept = {
+        key: moment for key, moment in written.items() if not any(lo <= moment < hi for lo, hi in covered)
+    }
     return Cursor(covered, kept)
 
 

@@ -106,7 +106,8 @@ def create_arguments(
     """The keyword arguments of ``Client.create_feedback`` for ``request`` (see the module documentation).
 
     Example:
-        >>> request = FeedbackRequest(uuid.uuid4(), "0b6f4c9e-5a43-4c8e-9b8e-2f7a1c2d3e4f", "ok", 1.0, "PASSED", None)
+        >>> run = "0b6f4c9e-5a43-4c8e-9b8e-2f7a1c2d3e4f"
+        >>> request = FeedbackRequest(uuid.uuid4(), run, "ok", 1.0, "PASSED", None)
         >>> sent = create_arguments(request, session_id="p1", start_time=None, fingerprint="sha256:ab")
         >>> sent["extend_trace_retention"], sent["session_id"], "trace_id" in sent
         (False, 'p1', False)
@@ -140,7 +141,7 @@ class WriteOutcome:
 
 
 class FeedbackWriter:
-    """Writes feedback through a ``langsmith.Client``, honouring 429s for every worker (see the module doc)."""
+    """Writes feedback through a ``langsmith.Client``, one 429 pausing every worker (see the module)."""
 
     def __init__(self, client: Any, gate: RateGate | None = None) -> None:
         self._client = client
@@ -204,7 +205,7 @@ _FILTER = _SaidHere()
 logging.getLogger("langsmith.client").addFilter(_FILTER)
 
 
-class _said_here:  # noqa: N801 - a context manager read as a phrase
+class _said_here:
     def __enter__(self) -> None:
         _SaidHere.active.on = True
 
@@ -213,7 +214,10 @@ class _said_here:  # noqa: N801 - a context manager read as a phrase
 
 
 def _conflict(error: BaseException) -> bool:
-    return "Conflict" in type(error).__name__ or getattr(getattr(error, "response", None), "status_code", None) == 409
+    return (
+        "Conflict" in type(error).__name__
+        or getattr(getattr(error, "response", None), "status_code", None) == 409
+    )
 
 
 def _transient(error: BaseException) -> bool:

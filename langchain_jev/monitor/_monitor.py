@@ -91,7 +91,9 @@ class MonitorOptions:
     @property
     def key(self) -> CursorKey:
         """The key of this monitor's cursor: the project, the judge, runs or threads, the filter."""
-        return CursorKey(self.project, self.fingerprint, "threads" if self.threads else "runs", self.filter or None)
+        return CursorKey(
+            self.project, self.fingerprint, "threads" if self.threads else "runs", self.filter or None
+        )
 
     def store(self) -> CursorStore | None:
         """Where the cursor is kept (None: nowhere)."""
@@ -104,7 +106,9 @@ class MonitorOptions:
             return FileCursorStore(cursor)
         if isinstance(cursor, CursorStore):
             return cursor
-        raise JevConfigurationError(f"cursor must be a CursorStore, a folder or None, got {type(cursor).__name__}")
+        raise JevConfigurationError(
+            f"cursor must be a CursorStore, a folder or None, got {type(cursor).__name__}"
+        )
 
     def new_pass(self, project_id: str) -> MonitorPass | None:
         """The pass over the window after the saved cursor; None when there is nothing new to read."""
@@ -138,7 +142,9 @@ class MonitorOptions:
 
     def caught_up(self) -> MonitorSummary:
         """The summary of a pass with nothing new to read."""
-        return MonitorSummary(self.project, self.fingerprint, None, threads=self.threads, dry_run=self.dry_run)
+        return MonitorSummary(
+            self.project, self.fingerprint, None, threads=self.threads, dry_run=self.dry_run
+        )
 
 
 def monitor(
@@ -161,7 +167,7 @@ def monitor(
     prepare: Prepare | None = None,
     on_line: Callable[[MonitorLine], None] | None = None,
 ) -> MonitorSummary:
-    """Judge a LangSmith project's new runs once each and write the feedback: one pass.
+    r"""Judge a LangSmith project's new runs once each and write the feedback: one pass.
 
     Reads the project's root runs (``filter``: a LangSmith filter choosing others)
     with ``runs.query_v2``, maps each as the LangSmith evaluator and the dataset
@@ -209,9 +215,23 @@ def monitor(
 
     """
     options = MonitorOptions(
-        judge, project, filter, since, until, sample, threads, idle, max_runs, concurrency, dry_run,
-        cursor, extend_trace_retention, key_prefix, prepare, on_line,
-    )  # fmt: skip
+        judge,
+        project,
+        filter,
+        since,
+        until,
+        sample,
+        threads,
+        idle,
+        max_runs,
+        concurrency,
+        dry_run,
+        cursor,
+        extend_trace_retention,
+        key_prefix,
+        prepare,
+        on_line,
+    )
     client = _client(client)
     source = RunSource(client)
     state = options.new_pass(source.project_id(project))
@@ -244,9 +264,23 @@ async def amonitor(
 ) -> MonitorSummary:
     """Asynchronous `monitor`: reads through ``Client.runs``, awaits the judge; the same options."""
     options = MonitorOptions(
-        judge, project, filter, since, until, sample, threads, idle, max_runs, concurrency, dry_run,
-        cursor, extend_trace_retention, key_prefix, prepare, on_line,
-    )  # fmt: skip
+        judge,
+        project,
+        filter,
+        since,
+        until,
+        sample,
+        threads,
+        idle,
+        max_runs,
+        concurrency,
+        dry_run,
+        cursor,
+        extend_trace_retention,
+        key_prefix,
+        prepare,
+        on_line,
+    )
     client = _client(client)
     source = AsyncRunSource(client)
     state = options.new_pass(await source.project_id(project))
@@ -282,5 +316,3 @@ def _log(line: MonitorLine) -> None:
         _logger.info("%s", line.text)
     else:
         _logger.warning("%s", line.text)
-
-

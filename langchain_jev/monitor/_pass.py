@@ -23,6 +23,7 @@ import threading
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any, Literal
 
 from langsmith import schemas
@@ -226,7 +227,7 @@ class MonitorPass:
                 return
 
     def prepare(self, unit: Unit, run: schemas.Run | None, turns: Sequence[schemas.Run] = ()) -> bool:
-        """Map the unit's run (or turns) to its judge input; False (said, counted, finished) when it cannot."""
+        """Map the unit's run (or turns) to its judge input; False (said, counted, finished) if it cannot."""
         try:
             if self.threads:
                 if not turns:
@@ -241,7 +242,9 @@ class MonitorPass:
                     raise JevInputError("LangSmith no longer returns the run")
                 unit.start_time = run.start_time
                 unit.subject = str(run.id)
-                unit.data = judge_input_from_run(run) if self.prepare_run is None else self.prepare_run(run, None)
+                unit.data = (
+                    judge_input_from_run(run) if self.prepare_run is None else self.prepare_run(run, None)
+                )
         except JevInputError as error:
             self.unmappable(unit, error)
             return False
@@ -304,8 +307,12 @@ class MonitorPass:
     def failed(self, unit: Unit, stage: str, error: BaseException) -> None:
         """Say and count a unit not finished (``stage``: what failed); the next pass reads it again."""
         what = f"thread {unit.thread_id}" if self.threads else f"run {unit.run_id}"
-        said = redact(f"{type(error).__name__}: {error}").splitlines()[0] if str(error) else type(error).__name__
-        self._say("failed", unit.subject or unit.run_id, f"{what}: not judged: {stage}: {said} (retried next pass)")
+        said = (
+            redact(f"{type(error).__name__}: {error}").splitlines()[0] if str(error) else type(error).__name__
+        )
+        self._say(
+            "failed", unit.subject or unit.run_id, f"{what}: not judged: {stage}: {said} (retried next pass)"
+        )
         with self._lock:
             self.summary.failed += 1
 
@@ -383,7 +390,9 @@ def run_pass(state: MonitorPass, source: Any, writer: FeedbackWriter, concurrenc
     return state.summary
 
 
-async def arun_pass(state: MonitorPass, source: Any, writer: FeedbackWriter, concurrency: int) -> MonitorSummary:
+async def arun_pass(
+    state: MonitorPass, source: Any, writer: FeedbackWriter, concurrency: int
+) -> MonitorSummary:
     """Drive a pass with tasks (see the module documentation)."""
     units = state.units()
     state.save()
@@ -440,9 +449,12 @@ def _read_batch(state: MonitorPass, source: Any, batch: list[Unit]) -> list[Unit
         return [
             unit
             for unit in batch
-            if state.prepare(unit, None, _gated(state.gate, lambda u=unit: source.turns(state.project_id, u.thread_id)))
+            if state.prepare(
+                unit, None, _gated(state.gate, partial(source.turns, state.project_id, unit.thread_id))
+            )
         ]
-    runs = _gated(state.gate, lambda: source.runs(state.project_id, state.window, [u.run_id for u in batch]))
+    ids = [unit.run_id for unit in batch]
+    runs = _gated(state.gate, partial(source.runs, state.project_id, state.window, ids))
     return [unit for unit in batch if state.prepare(unit, runs.get(unit.run_id))]
 
 
@@ -451,11 +463,12 @@ async def _aread_batch(state: MonitorPass, source: Any, batch: list[Unit]) -> li
     if state.threads:
         ready = []
         for unit in batch:
-            turns = await _agated(state.gate, lambda u=unit: source.turns(state.project_id, u.thread_id))
+            turns = await _agated(state.gate, partial(source.turns, state.project_id, unit.thread_id))
             if state.prepare(unit, None, turns):
                 ready.append(unit)
         return ready
-    runs = await _agated(state.gate, lambda: source.runs(state.project_id, state.window, [u.run_id for u in batch]))
+    ids = [unit.run_id for unit in batch]
+    runs = await _agated(state.gate, partial(source.runs, state.project_id, state.window, ids))
     return [unit for unit in batch if state.prepare(unit, runs.get(unit.run_id))]
 
 

@@ -61,7 +61,8 @@ def ref_query(project_id: str, window: Window, filter: str | None) -> dict[str, 
 
     Example:
         >>> from datetime import datetime, timezone
-        >>> window = Window(datetime(2026, 1, 1, tzinfo=timezone.utc), datetime(2026, 1, 2, tzinfo=timezone.utc))
+        >>> day = datetime(2026, 1, 1, tzinfo=timezone.utc)
+        >>> window = Window(day, day.replace(day=2))
         >>> query = ref_query("p1", window, None)
         >>> query["is_root"], query["min_start_time"].day, query["selects"][:2]
         (True, 1, ['ID', 'START_TIME'])
@@ -164,7 +165,7 @@ class RunSource:
         api = getattr(client, "_get_langsmith_api_sync", None)
         if api is None:
             raise JevConfigurationError(
-                "the monitor reads runs with runs.query_v2, which needs langsmith >= 0.15 (a langsmith.Client)"
+                "the monitor reads runs with runs.query_v2: it needs a langsmith.Client of langsmith >= 0.15"
             )
         self._client = client
         self._api = api()
@@ -176,7 +177,9 @@ class RunSource:
     def refs(self, project_id: str, window: Window, filter: str | None) -> list[RunRef]:
         """Every run of the window, as references, in the order they are judged."""
         pages = self._api.runs.query_v2(**ref_query(project_id, window, filter))
-        found = {ref.id: ref for ref in map(ref_of, pages) if ref is not None and window.holds(ref.start_time)}
+        found = {
+            ref.id: ref for ref in map(ref_of, pages) if ref is not None and window.holds(ref.start_time)
+        }
         return sorted(found.values(), key=lambda ref: ref.order)
 
     def runs(self, project_id: str, window: Window, ids: Sequence[str]) -> dict[str, schemas.Run]:

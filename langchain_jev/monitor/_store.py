@@ -55,7 +55,9 @@ class CursorStore(Protocol):
 
 
 def default_cursor_dir() -> Path:
-    """``$LANGCHAIN_JEV_STATE_DIR``, else ``$XDG_STATE_HOME/langchain-jev/monitor``, else ``~/.local/state/...``.
+    """Where cursors are kept: under ``$LANGCHAIN_JEV_STATE_DIR``, else ``$XDG_STATE_HOME/langchain-jev``.
+
+    Without either, ``~/.local/state/langchain-jev/monitor``.
 
     Example:
         >>> default_cursor_dir().name
@@ -108,10 +110,12 @@ class FileCursorStore:
         try:
             return Cursor.from_json(json.loads(text))
         except ValueError as error:
-            raise ValueError(f"the monitor cursor {path} is unreadable ({error}); move it away to start over") from None
+            raise ValueError(
+                f"the monitor cursor {path} is unreadable ({error}); move it away to start over"
+            ) from None
 
     def save(self, key: CursorKey, cursor: Cursor) -> None:
-        """Write the cursor whole: a temporary file beside it, renamed over it (a killed process leaves one)."""
+        """Write the cursor whole: a temporary file beside it, renamed over it (a kill leaves one)."""
         path = self.path(key)
         path.parent.mkdir(parents=True, exist_ok=True)
         handle, temporary = tempfile.mkstemp(prefix=".cursor-", dir=path.parent)

@@ -42,7 +42,11 @@ def judge_file(tmp_path: Path) -> Path:
 
 
 def env(project: FakeProject, state: Path) -> dict[str, str]:
-    return {"LANGSMITH_API_KEY": LANGSMITH_KEY, "LANGSMITH_ENDPOINT": project.url, "LANGCHAIN_JEV_STATE_DIR": str(state)}
+    return {
+        "LANGSMITH_API_KEY": LANGSMITH_KEY,
+        "LANGSMITH_ENDPOINT": project.url,
+        "LANGCHAIN_JEV_STATE_DIR": str(state),
+    }
 
 
 def args(judge: Path, server: JevServer, *extra: str) -> list[str]:
@@ -50,7 +54,9 @@ def args(judge: Path, server: JevServer, *extra: str) -> list[str]:
             "--max-retries", "0", *WINDOW, *extra]  # fmt: skip
 
 
-def test_a_pass_writes_each_feedback_and_a_second_writes_none(project: FakeProject, judge_file: Path, tmp_path: Path) -> None:
+def test_a_pass_writes_each_feedback_and_a_second_writes_none(
+    project: FakeProject, judge_file: Path, tmp_path: Path
+) -> None:
     add_runs(project, 60)
     with JevServer({"polite": 0.9, "helpful": 2.6}) as server:
         first = run_cli(*args(judge_file, server), **env(project, tmp_path / "state"))
@@ -76,7 +82,9 @@ def test_a_pass_killed_mid_way_and_resumed_writes_each_feedback_exactly_once(
 ) -> None:
     ids = add_runs(project, 500)
     with JevServer({"polite": 0.9, "helpful": 2.6}, delay=0.01) as server:
-        process = start_cli(*args(judge_file, server, "--concurrency", "4"), **env(project, tmp_path / "state"))
+        process = start_cli(
+            *args(judge_file, server, "--concurrency", "4"), **env(project, tmp_path / "state")
+        )
         try:
             _wait_for_feedback(project, 300)
         finally:
@@ -101,7 +109,9 @@ def test_ctrl_c_leaves_the_cursor_at_the_last_run_fully_written(
 ) -> None:
     add_runs(project, 400)
     with JevServer({"polite": 0.9, "helpful": 2.6}, delay=0.01) as server:
-        process = start_cli(*args(judge_file, server, "--concurrency", "4"), **env(project, tmp_path / "state"))
+        process = start_cli(
+            *args(judge_file, server, "--concurrency", "4"), **env(project, tmp_path / "state")
+        )
         try:
             _wait_for_feedback(project, 240)
         finally:
@@ -127,10 +137,24 @@ def test_a_dry_run_prints_the_feedback_it_would_write_and_writes_nothing(
     assert not project.feedback_posts() and not (tmp_path / "state").exists()
 
 
-def test_an_unknown_project_and_a_bad_time_are_bad_input(project: FakeProject, judge_file: Path, tmp_path: Path) -> None:
+def test_an_unknown_project_and_a_bad_time_are_bad_input(
+    project: FakeProject, judge_file: Path, tmp_path: Path
+) -> None:
     with JevServer({"polite": 0.9, "helpful": 2.6}) as server:
-        unknown = run_cli(*[a if a != "prod-chat" else "nope" for a in args(judge_file, server)], **env(project, tmp_path))
-        bad_time = run_cli("monitor", "--project", "prod-chat", "--judge", str(judge_file), "--base-url",
-                           server.base_url, "--since", "last tuesday", **env(project, tmp_path))  # fmt: skip
+        unknown = run_cli(
+            *[a if a != "prod-chat" else "nope" for a in args(judge_file, server)], **env(project, tmp_path)
+        )
+        bad_time = run_cli(
+            "monitor",
+            "--project",
+            "prod-chat",
+            "--judge",
+            str(judge_file),
+            "--base-url",
+            server.base_url,
+            "--since",
+            "last tuesday",
+            **env(project, tmp_path),
+        )
     assert unknown.returncode == EXIT_BAD_INPUT and "no LangSmith project named 'nope'" in unknown.stderr
     assert bad_time.returncode == EXIT_BAD_INPUT and "'last tuesday' is not a time" in bad_time.stderr

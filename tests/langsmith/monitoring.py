@@ -46,7 +46,9 @@ def client_for(project: FakeProject, *, retries: bool = True) -> Client:
     return Client(api_key=LANGSMITH_KEY, api_url=project.url, auto_batch_tracing=False, **options)
 
 
-def add_runs(project: FakeProject, count: int, *, start: datetime.datetime = T0, step: float = 60.0) -> list[str]:
+def add_runs(
+    project: FakeProject, count: int, *, start: datetime.datetime = T0, step: float = 60.0
+) -> list[str]:
     """``count`` traced root runs a minute apart (a question in, an answer out); their ids."""
     return [
         project.add_run(

@@ -13,12 +13,23 @@ from pathlib import Path
 import httpx
 import pytest
 
+from langchain_jev import JevJudge
 from langchain_jev.errors import JevConfigurationError
-from langchain_jev.monitor import Cursor, CursorKey, FileCursorStore, RunRef, Window, feedback_id, judge_fingerprint, sampled
+from langchain_jev.monitor import (
+    Cursor,
+    CursorKey,
+    FileCursorStore,
+    RunRef,
+    Window,
+    feedback_id,
+    judge_fingerprint,
+    sampled,
+)
 from langchain_jev.monitor._cursor import advance
 from langchain_jev.monitor._limits import DEFAULT_RETRY_AFTER, RateGate, retry_after
 from langchain_jev.monitor._window import SETTLE, window_of
-from tests.langsmith.monitoring import scripted_judge
+from langchain_jev.testing import ScriptedDecisionModel
+from tests.langsmith.monitoring import criteria, scripted_judge
 
 ROOT = Path(__file__).resolve().parents[2]
 T = [datetime.datetime(2026, 1, 1, h, tzinfo=datetime.UTC) for h in range(12)]
@@ -33,8 +44,15 @@ def test_sampling_picks_the_same_runs_in_two_processes() -> None:
     picks = []
     for seed in ("1", "2"):  # another hash seed, as another machine would have
         env = {**os.environ, "PYTHONHASHSEED": seed, "PYTHONPATH": str(ROOT)}
-        done = subprocess.run([sys.executable, "-c", code], input=json.dumps(ids), capture_output=True,
-                              text=True, env=env, check=True, timeout=120)  # fmt: skip
+        done = subprocess.run(
+            [sys.executable, "-c", code],
+            input=json.dumps(ids),
+            capture_output=True,
+            text=True,
+            env=env,
+            check=True,
+            timeout=120,
+        )
         picks.append(json.loads(done.stdout))
     assert picks[0] == picks[1] == [i for i in ids if sampled(i, 0.1)]
     assert 150 < len(picks[0]) < 250
@@ -52,14 +70,24 @@ def test_feedback_ids_are_uuid5_of_judge_run_and_key() -> None:
     run = uuid.uuid4()
     same = {feedback_id("sha256:a", run, "polite"), feedback_id("sha256:a", str(run).upper(), "polite")}
     assert len(same) == 1 and next(iter(same)).version == 5
-    assert len({feedback_id("sha256:a", run, "x"), feedback_id("sha256:b", run, "x"), feedback_id("sha256:a", uuid.uuid4(), "x")}) == 3
+    assert (
+        len(
+            {
+                feedback_id("sha256:a", run, "x"),
+                feedback_id("sha256:b", run, "x"),
+                feedback_id("sha256:a", uuid.uuid4(), "x"),
+            }
+        )
+        == 3
+    )
 
 
 def test_the_fingerprint_follows_what_decides_a_verdict() -> None:
     assert judge_fingerprint(scripted_judge()) == judge_fingerprint(scripted_judge())
-    assert judge_fingerprint(scripted_judge()) == judge_fingerprint(scripted_judge(polite=0.1))  # answers are not the judge
-    stricter = scripted_judge()
-    object.__setattr__(stricter, "min_confidence", 0.9)
+    assert judge_fingerprint(scripted_judge()) == judge_fingerprint(
+        scripted_judge(polite=0.1)
+    )  # answers are not the judge
+    stricter = JevJudge(criteria(), model=ScriptedDecisionModel({}), min_confidence=0.9)
     assert judge_fingerprint(stricter) != judge_fingerprint(scripted_judge())
     with pytest.raises(JevConfigurationError, match="JevJudge"):
         judge_fingerprint("judge.yaml")  # type: ignore[arg-type]
@@ -113,12 +141,29 @@ def test_the_window_passes_both_ends_and_settles_before_now() -> None:
 
 def test_retry_after_reads_the_429_and_a_gate_holds_every_worker() -> None:
     request = httpx.Request("POST", "http://x/feedback")
-    limited = httpx.HTTPStatusError("429", request=request, response=httpx.Response(429, headers={"Retry-After": "3"}, request=request))
+    limited = httpx.HTTPStatusError(
+        "429", request=request, response=httpx.Response(429, headers={"Retry-After": "3"}, request=request)
+    )
     assert retry_after(limited) == 3.0
     bare = httpx.HTTPStatusError("429", request=request, response=httpx.Response(429, request=request))
     assert retry_after(bare) == DEFAULT_RETRY_AFTER
-    assert retry_after(httpx.HTTPStatusError("500", request=request, response=httpx.Response(500, request=request))) is None
+    assert (
+        retry_after(
+            httpx.HTTPStatusError("500", request=request, response=httpx.Response(500, request=request))
+        )
+        is None
+    )
     gate = RateGate()
     gate.close(at=100.0, seconds=3.0)
     gate.close(at=101.0, seconds=1.0)  # a shorter pause does not cut the longer one
     assert (gate.wait_at(101.0), gate.wait_at(103.0)) == (2.0, 0.0)
+
+
+def test_the_monitor_face_exports_a_pinned_set() -> None:
+    import langchain_jev.monitor as face
+
+    assert face.__all__ == [
+        "DEFAULT_CONCURRENCY", "DEFAULT_CURSOR", "DEFAULT_IDLE", "MONITOR_NAMESPACE", "SETTLE", "Cursor",
+        "CursorKey", "CursorStore", "FileCursorStore", "MonitorLine", "MonitorSummary", "RunRef", "Window",
+        "amonitor", "default_cursor_dir", "feedback_id", "judge_fingerprint", "monitor", "sampled",
+    ]  # fmt: skip

@@ -236,7 +236,9 @@ class FakeProject:
         return 404, {}, {"detail": f"no route {method} {route}"}
 
     def _query(self, body: dict[str, Any]) -> dict[str, Any]:
-        lo = _moment(body.get("min_start_time")) or datetime.datetime.now(datetime.UTC) - datetime.timedelta(days=1)
+        lo = _moment(body.get("min_start_time")) or datetime.datetime.now(datetime.UTC) - datetime.timedelta(
+            days=1
+        )
         hi = _moment(body.get("max_start_time")) or datetime.datetime.now(datetime.UTC)
         ids = set(body.get("ids") or ())
         matched = [
@@ -260,7 +262,10 @@ class FakeProject:
         turns = [r for r in self.runs if r["thread_id"] == thread_id and r["is_root"]]
         turns.sort(key=lambda run: run["start_time"])
         selects = [name.lower() for name in query.get("selects", [])]
-        items = [{key: run.get(key if key != "trace_id" else "id") for key in ["trace_id", *selects]} for run in turns]
+        items = [
+            {key: run.get(key if key != "trace_id" else "id") for key in ["trace_id", *selects]}
+            for run in turns
+        ]
         return {"items": items, "next_cursor": None}
 
     def _feedback(self, body: dict[str, Any]) -> tuple[int, dict[str, str], Any]:

@@ -89,6 +89,10 @@ SKIPPED: dict[tuple[str, str], str] = {
     ("docs/ray.md", "In Python"): (
         "reads object storage on a Ray cluster; tests/ray makes the same calls on a local cluster"
     ),
+    ("docs/langsmith.md", "Monitor a production project"): (
+        "reads a live LangSmith project; tests/langsmith/test_monitor.py makes the same calls against"
+        " the fake LangSmith API"
+    ),
 }
 
 FILES = doc_files()

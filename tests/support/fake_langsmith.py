@@ -286,6 +286,8 @@ def fake_project(project: FakeProject | None = None) -> Iterator[FakeProject]:
 
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
+        wbufsize = 1 << 16  # the head and the body leave in one write (flushed after each request)
+        disable_nagle_algorithm = True  # no 40 ms wait on loopback for the client's delayed ACK
 
         def _answer(self) -> None:
             size = int(self.headers.get("content-length") or 0)

@@ -387,3 +387,13 @@ def test_bad_options_are_refused_by_name(project: FakeProject) -> None:
                            ({"since": "yesterday-ish"}, "since")):  # fmt: skip
         with pytest.raises(JevConfigurationError, match=named):
             monitor(scripted_judge(), project="prod-chat", client=client_for(project), cursor=None, **options)
+
+
+def test_retention_is_extended_only_when_asked_and_each_write_is_still_answered(project: FakeProject) -> None:
+    add_runs(project, 3)
+    monitor(scripted_judge(), project="prod-chat", since=T0, until=UNTIL, extend_trace_retention=True,
+            client=client_for(project), cursor=None)  # fmt: skip
+    bodies = [post.json() for post in project.feedback_posts()]
+    assert len(bodies) == 9 and all(body["extend_trace_retention"] is True for body in bodies)
+    assert not any("trace_id" in body for body in bodies)  # sent one by one, not through the background queue
+    assert not [r for r in project.requests if "multipart" in r.path or r.path.startswith("/runs")]

@@ -53,6 +53,8 @@ __all__ = ["MonitorLine", "MonitorPass", "MonitorSummary", "Unit", "arun_pass", 
 LineKind = Literal["skipped", "failed", "preview"]
 READ_TRIES = 6
 """Times a read is tried while LangSmith answers 429."""
+MODEL_FAILED = "the judge could not reach its model"
+WRITE_FAILED = "LangSmith did not take its feedback"
 
 
 @dataclass(frozen=True, slots=True)
@@ -284,10 +286,27 @@ class MonitorPass:
 
     # -------------------------------------------------------------- recording
 
-    def judged(self) -> None:
-        """Count one decision-model request."""
+    def judging(self, unit: Unit) -> JudgeInput:
+        """Count one decision-model request; the unit's judge input."""
+        assert unit.data is not None
         with self._lock:
             self.summary.judged += 1
+        return unit.data
+
+    def not_judged(self, unit: Unit, error: BaseException) -> None:
+        """The judge raised: a bad input is skipped, a model out of reach is retried next pass."""
+        if isinstance(error, JevInputError):
+            self.unmappable(unit, error)
+        else:
+            self.failed(unit, MODEL_FAILED, error)
+
+    def to_write(self, unit: Unit, verdict: JevVerdict) -> list[FeedbackRequest]:
+        """What a verdict writes; nothing in a dry run (it says it instead) or once the pass is stopping."""
+        requests = self.requests(unit, verdict)
+        if self.dry_run:
+            self.preview(unit, requests)
+            return []
+        return [] if self.stop.is_set() else requests
 
     def preview(self, unit: Unit, requests: Sequence[FeedbackRequest]) -> None:
         """A dry run's line per unit: the feedback it would write."""
@@ -345,24 +364,17 @@ def run_pass(state: MonitorPass, source: Any, writer: FeedbackWriter, concurrenc
     running: set[Future[None]] = set()
 
     def judge_and_write(unit: Unit) -> None:
-        assert unit.data is not None
-        state.judged()
         try:
-            verdict = state.judge.invoke(unit.data)
-        except JevInputError as error:
-            state.unmappable(unit, error)
-            return
+            verdict = state.judge.invoke(state.judging(unit))
         except Exception as error:
-            state.failed(unit, "the judge could not reach its model", error)
+            state.not_judged(unit, error)
             return
-        requests = state.requests(unit, verdict)
-        if state.dry_run:
-            state.preview(unit, requests)
-        elif not state.stop.is_set():
+        requests = state.to_write(unit, verdict)
+        if requests:
             try:
                 outcome = writer.write(requests, state.arguments(unit))
             except Exception as error:
-                state.failed(unit, "LangSmith did not take its feedback", error)
+                state.failed(unit, WRITE_FAILED, error)
                 return
             state.written(unit, outcome)
 
@@ -401,26 +413,19 @@ async def arun_pass(
 
     async def judge_and_write(unit: Unit) -> None:
         try:
-            assert unit.data is not None
-            state.judged()
             try:
-                verdict = await state.judge.ainvoke(unit.data)
-            except JevInputError as error:
-                state.unmappable(unit, error)
-                return
+                verdict = await state.judge.ainvoke(state.judging(unit))
             except Exception as error:
-                state.failed(unit, "the judge could not reach its model", error)
+                state.not_judged(unit, error)
                 return
-            requests = state.requests(unit, verdict)
-            if state.dry_run:
-                state.preview(unit, requests)
-                return
-            try:
-                outcome = await writer.awrite(requests, state.arguments(unit))
-            except Exception as error:
-                state.failed(unit, "LangSmith did not take its feedback", error)
-                return
-            state.written(unit, outcome)
+            requests = state.to_write(unit, verdict)
+            if requests:
+                try:
+                    outcome = await writer.awrite(requests, state.arguments(unit))
+                except Exception as error:
+                    state.failed(unit, WRITE_FAILED, error)
+                    return
+                state.written(unit, outcome)
         finally:
             slots.release()
 

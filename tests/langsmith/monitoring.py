@@ -66,3 +66,12 @@ def feedback_by_run(project: FakeProject) -> dict[str, list[str]]:
     for body in project.feedback.values():
         found.setdefault(body["run_id"], []).append(body["key"])
     return found
+
+
+def day_pass(project: FakeProject, judge: JevJudge | None = None, **options: Any) -> Any:
+    """One `monitor` pass of ``judge`` (the scripted one) over the test day, no cursor unless given."""
+    from langchain_jev.monitor import monitor
+
+    settings: dict[str, Any] = {"since": T0, "until": UNTIL, "cursor": None, **options}
+    settings.setdefault("client", client_for(project))
+    return monitor(judge or scripted_judge(), project=project.name, **settings)

@@ -23,6 +23,7 @@ from tests.langsmith.monitoring import (
     add_runs,
     client_for,
     criteria,
+    day_pass,
     feedback_by_run,
     scripted_judge,
 )
@@ -40,9 +41,7 @@ def test_a_pass_over_500_runs_writes_one_feedback_per_criterion_and_run_and_the_
 ) -> None:
     ids = add_runs(project, 500)
     judge = scripted_judge()
-    summary = monitor(
-        judge, project="prod-chat", since=T0, until=UNTIL, client=client_for(project), cursor=tmp_path
-    )
+    summary = day_pass(project, judge, cursor=tmp_path)
     assert (summary.read, summary.judged, summary.failed, summary.unmappable) == (500, 500, 0, 0)
     by_run = feedback_by_run(project)
     assert sorted(by_run) == sorted(ids)
@@ -140,30 +139,12 @@ def test_an_unmappable_run_gets_one_line_is_skipped_and_counted(project: FakePro
     add_runs(project, 5)
     odd = project.add_run(start=T0 + datetime.timedelta(seconds=30), inputs={"q": 1}, outputs={})
     lines: list[MonitorLine] = []
-    summary = monitor(
-        scripted_judge(),
-        project="prod-chat",
-        since=T0,
-        until=UNTIL,
-        client=client_for(project),
-        cursor=tmp_path,
-        on_line=lines.append,
-    )
+    summary = day_pass(project, cursor=tmp_path, on_line=lines.append)
     assert (summary.unmappable, summary.judged) == (1, 5)
     assert [(line.kind, line.subject) for line in lines] == [("skipped", odd)]
     assert "\n" not in lines[0].text and "answer" in lines[0].text
     assert odd not in feedback_by_run(project)
-    assert (
-        monitor(
-            scripted_judge(),
-            project="prod-chat",
-            since=T0,
-            until=UNTIL,
-            client=client_for(project),
-            cursor=tmp_path,
-        ).unmappable
-        == 0
-    )  # skipped once, not every pass
+    assert day_pass(project, cursor=tmp_path).unmappable == 0  # skipped once, not every pass
 
 
 def test_a_judge_that_cannot_reach_its_model_writes_nothing_and_is_retried_next_pass(
@@ -173,24 +154,14 @@ def test_a_judge_that_cannot_reach_its_model_writes_nothing_and_is_retried_next_
     monkeypatch.setenv("TYPESAFE_API_KEY", "sk-test-monitor-model-key-0123456789")
     down = JevJudge(criteria(), model=JevDecisionModel(base_url="http://127.0.0.1:9", max_retries=0))
     lines: list[MonitorLine] = []
-    failed = monitor(
-        down,
-        project="prod-chat",
-        since=T0,
-        until=UNTIL,
-        client=client_for(project),
-        cursor=tmp_path,
-        on_line=lines.append,
-    )
+    failed = day_pass(project, down, cursor=tmp_path, on_line=lines.append)
     assert (failed.failed, failed.feedback_written, len(project.feedback_posts())) == (8, 0, 0)
     assert {line.kind for line in lines} == {"failed"}
     assert "sk-test-monitor-model-key" not in " ".join(line.text for line in lines)
     with JevServer({"polite": 0.9, "helpful": 2.6}) as server:  # the same judge, its model reachable again
         up = JevJudge(criteria(), model=JevDecisionModel(base_url=server.base_url, max_retries=0))
         assert judge_fingerprint(up) == judge_fingerprint(down)
-        retried = monitor(
-            up, project="prod-chat", since=T0, until=UNTIL, client=client_for(project), cursor=tmp_path
-        )
+        retried = day_pass(project, up, cursor=tmp_path)
     assert (retried.judged, retried.already, len(project.feedback)) == (8, 0, 8 * len(KEYS))
 
 
@@ -221,15 +192,7 @@ def test_a_429_with_retry_after_pauses_every_worker_and_the_feedback_is_written_
 def test_the_clients_own_retries_honour_retry_after_too(project: FakeProject) -> None:
     add_runs(project, 2)
     project.refuse(429, {"Retry-After": "1"})
-    monitor(
-        scripted_judge(),
-        project="prod-chat",
-        since=T0,
-        until=UNTIL,
-        concurrency=1,
-        client=client_for(project),
-        cursor=None,
-    )
+    day_pass(project, concurrency=1)
     posts = project.feedback_posts()
     assert posts[0].status == 429 and posts[1].at - posts[0].at >= 0.95
     assert len(project.feedback) == 6
@@ -240,20 +203,9 @@ def test_max_runs_stops_the_pass_at_the_cap_and_the_next_continues(
 ) -> None:
     add_runs(project, 250)
     judge = scripted_judge()
-    capped = monitor(
-        judge,
-        project="prod-chat",
-        since=T0,
-        until=UNTIL,
-        max_runs=130,
-        concurrency=16,
-        client=client_for(project),
-        cursor=tmp_path,
-    )
+    capped = day_pass(project, judge, max_runs=130, concurrency=16, cursor=tmp_path)
     assert capped.stopped_at_cap and capped.judged == 130 == judge.model.calls  # type: ignore[attr-defined]
-    rest = monitor(
-        judge, project="prod-chat", since=T0, until=UNTIL, client=client_for(project), cursor=tmp_path
-    )
+    rest = day_pass(project, judge, cursor=tmp_path)
     assert (rest.judged, rest.already) == (120, 130)
     assert len(project.feedback) == 250 * len(KEYS)
 
@@ -263,16 +215,7 @@ def test_a_dry_run_judges_and_says_what_it_would_write_but_writes_nothing(
 ) -> None:
     add_runs(project, 4)
     lines: list[MonitorLine] = []
-    summary = monitor(
-        scripted_judge(),
-        project="prod-chat",
-        since=T0,
-        until=UNTIL,
-        dry_run=True,
-        client=client_for(project),
-        cursor=tmp_path,
-        on_line=lines.append,
-    )
+    summary = day_pass(project, dry_run=True, cursor=tmp_path, on_line=lines.append)
     assert summary.judged == 4 and len([line for line in lines if line.kind == "preview"]) == 4
     assert "polite=PASSED (0.90)" in lines[0].text
     assert not project.feedback_posts() and not list(tmp_path.iterdir())  # not even the cursor
@@ -282,15 +225,7 @@ def test_sampling_keeps_the_runs_whose_hash_falls_under_the_rate(project: FakePr
     from langchain_jev.monitor import sampled
 
     ids = add_runs(project, 200)
-    summary = monitor(
-        scripted_judge(),
-        project="prod-chat",
-        since=T0,
-        until=UNTIL,
-        sample=0.25,
-        client=client_for(project),
-        cursor=None,
-    )
+    summary = day_pass(project, sample=0.25)
     kept = {run_id for run_id in ids if sampled(run_id, 0.25)}
     assert set(feedback_by_run(project)) == kept and summary.not_sampled == 200 - len(kept)
     assert 25 < len(kept) < 75
@@ -391,8 +326,7 @@ def test_bad_options_are_refused_by_name(project: FakeProject) -> None:
 
 def test_retention_is_extended_only_when_asked_and_each_write_is_still_answered(project: FakeProject) -> None:
     add_runs(project, 3)
-    monitor(scripted_judge(), project="prod-chat", since=T0, until=UNTIL, extend_trace_retention=True,
-            client=client_for(project), cursor=None)  # fmt: skip
+    day_pass(project, extend_trace_retention=True)  # fmt: skip
     bodies = [post.json() for post in project.feedback_posts()]
     assert len(bodies) == 9 and all(body["extend_trace_retention"] is True for body in bodies)
     assert not any("trace_id" in body for body in bodies)  # sent one by one, not through the background queue

@@ -171,15 +171,7 @@ def test_a_429_with_retry_after_pauses_every_worker_and_the_feedback_is_written_
     add_runs(project, 12)
     project.refuse(429, {"Retry-After": "1"})
     started = time.monotonic()
-    summary = monitor(
-        scripted_judge(),
-        project="prod-chat",
-        since=T0,
-        until=UNTIL,
-        concurrency=4,
-        client=client_for(project, retries=False),
-        cursor=None,
-    )
+    summary = day_pass(project, concurrency=4, client=client_for(project, retries=False))
     posts = project.feedback_posts()
     refused = next(r for r in posts if r.status == 429)
     # requests already in flight when LangSmith said 429 land at once; none leaves until Retry-After is over
@@ -238,15 +230,8 @@ def test_the_langsmith_key_is_never_in_comments_logs_or_errors(
     project.refuse(500, times=50)
     lines: list[MonitorLine] = []
     with caplog.at_level(logging.DEBUG):
-        summary = monitor(
-            scripted_judge(),
-            project="prod-chat",
-            since=T0,
-            until=UNTIL,
-            concurrency=3,
-            client=client_for(project, retries=False),
-            cursor=None,
-            on_line=lines.append,
+        summary = day_pass(
+            project, concurrency=3, client=client_for(project, retries=False), on_line=lines.append
         )
     assert summary.failed == 3
     said = caplog.text + " ".join(line.text for line in lines) + repr(summary)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+import functools
 import json
 import math
 import re
@@ -377,6 +378,20 @@ def named_state_fields(instructions: Any) -> list[str]:
     return [name for name in STATE_FIELDS if re.search(rf"(?<![\w]){name}(?![\w])", text)]
 
 
+@functools.lru_cache(maxsize=1024)
+def backticked_names(instructions: str) -> tuple[str, ...]:
+    """The identifiers ``instructions`` names in backticks, each once, in order of appearance.
+
+    Cached: a judge asks the same instructions on every input, so each text is read once.
+
+    Example:
+        >>> backticked_names("Does `assistant_answer` cite `supporting_context`? `assistant_answer`")
+        ('assistant_answer', 'supporting_context')
+
+    """
+    return tuple(dict.fromkeys(_NAMED.findall(instructions[:_MAX_TEXT])))
+
+
 def unknown_fields(instructions: Any, state: Mapping[str, Any]) -> dict[str, str]:
     """The fields ``instructions`` names in backticks that ``state`` lacks -> the state field meant.
 
@@ -395,7 +410,7 @@ def unknown_fields(instructions: Any, state: Mapping[str, Any]) -> dict[str, str
     """
     if not isinstance(instructions, str):
         return {}
-    missing = [name for name in _NAMED.findall(instructions[:_MAX_TEXT]) if name not in state]
+    missing = [name for name in backticked_names(instructions) if name not in state]
     if not missing:  # the common case, kept cheap: every name is a top-level field
         return {}
     present = set(_keys(state))

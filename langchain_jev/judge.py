@@ -35,6 +35,7 @@ from langchain_jev.errors import JevConfigurationError, JevInputError
 from langchain_jev.input import (
     JevFieldWarning,
     JevJudgeInput,
+    backticked_names,
     dataset_style_keys,
     describe_dataset_keys,
     describe_unknown,
@@ -137,6 +138,7 @@ class JevJudge(RunnableSerializable[JudgeInput, JevVerdict]):
     """Replaces the feedback wording; None for `default_feedback`."""
 
     _asks: tuple[tuple[JevCriterion, ...], dict[str, Question] | None] | None = PrivateAttr(default=None)
+    _named: tuple[tuple[JevCriterion, ...], frozenset[str]] | None = PrivateAttr(default=None)
     _warned: set[tuple[str, ...]] = PrivateAttr(default_factory=set)
 
     def __init__(
@@ -334,11 +336,23 @@ class JevJudge(RunnableSerializable[JudgeInput, JevVerdict]):
             keys = dataset_style_keys(plan.state)
             if keys:
                 self._warn_once(("keys", *keys), describe_dataset_keys(keys))
-        for name, question in plan.questions.items():
-            found = unknown_fields(getattr(question, "instructions", None), plan.state)
-            if found:
-                self._warn_once(("fields", name, *found), describe_unknown(name, found))
+        if not self._named_fields().issubset(plan.state):  # the common case costs one set test
+            for name, question in plan.questions.items():
+                found = unknown_fields(getattr(question, "instructions", None), plan.state)
+                if found:
+                    self._warn_once(("fields", name, *found), describe_unknown(name, found))
         return plan
+
+    def _named_fields(self) -> frozenset[str]:
+        """Every name the judge's questions put in backticks, gathered once per tuple of criteria."""
+        criteria = self.criteria
+        known = self._named
+        if known is None or known[0] is not criteria:
+            texts = (getattr(c.question, "instructions", None) for c in criteria)
+            names = frozenset(n for text in texts if isinstance(text, str) for n in backticked_names(text))
+            known = (criteria, names)
+            self._named = known
+        return known[1]
 
     def _warn_once(self, key: tuple[str, ...], message: str) -> None:
         if key not in self._warned and len(self._warned) < 256:

@@ -77,3 +77,31 @@ def test_the_pure_parts() -> None:
         "input": "user_question",
         "output": "assistant_answer",
     }
+
+
+def test_a_judge_reads_its_instructions_field_names_once_whatever_the_number_of_inputs(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The field check is one set test per input: each instruction is scanned once, not once per call."""
+    import langchain_jev.input as judge_input
+
+    scans: list[str] = []
+    pattern = judge_input._NAMED
+
+    class Counting:
+        def findall(self, text: str) -> list[str]:
+            scans.append(text)
+            return pattern.findall(text)
+
+    monkeypatch.setattr(judge_input, "_NAMED", Counting())
+    judge_input.backticked_names.cache_clear()
+    questions = {f"c{i}": Noul(instructions=f"Is claim {i} in `assistant_answer`?") for i in range(50)}
+    judge = JevJudge(
+        [JevCriterion.noul(name, q, 0.5) for name, q in questions.items()],
+        model=ScriptedDecisionModel(dict.fromkeys(questions, 0.9)),
+    )
+    for _ in range(20):
+        assert judge.judge("Hi?", "Hello!").passed
+    assert len(scans) == 50
+    assert _warnings(lambda: judge.judge("Hi?", "Hello!")) == []
+    judge_input.backticked_names.cache_clear()

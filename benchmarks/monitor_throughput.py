@@ -30,8 +30,8 @@ from _common import Row, load_row, print_table, row
 from langchain_jev import JevJudge
 from langchain_jev.monitor import monitor
 from langchain_jev.testing import ScriptedDecisionModel
-from tests.langsmith.monitoring import T0, UNTIL, add_runs, client_for, criteria
 from tests.support.fake_langsmith import FakeProject, fake_project
+from tests.support.monitoring import T0, UNTIL, add_runs, client_for, criteria
 
 MODEL_DELAY = 0.02
 API_DELAY = 0.002

@@ -15,7 +15,9 @@ cd "$(dirname "$0")/.."
 TOOLS="${FLOORS_TOOLS:-/tmp/floors-tools}"
 VENV="${FLOORS_VENV:-/tmp/floors-venv}"
 RESULT=scripts/floors-result.txt
-TESTS=(tests/engine tests/guardrails tests/langsmith tests/models tests/spec)
+TESTS=(tests/test_criteria.py tests/test_outcomes.py tests/test_feedback.py tests/test_input.py
+    tests/test_input_field_mistakes.py tests/test_judge.py tests/test_judge_large.py tests/test_statements.py
+    tests/test_judge_untraced.py tests/guardrails tests/langsmith tests/models tests/spec)
 SKIP=tests/models/test_secret_settings.py::test_every_class_with_a_declared_secret_setting_has_its_secret_redacted_in_its_repr
 
 [ -x "$TOOLS/bin/uv" ] || { python3 -m venv "$TOOLS" && "$TOOLS/bin/pip" install -q uv; }

@@ -13,8 +13,8 @@ import pytest
 from langchain_jev.datasets.exit_codes import EXIT_BAD_INPUT, EXIT_INTERRUPTED, EXIT_OK
 from langchain_jev.testing.server import JevServer
 from tests.cli.helpers import run_cli, start_cli
-from tests.langsmith.monitoring import KEYS, LANGSMITH_KEY, T0, UNTIL, add_runs, feedback_by_run
 from tests.support.fake_langsmith import FakeProject, fake_project
+from tests.support.monitoring import KEYS, LANGSMITH_KEY, T0, UNTIL, add_runs, feedback_by_run
 
 JUDGE = """\
 criteria:

@@ -90,7 +90,7 @@ SKIPPED: dict[tuple[str, str], str] = {
         "reads object storage on a Ray cluster; tests/ray makes the same calls on a local cluster"
     ),
     ("docs/langsmith.md", "Monitor a production project"): (
-        "reads a live LangSmith project; tests/langsmith/test_monitor.py makes the same calls against"
+        "reads a live LangSmith project; tests/monitor/test_monitor.py makes the same calls against"
         " the fake LangSmith API"
     ),
 }

@@ -14,7 +14,7 @@ A refused request never reaches the chat model, in this turn or a later one, and
 is not in the thread's state afterwards. A refused reply is in no returned state,
 no checkpoint and no stream (every stream mode, sync and async, and
 ``astream_events``), except where a separate output node cannot help it (its
-limits are pinned in tests/reliability/test_guardrail_faults.py).
+limits are pinned in tests/guardrails/test_faults.py).
 """
 
 from __future__ import annotations

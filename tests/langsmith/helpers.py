@@ -190,7 +190,7 @@ def scripted_judge(**options: Any) -> JevJudge:
 
 
 def wire_answers() -> dict[str, Any]:
-    """The same answers, as the Jev API sends them (for tests.engine.wire.JevWire)."""
+    """The same answers, as the Jev API sends them (for tests.fakes.JevWire)."""
     from tests.fakes import choice, noul
 
     def score(body: dict[str, Any]) -> dict[str, Any]:

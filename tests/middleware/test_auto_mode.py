@@ -23,7 +23,7 @@ from langchain_core.tools import tool
 from langchain_jev.models import JevDecisionModel, JuryDecisionModel
 from langchain_jev.models.resolve import as_decision_model
 from tests.fakes import JevWire, ReplyingChatModel, noul
-from tests.self_refine.helpers import calls_tool
+from tests.support.self_refine import calls_tool
 
 deleted_paths: list[str] = []
 

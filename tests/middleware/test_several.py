@@ -21,7 +21,7 @@ from langchain_jev import JevCriterion, JevJudge
 from langchain_jev.middleware import JevGuardrailMiddleware, JevSelfRefineMiddleware
 from langchain_jev.testing import ScriptedDecisionModel
 from tests.fakes import ReplyingChatModel
-from tests.self_refine.helpers import calls_tool, unit_judge
+from tests.support.self_refine import calls_tool, unit_judge
 
 BRIEF = Noul(instructions="Is `assistant_answer` at most ten words long?")
 

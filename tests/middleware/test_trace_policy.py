@@ -30,8 +30,8 @@ import langchain_jev.middleware
 from langchain_jev.middleware import JevGuardrailMiddleware, JevSelfRefineMiddleware
 from langchain_jev.testing import ScriptedDecisionModel
 from tests.fakes import ReplyingChatModel
-from tests.self_refine.helpers import calls_tool, unit_judge
 from tests.support.fake_langsmith import Posted, fake_langsmith_api
+from tests.support.self_refine import calls_tool, unit_judge
 
 QUESTION = "How warm is the kettle, judged-words-7f3a?"
 ARGUMENT = "tool-argument-91c2"

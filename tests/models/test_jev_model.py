@@ -15,8 +15,8 @@ from typesafe_sdk import AsyncTypeSafeClient, RetryPolicy, TypeSafeClient
 from langchain_jev import JevDecisionModel, JevJudge, MissingCredentialsError
 from langchain_jev.models.typesafe_classifier import TypeSafeClassifierDecisionModel
 from langchain_jev.testing import JevServer
-from tests.engine.rubrics import plausible
 from tests.fakes import API_KEY, JevWire, RunRecorder, noul
+from tests.support.rubrics import plausible
 
 QUESTION = {"ok": Noul(instructions="Is it ok?")}
 

@@ -16,7 +16,7 @@ from langchain_jev.conversation import message_text
 from langchain_jev.graph import SelfRefineState, create_self_refine_graph
 from langchain_jev.refine import DEFAULT_FEEDBACK_TEMPLATE
 from tests.fakes import JevWire, ReplyingChatModel, RunRecorder, noul
-from tests.self_refine.helpers import (
+from tests.support.self_refine import (
     QUESTION,
     ask,
     calls_tool,
@@ -398,7 +398,7 @@ async def test_a_feedback_callable_returning_something_else_fails_clearly(mode: 
 
 async def test_over_the_jev_wire_a_failing_draft_is_revised(mode: str) -> None:
     from langchain_jev import JevCriterion
-    from tests.self_refine.helpers import UNITS
+    from tests.support.self_refine import UNITS
 
     wire = JevWire([{"cites_unit": noul(0.2)}, {"cites_unit": noul(0.95)}], input_tokens=80)
     judge = JevJudge([JevCriterion.noul("cites_unit", UNITS, 0.7)], model=wire.model(mode))

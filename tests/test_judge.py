@@ -14,7 +14,8 @@ from typesafe_sdk import (
 )
 
 from langchain_jev import JevCriterion, JevJudge, JevJudgeInput, JevVerdict, Outcome, ToolCall
-from tests.engine.rubrics import (
+from tests.fakes import JevWire, RunRecorder, choice, noul, score
+from tests.support.rubrics import (
     GROUNDED,
     HELPFULNESS_LEVELS,
     RELEVANT,
@@ -23,7 +24,6 @@ from tests.engine.rubrics import (
     mode,
     plausible,
 )
-from tests.fakes import JevWire, RunRecorder, choice, noul, score
 
 SPEC_SCORE = score({0: 0.0, 1: 0.07, 2: 0.52, 3: 0.41}, HELPFULNESS_LEVELS)
 

@@ -9,7 +9,7 @@ from langchain_core.decisions import Choice, Noul, Score
 
 from langchain_jev import JevConfigurationError, JevCriterion, JevJudge
 from langchain_jev.testing import ScriptedDecisionModel
-from tests.engine.rubrics import DETAILS, HELPFULNESS, MODE, PLAUSIBLE, details, helpfulness, mode
+from tests.support.rubrics import DETAILS, HELPFULNESS, MODE, PLAUSIBLE, details, helpfulness, mode
 
 MODEL = ScriptedDecisionModel({})
 

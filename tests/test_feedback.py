@@ -9,7 +9,7 @@ from langchain_core.decisions import NoulAnswer, ScoreAnswer
 
 from langchain_jev import JevCriterion, JevFinding, Outcome, default_feedback
 from langchain_jev.outcomes import decide
-from tests.engine.rubrics import HELPFULNESS_LEVELS, RELEVANT, helpfulness, plausible
+from tests.support.rubrics import HELPFULNESS_LEVELS, RELEVANT, helpfulness, plausible
 
 
 def scored(value: float, probabilities: dict[int, float] | None = None) -> ScoreAnswer:
@@ -69,7 +69,7 @@ def test_numbers_do_not_follow_a_comma_decimal_locale() -> None:
         "        pass\n"
         "from langchain_core.decisions import NoulAnswer\n"
         "from langchain_jev.outcomes import decide\n"
-        "from tests.engine.rubrics import plausible\n"
+        "from tests.support.rubrics import plausible\n"
         "print(decide(plausible(0.7), NoulAnswer(type='noul', noul=0.4), 0.6).text)\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

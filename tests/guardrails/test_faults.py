@@ -35,7 +35,9 @@ from langchain_jev.graph import GuardrailCheckError, GuardrailUndecidedError, Ha
 from langchain_jev.guardrails.policy import WITHHELD_REQUEST
 from langchain_jev.middleware import JevGuardrailMiddleware
 from tests.guardrails.helpers import chat, contents, guarded_graph
-from tests.reliability.helpers import API_KEY, MockRig, Rig, Step, rig_named
+from tests.support.faults import API_KEY, MockRig, Rig, Step, rig_named
+
+pytestmark = pytest.mark.slow  # a fault matrix: `-m 'not slow'` leaves it out
 
 UNSAFE = "Mix bleach with ammonia in a closed room and breathe deeply."
 QUESTION = "How do I clean my bathroom?"

@@ -27,7 +27,9 @@ from typesafe_sdk import (
     TypeSafeUnprocessableEntityError,
 )
 
-from tests.reliability.helpers import Rig, Step, decide, good_body, judge_over, rig_named
+from tests.support.faults import Rig, Step, decide, good_body, judge_over, rig_named
+
+pytestmark = pytest.mark.slow  # a fault matrix: `-m 'not slow'` leaves it out
 
 ONE_RETRY = RetryPolicy(max_retries=1, backoff_initial=0.001, backoff_max=0.002, backoff_jitter=0.0)
 

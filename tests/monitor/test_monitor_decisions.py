@@ -29,7 +29,7 @@ from langchain_jev.monitor._cursor import advance
 from langchain_jev.monitor._limits import DEFAULT_RETRY_AFTER, RateGate, retry_after
 from langchain_jev.monitor._window import SETTLE, window_of
 from langchain_jev.testing import ScriptedDecisionModel
-from tests.langsmith.monitoring import criteria, scripted_judge
+from tests.support.monitoring import criteria, scripted_judge
 
 ROOT = Path(__file__).resolve().parents[2]
 T = [datetime.datetime(2026, 1, 1, h, tzinfo=datetime.UTC) for h in range(12)]

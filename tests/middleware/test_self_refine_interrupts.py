@@ -16,7 +16,7 @@ from langgraph.types import Command
 
 from langchain_jev.middleware import JevSelfRefineMiddleware
 from tests.fakes import ReplyingChatModel
-from tests.self_refine.helpers import QUESTION, ask, calls_tool, run, unit_judge
+from tests.support.self_refine import QUESTION, ask, calls_tool, run, unit_judge
 
 REJECTED = "About 100."
 FEEDBACK_MARK = "A reviewer checked your previous answer"

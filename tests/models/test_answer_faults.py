@@ -15,7 +15,9 @@ from typing import Any
 import pytest
 
 from langchain_jev import Outcome
-from tests.reliability.helpers import Rig, Step, body_with, decide, judge_over, rig_named
+from tests.support.faults import Rig, Step, body_with, decide, judge_over, rig_named
+
+pytestmark = pytest.mark.slow  # a fault matrix: `-m 'not slow'` leaves it out
 
 NAN = math.nan
 
@@ -68,7 +70,11 @@ BAD_ANSWERS: dict[str, tuple[str, Any, str]] = {
         noul("high"),
         'answers.is_safe.noul: must be a JSON number, got "high"',
     ),
-    "noul as a numeric string": ("is_safe", noul("0.9"), 'answers.is_safe.noul: must be a JSON number, got "0.9"'),
+    "noul as a numeric string": (
+        "is_safe",
+        noul("0.9"),
+        'answers.is_safe.noul: must be a JSON number, got "0.9"',
+    ),
     "noul as true": ("is_safe", noul(True), "answers.is_safe.noul: must be a JSON number, got true"),
     "noul as false": ("is_safe", noul(False), "answers.is_safe.noul: must be a JSON number, got false"),
     "noul NaN": (
@@ -130,7 +136,11 @@ BAD_ANSWERS: dict[str, tuple[str, Any, str]] = {
         choice("calm", {"calm": "0.9", "angry": 0.1}),
         'answers.tone.probabilities.calm: must be a JSON number, got "0.9"',
     ),
-    "choice label as a number": ("tone", choice(1, {"calm": 1.0}), "answers.tone.choice: must be a JSON string, got 1"),
+    "choice label as a number": (
+        "tone",
+        choice(1, {"calm": 1.0}),
+        "answers.tone.choice: must be a JSON string, got 1",
+    ),
     "choice of a label its probabilities give nothing": (
         "tone",
         choice("calm", {"calm": 0.0, "angry": 1.0}),
@@ -169,8 +179,16 @@ BAD_ANSWERS: dict[str, tuple[str, Any, str]] = {
         score(3.0, {"3.0": 1.0}),
         "level key '3.0' is not a level number written canonically",
     ),
-    "score as true": ("helpfulness", score(True, {"1": 1.0}), "answers.helpfulness.score: must be a JSON number, got true"),
-    "score as a string": ("helpfulness", score("3", {"3": 1.0}), 'answers.helpfulness.score: must be a JSON number, got "3"'),
+    "score as true": (
+        "helpfulness",
+        score(True, {"1": 1.0}),
+        "answers.helpfulness.score: must be a JSON number, got true",
+    ),
+    "score as a string": (
+        "helpfulness",
+        score("3", {"3": 1.0}),
+        'answers.helpfulness.score: must be a JSON number, got "3"',
+    ),
     "score contradicting its probabilities": (
         "helpfulness",
         score(0.0, {"3": 1.0}),

@@ -26,7 +26,13 @@ def _echo(request: httpx2.Request) -> httpx2.Response:
     bearer = request.headers.get("authorization", "")
     return httpx2.Response(
         401,
-        json={"error": {"message": f"invalid credentials: {bearer}", "type": "authentication_error", "key": bearer}},
+        json={
+            "error": {
+                "message": f"invalid credentials: {bearer}",
+                "type": "authentication_error",
+                "key": bearer,
+            }
+        },
     )
 
 

@@ -16,6 +16,8 @@ import pytest
 from tests.cli.helpers import FAKE_KEY, judge_args, numbered_rows, read_results, run_cli, write_jsonl
 from tests.support.hostile_server import HostileServer
 
+pytestmark = pytest.mark.slow  # a fault matrix: `-m 'not slow'` leaves it out
+
 FORMS = (FAKE_KEY, FAKE_KEY[-16:])
 
 
@@ -63,7 +65,9 @@ def test_an_endless_or_bombing_body_makes_each_row_an_error_naming_the_limit(
         assert "larger than the limit of 16 MiB (max_response_bytes=16777216)" in str(record["error"])
 
 
-def test_a_trickling_body_is_cut_off_at_the_timeout_as_a_deadline(hostile: HostileServer, tmp_path: Path) -> None:
+def test_a_trickling_body_is_cut_off_at_the_timeout_as_a_deadline(
+    hostile: HostileServer, tmp_path: Path
+) -> None:
     code, _, records, took = _run(tmp_path, hostile.url("slow-body"), "--timeout", "1")
     assert code != 0 and len(records) == 3
     assert all(str(record["error"]).startswith("TypeSafeAPITimeoutError") for record in records)

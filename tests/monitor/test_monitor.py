@@ -15,7 +15,8 @@ from langchain_jev.errors import JevConfigurationError
 from langchain_jev.models.jev import JevDecisionModel
 from langchain_jev.monitor import MonitorLine, amonitor, feedback_id, judge_fingerprint, monitor
 from langchain_jev.testing.server import JevServer
-from tests.langsmith.monitoring import (
+from tests.support.fake_langsmith import FakeProject, fake_project
+from tests.support.monitoring import (
     KEYS,
     LANGSMITH_KEY,
     T0,
@@ -27,7 +28,6 @@ from tests.langsmith.monitoring import (
     feedback_by_run,
     scripted_judge,
 )
-from tests.support.fake_langsmith import FakeProject, fake_project
 
 
 @pytest.fixture

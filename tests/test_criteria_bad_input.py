@@ -37,7 +37,9 @@ from langchain_jev import (
 )
 from langchain_jev.models.wire import MAX_DEPTH
 from langchain_jev.testing import ScriptedDecisionModel
-from tests.reliability.helpers import MockRig
+from tests.support.faults import MockRig
+
+pytestmark = pytest.mark.slow  # a fault matrix: `-m 'not slow'` leaves it out
 
 SETTINGS = settings(
     max_examples=200,

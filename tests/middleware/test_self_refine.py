@@ -18,7 +18,7 @@ from langchain_jev import JevConfigurationError, JevCriterion, JevJudge
 from langchain_jev.middleware import JevSelfRefineMiddleware, SelfRefineAgentState
 from langchain_jev.refine import DEFAULT_FEEDBACK_TEMPLATE
 from tests.fakes import JevWire, ReplyingChatModel, RunRecorder, noul
-from tests.self_refine.helpers import (
+from tests.support.self_refine import (
     QUESTION,
     UNITS,
     ask,

@@ -18,7 +18,7 @@ from langchain_jev.graph import create_self_refine_graph
 from langchain_jev.middleware import JevSelfRefineMiddleware
 from langchain_jev.models.chat import ChatModelDecisionModel
 from tests.models.chat.helpers import ScriptedChatModel
-from tests.self_refine.helpers import UNITS, ask
+from tests.support.self_refine import UNITS, ask
 
 REJECTED = "About 100."
 KEPT = "About 100 degrees Celsius."

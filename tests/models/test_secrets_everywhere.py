@@ -32,7 +32,7 @@ from langchain_jev.graph import HazardBattery
 from langchain_jev.middleware import JevGuardrailMiddleware
 from tests.guardrails.helpers import chat, guarded_graph
 from tests.langsmith.helpers import offline_client
-from tests.reliability.helpers import GOOD_ANSWERS, criteria
+from tests.support.faults import GOOD_ANSWERS, criteria
 from tests.support.jev_server import Fault, JevServer
 
 SECRET = "sk-canary-Zq8Lw3Vn5Rt1Xy7KpD2mB9"
@@ -54,7 +54,7 @@ LOGGERS = (
 )
 NO_RETRY = RetryPolicy(max_retries=0)
 
-pytestmark = pytest.mark.filterwarnings("ignore:'upload_runs' parameter is in beta")
+pytestmark = [pytest.mark.slow, pytest.mark.filterwarnings("ignore:'upload_runs' parameter is in beta")]
 
 
 class Everything(logging.Handler, BaseTracer):

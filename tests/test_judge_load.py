@@ -21,8 +21,10 @@ from langchain_core.decisions import Choice, Noul
 from typesafe_sdk import RetryPolicy, TypeSafeInternalServerError
 
 from langchain_jev import JevCriterion, JevDecisionModel, JevJudge, JevVerdict, Outcome
-from tests.reliability.helpers import API_KEY, HAS_PROC, RETRY_COUNT, sockets_to
+from tests.support.faults import API_KEY, HAS_PROC, RETRY_COUNT, sockets_to
 from tests.support.jev_server import Fault, JevServer, Received
+
+pytestmark = pytest.mark.slow  # a fault matrix: `-m 'not slow'` leaves it out
 
 VERDICTS = 5_000
 CONCURRENCY = 200

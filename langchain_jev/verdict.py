@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import TYPE_CHECKING, Any, NamedTuple, cast
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol, TypeVar, cast
 
 from langchain_core.decisions import Answer, ChoiceAnswer, ClassifierResponse, NoulAnswer, ScoreAnswer
 
@@ -146,6 +146,27 @@ class JevFinding(_FindingFields):
         return data
 
 
+class _Named(Protocol):
+    @property
+    def name(self) -> str: ...
+
+
+_F = TypeVar("_F", bound=_Named)
+
+
+def named(findings: Sequence[_F], name: str, where: str) -> _F:
+    """The finding of ``findings`` called ``name``, as a verdict or a comparison finds it.
+
+    Raises:
+        KeyError: none has that name (the message says where it was looked for).
+
+    """
+    for finding in findings:
+        if finding.name == name:
+            return finding
+    raise KeyError(f"no criterion named {name!r} in this {where}")
+
+
 @dataclass(frozen=True)
 class JevVerdict:
     """The judge's verdict: whether everything passed, one finding per criterion.
@@ -197,10 +218,7 @@ class JevVerdict:
             KeyError: no criterion has that name.
 
         """
-        for finding in self.findings:
-            if finding.name == name:
-                return finding
-        raise KeyError(f"no criterion named {name!r} in this verdict")
+        return named(self.findings, name, "verdict")
 
     def summary(self) -> str:
         """One line: ``passed=false [helpfulness=PASSED, is_plausible=FAILED]``."""

@@ -29,6 +29,7 @@ from typing import Any
 from langchain_core.decisions import ChoiceAnswer, ClassifierResponse
 
 from langchain_jev.feedback import number
+from langchain_jev.verdict import named
 
 __all__ = [
     "FIRST",
@@ -179,10 +180,7 @@ class PairwiseVerdict:
             KeyError: no criterion has that name.
 
         """
-        for finding in self.findings:
-            if finding.name == name:
-                return finding
-        raise KeyError(f"no criterion named {name!r} in this comparison")
+        return named(self.findings, name, "comparison")
 
     def tally(self) -> dict[str, int]:
         """How many criteria landed each way."""

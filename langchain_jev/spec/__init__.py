@@ -1,6 +1,8 @@
 """Judges as files: a YAML or JSON document that describes a `JevJudge`.
 
-- `model`: the judge file's schema (pydantic models), `load_spec`, `load_judge` and `judge_schema`;
+- `model`: `JudgeSpec`, the whole file, with `load_spec`, `load_judge` and `judge_schema`;
+- `kinds`: the criteria a file lists, one kind each (``noul``, ``score``, ``choice``, ``check``);
+- `judge_model`: the model a file names, a ``provider:model`` string or a jury of them;
 - `conditions`: code checks and conditions written as data;
 - `reading`: bounded reading of the file (size, nesting, no YAML aliases);
 - `code`: the code a file names, and the user's opt-in (``allow_code``) to run it;
@@ -20,30 +22,20 @@ from langchain_jev._lazy import lazy_exports
 if TYPE_CHECKING:
     from langchain_jev.errors import JudgeSpecError
     from langchain_jev.spec.conditions import ConditionSpec
-    from langchain_jev.spec.model import (
-        CheckSpec,
-        ChoiceSpec,
-        CriterionSpec,
-        JudgeSpec,
-        NoulSpec,
-        ScoreSpec,
-        WhenChosen,
-        judge_schema,
-        load_judge,
-        load_spec,
-    )
+    from langchain_jev.spec.kinds import CheckSpec, ChoiceSpec, CriterionSpec, NoulSpec, ScoreSpec, WhenChosen
+    from langchain_jev.spec.model import JudgeSpec, judge_schema, load_judge, load_spec
 
 # public name -> module that defines it
 _EXPORTS: dict[str, str] = {
-    "CheckSpec": "langchain_jev.spec.model",
-    "ChoiceSpec": "langchain_jev.spec.model",
+    "CheckSpec": "langchain_jev.spec.kinds",
+    "ChoiceSpec": "langchain_jev.spec.kinds",
     "ConditionSpec": "langchain_jev.spec.conditions",
-    "CriterionSpec": "langchain_jev.spec.model",
+    "CriterionSpec": "langchain_jev.spec.kinds",
     "JudgeSpec": "langchain_jev.spec.model",
     "JudgeSpecError": "langchain_jev.errors",
-    "NoulSpec": "langchain_jev.spec.model",
-    "ScoreSpec": "langchain_jev.spec.model",
-    "WhenChosen": "langchain_jev.spec.model",
+    "NoulSpec": "langchain_jev.spec.kinds",
+    "ScoreSpec": "langchain_jev.spec.kinds",
+    "WhenChosen": "langchain_jev.spec.kinds",
     "judge_schema": "langchain_jev.spec.model",
     "load_judge": "langchain_jev.spec.model",
     "load_spec": "langchain_jev.spec.model",

@@ -29,28 +29,21 @@ import os
 import re
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Annotated, Any, Literal, NoReturn
+from typing import Any, Literal, NoReturn
 
 import yaml
-from langchain_core.decisions import BaseDecisionModel, Choice, Noul, NoulCriteria, Score
+from langchain_core.decisions import BaseDecisionModel
 from pydantic import (
-    AfterValidator,
-    BaseModel,
     ConfigDict,
-    Discriminator,
     Field,
-    JsonValue,
     PrivateAttr,
-    Tag,
     ValidationError,
-    WithJsonSchema,
     field_validator,
-    model_validator,
 )
 
 from langchain_jev.criteria import JevCriterion, validate_criteria
 from langchain_jev.errors import JevConfigurationError
-from langchain_jev.input import ANSWER_FIELD, JevJudgeInput, named_state_fields
+from langchain_jev.input import ANSWER_FIELD, JevJudgeInput
 from langchain_jev.judge import JevJudge
 from langchain_jev.spec.builtins import BUILTIN_FORMS
 from langchain_jev.spec.code import (
@@ -63,18 +56,24 @@ from langchain_jev.spec.code import (
 from langchain_jev.spec.conditions import (
     ConditionSpec,
     Resolve,
-    compile_condition,
     condition_fields,
     import_callable,
-    schema_description,
 )
 from langchain_jev.spec.errors import (
-    MODEL_MAPPING_TAG,
-    MODEL_NAME_TAG,
     JudgeSpecError,
     Problem,
     engine_problem,
     pydantic_problems,
+)
+from langchain_jev.spec.judge_model import JuryMemberSpec, JurySpec, ModelSpec
+from langchain_jev.spec.kinds import (
+    CheckSpec,
+    ChoiceSpec,
+    CriterionSpec,
+    NoulSpec,
+    ScoreSpec,
+    StrictSpec,
+    WhenChosen,
 )
 from langchain_jev.spec.reading import check_depth, compose, parse_text, read_file
 
@@ -97,338 +96,9 @@ __all__ = [
 ]
 
 _IMPORT_PATH = r"^[A-Za-z_][\w.]*:[A-Za-z_][\w.]*$"
-_MODEL_NAME = re.compile(r"[A-Za-z][\w-]{0,63}:\S{1,200}")
-"""A model named as ``provider:model`` (``jev:NAME`` for Jev); bounded, so matching is too."""
 
 
-def _model_name(value: str) -> str:
-    if len(value) > 270 or not _MODEL_NAME.fullmatch(value):
-        raise ValueError(
-            "must name its provider, as provider:model (jev:NAME for Jev, e.g. openai:gpt-4o-mini), "
-            f"got {value[:80]!r}"
-        )
-    return value
-
-
-def _kind(value: Any) -> str:
-    """Which form of a model (or of a jury member) a file gives: a name, or a mapping."""
-    return MODEL_NAME_TAG if isinstance(value, str) else MODEL_MAPPING_TAG
-
-
-_MODEL_SCHEMA = WithJsonSchema({"type": "string", "pattern": "^[A-Za-z][\\w-]*:\\S+$"})
-ModelName = Annotated[str, AfterValidator(_model_name), _MODEL_SCHEMA]
-"""A ``provider:model`` string."""
-_LABELS = {"type": "array", "items": {"type": "string"}, "minItems": 1}
-_ONE_OR_MORE_LABELS = WithJsonSchema({"anyOf": [{"type": "string"}, _LABELS]})
-_OPTIONS = WithJsonSchema({"anyOf": [{"type": "object", "minProperties": 1}, _LABELS]})
-
-
-class _Spec(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid", strict=True, populate_by_name=True, json_schema_extra=schema_description
-    )
-
-
-class WhenChosen(_Spec):
-    """Ask a criterion only when an earlier choice selected one of ``labels``.
-
-    Example:
-        >>> WhenChosen.model_validate({"criterion": "mode", "labels": "answered"}).labels
-        ['answered']
-
-    """
-
-    criterion: str = Field(min_length=1, description="Name of an earlier choice criterion.")
-    labels: Annotated[list[str], _ONE_OR_MORE_LABELS] = Field(
-        min_length=1, description="Labels of that choice that must be chosen (one or a list)."
-    )
-
-    @field_validator("labels", mode="before")
-    @classmethod
-    def _one_label(cls, value: Any) -> Any:
-        return [value] if isinstance(value, str) else value
-
-
-class _QuestionSpec(_Spec):
-    name: str = Field(min_length=1, description="Unique name; also the question's name in the request.")
-    instructions: JsonValue = Field(
-        description="The question, as text or structured JSON; name state fields in backticks."
-    )
-    applies_when: ConditionSpec | None = Field(
-        default=None, description="Ask only when this condition holds; else NOT_APPLICABLE."
-    )
-    when_chosen: WhenChosen | None = Field(
-        default=None, description="Applies only when an earlier choice selected one of these labels."
-    )
-    when_passed: str | None = Field(
-        default=None, min_length=1, description="Applies only when this earlier criterion passed."
-    )
-
-    @field_validator("instructions")
-    @classmethod
-    def _content(cls, value: JsonValue) -> JsonValue:
-        if isinstance(value, str) and not value.strip():
-            raise ValueError("must not be empty")
-        if not isinstance(value, (str, dict, list)):
-            raise ValueError(f"must be text, or a JSON object or list, got {value!r}")
-        return value
-
-    @model_validator(mode="after")
-    def _one_dependency(self) -> _QuestionSpec:
-        if self.when_chosen is not None and self.when_passed is not None:
-            raise ValueError("give when_chosen or when_passed, not both")
-        return self
-
-    def _finish(self, criterion: JevCriterion, resolve: Resolve | None) -> JevCriterion:
-        if self.applies_when is not None:
-            criterion = criterion.applies_when(compile_condition(self.applies_when, resolve))
-        if self.when_chosen is not None:
-            criterion = criterion.when_chosen(self.when_chosen.criterion, *self.when_chosen.labels)
-        if self.when_passed is not None:
-            criterion = criterion.when_passed(self.when_passed)
-        return criterion
-
-    @property
-    def dependency_key(self) -> str | None:
-        """The key of this criterion's dependency in the file, if it has one."""
-        if self.when_chosen is not None:
-            return "when_chosen"
-        return "when_passed" if self.when_passed is not None else None
-
-    def named_fields(self) -> list[str]:
-        """The fixed state fields the instructions name (in backticks or bare).
-
-        A question with ``applies_when`` decides for itself when it is asked, so
-        none of the fields it names is counted.
-
-        Example:
-            >>> NoulSpec.model_validate({"kind": "noul", "name": "ok", "minimum": 0.5,
-            ...     "instructions": "Does `assistant_answer` answer `user_question`?"}).named_fields()
-            ['user_question', 'assistant_answer']
-
-        """
-        if self.applies_when is not None:
-            return []
-        return named_state_fields(self.instructions)
-
-
-class NoulSpec(_QuestionSpec):
-    """A yes/no question passing when the probability of yes reaches ``minimum``.
-
-    Example:
-        >>> spec = NoulSpec.model_validate({"kind": "noul", "name": "polite",
-        ...     "instructions": "Is `assistant_answer` polite?", "minimum": 0.7})
-        >>> spec.build().minimum
-        0.7
-
-    """
-
-    kind: Literal["noul"] = Field(description="A yes/no question.")
-    minimum: float = Field(allow_inf_nan=False, description="Probability of yes to reach, 0 to 1.")
-    when_true: JsonValue = Field(default=None, description="What counts as yes.")
-    when_false: JsonValue = Field(default=None, description="What counts as no.")
-
-    def build(self, resolve: Resolve | None = None) -> JevCriterion:
-        """The engine criterion this spec describes (``resolve``: see `compile_condition`)."""
-        criteria = None
-        if self.when_true is not None or self.when_false is not None:
-            criteria = NoulCriteria(true=self.when_true, false=self.when_false)
-        question = Noul(instructions=self.instructions, criteria=criteria)
-        return self._finish(JevCriterion.noul(self.name, question, self.minimum), resolve)
-
-
-class ScoreSpec(_QuestionSpec):
-    """An ordered rubric passing when its probability sits on levels >= ``minimum``.
-
-    Example:
-        >>> spec = ScoreSpec.model_validate({"kind": "score", "name": "helpful",
-        ...     "instructions": "How helpful?", "levels": ["No", "Somewhat", "Very"], "minimum": 2})
-        >>> spec.build().minimum
-        2.0
-
-    """
-
-    kind: Literal["score"] = Field(description="An ordered rubric.")
-    levels: list[JsonValue] = Field(
-        min_length=2, description="Descriptions of the levels, lowest first; numbered from 0."
-    )
-    minimum: float = Field(allow_inf_nan=False, description="Level to reach (0 is the first level).")
-
-    def build(self, resolve: Resolve | None = None) -> JevCriterion:
-        """The engine criterion this spec describes (``resolve``: see `compile_condition`)."""
-        question = Score(instructions=self.instructions, criteria=self.levels)
-        return self._finish(JevCriterion.score(self.name, question, self.minimum), resolve)
-
-
-class ChoiceSpec(_QuestionSpec):
-    """A labelled question passing when its probability sits on ``accepted`` labels.
-
-    Example:
-        >>> spec = ChoiceSpec.model_validate({"kind": "choice", "name": "mode",
-        ...     "instructions": "How?", "options": ["answered", "asked"], "accepted": "answered"})
-        >>> sorted(spec.build().accepted)
-        ['answered']
-
-    """
-
-    kind: Literal["choice"] = Field(description="A choice between labels.")
-    options: Annotated[dict[str, JsonValue], _OPTIONS] = Field(
-        min_length=1, description="Labels with their descriptions, or a list of bare labels."
-    )
-    accepted: Annotated[list[str], _ONE_OR_MORE_LABELS] = Field(
-        min_length=1, description="The labels that pass (one or a list)."
-    )
-
-    @field_validator("options", mode="before")
-    @classmethod
-    def _bare_labels(cls, value: Any) -> Any:
-        if isinstance(value, list) and all(isinstance(item, str) for item in value):
-            return dict.fromkeys(value)
-        return value
-
-    @field_validator("accepted", mode="before")
-    @classmethod
-    def _one_label(cls, value: Any) -> Any:
-        return [value] if isinstance(value, str) else value
-
-    def build(self, resolve: Resolve | None = None) -> JevCriterion:
-        """The engine criterion this spec describes (``resolve``: see `compile_condition`)."""
-        question = Choice(instructions=self.instructions, criteria=self.options)
-        return self._finish(JevCriterion.choice(self.name, question, self.accepted), resolve)
-
-
-class CheckSpec(_Spec):
-    """A code check: passes when its condition holds, else reports ``defect``.
-
-    Example:
-        >>> spec = CheckSpec.model_validate({"kind": "check", "name": "json",
-        ...     "check": {"answer_is_json": True}, "defect": "the answer is not JSON"})
-        >>> spec.build().kind
-        'check'
-
-    """
-
-    kind: Literal["check"] = Field(description="A check run locally; it never reaches the model.")
-    name: str = Field(min_length=1, description="Unique name of the check.")
-    check: ConditionSpec = Field(description="The condition that must hold.")
-    defect: str = Field(min_length=1, description="What to report when the condition does not hold.")
-    applies_when: ConditionSpec | None = Field(
-        default=None, description="Run the check only when this condition holds; else NOT_APPLICABLE."
-    )
-
-    @property
-    def dependency_key(self) -> str | None:
-        """Checks have no dependency."""
-        return None
-
-    def build(self, resolve: Resolve | None = None) -> JevCriterion:
-        """The engine criterion this spec describes (``resolve``: see `compile_condition`)."""
-        criterion = JevCriterion.check(self.name, compile_condition(self.check, resolve), self.defect)
-        if self.applies_when is not None:
-            criterion = criterion.applies_when(compile_condition(self.applies_when, resolve))
-        return criterion
-
-
-CriterionSpec = Annotated[NoulSpec | ScoreSpec | ChoiceSpec | CheckSpec, Field(discriminator="kind")]
-"""One criterion of a judge file, told apart by ``kind``."""
-
-
-class JuryMemberSpec(_Spec):
-    """A member of a jury with a name of its own.
-
-    Example:
-        >>> JuryMemberSpec.model_validate({"name": "gpt", "model": "openai:gpt-4o-mini"}).name
-        'gpt'
-
-    """
-
-    name: str = Field(min_length=1, description="The member's name in the verdict's panel.")
-    model: ModelName = Field(description="The member's model: `provider:model`, or `jev:NAME` for Jev.")
-
-
-_MemberForm = Annotated[
-    Annotated[ModelName, Tag(MODEL_NAME_TAG)] | Annotated[JuryMemberSpec, Tag(MODEL_MAPPING_TAG)],
-    Discriminator(_kind),
-]
-"""A jury member: a ``provider:model`` string, or ``{name, model}``."""
-
-
-class JurySpec(_Spec):
-    """A jury of models (see `langchain_jev.models.jury.JuryDecisionModel`).
-
-    Example:
-        >>> spec = JurySpec.model_validate({"jury": ["jev:jev-latest", "jev:jev-small"], "quorum": 1})
-        >>> jury = spec.build()
-        >>> jury.names, jury.quorum
-        (('jev-latest', 'jev-small'), 1)
-
-    """
-
-    jury: list[_MemberForm] = Field(
-        min_length=2,
-        description="The members: `provider:model` strings, or `{name, model}`.",
-    )
-    combine: Literal["mean", "vote", "max"] = Field(
-        default="mean",
-        description="How answers are combined: mean, vote (each member's own pass), or max (a flag stands).",
-    )
-    disagreement: float | None = Field(
-        default=None,
-        allow_inf_nan=False,
-        description=(
-            "The share of members that may find against the jury before a finding is INCONCLUSIVE "
-            "(default 1/3 for mean and vote, none for max); null for never."
-        ),
-    )
-    quorum: int | None = Field(
-        default=None, ge=1, description="Members that must answer each question (default: all)."
-    )
-    timeout: float | None = Field(
-        default=None, gt=0, allow_inf_nan=False, description="Seconds to wait for the members."
-    )
-
-    @field_validator("disagreement")
-    @classmethod
-    def _share(cls, value: float | None) -> float | None:
-        if value is not None and not 0.0 <= value <= 1.0:
-            raise ValueError(f"must be between 0 and 1, got {value!r}")
-        return value
-
-    def build(self) -> BaseDecisionModel:
-        """The jury this spec describes (each member's settings come from its environment).
-
-        Raises:
-            JudgeSpecError: the jury cannot be built (a quorum above the members, two
-                members of one name, a provider LangChain does not know).
-
-        """
-        from langchain_jev.models.jury import JuryDecisionModel
-
-        models = [m.model if isinstance(m, JuryMemberSpec) else m for m in self.jury]
-        members: list[Any] | dict[str, Any] = models
-        if any(isinstance(m, JuryMemberSpec) for m in self.jury):  # unnamed members: their model's name
-            names = [m.name if isinstance(m, JuryMemberSpec) else m.partition(":")[2] for m in self.jury]
-            twice = sorted({name for name in names if names.count(name) > 1})
-            if twice:
-                raise JudgeSpecError([("model.jury", f"jury member {twice[0]!r} is named twice")])
-            members = dict(zip(names, models, strict=True))
-        options: dict[str, Any] = {"combine": self.combine, "quorum": self.quorum, "timeout": self.timeout}
-        if "disagreement" in self.model_fields_set:
-            options["disagreement"] = self.disagreement
-        try:
-            return JuryDecisionModel(members, **options)
-        except JevConfigurationError as error:
-            raise JudgeSpecError([("model.jury", str(error))]) from None
-
-
-ModelSpec = Annotated[
-    Annotated[ModelName, Tag(MODEL_NAME_TAG)] | Annotated[JurySpec, Tag(MODEL_MAPPING_TAG)],
-    Discriminator(_kind),
-]
-"""The model a judge file names: ``provider:model``, or ``{jury: [...], ...}``."""
-
-
-class JudgeSpec(_Spec):
+class JudgeSpec(StrictSpec):
     """A judge described as data: criteria in order, and the judge's options.
 
     Example:

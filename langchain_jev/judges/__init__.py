@@ -36,7 +36,8 @@ Modules: `catalog` (names, fields, files), `build` (file + thresholds -> judge),
 ``_factories`` (one factory over the files: the ``NAME_judge`` and ``NAME_criteria``
 of each judge with no option of its own, documented from its file), a module for
 each judge with options of its own (`code`, `json_match`, `sensitive_data`,
-`trajectory`), and `checks` (the code behind the built-in checks).
+`trajectory`), `threads` (trajectories read from LangGraph threads: steps, messages,
+tool calls, subgraphs included) and `checks` (the code behind the built-in checks).
 
 Example:
     >>> from langchain_jev.judges import rag_judge
@@ -82,6 +83,15 @@ if TYPE_CHECKING:
     from langchain_jev.judges.code import code_criteria, code_judge
     from langchain_jev.judges.json_match import json_match_criteria, json_match_judge
     from langchain_jev.judges.sensitive_data import sensitive_data_criteria, sensitive_data_judge
+    from langchain_jev.judges.threads import (
+        ThreadStep,
+        ThreadTrajectory,
+        aread_checkpoints,
+        aread_thread,
+        read_checkpoints,
+        read_thread,
+        steps_match,
+    )
     from langchain_jev.judges.trajectory import trajectory_criteria, trajectory_judge
 
 # public name -> module that defines it
@@ -115,6 +125,13 @@ _EXPORTS: dict[str, str] = {
     "sensitive_data_judge": "langchain_jev.judges.sensitive_data",
     "summary_criteria": "langchain_jev.judges._factories",
     "summary_judge": "langchain_jev.judges._factories",
+    "aread_checkpoints": "langchain_jev.judges.threads",
+    "aread_thread": "langchain_jev.judges.threads",
+    "read_checkpoints": "langchain_jev.judges.threads",
+    "read_thread": "langchain_jev.judges.threads",
+    "steps_match": "langchain_jev.judges.threads",
+    "ThreadStep": "langchain_jev.judges.threads",
+    "ThreadTrajectory": "langchain_jev.judges.threads",
     "trajectory_criteria": "langchain_jev.judges.trajectory",
     "trajectory_judge": "langchain_jev.judges.trajectory",
     "voice_criteria": "langchain_jev.judges._factories",
@@ -126,6 +143,10 @@ _EXPORTS: dict[str, str] = {
 __all__ = [
     "CATALOGUE",
     "PrebuiltJudge",
+    "ThreadStep",
+    "ThreadTrajectory",
+    "aread_checkpoints",
+    "aread_thread",
     "code_criteria",
     "code_judge",
     "conversation_criteria",
@@ -147,6 +168,8 @@ __all__ = [
     "quality_judge",
     "rag_criteria",
     "rag_judge",
+    "read_checkpoints",
+    "read_thread",
     "safety_criteria",
     "safety_judge",
     "security_criteria",
@@ -154,6 +177,7 @@ __all__ = [
     "sensitive_data_criteria",
     "sensitive_data_judge",
     "summary_criteria",
+    "steps_match",
     "summary_judge",
     "trajectory_criteria",
     "trajectory_judge",

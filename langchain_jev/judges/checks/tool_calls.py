@@ -28,7 +28,9 @@ or ``superset`` (the reference's arguments are all in the agent's). A tool can
 have its own rule: one of those modes, a list of key paths (dotted for nested
 keys) that alone must be equal, or ``{mode, keys, ignore}`` (``ignore``: key
 paths left out of both sides first; then ``keys`` alone compared, or else
-``mode``). Rules are data, so judge files can hold them. Pairs are found by a
+``mode``). Rules are data, so judge files can hold them; in Python a rule may
+also be a function ``(arguments, reference_arguments) -> bool``, as agentevals'
+matchers are. Pairs are found by a
 maximum matching, so the answer never depends on the order candidates are tried.
 
 A reference may be written as calls (``{name, arguments}``, ``message``
@@ -73,9 +75,10 @@ TrajectoryMode = Literal["strict", "unordered", "subset", "superset"]
 """How a trajectory is compared with its reference."""
 ArgumentsMode = Literal["exact", "ignore", "subset", "superset"]
 """How the arguments of two calls to the same tool are compared."""
-ArgumentsRule = ArgumentsMode | Sequence[str] | Mapping[str, Any]
-"""An arguments mode; the key paths (dotted for nested keys) that alone must be equal; or
-``{"mode": ..., "keys": [...], "ignore": [...]}``."""
+ArgumentsRule = ArgumentsMode | Sequence[str] | Mapping[str, Any] | Callable[[Any, Any], bool]
+"""An arguments mode; the key paths (dotted for nested keys) that alone must be equal;
+``{"mode": ..., "keys": [...], "ignore": [...]}``; or, in Python only, a function of the
+agent's arguments and the reference's that says whether they match (agentevals' matchers)."""
 
 TRAJECTORY_MODES: tuple[str, ...] = get_args(TrajectoryMode)
 """The trajectory match modes."""
@@ -189,8 +192,12 @@ def arguments_match(actual: Any, reference: Any, rule: ArgumentsRule = "exact") 
         True
         >>> arguments_match({"q": "x", "at": {"t": 1}}, {"q": "x", "at": {"t": 2}}, {"ignore": ["at.t"]})
         True
+        >>> arguments_match({"q": "X"}, {"q": "x"}, lambda mine, theirs: mine["q"].lower() == theirs["q"])
+        True
 
     """
+    if callable(rule):
+        return bool(rule(actual, reference))
     if isinstance(rule, Mapping):
         for path in rule.get("ignore") or ():
             actual, reference = _without(actual, path), _without(reference, path)

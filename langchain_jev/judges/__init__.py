@@ -37,7 +37,8 @@ Modules: `catalog` (names, fields, files), `build` (file + thresholds -> judge),
 of each judge with no option of its own, documented from its file), a module for
 each judge with options of its own (`code`, `json_match`, `sensitive_data`,
 `trajectory`), `threads` (trajectories read from LangGraph threads: steps, messages,
-tool calls, subgraphs included) and `checks` (the code behind the built-in checks).
+tool calls, subgraphs included), `turns` (the conversation judge over a whole thread,
+every turn's criteria in one request) and `checks` (the code behind the built-in checks).
 
 Example:
     >>> from langchain_jev.judges import rag_judge
@@ -93,6 +94,7 @@ if TYPE_CHECKING:
         steps_match,
     )
     from langchain_jev.judges.trajectory import trajectory_criteria, trajectory_judge
+    from langchain_jev.judges.turns import ThreadJudge, conversation_thread_judge
 
 # public name -> module that defines it
 _EXPORTS: dict[str, str] = {
@@ -100,6 +102,7 @@ _EXPORTS: dict[str, str] = {
     "code_judge": "langchain_jev.judges.code",
     "conversation_criteria": "langchain_jev.judges._factories",
     "conversation_judge": "langchain_jev.judges._factories",
+    "conversation_thread_judge": "langchain_jev.judges.turns",
     "conversation_labels_criteria": "langchain_jev.judges._factories",
     "conversation_labels_judge": "langchain_jev.judges._factories",
     "correctness_criteria": "langchain_jev.judges._factories",
@@ -130,6 +133,7 @@ _EXPORTS: dict[str, str] = {
     "read_checkpoints": "langchain_jev.judges.threads",
     "read_thread": "langchain_jev.judges.threads",
     "steps_match": "langchain_jev.judges.threads",
+    "ThreadJudge": "langchain_jev.judges.turns",
     "ThreadStep": "langchain_jev.judges.threads",
     "ThreadTrajectory": "langchain_jev.judges.threads",
     "trajectory_criteria": "langchain_jev.judges.trajectory",
@@ -143,6 +147,7 @@ _EXPORTS: dict[str, str] = {
 __all__ = [
     "CATALOGUE",
     "PrebuiltJudge",
+    "ThreadJudge",
     "ThreadStep",
     "ThreadTrajectory",
     "aread_checkpoints",
@@ -153,6 +158,7 @@ __all__ = [
     "conversation_judge",
     "conversation_labels_criteria",
     "conversation_labels_judge",
+    "conversation_thread_judge",
     "correctness_criteria",
     "correctness_judge",
     "image_criteria",

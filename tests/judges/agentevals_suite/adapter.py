@@ -19,13 +19,6 @@ from langchain_jev import JevJudgeInput
 from langchain_jev.judges.checks.tool_calls import read_calls, trajectory_matches
 from langchain_jev.spec.builtins import TrajectoryMatch, compile_builtin
 
-__all__ = [
-    "ChatCompletionMessage",
-    "EvaluatorResult",
-    "create_async_trajectory_match_evaluator",
-    "create_trajectory_match_evaluator",
-]
-
 
 def ChatCompletionMessage(**fields: Any) -> dict[str, Any]:
     """An OpenAI chat message, as agentevals' TypedDict builds one: a plain dict."""

@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from langchain_jev.criteria import JevCriterion
+from langchain_jev.errors import JevConfigurationError
 from langchain_jev.judge import JevJudge
 from langchain_jev.judges.build import prebuilt_criteria, prebuilt_judge
 from langchain_jev.judges.checks.tool_calls import ArgumentsMode, ArgumentsRule, TrajectoryMode
@@ -151,10 +152,14 @@ class _Settings:
         return kept
 
     def _match(self) -> dict[str, Any]:
-        rules = {
-            tool: r if isinstance(r, str) else dict(r) if isinstance(r, Mapping) else list(r)
-            for tool, r in (self.per_tool or {}).items()
-        }
+        rules: dict[str, Any] = {}
+        for tool, r in (self.per_tool or {}).items():
+            if callable(r):
+                raise JevConfigurationError(
+                    f"per_tool[{tool!r}]: a judge holds its arguments rules as data (a mode, key paths "
+                    "or {mode, keys, ignore}); a function rule is for trajectory_matches"
+                )
+            rules[tool] = r if isinstance(r, str) else dict(r) if isinstance(r, Mapping) else list(r)
         return {
             "mode": self.mode,
             "arguments": self.arguments,

@@ -19,7 +19,7 @@ from langgraph.graph import END, START, MessagesState, StateGraph
 from langgraph.prebuilt import ToolNode, tools_condition
 
 from langchain_jev import Outcome
-from langchain_jev.errors import JevInputError
+from langchain_jev.errors import JevConfigurationError, JevInputError
 from langchain_jev.judges import trajectory_judge
 from langchain_jev.judges.threads import (
     STEPS_FIELD,
@@ -185,3 +185,8 @@ def test_steps_for_the_whole_thread_or_per_turn_and_a_bad_reference_is_named() -
     assert not steps_match(thread, [NODES[0]], "superset")  # one turn given, two in the thread
     with pytest.raises(JevInputError, match=r"reference steps\[1\] must be a list"):
         steps_match(thread, [["plan"], "plan"], "strict")
+
+
+def test_a_function_rule_is_refused_by_the_judge_by_name() -> None:
+    with pytest.raises(JevConfigurationError, match=r"per_tool\['weather'\].*trajectory_matches"):
+        trajectory_judge(ScriptedDecisionModel({}), per_tool={"weather": lambda mine, theirs: True})

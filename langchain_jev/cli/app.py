@@ -5,9 +5,9 @@ Example:
     langchain-jev judge rows.jsonl --judge rag          # a prebuilt judge, by name
     langchain-jev judges                                # the prebuilt judges; judges show rag prints one
 
-Each command lives in a module of its own (`judge`, `judges`, `rejudge`,
-`calibrate`, `compare`, `validate`, `deploy`, `monitor`); this module only builds the parser from them and
-runs the one named, turning an interrupt, a closed stdout or a bug into its
+Each command lives in a module of its own (`judge`, `judges`, `rejudge`, `calibrate`,
+`compare`, `simulate`, `validate`, `deploy`, `monitor`); this module only builds the parser
+from them and runs the one named, turning an interrupt, a closed stdout or a bug into its
 exit code (`langchain_jev.datasets.exit_codes`). Nothing imports this module
 but the package's entry points (``langchain_jev.cli`` and ``python -m``).
 
@@ -56,6 +56,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             from langchain_jev.cli.judge import judge_command
 
             return judge_command(args, parser)
+        if args.command == "simulate":
+            from langchain_jev.cli.simulate import simulate_command
+
+            return simulate_command(args, parser)
         if args.command == "judges":
             from langchain_jev.cli.judges import run
 
@@ -99,7 +103,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _parser() -> argparse.ArgumentParser:
-    from langchain_jev.cli import calibrate, compare, deploy, judge, monitor, rejudge
+    from langchain_jev.cli import calibrate, compare, deploy, judge, monitor, rejudge, simulate
     from langchain_jev.cli.arguments import exit_codes_epilog, positive_int, rate
 
     parser = argparse.ArgumentParser(
@@ -128,6 +132,7 @@ def _parser() -> argparse.ArgumentParser:
     rejudge.add_parser(commands, rate)
     calibrate.add_parser(commands, judge_parser, rate, positive_int)
     compare.add_parser(commands)
+    simulate.add_parser(commands)
     deploy.add_parser(commands)
     monitor.add_parser(commands)
     return parser

@@ -52,6 +52,7 @@ __all__ = [
     "judge_command",
     "judge_files",
     "judge_on_ray",
+    "report_table",
     "split_in_flight",
     "write_judge_report",
 ]
@@ -231,7 +232,7 @@ def judge_command(args: argparse.Namespace, parser: argparse.ArgumentParser) -> 
     if result.pipe_closed:
         silence_stdout()
     if result.tally.rows or result.bad_rows or not (result.fatal or result.broken):
-        _report(result, args.fail_under, err if args.out == "-" else sys.stdout)
+        report_table(result, args.fail_under, err if args.out == "-" else sys.stdout)
     if args.html and (result.tally.rows or not result.fatal):
         trusted = allow_code(args.allow_code)
         if not write_judge_report(
@@ -343,8 +344,8 @@ def judge_files(args: argparse.Namespace) -> tuple[list[FileRole], list[FileRole
     return inputs, outputs
 
 
-def _report(result: RunResult, fail_under: float | None, stream: TextIO) -> None:
-    """The table and the summary; a reader that went away (``| head``) is not an error of the run."""
+def report_table(result: RunResult, fail_under: float | None, stream: TextIO) -> None:
+    """A run's closing table and summary (``judge``'s, ``simulate``'s); a closed reader is no error."""
     from langchain_jev.datasets.tally import format_table, summary_lines
 
     try:
@@ -366,6 +367,7 @@ def write_judge_report(
     *,
     args: argparse.Namespace | None = None,
     bad_rows: int | None = None,
+    title: str | None = None,
 ) -> bool:
     """Draw the HTML report of a ``judge`` run from its results file; False (said on ``err``) if it cannot.
 
@@ -388,7 +390,7 @@ def write_judge_report(
             fields=field_map(args) if args is not None else None,
             target=getattr(args, "fail_under", None),
             bad_rows=bad_rows,
-            title=f"judge: {getattr(args, 'data', None) or results} with {judge_path}",
+            title=title or f"judge: {getattr(args, 'data', None) or results} with {judge_path}",
         )
     except (JudgeSpecError, ResultsError, OSError, ImportError) as error:
         said = error.strerror or error if isinstance(error, OSError) else error

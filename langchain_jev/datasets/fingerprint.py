@@ -90,6 +90,9 @@ def differences(before: Mapping[str, Any], after: Mapping[str, Any]) -> list[str
         lines.append(f"model {before.get('model')!r} -> {after.get('model')!r}")
     lines.extend(_changed_fields("option", _mapping(before.get("options")), _mapping(after.get("options"))))
     lines.extend(_criteria(_criteria_list(before.get("criteria")), _criteria_list(after.get("criteria"))))
+    lines.extend(  # what ran the conversations of a simulation (`langchain-jev simulate`)
+        _changed_fields("simulation", _mapping(before.get("simulation")), _mapping(after.get("simulation")))
+    )
     if not lines and fingerprint(before) != fingerprint(after):
         lines.append("the judge differs")
     return lines

@@ -4,7 +4,11 @@
   goal) and the `SimulatedUser` protocol any other user follows;
 - `run`: `simulate` / `asimulate`, the conversation with its judge and stop decision asked in one
   request per turn, and `turn_input`, the judge input of a conversation so far;
-- `result`: `Simulation` and `SimulationTurn`, what a conversation leaves.
+- `result`: `Simulation` and `SimulationTurn`, what a conversation leaves;
+- `rows`: `user_from_row`, the simulated user a dataset row or a LangSmith example describes;
+- `experiment`: `simulation_target` and `simulation_evaluator`, a simulation per example under
+  ``langsmith.evaluate``, its verdict as feedback (`simulation_results`);
+- `dataset`: the engine of ``langchain-jev simulate``, a conversation per row into a results file.
 """
 
 from __future__ import annotations
@@ -14,7 +18,15 @@ from typing import TYPE_CHECKING
 from langchain_jev._lazy import lazy_exports
 
 if TYPE_CHECKING:
+    from langchain_jev.simulation.experiment import (
+        SimulationEvaluator,
+        SimulationTarget,
+        simulation_evaluator,
+        simulation_results,
+        simulation_target,
+    )
     from langchain_jev.simulation.result import Simulation, SimulationTurn
+    from langchain_jev.simulation.rows import user_from_row
     from langchain_jev.simulation.run import asimulate, simulate, turn_input
     from langchain_jev.simulation.user import SimulatedUser, simulated_user
 
@@ -27,6 +39,12 @@ _EXPORTS: dict[str, str] = {
     "simulate": "langchain_jev.simulation.run",
     "simulated_user": "langchain_jev.simulation.user",
     "turn_input": "langchain_jev.simulation.run",
+    "SimulationEvaluator": "langchain_jev.simulation.experiment",
+    "SimulationTarget": "langchain_jev.simulation.experiment",
+    "simulation_evaluator": "langchain_jev.simulation.experiment",
+    "simulation_results": "langchain_jev.simulation.experiment",
+    "simulation_target": "langchain_jev.simulation.experiment",
+    "user_from_row": "langchain_jev.simulation.rows",
 }
 
 __all__ = [
@@ -37,6 +55,12 @@ __all__ = [
     "simulate",
     "simulated_user",
     "turn_input",
+    "SimulationEvaluator",
+    "SimulationTarget",
+    "simulation_evaluator",
+    "simulation_results",
+    "simulation_target",
+    "user_from_row",
 ]
 
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())

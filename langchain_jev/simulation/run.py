@@ -31,7 +31,7 @@ from langchain_jev.simulation.result import Ending, Simulation, SimulationTurn
 from langchain_jev.simulation.user import SimulatedUser
 from langchain_jev.verdict import JevFinding, JevVerdict, Outcome
 
-__all__ = ["StopWhen", "asimulate", "simulate"]
+__all__ = ["StopWhen", "asimulate", "check_options", "simulate"]
 
 StopWhen = JevCriterion | tuple[Noul, float]
 """What ends a conversation early: a noul criterion, or a `Noul` and the probability it must reach."""
@@ -120,6 +120,24 @@ async def asimulate(
             sent = await _ado(kind, argument, plan, user)
         except Exception as error:
             failure = error
+
+
+def check_options(
+    app: Any,
+    *,
+    max_turns: int,
+    judge: JevJudge | None = None,
+    stop_when: StopWhen | None = None,
+    model: Any = None,
+    final_judge: JevJudge | None = None,
+) -> None:
+    """Check `simulate`'s options without running a conversation (a target checks them when built).
+
+    Raises:
+        JevConfigurationError: as `simulate` raises for them.
+
+    """
+    _Plan.of(app, max_turns, judge, stop_when, model, final_judge, None, None)
 
 
 class _Plan:

@@ -307,12 +307,8 @@ class Session:
                     self.bad(raw.number, raw.line, raw.problem or "cannot be read")
                     continue
                 mapped = judge_row(raw.data, options.fields, options.required, from_csv=raw.from_csv)
-                if raw.number in self.done:
-                    if self.done[raw.number] != mapped.key:
-                        result.fatal = (
-                            f"{self.label}:{raw.line}: row {raw.number} is not the row recorded in "
-                            f"{options.out}; the data changed since that run (start a new --out)"
-                        )
+                if self.already_done(raw.number, raw.line, mapped.key):
+                    if self.stopped:
                         return
                     continue
                 if mapped.input is not None and not self.hinted_named:
@@ -332,6 +328,21 @@ class Session:
                 )
         except DatasetError as error:
             result.fatal = f"{self.label}: {error}"
+
+    def already_done(self, number: int, line: int, key: str) -> bool:
+        """True when an earlier run recorded row ``number``; a row whose content changed since sets ``fatal``.
+
+        A stream of rows of any kind (a judge's, a simulation's) asks it of each row before it
+        runs it, and stops once the run is `stopped`.
+        """
+        if number not in self.done:
+            return False
+        if self.done[number] != key and self.result.fatal is None:
+            self.result.fatal = (
+                f"{self.label}:{line}: row {number} is not the row recorded in "
+                f"{self.options.out}; the data changed since that run (start a new --out)"
+            )
+        return True
 
     def _hint(self, row: Mapping[str, Any]) -> None:
         if self.hinted:

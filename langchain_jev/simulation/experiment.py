@@ -27,7 +27,7 @@ from langsmith.schemas import Example, RunBase
 from langchain_jev.criteria import JevCriterion
 from langchain_jev.errors import JevConfigurationError, JevInputError
 from langchain_jev.judge import JevJudge
-from langchain_jev.langsmith import feedback_key, verdict_results
+from langchain_jev.langsmith import OVERALL_KEY, feedback_key, offline_tracing, verdict_results
 from langchain_jev.simulation.result import Simulation
 from langchain_jev.simulation.rows import user_from_row
 from langchain_jev.simulation.run import StopWhen, asimulate, check_options, simulate
@@ -77,11 +77,15 @@ class SimulationTarget:
 
     def __call__(self, inputs: Mapping[str, Any]) -> dict[str, Any]:
         """Run the conversation of one example's ``inputs``; return it as JSON-ready data."""
-        return self._keep(simulate(self._app, self._user(inputs), **self._options))
+        with offline_tracing():  # under upload_results=False the app's and judge's runs stay local
+            simulation = simulate(self._app, self._user(inputs), **self._options)
+        return self._keep(simulation)
 
     async def acall(self, inputs: Mapping[str, Any]) -> dict[str, Any]:
         """Asynchronous call: the conversation run with `asimulate` (for ``aevaluate``)."""
-        return self._keep(await asimulate(self._app, self._user(inputs), **self._options))
+        with offline_tracing():
+            simulation = await asimulate(self._app, self._user(inputs), **self._options)
+        return self._keep(simulation)
 
     def simulation(self, run_id: uuid.UUID | str) -> Simulation | None:
         """The conversation this target ran in LangSmith run ``run_id``, or None if it kept none."""
@@ -208,6 +212,16 @@ class SimulationEvaluator(RunEvaluator):
             )
         self._target = target
         self._key_prefix = key_prefix or None
+
+    @property
+    def feedback_keys(self) -> list[str]:
+        """Every key this evaluator reports: the judge's criteria, ``jev_pass``, then ``turns``.
+
+        LangSmith records an error under each of them when a run cannot be evaluated.
+        """
+        judge = self._target.judge
+        names = [c.name for c in judge.criteria] if judge is not None else []
+        return [feedback_key(self._key_prefix, name) for name in [*names, OVERALL_KEY, TURNS_KEY]]
 
     def evaluate_run(
         self, run: RunBase, example: Example | None = None, evaluator_run_id: uuid.UUID | None = None

@@ -49,6 +49,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "add_parser",
+    "finish_run",
     "judge_command",
     "judge_files",
     "judge_on_ray",
@@ -229,6 +230,23 @@ def judge_command(args: argparse.Namespace, parser: argparse.ArgumentParser) -> 
         err.write(f"\n{PROG}: interrupted{resume}\n")
         err.flush()
         return EXIT_INTERRUPTED
+    return finish_run(result, args, err, report_args=args)
+
+
+def finish_run(
+    result: RunResult,
+    args: argparse.Namespace,
+    err: TextIO,
+    *,
+    report_args: argparse.Namespace | None = None,
+    title: str | None = None,
+) -> int:
+    """The end of a local run (``judge``, ``simulate``): its table, ``--html``, what stopped it, its code.
+
+    ``report_args`` (``judge``'s options) lets the report show each row's judged state;
+    ``title`` heads the report.
+    """
+    to_file = bool(args.out and args.out != "-")
     if result.pipe_closed:
         silence_stdout()
     if result.tally.rows or result.bad_rows or not (result.fatal or result.broken):
@@ -236,7 +254,14 @@ def judge_command(args: argparse.Namespace, parser: argparse.ArgumentParser) -> 
     if args.html and (result.tally.rows or not result.fatal):
         trusted = allow_code(args.allow_code)
         if not write_judge_report(
-            args.html, args.judge, args.out, err, trusted, args=args, bad_rows=result.bad_rows
+            args.html,
+            args.judge,
+            args.out,
+            err,
+            trusted,
+            args=report_args,
+            bad_rows=result.bad_rows,
+            title=title,
         ):
             return EXIT_BAD_INPUT
     if result.fatal:

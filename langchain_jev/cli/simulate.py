@@ -23,13 +23,9 @@ from langchain_jev.cli.arguments import (
     rate,
 )
 from langchain_jev.datasets.exit_codes import (
-    EXIT_BAD_INPUT,
     EXIT_INTERRUPTED,
-    EXIT_MODEL_ERRORS,
     PROG,
     bad_input,
-    exit_code,
-    silence_stdout,
 )
 from langchain_jev.datasets.paths import FileRole, clash
 
@@ -111,7 +107,7 @@ def simulate_command(args: argparse.Namespace, parser: argparse.ArgumentParser) 
     if unavailable:
         return bad_input(sys.stderr, unavailable)
 
-    from langchain_jev.cli.judge import report_table, write_judge_report
+    from langchain_jev.cli.judge import finish_run
     from langchain_jev.datasets.fingerprint import judge_description
     from langchain_jev.datasets.local.session import RunOptions
     from langchain_jev.datasets.model import build_model, model_identity, model_problem
@@ -192,28 +188,5 @@ def simulate_command(args: argparse.Namespace, parser: argparse.ArgumentParser) 
         err.write(f"\n{PROG}: interrupted{' (run again with --resume to finish)' if to_file else ''}\n")
         err.flush()
         return EXIT_INTERRUPTED
-    if result.pipe_closed:
-        silence_stdout()
-    if result.tally.rows or result.bad_rows or not (result.fatal or result.broken):
-        report_table(result, args.fail_under, err if args.out == "-" else sys.stdout)
-    if args.html and (result.tally.rows or not result.fatal):
-        title = f"simulate: {args.data} with {args.app}, judged by {args.judge}"
-        if not write_judge_report(
-            args.html,
-            args.judge,
-            args.out,
-            err,
-            allow_code(args.allow_code),
-            bad_rows=result.bad_rows,
-            title=title,
-        ):
-            return EXIT_BAD_INPUT
-    if result.fatal:
-        return bad_input(err, result.fatal)
-    if result.broken:
-        err.write(
-            f"{PROG}: error: {result.broken}{': run again with --resume to finish' if to_file else ''}\n"
-        )
-        err.flush()
-        return EXIT_MODEL_ERRORS
-    return exit_code(result.bad_rows, result.tally.pass_rate, args.fail_under, result.tally.unjudged)
+    title = f"simulate: {args.data} with {args.app}, judged by {args.judge}"
+    return finish_run(result, args, err, title=title)

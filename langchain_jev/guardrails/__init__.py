@@ -8,6 +8,7 @@ are thin spokes over it.
 - `battery`: `HazardBattery`, the prescribed questions of one direction, asked in one request;
 - `text`: every string as it is, with what it hides decoded beside it; media read in media fields;
 - `lookalike`: words spelt with look-alike letters, read as the ASCII they imitate (a reading of `text`);
+- `spellings`: text as a screen shows it, letters apart or in other alphabets, base32/85 (readings of `text`);
 - `subjects`: what a rail judges: every leaf of every message, read into a judge input;
 - `windows`: a long judge input cut into overlapping windows, up to a budget that refuses;
 - `ledger`: which conversations a battery judged, by chain hash, out of the graph's reach;

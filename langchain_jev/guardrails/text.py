@@ -8,7 +8,8 @@ an interpretation only **adds** a reading beside the raw string.
 - `readings`: what a string hides, each as text: its lines with invisible
   characters removed, Unicode tag characters read as the ASCII they hide and
   NFKC applied; words spelt with look-alike letters read as the ASCII they
-  imitate (`lookalike`); bytes hidden in variation selectors ("emoji smuggling") and in
+  imitate (`lookalike`); text as a screen shows it, letters written apart or in
+  Braille, Morse or the NATO alphabet, base32 and base85 (`spellings`); bytes hidden in variation selectors ("emoji smuggling") and in
   zero-width or whitespace bit strings; ``data:`` URLs, base64, hex, percent
   escapes, HTML character references, backslash escapes, bit groups and lists of
   character codes, decoded, a run of base64, hex or bits at every alignment of
@@ -41,7 +42,7 @@ import io
 import re
 import unicodedata
 import urllib.parse
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -49,6 +50,7 @@ import filetype
 
 from langchain_jev.errors import GuardrailBudgetError, JevInputError
 from langchain_jev.guardrails.lookalike import lookalike_lines
+from langchain_jev.guardrails.spellings import SPELLINGS
 from langchain_jev.models.secrets import redact as redact_known
 
 __all__ = [
@@ -359,9 +361,11 @@ def _may_hide(text: str) -> tuple[bool, ...]:
 
 def _direct(text: str) -> list[tuple[str, str]]:
     found: list[tuple[str, str]] = []
-    for (label, reader), may in zip(_READERS, _may_hide(text), strict=True):
-        if not may:
-            continue
+    readers: list[tuple[str, Callable[[str], Iterator[str]]]] = [
+        (label, reader) for (label, reader), may in zip(_READERS, _may_hide(text), strict=True) if may
+    ]
+    readers += [(label, reader) for label, reader, may in SPELLINGS if may(text)]
+    for label, reader in readers:
         for read in reader(text):
             if read != text and all(read != seen for _, seen in found):
                 found.append((label, read))

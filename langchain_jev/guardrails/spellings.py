@@ -1,0 +1,314 @@
+r"""Text spelt so a model or a reader reads it, but a judge matching characters does not.
+
+Readings of `text.readings` (each judged *beside* the raw string, never instead
+of it), for spellings that are no byte encoding: what they hide is read by a
+standard, keyless rule, as a model asked to read it (or a screen showing it)
+does.
+
+- ``marks removed``: combining marks on ASCII letters stripped (Zalgo text,
+  ``n\u0336e\u0336r\u0336v\u0336e\u0336``), a mark on a letter of another script kept;
+- ``digits``: decimal digits of any script read as ASCII digits (Arabic-Indic ``\u0667``);
+- ``blanks``: what shows as a blank (Ogham space, Hangul fillers, the Braille blank,
+  line and paragraph separators, control characters) read as a space;
+- ``letter names``: letters Unicode names after a Latin letter and nothing more (small
+  capitals ``\u0274``, regional indicators) read as that letter;
+- ``as displayed``: text under a right-to-left override, in the order a screen shows it;
+- ``markup removed``: markup inside a word (``a**g**ent``, ``a<b></b>gent``, an HTML
+  comment, an ANSI escape) removed, and a Markdown link read as its text;
+- ``spaced letters``: letters written apart (``n e r v e``, ``n-e-r-v-e``, one per line) joined;
+- ``braille``, ``morse``, ``NATO alphabet``: letters in those alphabets read as ASCII;
+- ``base32``, ``base85``: runs of those alphabets decoded, at every alignment of their unit;
+- ``escaped line``: a line with one or two percent, HTML, backslash or quoted-printable
+  escapes, decoded (`text` decodes a whole text once it holds three).
+
+Pure functions, no I/O. Every pattern is a run of one character class, so each
+scan is linear in the text.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import html
+import quopri
+import re
+import unicodedata
+import urllib.parse
+from collections import Counter
+from collections.abc import Callable, Iterator
+
+__all__ = ["SPELLINGS"]
+
+_ASCII_MARKED = re.compile(r"[\x20-\x7e][\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]+")
+"""An ASCII sign carrying combining marks (the blocks of combining diacritics)."""
+
+
+def _marks_removed(text: str) -> str:
+    return _ASCII_MARKED.sub(lambda match: match.group(0)[0], text) if not text.isascii() else text
+
+
+def _digits(text: str) -> str:
+    if text.isascii():
+        return text
+    return "".join(str(unicodedata.decimal(c)) if not c.isascii() and c.isdecimal() else c for c in text)
+
+
+_BLANK = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\x85\u1680\u2028\u2029\u2800\u3164\u115f\u1160\uffa0]")
+"""What shows as a blank, or as nothing between two words, and no normalisation makes a space."""
+
+
+def _blanks(text: str) -> str:
+    return _BLANK.sub(" ", text)
+
+
+_LETTER_NAME = re.compile(
+    r"(?:LATIN|REGIONAL INDICATOR SYMBOL|(?:NEGATIVE )?(?:SQUARED|CIRCLED|PARENTHESIZED) LATIN)"
+    r" (?:SMALL |CAPITAL )?LETTER (?:SMALL CAPITAL )?([A-Z])"
+)
+"""A name that says a Latin letter and nothing more (no accent: ``... WITH ACUTE`` does not match)."""
+
+
+def _letter(char: str) -> str | None:
+    match = _LETTER_NAME.fullmatch(unicodedata.name(char, ""))
+    if match is None:
+        return None
+    letter = match.group(1)
+    return letter.lower() if "SMALL" in unicodedata.name(char) else letter
+
+
+def _letter_names(text: str) -> str:
+    return text if text.isascii() else "".join((_letter(c) or c) if not c.isascii() else c for c in text)
+
+
+_OVERRIDDEN = re.compile("\u202e([^\u202c\u202d\n]*)\u202c?")
+"""A run under a right-to-left override, to its pop (or another override, or the line's end)."""
+
+
+def _as_displayed(text: str) -> str:
+    return _OVERRIDDEN.sub(lambda match: match.group(1)[::-1], text) if "\u202e" in text else text
+
+
+_IN_WORD = re.compile(
+    r"(?<=[^\W_])(?:[*~`]+|<!--[^>]{0,200}-->|</?[A-Za-z][^<>]{0,200}>|\x1b\[[0-9;?]{0,32}[A-Za-z])+(?=[^\W_])"
+)
+"""Markup between two letters: emphasis, code, strike marks, an HTML tag or comment, an ANSI escape."""
+_LINK = re.compile(r"!?\[([^\[\]\n]{1,200})\]\([^()\s]{0,2000}\)")
+
+
+def _markup_removed(text: str) -> str:
+    return _LINK.sub(lambda match: match.group(1), _IN_WORD.sub("", text))
+
+
+_SHOWN = (_marks_removed, _digits, _letter_names, _as_displayed, _markup_removed, _blanks)
+
+
+def _as_shown(text: str) -> Iterator[str]:
+    """``text`` as a screen shows it and a model reads it: every display spelling above undone at once.
+
+    One reading for all of them (not one each), so a text carrying several is one reading deep.
+    """
+    read = text
+    for undo in _SHOWN:
+        read = undo(read)
+    if read != text:
+        yield read
+
+
+_SPACED = re.compile(r"(?<!\w)\w(?:[\s\-.,/|*+~\u00b7\u2022]{1,3}\w(?!\w)){3,}")
+"""Four or more single letters (or digits), each apart from the next by one to three signs."""
+
+
+def _spaced_letters(text: str) -> Iterator[str]:
+    for match in _SPACED.finditer(text):
+        run = match.group(0)
+        letters = re.findall(r"\w", run)
+        gaps = re.findall(r"[^\w]+", run)
+        apart = Counter(gaps).most_common(1)[0][0]  # the separator of letters; any other parts words
+        pairs = zip(letters, [*gaps, apart], strict=True)
+        yield "".join(letter + ("" if gap == apart else " ") for letter, gap in pairs)
+
+
+_BRAILLE = dict(
+    zip(
+        "\u2801\u2803\u2809\u2819\u2811\u280b\u281b\u2813\u280a\u281a\u2805\u2807\u280d\u281d\u2815\u280f"
+        "\u281f\u2817\u280e\u281e\u2825\u2827\u283a\u282d\u283d\u2835",
+        "abcdefghijklmnopqrstuvwxyz",
+        strict=True,
+    )
+)
+"""English Braille, grade 1: the cells of the letters (the capital sign is dropped, the blank a space)."""
+
+
+def _braille(text: str) -> Iterator[str]:
+    if any(c in _BRAILLE for c in text):
+        yield "".join(_BRAILLE.get(c, " " if c == "\u2800" else "" if c == "\u2820" else c) for c in text)
+
+
+_MORSE_SIGNS = (
+    ".- -... -.-. -.. . ..-. --. .... .. .--- -.- .-.. -- -. --- .--. --.- .-. ... - ..- ...- "
+    ".-- -..- -.-- --.. ----- .---- ..--- ...-- ....- ..... -.... --... ---.. ----."
+)
+_MORSE_CODE = dict(
+    zip(
+        str.split(_MORSE_SIGNS),
+        "abcdefghijklmnopqrstuvwxyz0123456789",
+        strict=True,
+    )
+)
+_MORSE = re.compile(r"[.\-]{1,6}(?:[ /|]{1,7}[.\-]{1,6}){3,}")
+
+
+def _morse(text: str) -> Iterator[str]:
+    for match in _MORSE.finditer(text):
+        words = re.split(r"\s*[/|]\s*| {2,}", match.group(0))
+        yield " ".join("".join(_MORSE_CODE.get(sign, "?") for sign in word.split()) for word in words)
+
+
+_NATO_WORDS = str.split(
+    "alfa alpha bravo charlie delta echo foxtrot golf hotel india juliett juliet kilo lima mike november "
+    "oscar papa quebec romeo sierra tango uniform victor whiskey whisky xray x-ray yankee zulu"
+)
+_NATO = re.compile(
+    r"(?i)\b(?:(?:" + "|".join(_NATO_WORDS) + r"|space|stop)\b[\s,.;/|-]{0,3}){4,}",
+)
+
+
+def _nato(text: str) -> Iterator[str]:
+    for match in _NATO.finditer(text):
+        words = re.findall(r"[A-Za-z-]+", match.group(0))
+        yield "".join(" " if w.lower() in ("space", "stop") else w[0].lower() for w in words)
+
+
+_BASE32 = re.compile(r"[A-Z2-7]{16,}={0,6}|[a-z2-7]{16,}={0,6}")
+
+
+def _base32(text: str) -> Iterator[str]:
+    for match in _BASE32.finditer(text):
+        run = match.group(0).rstrip("=").upper()
+        for start in range(8):  # a window may begin inside a unit of eight
+            body = run[start:]
+            body = body[: len(body) - len(body) % 8] if len(body) % 8 in (1, 3, 6) else body
+            try:
+                data = base64.b32decode(body + "=" * (-len(body) % 8))
+            except (binascii.Error, ValueError):
+                continue
+            read = _words(data)
+            if read is not None:
+                yield read
+
+
+_BASE85 = re.compile(r"<~[!-u\s]{5,}~>|[0-9A-Za-z!#$%&()*+\-;<=>?@^_`{|}~]{20,}|[!-u]{20,}")
+"""Ascii85 between its delimiters, a run of RFC 1924's base85 alphabet, or of Ascii85's."""
+
+
+def _base85(text: str) -> Iterator[str]:
+    for match in _BASE85.finditer(text):
+        run = match.group(0)
+        decoders: list[Callable[[str], bytes]] = [base64.a85decode, base64.b85decode]
+        if run.startswith("<~"):
+            decoders = [lambda value: base64.a85decode(value, adobe=True)]
+        for decode in decoders:
+            for start in range(1 if run.startswith("<~") else 5):
+                try:
+                    data = decode(run[start:])
+                except (binascii.Error, ValueError):
+                    continue
+                read = _words(data)
+                if read is not None:
+                    yield read
+
+
+def _words(data: bytes) -> str | None:
+    """``data`` as UTF-8 text when it reads as words (mostly letters and spaces), else None."""
+    try:
+        read = data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    spelled = sum(c.isalpha() or c == " " for c in read)
+    return read if len(read) >= 4 and spelled >= 0.8 * len(read) else None
+
+
+_LINE_ESCAPES: tuple[tuple[re.Pattern[str], Callable[[str], str]], ...] = (
+    (re.compile(r"%[0-9A-Fa-f]{2}"), lambda line: urllib.parse.unquote(line, errors="replace")),
+    (re.compile(r"&(?:#[0-9]{1,7}|#[xX][0-9A-Fa-f]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});"), html.unescape),
+    (
+        re.compile(r"\\(?:u[0-9A-Fa-f]{4}|x[0-9A-Fa-f]{2})"),
+        lambda line: re.sub(r"\\(?:u([0-9A-Fa-f]{4})|x([0-9A-Fa-f]{2}))", _code_point, line),
+    ),
+    (
+        re.compile(r"=[0-9A-F]{2}"),
+        lambda line: quopri.decodestring(line.encode("utf-8")).decode("utf-8", errors="replace"),
+    ),
+)
+"""Each escape a line may hold, with how the line reads decoded."""
+
+
+def _code_point(match: re.Match[str]) -> str:
+    code = int(match.group(1) or match.group(2), 16)
+    return chr(code) if not 0xD800 <= code <= 0xDFFF else match.group(0)
+
+
+def _escaped_lines(text: str) -> Iterator[str]:
+    for pattern, decode in _LINE_ESCAPES:
+        for line in text.splitlines():
+            if pattern.search(line):
+                yield decode(line)
+
+
+_NUMBER = re.compile(r"(?:0[xX]|[uU]\+)[0-9A-Fa-f]{1,6}|\d{1,7}")
+_PAIR = re.compile(r"(?<![0-9A-Za-z])[0-9A-Fa-f]{2}(?![0-9A-Za-z])")
+
+
+def _runs(text: str, pattern: re.Pattern[str]) -> Iterator[list[str]]:
+    """Runs of four or more tokens of ``pattern``, each apart from the next by one separator repeated."""
+    run: list[re.Match[str]] = []
+    apart: str | None = None
+    for token in pattern.finditer(text):
+        if run:
+            gap = text[run[-1].end() : token.start()]
+            if 0 < len(gap) <= 12 and apart in (None, gap):
+                apart = gap
+                run.append(token)
+                continue
+            if len(run) >= 4:
+                yield [t.group(0) for t in run]
+        run, apart = [token], None
+    if len(run) >= 4:
+        yield [t.group(0) for t in run]
+
+
+def _separated_codes(text: str) -> Iterator[str]:
+    """Character codes (decimal, ``0x`` or ``U+``) or hex bytes apart by any one separator repeated."""
+    for run in _runs(text, _NUMBER):
+        codes = [int(token, 10) if token.isdigit() else int(token[2:], 16) for token in run]
+        if all(9 <= code < 0x110000 and not 0xD800 <= code <= 0xDFFF for code in codes):
+            read = "".join(chr(code) for code in codes)
+            if read.isprintable():
+                yield read
+    for run in _runs(text, _PAIR):
+        spelled = _words(bytes.fromhex("".join(run)))
+        if spelled is not None:
+            yield spelled
+
+
+def _non_ascii(text: str) -> bool:
+    return not text.isascii()
+
+
+_SHOWN_SIGNS = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f*~`<\]]")
+"""An ASCII text may hide a display spelling only when it holds a control character or markup."""
+
+
+SPELLINGS: tuple[tuple[str, Callable[[str], Iterator[str]], Callable[[str], bool]], ...] = (
+    ("as shown", _as_shown, lambda text: not text.isascii() or _SHOWN_SIGNS.search(text) is not None),
+    ("spaced letters", _spaced_letters, lambda text: True),
+    ("braille", _braille, _non_ascii),
+    ("morse", _morse, lambda text: "-" in text or "." in text),
+    ("NATO alphabet", _nato, lambda text: True),
+    ("base32", _base32, lambda text: True),
+    ("base85", _base85, lambda text: True),
+    ("escaped line", _escaped_lines, lambda text: any(sign in text for sign in "%&\\=")),
+    ("separated codes", _separated_codes, lambda text: any(c.isdigit() for c in text)),
+)
+"""Each spelling a string may hide text in, by label, with a cheap test of whether it may (each reader is
+exact)."""

@@ -100,16 +100,26 @@ def _markup_removed(text: str) -> str:
 
 
 _SHOWN = (_marks_removed, _digits, _letter_names, _as_displayed, _markup_removed, _blanks)
+_SHOWN_PASSES = 3
+"""How often the display spellings are undone in one reading (ordinary text settles in two)."""
 
 
 def _as_shown(text: str) -> Iterator[str]:
     """``text`` as a screen shows it and a model reads it: every display spelling above undone at once.
 
     One reading for all of them (not one each), so a text carrying several is one reading deep.
+    Undoing one may leave another to undo (a reversed run shows markup inside a word), so they
+    are undone again to a fixed point, `_SHOWN_PASSES` at most: a reading still not at its
+    fixed point is read again by `text.readings`, one level deeper, where `text.MAX_DEPTH`
+    refuses; nothing is cut. NFKC is the ``normalised`` reading's, read again in turn.
     """
     read = text
-    for undo in _SHOWN:
-        read = undo(read)
+    for _ in range(_SHOWN_PASSES):
+        before = read
+        for undo in _SHOWN:
+            read = undo(read)
+        if read == before:
+            break
     if read != text:
         yield read
 

@@ -9,9 +9,10 @@ an interpretation only **adds** a reading beside the raw string.
   characters removed, Unicode tag characters read as the ASCII they hide and
   NFKC applied; words spelt with look-alike letters read as the ASCII they
   imitate (`lookalike`); text as a screen shows it, letters written apart or in
-  Braille, Morse or the NATO alphabet, base32 and base85 (`spellings`); bytes hidden in variation selectors ("emoji smuggling") and in
-  zero-width or whitespace bit strings; ``data:`` URLs, base64, hex, percent
-  escapes, HTML character references, backslash escapes, bit groups and lists of
+  Braille, Morse or the NATO alphabet, base32 and base85 (`spellings`); bytes
+  hidden in variation selectors ("emoji smuggling") and in zero-width or
+  whitespace bit strings; ``data:`` URLs, base64, hex, percent escapes, HTML
+  character references, backslash escapes, bit groups and lists of
   character codes, decoded, a run of base64, hex or bits at every alignment of
   its unit (a window that begins inside a run reads it as a reader of the whole
   run does); decoded bytes are read as text in every encoding a reader may read
@@ -375,6 +376,9 @@ def _direct(text: str) -> list[tuple[str, str]]:
 def readings(text: str, depth: int = 0) -> list[tuple[str, str]]:
     r"""What ``text`` hides, each reading ``(label, text)``, read again up to `MAX_DEPTH` levels.
 
+    A reading already read (the raw text, or another reading of it) is not read again: two
+    readers that undo each other's spelling add nothing, and never count as nesting.
+
     Raises:
         GuardrailBudgetError: an encoding nested deeper than `MAX_DEPTH` (a bound refuses).
 
@@ -387,8 +391,15 @@ def readings(text: str, depth: int = 0) -> list[tuple[str, str]]:
         []
 
     """
+    return _read(text, depth, {text})
+
+
+def _read(text: str, depth: int, seen: set[str]) -> list[tuple[str, str]]:
     out: list[tuple[str, str]] = []
     for label, read in _direct(text):
+        if read in seen:  # judged already (raw, or read by another reader): its readings are in `out`
+            continue
+        seen.add(read)
         if depth >= MAX_DEPTH:
             raise GuardrailBudgetError(
                 f"the text hides encodings nested more than {MAX_DEPTH} deep",
@@ -396,7 +407,7 @@ def readings(text: str, depth: int = 0) -> list[tuple[str, str]]:
                 budget=MAX_DEPTH,
             )
         out.append((label, sendable(read)))
-        out.extend(readings(read, depth + 1))
+        out.extend(_read(read, depth + 1, seen))
     return out
 
 

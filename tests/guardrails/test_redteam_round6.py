@@ -45,7 +45,7 @@ from langchain_core.messages import AIMessage, HumanMessage
 from langchain_core.tools import tool
 
 from langchain_jev.graph import guard_model
-from langchain_jev.guardrails.text import reveal
+from langchain_jev.guardrails.text import reveal, sendable
 from tests.fakes import ReplyingChatModel
 from tests.guardrails.helpers import SEQUENTIAL, KeywordDecisionModel
 from tests.guardrails.lossless_kit import INPUT_REFUSAL, OUTPUT_REFUSAL, has_mark, perfect
@@ -338,3 +338,16 @@ def test_a_requests_name_is_judged(form: str) -> None:
     out = one_turn(form, chat, [HumanMessage("Weather?", name="nerve_agent")], decision)
     assert out["messages"][-1].content == INPUT_REFUSAL
     assert chat.calls == 0
+
+
+_TRIGGERS = st.sampled_from(
+    list("ab e.-*`~<>/|=%&;0123456789\n\x00\x1f\u00a8\u0301\u0336\u0660\u1680\u3164\u2800\u202e\u0274")
+)
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow], database=None)
+@given(text=st.text(_TRIGGERS, max_size=40) | st.text(max_size=30))  # '¨%00ɴ' was refused for depth
+def test_no_spelling_reading_of_any_text_nests_past_the_budget(text: str) -> None:
+    """Readers that undo each other's spelling (NFKC makes a mark, a reading removes it) never count as
+    nesting: ordinary or noisy text is judged, never refused for depth (found by test_exact_call's property)."""
+    assert reveal(text).startswith(sendable(text))

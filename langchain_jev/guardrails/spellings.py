@@ -37,7 +37,14 @@ import urllib.parse
 from collections import Counter
 from collections.abc import Callable, Iterator
 
-__all__ = ["SPELLINGS"]
+__all__ = ["BACKSLASH", "HTML_REFERENCE", "SPELLINGS", "unescape_backslashes"]
+
+HTML_REFERENCE = re.compile(
+    r"&(?:#0{0,32}[0-9]{1,7}|#[xX]0{0,32}[0-9A-Fa-f]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});"
+    r"|&#[xX]?[0-9A-Fa-f]{1,7}(?![0-9A-Fa-f;])"
+)
+"""An HTML character reference as a browser reads it: named or numeric, leading zeros and all,
+a numeric one without its semicolon too (``&#x6e&#x65``)."""
 
 _ASCII_MARKED = re.compile(r"[\x20-\x7e][\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]+")
 """An ASCII sign carrying combining marks (the blocks of combining diacritics)."""
@@ -168,8 +175,13 @@ _MORSE_CODE = dict(
 _MORSE = re.compile(r"[.\-]{1,6}(?:[ /|]{1,7}[.\-]{1,6}){3,}")
 
 
+_MORSE_SIGN = str.maketrans("\u00b7\u2022\u2219\u22c5\u2212\u2013\u2014_", "....----")
+"""Dots and dashes written with other signs (a middle dot, a bullet, a minus, an en or em dash, ``_``)."""
+_MORSE_SIGNED = "-._\u00b7\u2022\u2219\u22c5\u2212\u2013\u2014"
+
+
 def _morse(text: str) -> Iterator[str]:
-    for match in _MORSE.finditer(text):
+    for match in _MORSE.finditer(text.translate(_MORSE_SIGN)):
         words = re.split(r"\s*[/|]\s*| {2,}", match.group(0))
         yield " ".join("".join(_MORSE_CODE.get(sign, "?") for sign in word.split()) for word in words)
 
@@ -238,13 +250,16 @@ def _words(data: bytes) -> str | None:
     return read if len(read) >= 4 and spelled >= 0.8 * len(read) else None
 
 
+BACKSLASH = re.compile(
+    r"\\(?:u[0-9A-Fa-f]{4}|U[0-9A-Fa-f]{8}|x[0-9A-Fa-f]{2}|[0-7]{2,3}|N\{[A-Za-z0-9 \-]{1,88}\})"
+)
+r"""A backslash escape of a code point: ``\u``, ``\U``, ``\x``, octal of two or three digits
+(``\40``; one digit is left, so ``\1`` that NFKC makes of ``\¹`` is no escape) or by name (``\N{..}``)."""
+
 _LINE_ESCAPES: tuple[tuple[re.Pattern[str], Callable[[str], str]], ...] = (
-    (re.compile(r"%[0-9A-Fa-f]{2}"), lambda line: urllib.parse.unquote(line, errors="replace")),
-    (re.compile(r"&(?:#[0-9]{1,7}|#[xX][0-9A-Fa-f]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});"), html.unescape),
-    (
-        re.compile(r"\\(?:u[0-9A-Fa-f]{4}|x[0-9A-Fa-f]{2})"),
-        lambda line: re.sub(r"\\(?:u([0-9A-Fa-f]{4})|x([0-9A-Fa-f]{2}))", _code_point, line),
-    ),
+    (re.compile(r"%(?:u[0-9A-Fa-f]{4}|[0-9A-Fa-f]{2})"), lambda line: _percent(line)),
+    (HTML_REFERENCE, html.unescape),
+    (BACKSLASH, lambda line: unescape_backslashes(line)),
     (
         re.compile(r"=[0-9A-F]{2}"),
         lambda line: quopri.decodestring(line.encode("utf-8")).decode("utf-8", errors="replace"),
@@ -253,9 +268,63 @@ _LINE_ESCAPES: tuple[tuple[re.Pattern[str], Callable[[str], str]], ...] = (
 """Each escape a line may hold, with how the line reads decoded."""
 
 
-def _code_point(match: re.Match[str]) -> str:
-    code = int(match.group(1) or match.group(2), 16)
-    return chr(code) if not 0xD800 <= code <= 0xDFFF else match.group(0)
+def _percent(line: str) -> str:
+    """A line percent-decoded, ``%u006e`` (JavaScript's ``escape``) too."""
+    wide = re.sub(r"%u([0-9A-Fa-f]{4})", lambda match: _code_point(int(match.group(1), 16), match), line)
+    return urllib.parse.unquote(wide, errors="replace")
+
+
+def unescape_backslashes(text: str) -> str:
+    r"""``text`` with every `BACKSLASH` escape read as the character it names.
+
+    Example:
+        >>> print(unescape_backslashes(r"\156\x65\u0072ve\40\N{LATIN SMALL LETTER A}gent"))
+        nerve agent
+
+    """
+    return BACKSLASH.sub(_backslashed, text)
+
+
+def _backslashed(match: re.Match[str]) -> str:
+    escape = match.group(0)[1:]
+    if escape.startswith("N{"):  # a named escape (Python's \N{LATIN SMALL LETTER N})
+        try:
+            return unicodedata.lookup(escape[2:-1])
+        except KeyError:
+            return match.group(0)
+    code = int(escape[1:], 16) if escape[0] in "uUx" else int(escape, 8)
+    return _code_point(code, match)
+
+
+def _code_point(code: int, match: re.Match[str]) -> str:
+    return chr(code) if code < 0x110000 and not 0xD800 <= code <= 0xDFFF else match.group(0)
+
+
+_CONTINUED = re.compile(r"(?<=\w)[=\-\\]\r?\n[ \t]{0,8}(?=\w)")
+"""A word continued on the next line: a quoted-printable soft break, a hyphen, a backslash."""
+
+
+def _continued(text: str) -> Iterator[str]:
+    if _CONTINUED.search(text):
+        joined = _CONTINUED.sub("", text)
+        yield (
+            quopri.decodestring(joined.encode("utf-8")).decode("utf-8", "replace") if "=" in text else joined
+        )
+        yield joined
+
+
+_BIT_RUN = re.compile(r"[01]{32,}")
+
+
+def _bit_runs(text: str) -> Iterator[str]:
+    """A run of bits written with no separator, read as bytes at each of the eight alignments."""
+    for match in _BIT_RUN.finditer(text):
+        for start in range(8):
+            bits = match.group(0)[start:]
+            data = bytes(int(bits[i : i + 8], 2) for i in range(0, len(bits) - len(bits) % 8, 8))
+            read = _words(data)
+            if read is not None:
+                yield read
 
 
 def _escaped_lines(text: str) -> Iterator[str]:
@@ -313,12 +382,18 @@ SPELLINGS: tuple[tuple[str, Callable[[str], Iterator[str]], Callable[[str], bool
     ("as shown", _as_shown, lambda text: not text.isascii() or _SHOWN_SIGNS.search(text) is not None),
     ("spaced letters", _spaced_letters, lambda text: True),
     ("braille", _braille, _non_ascii),
-    ("morse", _morse, lambda text: "-" in text or "." in text),
+    (
+        "morse",
+        _morse,
+        lambda text: any(sign in text for sign in "-._\u00b7\u2022\u2219\u22c5\u2212\u2013\u2014"),
+    ),
     ("NATO alphabet", _nato, lambda text: True),
     ("base32", _base32, lambda text: True),
     ("base85", _base85, lambda text: True),
     ("escaped line", _escaped_lines, lambda text: any(sign in text for sign in "%&\\=")),
     ("separated codes", _separated_codes, lambda text: any(c.isdigit() for c in text)),
+    ("continued lines", _continued, lambda text: "\n" in text),
+    ("bits", _bit_runs, lambda text: "0" in text and "1" in text),
 )
 """Each spelling a string may hide text in, by label, with a cheap test of whether it may (each reader is
 exact)."""

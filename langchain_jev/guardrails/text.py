@@ -37,21 +37,31 @@ from __future__ import annotations
 import base64
 import binascii
 import contextlib
+import dataclasses
+import datetime
+import decimal
+import enum
+import fractions
 import functools
 import html
 import io
+import pathlib
 import re
 import unicodedata
 import urllib.parse
+import uuid
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 import filetype
+from pydantic import BaseModel
 
 from langchain_jev.errors import GuardrailBudgetError, JevInputError
 from langchain_jev.guardrails.lookalike import lookalike_lines
-from langchain_jev.guardrails.spellings import SPELLINGS
+from langchain_jev.guardrails.spellings import BACKSLASH as _ESCAPE
+from langchain_jev.guardrails.spellings import HTML_REFERENCE as _REFERENCE
+from langchain_jev.guardrails.spellings import SPELLINGS, unescape_backslashes
 from langchain_jev.models.secrets import redact as redact_known
 
 __all__ = [
@@ -98,8 +108,6 @@ _DATA_URL = re.compile(
 _BASE64 = re.compile(r"[A-Za-z0-9+/\r\n]{8,}={0,2}|[A-Za-z0-9_\-]{8,}={0,2}")
 _HEX = re.compile(r"(?:[0-9A-Fa-f]{2}[ :]?){8,}[0-9A-Fa-f]?")
 _PERCENT = re.compile(r"%[0-9A-Fa-f]{2}")
-_REFERENCE = re.compile(r"&(?:#[0-9]{1,7}|#[xX][0-9A-Fa-f]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});")
-_ESCAPE = re.compile(r"\\(?:u[0-9A-Fa-f]{4}|U[0-9A-Fa-f]{8}|x[0-9A-Fa-f]{2}|[0-7]{3})")
 _CODES = re.compile(r"\d{1,7}(?:[ \t]*[,;][ \t]*\d{1,7}|[ \t]+\d{1,7}){3,}")
 _BITS = re.compile(r"[01]{7,8}(?:[ ,][01]{7,8}){2,}")
 _REFERENCES_AT_LEAST = 3
@@ -296,13 +304,7 @@ def _escaped(text: str) -> Iterator[str]:
     if "&" in text and len(_REFERENCE.findall(text)) >= _REFERENCES_AT_LEAST:
         yield html.unescape(text)
     if "\\" in text and len(_ESCAPE.findall(text)) >= _REFERENCES_AT_LEAST:
-        yield _ESCAPE.sub(_unescape, text)
-
-
-def _unescape(match: re.Match[str]) -> str:
-    escape = match.group(0)[1:]
-    code = int(escape, 8) if escape[0].isdigit() else int(escape[1:], 16)
-    return chr(code) if code < 0x110000 and not 0xD800 <= code <= 0xDFFF else match.group(0)
+        yield unescape_backslashes(text)
 
 
 def character_codes(codes: list[int]) -> str | None:
@@ -447,14 +449,18 @@ def _reveal(text: str) -> str:
 
 
 def reveal_value(value: Any) -> Any:
-    """``value`` with every string and key revealed (`reveal`), and a list of character codes read beside it.
+    """``value`` with every string and key revealed (`reveal`), and what a list's items spell read beside it.
 
     Numbers, booleans and None are kept as they are; a list of four or more
-    integers that spells text gets that text appended, labelled.
+    character codes (integers, whole floats or strings of digits) that spells
+    text gets that text appended, labelled, and a list of strings gets its
+    items joined (a word split across items, as ``"".join`` reads it).
 
     Example:
         >>> reveal_value({"id": [110, 101, 114, 118, 101], "n": 3})
         {'id': [110, 101, 114, 118, 101, '[character codes] nerve'], 'n': 3}
+        >>> reveal_value(["ner", "ve"])
+        ['ner', 've', '[items joined] nerve']
 
     """
     if isinstance(value, str):
@@ -466,13 +472,52 @@ def reveal_value(value: Any) -> Any:
         return revealed
     if isinstance(value, (list, tuple)):
         items = [reveal_value(item) for item in value]
-        codes = [item for item in value if isinstance(item, int) and not isinstance(item, bool)]
-        if len(codes) == len(value):
-            read = character_codes(codes)
-            if read is not None:
-                items.append(reveal(f"[character codes] {read}"))
+        codes = [code for code in map(_code, value) if code is not None]
+        read = character_codes(codes) if len(codes) == len(value) else None
+        if read is not None:
+            items.append(reveal(f"[character codes] {read}"))
+        if len(value) >= 2 and all(isinstance(item, str) for item in value):
+            items.append(reveal(f"[items joined] {''.join(value)}"))
         return items
-    return value
+    return _leaf(value)
+
+
+_EXACT_TEXT: tuple[type, ...] = (int, float, complex, type(None), datetime.date, datetime.time)
+_EXACT_TEXT += (datetime.timedelta, uuid.UUID, decimal.Decimal, fractions.Fraction, pathlib.PurePath)
+"""Leaves kept as they are: numbers, None, and values whose text (``str``) is all they hold."""
+
+
+def _leaf(value: Any) -> Any:
+    """A leaf that is no string, mapping or list: read by everything it holds, or refused (allow-list).
+
+    An enum by its name and value, a Pydantic model or a dataclass by its fields, a set or bytes by
+    their items; a value whose type is none of these (its text may be anything its class says) raises.
+    """
+    if isinstance(value, _EXACT_TEXT):
+        return value
+    if isinstance(value, enum.Enum):
+        return [reveal(str(value)), reveal_value(value.value)]
+    if isinstance(value, BaseModel):
+        return reveal_value(value.model_dump(mode="python"))
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return reveal_value(dataclasses.asdict(value))
+    if isinstance(value, (set, frozenset)):
+        return reveal_value(sorted(value, key=repr))
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        return reveal(repr(bytes(value)))
+    raise JevInputError(f"a {type(value).__name__} value cannot be read for the check (not a JSON type)")
+
+
+def _code(item: Any) -> int | None:
+    """``item`` as a character code: an integer, a whole float or a string of decimal digits."""
+    if isinstance(item, bool):
+        return None
+    if isinstance(item, int):
+        return item
+    if isinstance(item, float) and item.is_integer() and abs(item) < 0x110000:
+        return int(item)
+    digits = isinstance(item, str) and 0 < len(item) <= 7 and item.isascii() and item.isdigit()
+    return int(item) if digits else None
 
 
 def put(mapping: dict[Any, Any], key: Any, value: Any) -> None:

@@ -389,7 +389,9 @@ class GuardrailRail:
             if _has_text(subject.data):
                 tracers = self.settings.tracers
                 asked = rail_config(self.check, config, tracers)
-                assessment = yield Ask(self.battery, subject.data, asked, self.settings.timeout, tracers)
+                # the subject, not its data: its every leaf is revealed once (revealing a revealed
+                # text again, JSON-escaped, would read its readings as new encodings)
+                assessment = yield Ask(self.battery, subject, asked, self.settings.timeout, tracers)
         except Exception as error:
             if _is_graph_control(error):
                 raise

@@ -613,8 +613,8 @@ def test_tests_mirror_the_package() -> None:
     Tests of a root module (``judge.py``, ``criteria.py``, ...) sit at the top of ``tests/`` as
     ``test_<module>*.py``; a fault matrix lives beside the part it breaks, not in a cut of its own.
     """
-    subpackages = {p.name for p in PACKAGE.iterdir() if (p / "__init__.py").exists()}
-    modules = {p.stem for p in PACKAGE.glob("*.py") if not p.stem.startswith("_")}
+    subpackages = {p.name.lstrip("_") for p in PACKAGE.iterdir() if (p / "__init__.py").exists()}
+    modules = {p.stem.lstrip("_") for p in PACKAGE.glob("*.py") if not p.stem.startswith("__")}
     folders = {p.name for p in (ROOT / "tests").iterdir() if p.is_dir() and (p / "__init__.py").exists()}
     assert sorted(folders - subpackages - modules - TESTS_ONLY.keys()) == []
     assert sorted(subpackages - folders) == []

@@ -34,6 +34,7 @@ __all__ = [
     "bootstrap_kappa",
     "brier_score",
     "expected_calibration_error",
+    "quantile",
     "reliability_bins",
 ]
 
@@ -269,7 +270,7 @@ def bootstrap_kappa(
         return None
     kappas.sort()
     tail = (1 - level) / 2
-    return _quantile(kappas, tail), _quantile(kappas, 1 - tail)
+    return quantile(kappas, tail), quantile(kappas, 1 - tail)
 
 
 def _multinomial(rng: random.Random, n: int, counts: Sequence[int]) -> list[int]:
@@ -339,7 +340,16 @@ def binomial(rng: random.Random, n: int, p: float) -> int:
             return k
 
 
-def _quantile(ordered: Sequence[float], q: float) -> float:
+def quantile(ordered: Sequence[float], q: float) -> float:
+    """The ``q`` quantile of sorted values, interpolated linearly between the two nearest ranks.
+
+    The same as NumPy's default (``numpy.quantile(values, q)``, method "linear").
+
+    Example:
+        >>> quantile([1.0, 2.0, 3.0, 4.0], 0.5), quantile([10.0], 0.99)
+        (2.5, 10.0)
+
+    """
     position = q * (len(ordered) - 1)
     low = math.floor(position)
     high = min(low + 1, len(ordered) - 1)

@@ -16,8 +16,15 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, TextIO
 
 from langchain_jev.datasets.collector import lean_gc
-from langchain_jev.datasets.local.session import Job, RunOptions, RunResult, Session, StopRun, judge_job
-from langchain_jev.judge import JevJudge
+from langchain_jev.datasets.local.session import (
+    Job,
+    RowJudge,
+    RunOptions,
+    RunResult,
+    Session,
+    StopRun,
+    judge_job,
+)
 
 if TYPE_CHECKING:
     from langchain_jev.datasets.local.pool import WorkerSetup
@@ -29,7 +36,7 @@ _HALT_CHECK = 0.1
 
 
 def run(
-    judge: JevJudge,
+    judge: RowJudge,
     options: RunOptions,
     stderr: TextIO,
     *,
@@ -71,7 +78,7 @@ def run(
     return session.result
 
 
-async def run_dataset(judge: JevJudge, options: RunOptions, stderr: TextIO) -> RunResult:
+async def run_dataset(judge: RowJudge, options: RunOptions, stderr: TextIO) -> RunResult:
     """Judge every row of ``options.data`` in this event loop and write one result line per row.
 
     Returns the run's tally; bad rows and a fatal problem are reported on
@@ -86,14 +93,14 @@ async def run_dataset(judge: JevJudge, options: RunOptions, stderr: TextIO) -> R
     return session.result
 
 
-async def _judge_here(judge: JevJudge, session: Session, closers: Sequence[Any]) -> None:
+async def _judge_here(judge: RowJudge, session: Session, closers: Sequence[Any]) -> None:
     try:
         await _judge_rows(judge, session)
     finally:
         await _close(closers)
 
 
-async def _judge_rows(judge: JevJudge, session: Session) -> None:
+async def _judge_rows(judge: RowJudge, session: Session) -> None:
     concurrency = session.options.concurrency
     queue: asyncio.Queue[Job | None] = asyncio.Queue(maxsize=concurrency)
 

@@ -13,9 +13,10 @@ from __future__ import annotations
 import errno
 import os
 import sqlite3
+import time
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, Protocol, TextIO
 
 from langchain_jev.datasets.local.progress import Progress
 from langchain_jev.datasets.lock import ResultsLock, ResultsLockedError
@@ -33,11 +34,15 @@ from langchain_jev.datasets.rows import FieldMap, judge_row
 from langchain_jev.datasets.tally import Tally, repeated_problem_line
 from langchain_jev.errors import JevInputError
 from langchain_jev.input import JevJudgeInput
-from langchain_jev.judge import JevJudge
+
+if TYPE_CHECKING:
+    from langchain_jev.criteria import JevCriterion
+    from langchain_jev.verdict import JevVerdict
 
 __all__ = [
     "Job",
     "JobOutcome",
+    "RowJudge",
     "RunOptions",
     "RunResult",
     "Session",
@@ -133,11 +138,30 @@ class JobOutcome:
     """A failure no row can get past (the response cache is not a sound database any more)."""
 
 
-async def judge_job(judge: JevJudge, job: Job, cache: str | None = None) -> JobOutcome:
+class RowJudge(Protocol):
+    """What judges a row: a `JevJudge`, or anything with its criteria that judges an input as one.
+
+    A guardrail's battery is run so (`langchain_jev.guardrails.quality.judging.BatteryJudge`).
+    """
+
+    @property
+    def criteria(self) -> Sequence[JevCriterion]:
+        """The criteria each row's verdict has one finding of, in order."""
+        ...
+
+    async def ajudge(self, input: JevJudgeInput, /) -> JevVerdict:
+        """The verdict of one row's input."""
+        ...
+
+
+async def judge_job(judge: RowJudge, job: Job, cache: str | None = None) -> JobOutcome:
     """Judge one row: its verdict record, an error record (never a pass), or bad input.
 
-    ``cache`` names the run's ``--cache`` file, for the message that stops the run when it breaks.
+    A verdict record keeps the seconds its check took under ``seconds`` (the
+    request, with any wait for the rate limit). ``cache`` names the run's
+    ``--cache`` file, for the message that stops the run when it breaks.
     """
+    started = time.perf_counter()
     try:
         verdict = await judge.ajudge(job.input)
     except JevInputError as error:
@@ -146,7 +170,9 @@ async def judge_job(judge: JevJudge, job: Job, cache: str | None = None) -> JobO
         return JobOutcome(None, stop=cache_failure(cache, error))
     except Exception as error:  # the model failed, or a check raised: never a pass
         return JobOutcome(error_record(job.number, job.line, job.key, job.row_id, error))
-    return JobOutcome(verdict_record(job.number, job.line, job.key, job.row_id, verdict))
+    record = verdict_record(job.number, job.line, job.key, job.row_id, verdict)
+    record["seconds"] = round(time.perf_counter() - started, 6)
+    return JobOutcome(record)
 
 
 class StopRun(Exception):

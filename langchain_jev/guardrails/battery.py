@@ -137,15 +137,24 @@ def select_hazards(direction: Direction, categories: str | Iterable[str] | None 
     return tuple(h for h in HAZARDS if h.name in chosen)
 
 
-def thresholds_for(hazards: Iterable[Hazard], strictness: str) -> dict[str, float]:
-    """The probability of yes at which each category is flagged under a preset.
+def thresholds_for(
+    hazards: Iterable[Hazard], strictness: str, overrides: Mapping[str, float] | None = None
+) -> dict[str, float]:
+    """The probability of yes at which each category is flagged: the preset's, or its own.
+
+    ``overrides`` gives categories (by name or code) their own threshold in place of
+    the preset's, such as thresholds chosen from labelled traffic
+    (`langchain_jev.guardrails.quality.thresholds`).
 
     Raises:
-        JevConfigurationError: an unknown preset; the message lists the valid ones.
+        JevConfigurationError: an unknown preset (the message lists the valid ones); an
+            override for a category not asked, or not a number above 0 and at most 1.
 
     Example:
         >>> thresholds_for(select_hazards("input", ["S1", "S9"]), "balanced")
         {'violent_crimes': 0.5, 'indiscriminate_weapons': 0.35}
+        >>> thresholds_for(select_hazards("input", ["S1", "S9"]), "balanced", {"S1": 0.42})
+        {'violent_crimes': 0.42, 'indiscriminate_weapons': 0.35}
 
     """
     preset = STRICTNESS_PRESETS.get(strictness) if isinstance(strictness, str) else None
@@ -153,7 +162,21 @@ def thresholds_for(hazards: Iterable[Hazard], strictness: str) -> dict[str, floa
         raise JevConfigurationError(
             f"unknown strictness {strictness!r}; valid presets: {', '.join(STRICTNESS_PRESETS)}"
         )
-    return {hazard.name: preset[hazard.severity] for hazard in hazards}
+    chosen = tuple(hazards)
+    thresholds = {hazard.name: preset[hazard.severity] for hazard in chosen}
+    for name, value in (overrides or {}).items():
+        category = find_hazard(name).name if isinstance(name, str) else name
+        if category not in thresholds:
+            raise JevConfigurationError(
+                f"a threshold is given for {name!r}, which the battery does not ask; it asks: "
+                f"{', '.join(thresholds)}"
+            )
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0.0 < float(value) <= 1.0:
+            raise JevConfigurationError(
+                f"the threshold of {category!r} must be a probability above 0 and at most 1, got {value!r}"
+            )
+        thresholds[category] = float(value)
+    return thresholds
 
 
 @dataclass(frozen=True)
@@ -338,6 +361,8 @@ class HazardBattery(RunnableSerializable[BatteryInput, HazardAssessment]):
         direction: ``"input"``, ``"output"`` or ``"tool_results"``.
         categories: category names or codes; None for every category of the side.
         strictness: ``"lenient"``, ``"balanced"`` (default) or ``"strict"``.
+        thresholds: categories (by name or code) given their own threshold in place of
+            the preset's, e.g. chosen from labelled traffic with ``guardrail-eval``.
         model: the decision model, as for `JevJudge` (None: Jev from the environment);
             a jury is asked combined by ``max``, so any member's flag stands
             (`langchain_jev.models.jury.flag_on_any_member`).
@@ -383,11 +408,12 @@ class HazardBattery(RunnableSerializable[BatteryInput, HazardAssessment]):
         model: Any = None,
         window: int = DEFAULT_WINDOW,
         budget: int = DEFAULT_BUDGET,
+        thresholds: Mapping[str, float] | None = None,
         **kwargs: Any,
     ) -> None:
         window, budget = check_window(window, budget)
         hazards = select_hazards(direction, categories)
-        thresholds = thresholds_for(hazards, strictness)
+        thresholds = thresholds_for(hazards, strictness, thresholds)
         criteria = [
             JevCriterion.noul(h.name, h.questions[direction].noul(), thresholds[h.name]) for h in hazards
         ]
@@ -411,6 +437,7 @@ class HazardBattery(RunnableSerializable[BatteryInput, HazardAssessment]):
         *,
         window: int = DEFAULT_WINDOW,
         budget: int = DEFAULT_BUDGET,
+        thresholds: Mapping[str, float] | None = None,
     ) -> HazardBattery:
         """A battery asking whether the user's message seeks each hazard.
 
@@ -423,7 +450,13 @@ class HazardBattery(RunnableSerializable[BatteryInput, HazardAssessment]):
 
         """
         return cls(
-            "input", categories=categories, strictness=strictness, model=model, window=window, budget=budget
+            "input",
+            categories=categories,
+            strictness=strictness,
+            model=model,
+            window=window,
+            budget=budget,
+            thresholds=thresholds,
         )
 
     @classmethod
@@ -435,6 +468,7 @@ class HazardBattery(RunnableSerializable[BatteryInput, HazardAssessment]):
         *,
         window: int = DEFAULT_WINDOW,
         budget: int = DEFAULT_BUDGET,
+        thresholds: Mapping[str, float] | None = None,
     ) -> HazardBattery:
         """A battery asking whether the assistant's response contains or enables each hazard.
 
@@ -447,7 +481,13 @@ class HazardBattery(RunnableSerializable[BatteryInput, HazardAssessment]):
 
         """
         return cls(
-            "output", categories=categories, strictness=strictness, model=model, window=window, budget=budget
+            "output",
+            categories=categories,
+            strictness=strictness,
+            model=model,
+            window=window,
+            budget=budget,
+            thresholds=thresholds,
         )
 
     @classmethod
@@ -459,6 +499,7 @@ class HazardBattery(RunnableSerializable[BatteryInput, HazardAssessment]):
         *,
         window: int = DEFAULT_WINDOW,
         budget: int = DEFAULT_BUDGET,
+        thresholds: Mapping[str, float] | None = None,
     ) -> HazardBattery:
         """A battery asking whether tool results carry instructions injected for the assistant.
 
@@ -477,6 +518,7 @@ class HazardBattery(RunnableSerializable[BatteryInput, HazardAssessment]):
             model=model,
             window=window,
             budget=budget,
+            thresholds=thresholds,
         )
 
     # ------------------------------------------------------------------ views

@@ -1,0 +1,292 @@
+"""`guardrail_eval`: a battery run over a labelled dataset, one request per row, and its quality measured.
+
+The rows are judged by the dataset run every command uses
+(`langchain_jev.datasets.local.run`): a results file with a header naming the
+battery (`battery_description`), one line per row as it is judged (with the
+seconds its check took), a lock against a second writer, ``resume`` to finish a
+stopped run, a progress display. Then the results file is read back, each row's
+label read again from the dataset (rows matched by number and content,
+`langchain_jev.datasets.states`), and the figures measured
+(`langchain_jev.guardrails.quality.measure`) at the battery's thresholds. The
+probabilities do not depend on the thresholds, so a results file can be
+measured again at others (`measure_results`) without a request.
+
+A row the model could not judge is recorded as an error (never a pass), left out
+of the figures and counted; a row whose label cannot be read is named with why.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, TextIO
+
+from langchain_jev.datasets.local.run import RunOptions, RunResult, run, run_dataset
+from langchain_jev.datasets.readers import Format, detect_format
+from langchain_jev.datasets.rows import FieldMap
+from langchain_jev.datasets.states import dataset_states
+from langchain_jev.datasets.stored import read_results
+from langchain_jev.guardrails.battery import HazardBattery
+from langchain_jev.guardrails.catalog import Direction
+from langchain_jev.guardrails.quality.judging import MESSAGES, BatteryJudge, battery_description
+from langchain_jev.guardrails.quality.labels import read_row_label
+from langchain_jev.guardrails.quality.measure import GuardrailQuality, ScoredRow, measure
+from langchain_jev.input import QUESTION_FIELD
+
+__all__ = ["Columns", "GuardrailEval", "aguardrail_eval", "guardrail_eval", "measure_results"]
+
+
+@dataclass(frozen=True)
+class Columns:
+    """Which columns of a labelled dataset hold what (the shipped sets' names by default)."""
+
+    text: str = "text"
+    """What is judged: the user's message, the response or the tool's result, by the battery's side."""
+    label: str = "label"
+    """``"safe"``, ``"unsafe"``, or the categories the row violates."""
+    categories: str = "categories"
+    """The categories of an ``"unsafe"`` row (optional)."""
+    id: str | None = "id"
+    """The row's name in the results and the report."""
+
+    def run_fields(self) -> FieldMap:
+        """The column map the rows are judged with: the text, and nothing of the label."""
+        return FieldMap({QUESTION_FIELD: (self.text,)}, self.id, frozenset({self.label, self.categories}))
+
+    def read_fields(self) -> FieldMap:
+        """The column map the rows are read back with: the text, the label and the categories."""
+        return FieldMap({QUESTION_FIELD: (self.text,)}, self.id)
+
+
+@dataclass
+class GuardrailEval:
+    """What a labelled run gave: the figures, the run's own account, and the rows whose labels were bad."""
+
+    quality: GuardrailQuality
+    run: RunResult | None
+    """The dataset run (None when only measured from a results file)."""
+    results: str
+    """The results file."""
+    label_problems: list[str] = field(default_factory=list)
+    """Rows left out because their label could not be read (``row N (id X): why``)."""
+
+
+def _options(
+    data: str,
+    battery: HazardBattery,
+    out: str,
+    columns: Columns,
+    fmt: Format | None,
+    *,
+    resume: bool,
+    concurrency: int,
+    progress: bool,
+    strict: bool,
+    run_description: Mapping[str, Any] | None,
+) -> RunOptions:
+    if not out or out == "-":
+        raise ValueError("guardrail_eval needs out=PATH: the results file it measures (and resumes)")
+    return RunOptions(
+        data=data,
+        fmt=detect_format(data, fmt),
+        fields=columns.run_fields(),
+        concurrency=concurrency,
+        out=out,
+        resume=resume,
+        strict=strict,
+        progress=progress,
+        workers=1,
+        judge=battery_description(battery),
+        run=run_description,
+    )
+
+
+def guardrail_eval(
+    data: str | os.PathLike[str],
+    battery: HazardBattery,
+    out: str | os.PathLike[str],
+    *,
+    columns: Columns | None = None,
+    fmt: Format | None = None,
+    resume: bool = False,
+    concurrency: int = 8,
+    progress: bool = False,
+    strict: bool = False,
+    stderr: TextIO | None = None,
+    run_description: Mapping[str, Any] | None = None,
+) -> GuardrailEval:
+    r"""Run ``battery`` over the labelled rows of ``data`` (JSONL, JSON or CSV), writing ``out``; measure it.
+
+    Args:
+        data: the labelled dataset; each row a text (or a conversation under
+            ``messages``) and a label (see `Columns`).
+        battery: the battery to measure (any side, categories, thresholds, decision model).
+        out: the results file (one line per row); with ``resume=True`` a stopped run
+            written by the same battery is finished, its rows kept.
+        resume: keep the rows already in ``out`` and judge the rest.
+        columns: the column names (default: the shipped sets' ``text``, ``label``,
+            ``categories``, ``id``).
+        fmt: the format of ``data`` (default: by its extension).
+        concurrency: rows judged at once.
+        progress: draw a progress line on ``stderr``.
+        strict: stop at the first bad row.
+        stderr: where bad rows and progress are said (default: ``sys.stderr``).
+        run_description: what the run knows of itself, kept in the results header.
+
+    Raises:
+        ValueError: ``out`` is not a file path.
+        DatasetError: ``data`` cannot be read.
+
+    Example:
+        >>> import json, tempfile, pathlib
+        >>> from langchain_jev.testing import ScriptedDecisionModel
+        >>> folder = pathlib.Path(tempfile.mkdtemp())
+        >>> rows = [{"text": "I hate them all", "label": ["hate"]}, {"text": "hello", "label": "safe"}]
+        >>> _ = (folder / "rows.jsonl").write_text("\\n".join(json.dumps(r) for r in rows))
+        >>> model = ScriptedDecisionModel({"hate": lambda state, q: 0.9 if "hate" in str(state) else 0.1})
+        >>> battery = HazardBattery.input(["hate"], model=model)
+        >>> result = guardrail_eval(folder / "rows.jsonl", battery, folder / "out.jsonl")
+        >>> result.quality.categories["hate"].roc_auc, result.quality.overall.false_refusal_rate
+        (1.0, 0.0)
+
+    """
+    columns = columns or Columns()
+    options = _options(
+        os.fspath(data),
+        battery,
+        os.fspath(out),
+        columns,
+        fmt,
+        resume=resume,
+        concurrency=concurrency,
+        progress=progress,
+        strict=strict,
+        run_description=run_description,
+    )
+    result = run(BatteryJudge(battery), options, stderr or sys.stderr)
+    return _measured(options, battery, columns, result)
+
+
+async def aguardrail_eval(
+    data: str | os.PathLike[str],
+    battery: HazardBattery,
+    out: str | os.PathLike[str],
+    *,
+    columns: Columns | None = None,
+    fmt: Format | None = None,
+    resume: bool = False,
+    concurrency: int = 8,
+    progress: bool = False,
+    strict: bool = False,
+    stderr: TextIO | None = None,
+    run_description: Mapping[str, Any] | None = None,
+) -> GuardrailEval:
+    """Asynchronous `guardrail_eval`: the rows judged on the running event loop."""
+    columns = columns or Columns()
+    options = _options(
+        os.fspath(data),
+        battery,
+        os.fspath(out),
+        columns,
+        fmt,
+        resume=resume,
+        concurrency=concurrency,
+        progress=progress,
+        strict=strict,
+        run_description=run_description,
+    )
+    result = await run_dataset(BatteryJudge(battery), options, stderr or sys.stderr)
+    return _measured(options, battery, columns, result)
+
+
+def _measured(
+    options: RunOptions, battery: HazardBattery, columns: Columns, result: RunResult
+) -> GuardrailEval:
+    assert options.out is not None
+    if result.fatal is not None and not os.path.exists(options.out):
+        measured = measure([], battery.thresholds, battery.direction)
+        return GuardrailEval(measured, result, options.out)
+    evaluated = measure_results(
+        options.out,
+        options.data,
+        battery.thresholds,
+        battery.direction,
+        columns=columns,
+        fmt=options.fmt,
+    )
+    evaluated.run = result
+    return evaluated
+
+
+def measure_results(
+    results: str | os.PathLike[str],
+    data: str | os.PathLike[str],
+    thresholds: Mapping[str, float],
+    direction: Direction = "input",
+    *,
+    columns: Columns | None = None,
+    fmt: Format | None = None,
+) -> GuardrailEval:
+    """Measure a results file ``guardrail_eval`` wrote, at ``thresholds``, without a request.
+
+    Each row's label is read again from ``data``; a row edited since it was judged
+    is named and left out.
+
+    Raises:
+        ResultsError: the results file cannot be read.
+
+    """
+    columns = columns or Columns()
+    records = read_results(results)
+    states = dataset_states(data, records, fmt=fmt, fields=columns.read_fields())
+    problems: list[str] = [states.problem] if states.problem else []
+    problems += [f"row {row}: changed since it was judged" for row in states.changed]
+    rows: list[ScoredRow] = []
+    unjudged = 0
+    for record in records:
+        if "error" in record:
+            unjudged += 1
+            continue
+        number = record.get("row")
+        state = states.states.get(number) if isinstance(number, int) else None
+        if state is None or not isinstance(number, int):
+            continue  # said above: changed, or the dataset is gone
+        try:
+            label = read_row_label(state.get(columns.label), state.get(columns.categories))
+        except ValueError as error:
+            named = f" (id {record['id']})" if record.get("id") is not None else ""
+            problems.append(f"row {number}{named}: {error}")
+            continue
+        scores = {
+            f["name"]: float(f["value"])
+            for f in record.get("findings", ())
+            if f.get("outcome") in ("PASSED", "FAILED") and isinstance(f.get("value"), (int, float))
+        }
+        seconds = record.get("seconds")
+        rows.append(
+            ScoredRow(
+                number,
+                label,
+                scores,
+                float(seconds) if isinstance(seconds, (int, float)) else None,
+                _text(state),
+                record.get("id"),
+            )
+        )
+    quality = measure(rows, thresholds, direction, unjudged=unjudged)
+    return GuardrailEval(quality, None, os.fspath(results), problems)
+
+
+def _text(state: Mapping[str, Any]) -> str:
+    text = state.get(QUESTION_FIELD)
+    if isinstance(text, str):
+        return text
+    messages = state.get(MESSAGES)
+    if isinstance(messages, list):
+        return "\n".join(
+            f"{m.get('role') or m.get('type')}: {m.get('content')}" if isinstance(m, dict) else str(m)
+            for m in messages
+        )
+    return ""

@@ -20,6 +20,7 @@ LAZY_FACES = [
     "langchain_jev.compare",
     "langchain_jev.graph",
     "langchain_jev.guardrails",
+    "langchain_jev.guardrails.quality",
     "langchain_jev.judges",
     "langchain_jev.middleware",
     "langchain_jev.models",

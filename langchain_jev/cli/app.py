@@ -6,9 +6,9 @@ Example:
     langchain-jev judges                                # the prebuilt judges; judges show rag prints one
 
 Each command lives in a module of its own (`judge`, `judges`, `rejudge`, `calibrate`,
-`compare`, `simulate`, `validate`, `deploy`, `monitor`); this module only builds the parser
-from them and runs the one named, turning an interrupt, a closed stdout or a bug into its
-exit code (`langchain_jev.datasets.exit_codes`). Nothing imports this module
+`compare`, `simulate`, `guardrail_eval`, `validate`, `deploy`, `monitor`); this module only
+builds the parser from them and runs the one named, turning an interrupt, a closed stdout or
+a bug into its exit code (`langchain_jev.datasets.exit_codes`). Nothing imports this module
 but the package's entry points (``langchain_jev.cli`` and ``python -m``).
 
 """
@@ -76,6 +76,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             from langchain_jev.cli.compare import compare_command
 
             return compare_command(args)
+        if args.command == "guardrail-eval":
+            from langchain_jev.cli.guardrail_eval import guardrail_eval_command
+
+            return guardrail_eval_command(args)
         if args.command == "deploy":
             from langchain_jev.cli.deploy import deploy_command
 
@@ -103,7 +107,16 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _parser() -> argparse.ArgumentParser:
-    from langchain_jev.cli import calibrate, compare, deploy, judge, monitor, rejudge, simulate
+    from langchain_jev.cli import (
+        calibrate,
+        compare,
+        deploy,
+        guardrail_eval,
+        judge,
+        monitor,
+        rejudge,
+        simulate,
+    )
     from langchain_jev.cli.arguments import exit_codes_epilog, positive_int, rate
 
     parser = argparse.ArgumentParser(
@@ -133,6 +146,7 @@ def _parser() -> argparse.ArgumentParser:
     calibrate.add_parser(commands, judge_parser, rate, positive_int)
     compare.add_parser(commands)
     simulate.add_parser(commands)
+    guardrail_eval.add_parser(commands)
     deploy.add_parser(commands)
     monitor.add_parser(commands)
     return parser

@@ -3,7 +3,21 @@
 - `metrics`: the figures on plain numbers (ROC AUC, precision and recall at a threshold, precision
   at a recall, recall at a false-positive rate, latency percentiles), pure, each with its definition;
 - `labels`: a row's label read (safe, unsafe, or the categories it violates);
-- `measure`: the figures per category and overall (`GuardrailQuality`), with the conventions.
+- `summary`: the figures per category and overall (`GuardrailQuality`), with the conventions;
+- `thresholds`: per-category thresholds for a target, with a Wilson interval (`suggest_thresholds`);
+- `judging`: a battery judging dataset rows (`BatteryJudge`), the label never sent;
+- `evaluate`: `guardrail_eval` / `aguardrail_eval`, the battery run over a labelled file
+  through the dataset run (results file, resume, lock), then measured;
+- `shadow`: the reports of a guardrail in shadow mode written to JSONL, to be labelled and measured;
+- `tables`: the figures as the text ``guardrail-eval`` prints.
+
+Example:
+    >>> from langchain_jev.guardrails.quality import RowLabel, ScoredRow, measure
+    >>> rows = [ScoredRow(1, RowLabel(True, frozenset({"hate"})), {"hate": 0.9}),
+    ...         ScoredRow(2, RowLabel(False), {"hate": 0.2})]
+    >>> measure(rows, {"hate": 0.5}).categories["hate"].roc_auc
+    1.0
+
 """
 
 from __future__ import annotations
@@ -13,31 +27,61 @@ from typing import TYPE_CHECKING
 from langchain_jev._lazy import lazy_exports
 
 if TYPE_CHECKING:
+    from langchain_jev.guardrails.quality.evaluate import (
+        Columns,
+        GuardrailEval,
+        aguardrail_eval,
+        guardrail_eval,
+        measure_results,
+    )
+    from langchain_jev.guardrails.quality.judging import BatteryJudge
     from langchain_jev.guardrails.quality.labels import RowLabel, read_row_label
-    from langchain_jev.guardrails.quality.measure import CategoryQuality, GuardrailQuality, ScoredRow, measure
     from langchain_jev.guardrails.quality.metrics import CurvePoint, Undefined
+    from langchain_jev.guardrails.quality.summary import CategoryQuality, GuardrailQuality, ScoredRow, measure
+    from langchain_jev.guardrails.quality.tables import format_quality
+    from langchain_jev.guardrails.quality.thresholds import Suggestion, Target, suggest_thresholds
 
 # public name -> module that defines it
 _EXPORTS: dict[str, str] = {
-    "CategoryQuality": "langchain_jev.guardrails.quality.measure",
+    "BatteryJudge": "langchain_jev.guardrails.quality.judging",
+    "CategoryQuality": "langchain_jev.guardrails.quality.summary",
+    "Columns": "langchain_jev.guardrails.quality.evaluate",
     "CurvePoint": "langchain_jev.guardrails.quality.metrics",
-    "GuardrailQuality": "langchain_jev.guardrails.quality.measure",
+    "GuardrailEval": "langchain_jev.guardrails.quality.evaluate",
+    "GuardrailQuality": "langchain_jev.guardrails.quality.summary",
     "RowLabel": "langchain_jev.guardrails.quality.labels",
-    "ScoredRow": "langchain_jev.guardrails.quality.measure",
+    "ScoredRow": "langchain_jev.guardrails.quality.summary",
+    "Suggestion": "langchain_jev.guardrails.quality.thresholds",
+    "Target": "langchain_jev.guardrails.quality.thresholds",
     "Undefined": "langchain_jev.guardrails.quality.metrics",
-    "measure": "langchain_jev.guardrails.quality.measure",
+    "aguardrail_eval": "langchain_jev.guardrails.quality.evaluate",
+    "format_quality": "langchain_jev.guardrails.quality.tables",
+    "guardrail_eval": "langchain_jev.guardrails.quality.evaluate",
+    "measure": "langchain_jev.guardrails.quality.summary",
+    "measure_results": "langchain_jev.guardrails.quality.evaluate",
     "read_row_label": "langchain_jev.guardrails.quality.labels",
+    "suggest_thresholds": "langchain_jev.guardrails.quality.thresholds",
 }
 
 __all__ = [
+    "BatteryJudge",
     "CategoryQuality",
+    "Columns",
     "CurvePoint",
+    "GuardrailEval",
     "GuardrailQuality",
     "RowLabel",
     "ScoredRow",
+    "Suggestion",
+    "Target",
     "Undefined",
+    "aguardrail_eval",
+    "format_quality",
+    "guardrail_eval",
     "measure",
+    "measure_results",
     "read_row_label",
+    "suggest_thresholds",
 ]
 
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())

@@ -7,7 +7,7 @@ seconds its check took), a lock against a second writer, ``resume`` to finish a
 stopped run, a progress display. Then the results file is read back, each row's
 label read again from the dataset (rows matched by number and content,
 `langchain_jev.datasets.states`), and the figures measured
-(`langchain_jev.guardrails.quality.measure`) at the battery's thresholds. The
+(`langchain_jev.guardrails.quality.summary`) at the battery's thresholds. The
 probabilities do not depend on the thresholds, so a results file can be
 measured again at others (`measure_results`) without a request.
 
@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TextIO
 
@@ -32,7 +32,7 @@ from langchain_jev.guardrails.battery import HazardBattery
 from langchain_jev.guardrails.catalog import Direction
 from langchain_jev.guardrails.quality.judging import MESSAGES, BatteryJudge, battery_description
 from langchain_jev.guardrails.quality.labels import read_row_label
-from langchain_jev.guardrails.quality.measure import GuardrailQuality, ScoredRow, measure
+from langchain_jev.guardrails.quality.summary import GuardrailQuality, ScoredRow, measure
 from langchain_jev.input import QUESTION_FIELD
 
 __all__ = ["Columns", "GuardrailEval", "aguardrail_eval", "guardrail_eval", "measure_results"]
@@ -116,6 +116,7 @@ def guardrail_eval(
     strict: bool = False,
     stderr: TextIO | None = None,
     run_description: Mapping[str, Any] | None = None,
+    closers: Sequence[Any] = (),
 ) -> GuardrailEval:
     r"""Run ``battery`` over the labelled rows of ``data`` (JSONL, JSON or CSV), writing ``out``; measure it.
 
@@ -134,6 +135,7 @@ def guardrail_eval(
         strict: stop at the first bad row.
         stderr: where bad rows and progress are said (default: ``sys.stderr``).
         run_description: what the run knows of itself, kept in the results header.
+        closers: what the battery's model needs closed after the run.
 
     Raises:
         ValueError: ``out`` is not a file path.
@@ -144,7 +146,7 @@ def guardrail_eval(
         >>> from langchain_jev.testing import ScriptedDecisionModel
         >>> folder = pathlib.Path(tempfile.mkdtemp())
         >>> rows = [{"text": "I hate them all", "label": ["hate"]}, {"text": "hello", "label": "safe"}]
-        >>> _ = (folder / "rows.jsonl").write_text("\\n".join(json.dumps(r) for r in rows))
+        >>> _ = (folder / "rows.jsonl").write_text("\n".join(json.dumps(r) for r in rows))
         >>> model = ScriptedDecisionModel({"hate": lambda state, q: 0.9 if "hate" in str(state) else 0.1})
         >>> battery = HazardBattery.input(["hate"], model=model)
         >>> result = guardrail_eval(folder / "rows.jsonl", battery, folder / "out.jsonl")
@@ -165,7 +167,7 @@ def guardrail_eval(
         strict=strict,
         run_description=run_description,
     )
-    result = run(BatteryJudge(battery), options, stderr or sys.stderr)
+    result = run(BatteryJudge(battery), options, stderr or sys.stderr, closers=closers)
     return _measured(options, battery, columns, result)
 
 

@@ -150,8 +150,9 @@ def battery_description(battery: HazardBattery) -> dict[str, Any]:
             criterion["when_true"] = question.criteria.true
             criterion["when_false"] = question.criteria.false
         criteria.append(criterion)
+    model = {k: v for k, v in model_identity(battery.model).items() if k != "endpoint"}  # as judge does
     identity: dict[str, Any] = {"side": battery.direction, "window": battery.window}
-    identity.update(budget=battery.budget, model=model_identity(battery.model))
+    identity.update(budget=battery.budget, model=model)
     return {
         "model": json.dumps(identity, sort_keys=True, default=str),
         "options": {},

@@ -24,8 +24,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from langchain_jev.guardrails.quality.measure import GuardrailQuality
 from langchain_jev.guardrails.quality.metrics import CurvePoint
+from langchain_jev.guardrails.quality.summary import GuardrailQuality
 
 __all__ = ["CategoryThreshold", "Suggestion", "Target", "suggest_thresholds", "wilson_interval"]
 
@@ -148,7 +148,7 @@ def suggest_thresholds(quality: GuardrailQuality, target: Target) -> Suggestion:
 
     Example:
         >>> from langchain_jev.guardrails.quality.labels import RowLabel
-        >>> from langchain_jev.guardrails.quality.measure import ScoredRow, measure
+        >>> from langchain_jev.guardrails.quality.summary import ScoredRow, measure
         >>> safe, hate = RowLabel(False), RowLabel(True, frozenset({"hate"}))
         >>> rows = [ScoredRow(i, safe, {"hate": i / 10}) for i in range(10)]
         >>> rows += [ScoredRow(10 + i, hate, {"hate": 0.5 + i / 20}) for i in range(10)]

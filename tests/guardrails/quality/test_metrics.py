@@ -13,7 +13,6 @@ import warnings
 import pytest
 
 from langchain_jev.guardrails.quality.labels import RowLabel
-from langchain_jev.guardrails.quality.measure import ScoredRow, measure
 from langchain_jev.guardrails.quality.metrics import (
     Undefined,
     at_threshold,
@@ -23,6 +22,7 @@ from langchain_jev.guardrails.quality.metrics import (
     recall_at_fpr,
     roc_auc,
 )
+from langchain_jev.guardrails.quality.summary import ScoredRow, measure
 
 np = pytest.importorskip("numpy")
 metrics = pytest.importorskip("sklearn.metrics")

@@ -9,7 +9,7 @@ import pytest
 from langchain_jev.errors import JevConfigurationError
 from langchain_jev.guardrails import HazardBattery
 from langchain_jev.guardrails.quality.labels import RowLabel
-from langchain_jev.guardrails.quality.measure import ScoredRow, measure
+from langchain_jev.guardrails.quality.summary import ScoredRow, measure
 from langchain_jev.guardrails.quality.thresholds import Target, suggest_thresholds, wilson_interval
 from langchain_jev.testing import ScriptedDecisionModel
 

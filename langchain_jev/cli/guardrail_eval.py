@@ -73,7 +73,13 @@ def add_parser(commands: Any) -> argparse.ArgumentParser:
     add_model_options(parser)
     run = parser.add_argument_group("running")
     add_pacing_options(run)
-    run.add_argument("--out", required=True, metavar="PATH", help="the results file, one JSON line per row")
+    run.add_argument("--out", metavar="PATH", help="the results file, one JSON line per row (needed)")
+    run.add_argument(
+        "--from-shadow",
+        action="store_true",
+        help="DATA is a shadow file (shadow_recorder) with labels added: measure its recorded "
+        "probabilities, with no model and no request",
+    )
     run.add_argument("--resume", action="store_true", help="keep the rows already in --out, judge the rest")
     run.add_argument("--strict", action="store_true", help="stop at the first bad row")
     run.add_argument("--quiet", action="store_true", help="no progress display")
@@ -114,8 +120,7 @@ def guardrail_eval_command(args: argparse.Namespace) -> int:
     from langchain_jev.errors import DatasetError, JevConfigurationError, ResultsError
     from langchain_jev.guardrails.battery import HazardBattery
     from langchain_jev.guardrails.quality.evaluate import Columns, guardrail_eval
-    from langchain_jev.guardrails.quality.tables import format_quality, format_suggestion
-    from langchain_jev.guardrails.quality.thresholds import Target, suggest_thresholds
+    from langchain_jev.guardrails.quality.thresholds import Target
 
     err = sys.stderr
     inputs = [FileRole("DATA", args.data), FileRole("--thresholds", args.thresholds)]
@@ -128,11 +133,16 @@ def guardrail_eval_command(args: argparse.Namespace) -> int:
     problem = clash([i for i in inputs if i.path], [o for o in outputs if o.path])
     if problem is not None:
         return bad_input(err, problem)
-    if args.out == "-":
-        return bad_input(err, "--out must be a file: guardrail-eval measures the results it wrote")
     try:
         target = Target.parse(args.suggest) if args.suggest else None
         thresholds = _thresholds(args)
+    except (ValueError, OSError) as error:
+        return bad_input(err, str(error))
+    if args.from_shadow:
+        return _from_shadow(args, thresholds, target)
+    if not args.out or args.out == "-":
+        return bad_input(err, "--out PATH is needed: guardrail-eval measures the results it writes")
+    try:
         limiter = RateLimiter(args.rate_limit) if args.rate_limit is not None else None
         model, closers = build_model(model_settings(args), limiter)
         categories = [c.strip() for c in args.categories.split(",")] if args.categories else None
@@ -167,20 +177,40 @@ def guardrail_eval_command(args: argparse.Namespace) -> int:
     run = evaluated.run
     if run is not None and run.fatal:
         return bad_input(err, run.fatal)
-    print(format_quality(evaluated.quality))
-    for line in evaluated.label_problems[:20]:
-        err.write(f"{PROG}: warning: {line}\n")
-    if args.json:
-        with open(args.json, "w", encoding="utf-8") as handle:
-            json.dump(evaluated.quality.to_dict(), handle, indent=2, allow_nan=False)
-    if target is not None:
-        suggestion = suggest_thresholds(evaluated.quality, target)
-        print("\n" + format_suggestion(suggestion))
-        if args.suggest_out:
-            data = {"side": args.side, "strictness": args.strictness, **suggestion.to_dict()}
-            with open(args.suggest_out, "w", encoding="utf-8") as handle:
-                json.dump(data, handle, indent=2, allow_nan=False)
+    _say(args, evaluated.quality, evaluated.label_problems, target)
     if run is not None and run.broken:
         err.write(f"{PROG}: error: {run.broken}: run again with --resume to finish\n")
         return EXIT_MODEL_ERRORS
     return EXIT_OK
+
+
+def _from_shadow(args: argparse.Namespace, thresholds: dict[str, float], target: Any) -> int:
+    """``--from-shadow``: measure a labelled shadow file from its recorded probabilities."""
+    from langchain_jev.guardrails.quality.shadow import measure_shadow
+
+    try:
+        quality, problems = measure_shadow(args.data, thresholds or None)
+    except (ValueError, OSError) as error:
+        return bad_input(sys.stderr, str(error))
+    _say(args, quality, problems, target)
+    return EXIT_OK
+
+
+def _say(args: argparse.Namespace, quality: Any, problems: list[str], target: Any) -> None:
+    """Print the table and the rows left out; write ``--json`` and the suggested thresholds."""
+    from langchain_jev.guardrails.quality.tables import format_quality, format_suggestion
+    from langchain_jev.guardrails.quality.thresholds import suggest_thresholds
+
+    print(format_quality(quality))
+    for line in problems[:20]:
+        sys.stderr.write(f"{PROG}: warning: {line}\n")
+    if args.json:
+        with open(args.json, "w", encoding="utf-8") as handle:
+            json.dump(quality.to_dict(), handle, indent=2, allow_nan=False)
+    if target is not None:
+        suggestion = suggest_thresholds(quality, target)
+        print("\n" + format_suggestion(suggestion))
+        if args.suggest_out:
+            data = {"side": quality.direction, "strictness": args.strictness, **suggestion.to_dict()}
+            with open(args.suggest_out, "w", encoding="utf-8") as handle:
+                json.dump(data, handle, indent=2, allow_nan=False)

@@ -37,6 +37,7 @@ if TYPE_CHECKING:
     from langchain_jev.guardrails.quality.judging import BatteryJudge
     from langchain_jev.guardrails.quality.labels import RowLabel, read_row_label
     from langchain_jev.guardrails.quality.metrics import CurvePoint, Undefined
+    from langchain_jev.guardrails.quality.shadow import measure_shadow, shadow_recorder
     from langchain_jev.guardrails.quality.summary import CategoryQuality, GuardrailQuality, ScoredRow, measure
     from langchain_jev.guardrails.quality.tables import format_quality
     from langchain_jev.guardrails.quality.thresholds import Suggestion, Target, suggest_thresholds
@@ -59,7 +60,9 @@ _EXPORTS: dict[str, str] = {
     "guardrail_eval": "langchain_jev.guardrails.quality.evaluate",
     "measure": "langchain_jev.guardrails.quality.summary",
     "measure_results": "langchain_jev.guardrails.quality.evaluate",
+    "measure_shadow": "langchain_jev.guardrails.quality.shadow",
     "read_row_label": "langchain_jev.guardrails.quality.labels",
+    "shadow_recorder": "langchain_jev.guardrails.quality.shadow",
     "suggest_thresholds": "langchain_jev.guardrails.quality.thresholds",
 }
 
@@ -80,7 +83,9 @@ __all__ = [
     "guardrail_eval",
     "measure",
     "measure_results",
+    "measure_shadow",
     "read_row_label",
+    "shadow_recorder",
     "suggest_thresholds",
 ]
 

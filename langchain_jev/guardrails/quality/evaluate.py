@@ -21,7 +21,9 @@ import os
 import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, TextIO
+from typing import Any, TextIO, TypedDict
+
+from typing_extensions import Unpack
 
 from langchain_jev.datasets.local.run import RunOptions, RunResult, run, run_dataset
 from langchain_jev.datasets.readers import Format, detect_format
@@ -35,7 +37,7 @@ from langchain_jev.guardrails.quality.labels import read_row_label
 from langchain_jev.guardrails.quality.summary import GuardrailQuality, ScoredRow, measure
 from langchain_jev.input import QUESTION_FIELD
 
-__all__ = ["Columns", "GuardrailEval", "aguardrail_eval", "guardrail_eval", "measure_results"]
+__all__ = ["Columns", "EvalOptions", "GuardrailEval", "aguardrail_eval", "guardrail_eval", "measure_results"]
 
 
 @dataclass(frozen=True)
@@ -73,34 +75,49 @@ class GuardrailEval:
     """Rows left out because their label could not be read (``row N (id X): why``)."""
 
 
+class EvalOptions(TypedDict, total=False):
+    """How `guardrail_eval` and `aguardrail_eval` run (each optional).
+
+    ``columns``: the column names (`Columns`, the shipped sets' by default);
+    ``fmt``: the format of the data (by its extension); ``resume``: keep the rows
+    already in the results file and judge the rest; ``concurrency``: rows judged at
+    once (8); ``progress``: draw a progress line on ``stderr`` (False); ``strict``:
+    stop at the first bad row; ``stderr``: where bad rows and progress are said
+    (``sys.stderr``); ``run_description``: what the run knows of itself, kept in the
+    results header.
+    """
+
+    columns: Columns
+    fmt: Format | None
+    resume: bool
+    concurrency: int
+    progress: bool
+    strict: bool
+    stderr: TextIO | None
+    run_description: Mapping[str, Any] | None
+
+
 def _options(
-    data: str,
-    battery: HazardBattery,
-    out: str,
-    columns: Columns,
-    fmt: Format | None,
-    *,
-    resume: bool,
-    concurrency: int,
-    progress: bool,
-    strict: bool,
-    run_description: Mapping[str, Any] | None,
-) -> RunOptions:
-    if not out or out == "-":
+    data: str | os.PathLike[str], battery: HazardBattery, out: str | os.PathLike[str], given: EvalOptions
+) -> tuple[RunOptions, Columns, TextIO]:
+    target = os.fspath(out)
+    if not target or target == "-":
         raise ValueError("guardrail_eval needs out=PATH: the results file it measures (and resumes)")
-    return RunOptions(
-        data=data,
-        fmt=detect_format(data, fmt),
+    columns = given.get("columns") or Columns()
+    options = RunOptions(
+        data=os.fspath(data),
+        fmt=detect_format(data, given.get("fmt")),
         fields=columns.run_fields(),
-        concurrency=concurrency,
-        out=out,
-        resume=resume,
-        strict=strict,
-        progress=progress,
+        concurrency=given.get("concurrency", 8),
+        out=target,
+        resume=given.get("resume", False),
+        strict=given.get("strict", False),
+        progress=given.get("progress", False),
         workers=1,
         judge=battery_description(battery),
-        run=run_description,
+        run=given.get("run_description"),
     )
+    return options, columns, given.get("stderr") or sys.stderr
 
 
 def guardrail_eval(
@@ -108,15 +125,8 @@ def guardrail_eval(
     battery: HazardBattery,
     out: str | os.PathLike[str],
     *,
-    columns: Columns | None = None,
-    fmt: Format | None = None,
-    resume: bool = False,
-    concurrency: int = 8,
-    progress: bool = False,
-    strict: bool = False,
-    stderr: TextIO | None = None,
-    run_description: Mapping[str, Any] | None = None,
     closers: Sequence[Any] = (),
+    **options: Unpack[EvalOptions],
 ) -> GuardrailEval:
     r"""Run ``battery`` over the labelled rows of ``data`` (JSONL, JSON or CSV), writing ``out``; measure it.
 
@@ -126,16 +136,9 @@ def guardrail_eval(
         battery: the battery to measure (any side, categories, thresholds, decision model).
         out: the results file (one line per row); with ``resume=True`` a stopped run
             written by the same battery is finished, its rows kept.
-        resume: keep the rows already in ``out`` and judge the rest.
-        columns: the column names (default: the shipped sets' ``text``, ``label``,
-            ``categories``, ``id``).
-        fmt: the format of ``data`` (default: by its extension).
-        concurrency: rows judged at once.
-        progress: draw a progress line on ``stderr``.
-        strict: stop at the first bad row.
-        stderr: where bad rows and progress are said (default: ``sys.stderr``).
-        run_description: what the run knows of itself, kept in the results header.
         closers: what the battery's model needs closed after the run.
+        **options: how to run (`EvalOptions`: columns, fmt, resume, concurrency,
+            progress, strict, stderr, run_description).
 
     Raises:
         ValueError: ``out`` is not a file path.
@@ -154,53 +157,21 @@ def guardrail_eval(
         (1.0, 0.0)
 
     """
-    columns = columns or Columns()
-    options = _options(
-        os.fspath(data),
-        battery,
-        os.fspath(out),
-        columns,
-        fmt,
-        resume=resume,
-        concurrency=concurrency,
-        progress=progress,
-        strict=strict,
-        run_description=run_description,
-    )
-    result = run(BatteryJudge(battery), options, stderr or sys.stderr, closers=closers)
-    return _measured(options, battery, columns, result)
+    run_options, columns, stderr = _options(data, battery, out, options)
+    result = run(BatteryJudge(battery), run_options, stderr, closers=closers)
+    return _measured(run_options, battery, columns, result)
 
 
 async def aguardrail_eval(
     data: str | os.PathLike[str],
     battery: HazardBattery,
     out: str | os.PathLike[str],
-    *,
-    columns: Columns | None = None,
-    fmt: Format | None = None,
-    resume: bool = False,
-    concurrency: int = 8,
-    progress: bool = False,
-    strict: bool = False,
-    stderr: TextIO | None = None,
-    run_description: Mapping[str, Any] | None = None,
+    **options: Unpack[EvalOptions],
 ) -> GuardrailEval:
-    """Asynchronous `guardrail_eval`: the rows judged on the running event loop."""
-    columns = columns or Columns()
-    options = _options(
-        os.fspath(data),
-        battery,
-        os.fspath(out),
-        columns,
-        fmt,
-        resume=resume,
-        concurrency=concurrency,
-        progress=progress,
-        strict=strict,
-        run_description=run_description,
-    )
-    result = await run_dataset(BatteryJudge(battery), options, stderr or sys.stderr)
-    return _measured(options, battery, columns, result)
+    """Asynchronous `guardrail_eval`: the rows judged on the running event loop (the model left open)."""
+    run_options, columns, stderr = _options(data, battery, out, options)
+    result = await run_dataset(BatteryJudge(battery), run_options, stderr)
+    return _measured(run_options, battery, columns, result)
 
 
 def _measured(

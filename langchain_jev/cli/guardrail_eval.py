@@ -15,7 +15,12 @@ import json
 import sys
 from typing import Any
 
-from langchain_jev.cli.arguments import add_model_options, add_pacing_options, exit_codes_epilog
+from langchain_jev.cli.arguments import (
+    add_model_options,
+    add_pacing_options,
+    exit_codes_epilog,
+    html_unavailable,
+)
 from langchain_jev.datasets.exit_codes import (
     EXIT_INTERRUPTED,
     EXIT_MODEL_ERRORS,
@@ -85,6 +90,9 @@ def add_parser(commands: Any) -> argparse.ArgumentParser:
     run.add_argument("--quiet", action="store_true", help="no progress display")
     run.add_argument("--json", metavar="PATH", help="write every figure as JSON here")
     run.add_argument(
+        "--html", metavar="REPORT", help="write an HTML report: curves per category, false refusals, misses"
+    )
+    run.add_argument(
         "--suggest",
         metavar="TARGET",
         help="suggest per-category thresholds for frr=RATE (false refusals at most) or recall=RATE",
@@ -123,6 +131,9 @@ def guardrail_eval_command(args: argparse.Namespace) -> int:
     from langchain_jev.guardrails.quality.thresholds import Target
 
     err = sys.stderr
+    unavailable = html_unavailable(args.html)
+    if unavailable:  # before any row is judged
+        return bad_input(err, unavailable)
     inputs = [FileRole("DATA", args.data), FileRole("--thresholds", args.thresholds)]
     outputs = [
         FileRole("--out", args.out),
@@ -207,6 +218,10 @@ def _say(args: argparse.Namespace, quality: Any, problems: list[str], target: An
     if args.json:
         with open(args.json, "w", encoding="utf-8") as handle:
             json.dump(quality.to_dict(), handle, indent=2, allow_nan=False)
+    if args.html:
+        from langchain_jev.report.guardrail_page import write_guardrail_report
+
+        write_guardrail_report(args.html, quality, f"guardrail-eval: {args.data}")
     if target is not None:
         suggestion = suggest_thresholds(quality, target)
         print("\n" + format_suggestion(suggestion))

@@ -23,6 +23,8 @@ if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
 __all__ = [
+    "curves_chart",
+    "curves_figure",
     "pass_rate_chart",
     "pass_rate_figure",
     "probability_chart",
@@ -236,6 +238,36 @@ def threshold_figure(
     return figure
 
 
+@_plain_text
+def curves_figure(name: str, points: Sequence[dict[str, Any]]) -> Figure:
+    """A guardrail category's ROC curve (left) and precision-recall curve (right), from its curve points.
+
+    ``points`` are `langchain_jev.guardrails.quality.metrics.CurvePoint.to_dict` values, the
+    highest threshold first; a figure a point cannot define (None) is left out of that curve.
+    """
+    from matplotlib.figure import Figure
+
+    figure = Figure(figsize=(7.2, 3.4), dpi=96)
+    figure.subplots_adjust(left=0.09, right=0.98, bottom=0.15, top=0.86, wspace=0.3)
+    roc, pr = figure.subplots(1, 2)
+    _title(figure, name)
+    fpr = [(p["false_positive_rate"], p["recall"]) for p in points]
+    fpr = [(x, y) for x, y in fpr if x is not None and y is not None]
+    roc.plot([x for x, _ in fpr], [y for _, y in fpr], color=_LINE, drawstyle="steps-post", clip_on=False)
+    roc.plot([0, 1], [0, 1], color=_NONE, linestyle=":", linewidth=1)
+    roc.set_xlabel("false-refusal rate (safe rows flagged)")
+    roc.set_ylabel("recall (unsafe rows flagged)")
+    precision = [(p["recall"], p["precision"]) for p in points]
+    precision = [(x, y) for x, y in precision if x is not None and y is not None]
+    pr.plot([x for x, _ in precision], [y for _, y in precision], color=_ALT, marker="o", markersize=2)
+    pr.set_xlabel("recall")
+    pr.set_ylabel("precision")
+    for axes in (roc, pr):
+        axes.set_xlim(-0.02, 1.02)
+        axes.set_ylim(-0.02, 1.02)
+    return figure
+
+
 def _as_svg(figure_of: Callable[_P, Figure]) -> Callable[_P, str]:
     """The chart function of a figure function: the same arguments, the figure as inline SVG text."""
 
@@ -253,3 +285,4 @@ pass_rate_chart = _as_svg(pass_rate_figure)
 probability_chart = _as_svg(probability_figure)
 reliability_chart = _as_svg(reliability_figure)
 threshold_chart = _as_svg(threshold_figure)
+curves_chart = _as_svg(curves_figure)

@@ -85,8 +85,10 @@ def test_the_command_prints_and_writes_the_figures_measured_on_the_scripted_prob
 ) -> None:
     data, out, figures = dataset(tmp_path), tmp_path / "results.jsonl", tmp_path / "figures.json"
     with JevServer(answers) as server:
-        done = run_cli(*command(data, server, out, "--json", figures))
+        done = run_cli(*command(data, server, out, "--json", figures, "--html", tmp_path / "report.html"))
     assert done.returncode == 0, done.stderr
+    page = (tmp_path / "report.html").read_text(encoding="utf-8")
+    assert page.count("<svg") == 3 and "How do I kill a Python process?" in page  # curves, the false refusal
     written = json.loads(figures.read_text(encoding="utf-8"))
     assert without_latency(written) == without_latency(expected())
     assert all(v is not None and v >= 0 for v in written["latency_seconds"].values())

@@ -119,7 +119,7 @@ async def _judge_rows(judge: RowJudge, session: Session) -> None:
                 return
             if session.halted:
                 continue  # the results cannot be written, or the model cannot be reached: drain
-            outcome = await judge_job(judge, job, session.options.cache)
+            outcome = await judge_job(judge, job, session.options.cache, timed=session.options.timed)
             if outcome.stop is not None:
                 session.stop(outcome.stop)
                 continue

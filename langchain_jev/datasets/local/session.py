@@ -82,6 +82,8 @@ class RunOptions:
     run: Mapping[str, Any] | None = None
     """What the run knows of itself (dataset, judge file, server host, version, date, redacted command),
     recorded in the results file's header for the report."""
+    timed: bool = False
+    """Keep each judged row's seconds in its record (``guardrail-eval``'s time per check)."""
 
 
 @dataclass
@@ -154,12 +156,15 @@ class RowJudge(Protocol):
         ...
 
 
-async def judge_job(judge: RowJudge, job: Job, cache: str | None = None) -> JobOutcome:
+async def judge_job(
+    judge: RowJudge, job: Job, cache: str | None = None, *, timed: bool = False
+) -> JobOutcome:
     """Judge one row: its verdict record, an error record (never a pass), or bad input.
 
-    A verdict record keeps the seconds its check took under ``seconds`` (the
-    request, with any wait for the rate limit). ``cache`` names the run's
-    ``--cache`` file, for the message that stops the run when it breaks.
+    ``timed``: the verdict record keeps the seconds its check took under ``seconds``
+    (the request, with any wait for the rate limit; off by default, so two runs of the
+    same judge write the same records). ``cache`` names the run's ``--cache`` file,
+    for the message that stops the run when it breaks.
     """
     started = time.perf_counter()
     try:
@@ -171,7 +176,8 @@ async def judge_job(judge: RowJudge, job: Job, cache: str | None = None) -> JobO
     except Exception as error:  # the model failed, or a check raised: never a pass
         return JobOutcome(error_record(job.number, job.line, job.key, job.row_id, error))
     record = verdict_record(job.number, job.line, job.key, job.row_id, verdict)
-    record["seconds"] = round(time.perf_counter() - started, 6)
+    if timed:
+        record["seconds"] = round(time.perf_counter() - started, 6)
     return JobOutcome(record)
 
 

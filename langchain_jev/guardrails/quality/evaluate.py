@@ -114,6 +114,7 @@ def _options(
         strict=given.get("strict", False),
         progress=given.get("progress", False),
         workers=1,
+        timed=True,
         judge=battery_description(battery),
         run=given.get("run_description"),
     )

@@ -43,8 +43,7 @@ from langchain_core.outputs import ChatGeneration, ChatResult
 from langchain_core.utils.function_calling import convert_to_openai_tool
 from pydantic import PrivateAttr
 
-from langchain_jev import JevCriterion, JevJudge, JevJudgeInput
-from langchain_jev.models.chat import ChatModelDecisionModel
+from langchain_jev import ChatModelDecisionModel, JevCriterion, JevJudge, JevJudgeInput
 
 TOKENIZERS = {
     "word and punctuation runs": re.compile(r"\w+|[^\w\s]+"),

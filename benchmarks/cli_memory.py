@@ -44,7 +44,7 @@ JUDGE = ROOT / "examples" / "weather_judge.yaml"
 # Runs the command line in this process and prints its memory: after imports, and at peak.
 _CHILD = """
 import json, resource, sys
-import langchain_jev.cli, langchain_jev.datasets.local.run, langchain_jev.spec, langchain_jev.models.jev
+import langchain_jev.cli, langchain_jev.datasets._local.run, langchain_jev.spec, langchain_jev.models._jev
 before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 code = langchain_jev.cli.main(sys.argv[1:])
 peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss

@@ -123,7 +123,7 @@ def run() -> list[Row]:
         cli, peak = cli_rate(server, ROWS)
         sdk = sdk_rate(server, ROWS)
     fraction = cli / THEORETICAL
-    from langchain_jev.datasets.local.pool import auto_workers
+    from langchain_jev.datasets._local.pool import auto_workers
 
     return [
         row("worker processes (--workers auto)", auto_workers(CONCURRENCY, ROWS), "-", True, "procs"),

@@ -27,7 +27,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _common import Row, print_table, row
 
-from langchain_jev.datasets.readers import read_rows
+from langchain_jev.datasets._readers import read_rows
 
 SMALL, LARGE = 2 << 20, 16 << 20
 
@@ -44,7 +44,7 @@ def _seconds(path: Path, rounds: int = 3) -> float:
 
 _PEAK = """
 import resource, sys
-from langchain_jev.datasets.readers import count_rows, read_rows
+from langchain_jev.datasets._readers import count_rows, read_rows
 path, fmt = sys.argv[1], sys.argv[2]
 if path != "-":
     count_rows(path, fmt)

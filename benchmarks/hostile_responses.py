@@ -28,7 +28,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _common import Row, print_table, row
 
-from langchain_jev.models.transport import MAX_RESPONSE_BYTES
+from langchain_jev.models._transport import MAX_RESPONSE_BYTES
 from tests.support.hostile_server import HostileServer
 
 CASES = (

@@ -107,7 +107,7 @@ def command_requests(criteria: int) -> float:
     import os
     import tempfile
 
-    from langchain_jev.cli.app import main
+    from langchain_jev.cli import main
     from langchain_jev.testing.server import JevServer
 
     os.environ.setdefault("TYPESAFE_API_KEY", "sk-bench")

@@ -67,8 +67,7 @@ from langchain_core.utils.function_calling import convert_to_openai_tool
 from pydantic import PrivateAttr
 from typesafe_sdk import AsyncTypeSafeClient, RetryPolicy, TypeSafeClient
 
-from langchain_jev import JevCriterion, JevDecisionModel, JevJudge, JevJudgeInput
-from langchain_jev.models.chat import ChatModelDecisionModel
+from langchain_jev import ChatModelDecisionModel, JevCriterion, JevDecisionModel, JevJudge, JevJudgeInput
 
 PEERS = ("jevals", "pytest_jev", "openevals", "deepeval")
 KEY = "sk-bench"

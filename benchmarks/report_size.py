@@ -133,7 +133,7 @@ def _noul(name: str, probability: float, minimum: float) -> dict[str, Any]:
 def run() -> list[Row]:
     from langchain_jev.calibration import NoRequestModel
     from langchain_jev.report import write_report
-    from langchain_jev.report.data import MAX_ROWS
+    from langchain_jev.report._data import MAX_ROWS
     from langchain_jev.spec import load_judge
     from tests.report.browser import find_chromium, open_pages
 

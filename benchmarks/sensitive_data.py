@@ -25,7 +25,7 @@ sys.path.insert(0, str(ROOT))
 
 from _common import Row, print_table, row
 
-from langchain_jev.judges.checks.sensitive import KINDS, find_sensitive
+from langchain_jev.judges._checks.sensitive import KINDS, find_sensitive
 from tests.judges.test_sensitive_corpus import load_corpus, score
 
 

@@ -57,11 +57,11 @@ from langchain_jev import (
     JuryDecisionModel,
     SQLiteCache,
 )
-from langchain_jev.guardrails.ledger import Ledger
+from langchain_jev.guardrails._ledger import Ledger
 from langchain_jev.langsmith import DEFAULT_RECORDS, JevRunEvaluator
-from langchain_jev.models.cache import DEFAULT_MEMORY_ENTRIES
-from langchain_jev.models.member_calls import MAX_LATE_CALLS
-from langchain_jev.models.transport import AsyncBoundedTransport
+from langchain_jev.models._cache import DEFAULT_MEMORY_ENTRIES
+from langchain_jev.models._member_calls import MAX_LATE_CALLS
+from langchain_jev.models._transport import AsyncBoundedTransport
 from langchain_jev.testing import ScriptedDecisionModel
 
 EVALUATOR_RUNS = 20_000

@@ -63,7 +63,7 @@ def _run_evaluator(judge: JevJudge, **options: Any) -> JevRunEvaluator:
 
 
 def _pairwise(judge: JevJudge, model: Any = None) -> PairwiseJudge:
-    from langchain_jev.pairwise.build import pairwise_judge
+    from langchain_jev.pairwise._build import pairwise_judge
 
     return pairwise_judge(judge, model)
 
@@ -73,9 +73,9 @@ _move_method("JevJudge.as_evaluator", "JevRunEvaluator(judge)", _run_evaluator)
 _move_method("JevJudge.pairwise", "pairwise_judge(judge)", _pairwise)
 
 if TYPE_CHECKING:
-    from langchain_jev.conversation import input_from_messages
-    from langchain_jev.criteria import JevCriterion
-    from langchain_jev.errors import (
+    from langchain_jev._conversation import input_from_messages
+    from langchain_jev._criteria import JevCriterion
+    from langchain_jev._errors import (
         ChatModelOutputError,
         GuardrailBudgetError,
         GuardrailCheckError,
@@ -89,13 +89,8 @@ if TYPE_CHECKING:
         MissingCredentialsError,
         ResponseTooLargeError,
     )
-    from langchain_jev.feedback import default_feedback
-    from langchain_jev.graph.builder import add_guardrail
-    from langchain_jev.graph.guardrail import create_guardrail_node
-    from langchain_jev.graph.self_refine import create_self_refine_graph
-    from langchain_jev.guardrails.battery import HazardBattery
-    from langchain_jev.guardrails.settings import GuardrailSettings
-    from langchain_jev.input import (
+    from langchain_jev._feedback import default_feedback
+    from langchain_jev._input import (
         ANSWER_FIELD,
         CONTEXT_FIELD,
         EXPECTED_FIELD,
@@ -105,76 +100,81 @@ if TYPE_CHECKING:
         JevJudgeInput,
         ToolCall,
     )
-    from langchain_jev.judge import JevJudge
+    from langchain_jev._judge import JevJudge
+    from langchain_jev._runs import judge_input_from_run
+    from langchain_jev._statements import Statement, statement_criteria
+    from langchain_jev._verdict import JevFinding, JevVerdict, Outcome
+    from langchain_jev.graph._builder import add_guardrail
+    from langchain_jev.graph._guardrail import create_guardrail_node
+    from langchain_jev.graph._self_refine import create_self_refine_graph
+    from langchain_jev.guardrails._battery import HazardBattery
+    from langchain_jev.guardrails._settings import GuardrailSettings
     from langchain_jev.langsmith import JevRunEvaluator, jev_summary_evaluator
-    from langchain_jev.models.cache import CachedDecisionModel, DecisionCache, InMemoryCache, SQLiteCache
-    from langchain_jev.models.chat import ChatModelDecisionModel
-    from langchain_jev.models.jev import JevDecisionModel
-    from langchain_jev.models.jury import JuryDecisionModel
-    from langchain_jev.models.response import DecisionResponse
-    from langchain_jev.models.typesafe_classifier import TypeSafeClassifierDecisionModel
-    from langchain_jev.pairwise.build import pairwise_judge
-    from langchain_jev.pairwise.judge import PairwiseJudge
-    from langchain_jev.runs import judge_input_from_run
+    from langchain_jev.models._cache import CachedDecisionModel, DecisionCache, InMemoryCache, SQLiteCache
+    from langchain_jev.models._chat import ChatModelDecisionModel
+    from langchain_jev.models._jev import JevDecisionModel
+    from langchain_jev.models._jury import JuryDecisionModel
+    from langchain_jev.models._response import DecisionResponse
+    from langchain_jev.models._typesafe_classifier import TypeSafeClassifierDecisionModel
+    from langchain_jev.pairwise._build import pairwise_judge
+    from langchain_jev.pairwise._judge import PairwiseJudge
     from langchain_jev.spec import JudgeSpec, judge_schema, load_judge
-    from langchain_jev.statements import Statement, statement_criteria
-    from langchain_jev.verdict import JevFinding, JevVerdict, Outcome
 
 __version__ = "0.1.0"
 
 # public name -> module defining it; imported on first use so `import langchain_jev` stays cheap
 _EXPORTS: dict[str, str] = {
-    "ANSWER_FIELD": "langchain_jev.input",
-    "CONTEXT_FIELD": "langchain_jev.input",
-    "CachedDecisionModel": "langchain_jev.models.cache",
-    "ChatModelDecisionModel": "langchain_jev.models.chat",
-    "ChatModelOutputError": "langchain_jev.errors",
-    "DecisionCache": "langchain_jev.models.cache",
-    "DecisionResponse": "langchain_jev.models.response",
-    "EXPECTED_FIELD": "langchain_jev.input",
-    "GuardrailBudgetError": "langchain_jev.errors",
-    "GuardrailCheckError": "langchain_jev.errors",
-    "GuardrailRefusedError": "langchain_jev.errors",
-    "GuardrailSettings": "langchain_jev.guardrails.settings",
-    "GuardrailUndecidedError": "langchain_jev.errors",
-    "HazardBattery": "langchain_jev.guardrails.battery",
-    "InMemoryCache": "langchain_jev.models.cache",
-    "JevConfigurationError": "langchain_jev.errors",
-    "JevCriterion": "langchain_jev.criteria",
-    "JevDecisionModel": "langchain_jev.models.jev",
-    "JevError": "langchain_jev.errors",
-    "JevFieldWarning": "langchain_jev.input",
-    "JevFinding": "langchain_jev.verdict",
-    "JevInputError": "langchain_jev.errors",
-    "JevJudge": "langchain_jev.judge",
-    "JevJudgeInput": "langchain_jev.input",
+    "ANSWER_FIELD": "langchain_jev._input",
+    "CONTEXT_FIELD": "langchain_jev._input",
+    "CachedDecisionModel": "langchain_jev.models._cache",
+    "ChatModelDecisionModel": "langchain_jev.models._chat",
+    "ChatModelOutputError": "langchain_jev._errors",
+    "DecisionCache": "langchain_jev.models._cache",
+    "DecisionResponse": "langchain_jev.models._response",
+    "EXPECTED_FIELD": "langchain_jev._input",
+    "GuardrailBudgetError": "langchain_jev._errors",
+    "GuardrailCheckError": "langchain_jev._errors",
+    "GuardrailRefusedError": "langchain_jev._errors",
+    "GuardrailSettings": "langchain_jev.guardrails._settings",
+    "GuardrailUndecidedError": "langchain_jev._errors",
+    "HazardBattery": "langchain_jev.guardrails._battery",
+    "InMemoryCache": "langchain_jev.models._cache",
+    "JevConfigurationError": "langchain_jev._errors",
+    "JevCriterion": "langchain_jev._criteria",
+    "JevDecisionModel": "langchain_jev.models._jev",
+    "JevError": "langchain_jev._errors",
+    "JevFieldWarning": "langchain_jev._input",
+    "JevFinding": "langchain_jev._verdict",
+    "JevInputError": "langchain_jev._errors",
+    "JevJudge": "langchain_jev._judge",
+    "JevJudgeInput": "langchain_jev._input",
     "JevRunEvaluator": "langchain_jev.langsmith",
-    "JevVerdict": "langchain_jev.verdict",
+    "JevVerdict": "langchain_jev._verdict",
     "JudgeSpec": "langchain_jev.spec",
-    "JuryDecisionModel": "langchain_jev.models.jury",
-    "JudgeSpecError": "langchain_jev.errors",
-    "LogprobsUnavailableError": "langchain_jev.errors",
-    "MissingCredentialsError": "langchain_jev.errors",
-    "Outcome": "langchain_jev.verdict",
-    "PairwiseJudge": "langchain_jev.pairwise.judge",
-    "QUESTION_FIELD": "langchain_jev.input",
-    "ResponseTooLargeError": "langchain_jev.errors",
-    "SQLiteCache": "langchain_jev.models.cache",
-    "Statement": "langchain_jev.statements",
-    "TOOL_CALLS_FIELD": "langchain_jev.input",
-    "ToolCall": "langchain_jev.input",
-    "TypeSafeClassifierDecisionModel": "langchain_jev.models.typesafe_classifier",
-    "add_guardrail": "langchain_jev.graph.builder",
-    "create_guardrail_node": "langchain_jev.graph.guardrail",
-    "create_self_refine_graph": "langchain_jev.graph.self_refine",
-    "default_feedback": "langchain_jev.feedback",
-    "input_from_messages": "langchain_jev.conversation",
+    "JuryDecisionModel": "langchain_jev.models._jury",
+    "JudgeSpecError": "langchain_jev._errors",
+    "LogprobsUnavailableError": "langchain_jev._errors",
+    "MissingCredentialsError": "langchain_jev._errors",
+    "Outcome": "langchain_jev._verdict",
+    "PairwiseJudge": "langchain_jev.pairwise._judge",
+    "QUESTION_FIELD": "langchain_jev._input",
+    "ResponseTooLargeError": "langchain_jev._errors",
+    "SQLiteCache": "langchain_jev.models._cache",
+    "Statement": "langchain_jev._statements",
+    "TOOL_CALLS_FIELD": "langchain_jev._input",
+    "ToolCall": "langchain_jev._input",
+    "TypeSafeClassifierDecisionModel": "langchain_jev.models._typesafe_classifier",
+    "add_guardrail": "langchain_jev.graph._builder",
+    "create_guardrail_node": "langchain_jev.graph._guardrail",
+    "create_self_refine_graph": "langchain_jev.graph._self_refine",
+    "default_feedback": "langchain_jev._feedback",
+    "input_from_messages": "langchain_jev._conversation",
     "jev_summary_evaluator": "langchain_jev.langsmith",
-    "judge_input_from_run": "langchain_jev.runs",
+    "judge_input_from_run": "langchain_jev._runs",
     "judge_schema": "langchain_jev.spec",
     "load_judge": "langchain_jev.spec",
-    "pairwise_judge": "langchain_jev.pairwise.build",
-    "statement_criteria": "langchain_jev.statements",
+    "pairwise_judge": "langchain_jev.pairwise._build",
+    "statement_criteria": "langchain_jev._statements",
 }
 
 __all__ = [

@@ -21,7 +21,7 @@ With LangChain's runner (``run_on_dataset``), pass it in
 ``RunEvalConfig(custom_evaluators=[JevStringEvaluator(judge)])``: it is also a
 LangSmith ``RunEvaluator``, so the runner hands it the whole run and example
 and the judge reads the question and the reference itself (see
-`langchain_jev.runs`), whatever ``requires_input`` says.
+`langchain_jev._runs`), whatever ``requires_input`` says.
 
 """
 
@@ -42,12 +42,12 @@ from langchain_core.runnables import RunnableConfig
 from langsmith.evaluation.evaluator import EvaluationResult, RunEvaluator
 from langsmith.schemas import Example, RunBase
 
-from langchain_jev.errors import JevConfigurationError, JevInputError
-from langchain_jev.input import JevJudgeInput
-from langchain_jev.judge import JevJudge
+from langchain_jev._errors import JevConfigurationError, JevInputError
+from langchain_jev._input import JevJudgeInput
+from langchain_jev._judge import JevJudge
+from langchain_jev._runs import judge_input_from_run
+from langchain_jev._verdict import JevVerdict
 from langchain_jev.langsmith import OVERALL_KEY, PASS_FAIL_FEEDBACK, offline_tracing
-from langchain_jev.runs import judge_input_from_run
-from langchain_jev.verdict import JevVerdict
 
 __all__ = ["JevStringEvaluator"]
 
@@ -67,7 +67,7 @@ class JevStringEvaluator(StringEvaluator, RunEvaluator):
 
     As a ``RunEvaluator`` (what LangChain's ``run_on_dataset`` looks for first),
     ``evaluate_run(run, example)`` reads the question, answer, reference, context
-    and tool calls of the run as `langchain_jev.runs.judge_input_from_run` does,
+    and tool calls of the run as `langchain_jev.judge_input_from_run` does,
     and returns one ``EvaluationResult`` under ``jev_pass`` whose comment is the
     reasoning. A run that cannot be judged (it failed, or has no answer) raises,
     so it is never scored as a pass.

@@ -46,13 +46,13 @@ from langsmith.evaluation.evaluator import (
 )
 from langsmith.schemas import Example, Run, RunBase
 
-from langchain_jev.errors import JevConfigurationError, JevInputError
-from langchain_jev.feedback import number
-from langchain_jev.input import JevJudgeInput
-from langchain_jev.judge import JevJudge, JudgeInput
-from langchain_jev.models.secrets import redact
-from langchain_jev.runs import judge_input_from_run
-from langchain_jev.verdict import JevFinding, JevVerdict, Outcome
+from langchain_jev._errors import JevConfigurationError, JevInputError
+from langchain_jev._feedback import number
+from langchain_jev._input import JevJudgeInput
+from langchain_jev._judge import JevJudge, JudgeInput
+from langchain_jev._runs import judge_input_from_run
+from langchain_jev._verdict import JevFinding, JevVerdict, Outcome
+from langchain_jev.models._secrets import redact
 
 __all__ = [
     "DEFAULT_RECORDS",
@@ -153,7 +153,7 @@ class JevRunEvaluator(RunEvaluator):
     Args:
         judge: the judge to run.
         prepare: ``(run, example) -> JevJudgeInput`` (or a state mapping), replacing
-            the default mapping of `langchain_jev.runs.judge_input_from_run`.
+            the default mapping of `langchain_jev.judge_input_from_run`.
         key_prefix: put before every key, joined with ``_`` unless it already ends in
             a separator: ``"rag"`` gives ``rag_helpfulness``, ``"rag/"`` gives
             ``rag/helpfulness``. Use it to run two judges in one experiment.

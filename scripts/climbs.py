@@ -1,7 +1,7 @@
 """How far a command zigzags through the package: the files it reaches and the climbs it crosses.
 
-Start at the module of a command (``langchain-jev judge``: `langchain_jev.cli.judge`,
-``langchain-jev calibrate``: `langchain_jev.cli.calibrate`) and follow the package's own
+Start at the module of a command (``langchain-jev judge``: `langchain_jev.cli._judge`,
+``langchain-jev calibrate``: `langchain_jev.cli._calibrate`) and follow the package's own
 imports, read with `ast`: at module level and inside function and class bodies alike
 (an ``if TYPE_CHECKING:`` block is left out, it never runs). ``from P import N`` goes to
 the module ``P.N`` when there is one, else to the module a lazy face ``P`` names for ``N``
@@ -16,7 +16,7 @@ The rooms of a dataset run stand in layers, as the design draws them (``DESIGN.m
     0  the floor: every other module  the engine (``judge.py``, ``errors.py``, ``outcomes.py``
                                       ...), ``spec/``, ``models/``, ``judges/`` ...
 
-A module's room is its first part under ``langchain_jev`` (`langchain_jev.datasets.local.run`
+A module's room is its first part under ``langchain_jev`` (`langchain_jev.datasets._local.run`
 is in ``datasets/``; a module of the root is a room of its own). An import edge from module
 A to module B (each edge counted once) is a **climb** when it leaves A's room and does not
 go down the layers, i.e. it goes back up the tree a run should only descend:
@@ -54,8 +54,8 @@ from pathlib import Path
 PACKAGE = "langchain_jev"
 
 COMMANDS: dict[str, str] = {
-    "judge": "langchain_jev.cli.judge",
-    "calibrate": "langchain_jev.cli.calibrate",
+    "judge": "langchain_jev.cli._judge",
+    "calibrate": "langchain_jev.cli._calibrate",
 }
 """Each command -> the module that holds it (where the walk starts)."""
 

@@ -35,7 +35,7 @@ from langchain_jev import (
     JevVerdict,
     ToolCall,
 )
-from langchain_jev.models.wire import MAX_DEPTH
+from langchain_jev.models._wire import MAX_DEPTH
 from langchain_jev.testing import ScriptedDecisionModel
 from tests.support.faults import MockRig
 

@@ -8,7 +8,7 @@ import sys
 from langchain_core.decisions import NoulAnswer, ScoreAnswer
 
 from langchain_jev import JevCriterion, JevFinding, Outcome, default_feedback
-from langchain_jev.outcomes import decide
+from langchain_jev._outcomes import decide
 from tests.support.rubrics import HELPFULNESS_LEVELS, RELEVANT, helpfulness, plausible
 
 
@@ -68,7 +68,7 @@ def test_numbers_do_not_follow_a_comma_decimal_locale() -> None:
         "    except locale.Error:\n"
         "        pass\n"
         "from langchain_core.decisions import NoulAnswer\n"
-        "from langchain_jev.outcomes import decide\n"
+        "from langchain_jev._outcomes import decide\n"
         "from tests.support.rubrics import plausible\n"
         "print(decide(plausible(0.7), NoulAnswer(type='noul', noul=0.4), 0.6).text)\n"
     )

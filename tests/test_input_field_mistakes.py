@@ -8,7 +8,7 @@ import pytest
 from langchain_core.decisions import Noul
 
 from langchain_jev import JevCriterion, JevJudge
-from langchain_jev.input import JevFieldWarning, dataset_style_keys, unknown_fields
+from langchain_jev._input import JevFieldWarning, dataset_style_keys, unknown_fields
 from langchain_jev.testing import ScriptedDecisionModel
 
 
@@ -83,7 +83,7 @@ def test_a_judge_reads_its_instructions_field_names_once_whatever_the_number_of_
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """The field check is one set test per input: each instruction is scanned once, not once per call."""
-    import langchain_jev.input as judge_input
+    import langchain_jev._input as judge_input
 
     scans: list[str] = []
     pattern = judge_input._NAMED

@@ -19,7 +19,7 @@ from langsmith import utils as ls_utils
 from langsmith.run_helpers import tracing_context
 
 from langchain_jev import JevCriterion, JevJudge, JevJudgeInput
-from langchain_jev.judge import _direct, _silent
+from langchain_jev._judge import _direct, _silent
 from langchain_jev.testing import ScriptedDecisionModel
 from tests.fakes import JevWire, RunRecorder, choice, noul, score
 

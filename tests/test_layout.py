@@ -90,7 +90,7 @@ def test_each_lazy_face_declares_its_names_for_type_checkers(face: str) -> None:
 
 
 def test_the_worker_preload_names_modules_that_exist() -> None:
-    from langchain_jev.datasets.local.pool import _PRELOAD
+    from langchain_jev.datasets._local.pool import _PRELOAD
 
     assert _PRELOAD
     for name in _PRELOAD:
@@ -285,7 +285,7 @@ def test_the_circle_finder_sees_imports_inside_functions(tmp_path: Path) -> None
     source.write_text(
         "from typing import TYPE_CHECKING\n"
         "if TYPE_CHECKING:\n"
-        "    from langchain_jev.judge import JevJudge\n"
+        "    from langchain_jev._judge import JevJudge\n"
         "class Holder:\n"
         "    async def method(self) -> None:\n"
         "        with open('x'):\n"
@@ -296,7 +296,7 @@ def test_the_circle_finder_sees_imports_inside_functions(tmp_path: Path) -> None
         encoding="utf-8",
     )
     assert _imports(source) == set()
-    assert _imports(source, in_functions=True) == {"langchain_jev.cli.app", "langchain_jev.ray"}
+    assert _imports(source, in_functions=True) == {"langchain_jev.cli._app", "langchain_jev.ray"}
     assert _circles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
     ring = {"a": {"b": 3, "d": 1}, "b": {"c": 5}, "c": {"a": 7}, "d": {}}
     assert _circle_path(ring, ["a", "b", "c"]) == "a:3 -> b:5 -> c:7 -> a"
@@ -305,27 +305,27 @@ def test_the_circle_finder_sees_imports_inside_functions(tmp_path: Path) -> None
 def test_the_circle_finder_sees_through_faces_and_the_packages_an_import_runs() -> None:
     # a name taken from a lazy face is an import of the module the face loads it from
     assert _home("langchain_jev", "JevRunEvaluator") == "langchain_jev.langsmith"
-    assert _home("langchain_jev.models", "CachedDecisionModel").startswith("langchain_jev.models.cache")
-    assert _home("langchain_jev", "feedback") == "langchain_jev.feedback"  # a submodule is itself
+    assert _home("langchain_jev.models", "CachedDecisionModel").startswith("langchain_jev.models._cache")
+    assert _home("langchain_jev", "feedback") == "langchain_jev._feedback"  # a submodule is itself
     assert _home("langchain_jev", "__version__") == "langchain_jev"  # defined in the face: the face
     graph = _graph(in_functions=True)
     # importing a module of another package runs that package's face first
-    assert "langchain_jev.models" in graph["langchain_jev.judge"]
+    assert "langchain_jev.models" in graph["langchain_jev._judge"]
     # the face's function-body wiring of the old spoke methods is seen, and closes no circle
-    assert {"langchain_jev.langsmith", "langchain_jev.pairwise.build"} <= graph["langchain_jev"]
+    assert {"langchain_jev.langsmith", "langchain_jev.pairwise._build"} <= graph["langchain_jev"]
 
 
 MAX_LINES = 600
 """The most lines a module of the package holds, unless the first paragraph of its docstring says why."""
 
 KNOWN_LONG_MODULES = {
-    "langchain_jev.datasets.readers",
-    "langchain_jev.guardrails.battery",
-    "langchain_jev.guardrails.policy",
-    "langchain_jev.guardrails.rail",
-    "langchain_jev.guardrails.text",
-    "langchain_jev.models.chat.model",
-    "langchain_jev.runs",
+    "langchain_jev.datasets._readers",
+    "langchain_jev.guardrails._battery",
+    "langchain_jev.guardrails._policy",
+    "langchain_jev.guardrails._rail",
+    "langchain_jev.guardrails._text",
+    "langchain_jev.models._chat.model",
+    "langchain_jev._runs",
 }
 """Modules over `MAX_LINES` with no reason at their top, still to be split or given one: the set only shrinks."""
 
@@ -382,7 +382,7 @@ def test_nothing_imports_the_dispatcher_but_the_entry_points() -> None:
     importers = {
         _module_name(path)
         for path in PACKAGE.rglob("*.py")
-        if "langchain_jev.cli.app" in _imports(path, in_functions=True)
+        if "langchain_jev.cli._app" in _imports(path, in_functions=True)
     }
     assert importers == ENTRY_POINTS
 
@@ -452,14 +452,14 @@ def test_the_command_line_holds_commands_and_argument_parsing_only() -> None:
         for name, imports in graph.items()
         if name.startswith("langchain_jev.cli.")
         for other in imports
-        if other.startswith(("langchain_jev.ray.", "langchain_jev.datasets.local."))
+        if other.startswith(("langchain_jev.ray.", "langchain_jev.datasets._local."))
     }
     # a command reaches an engine by its entry: the Ray run, the local run and its pool (and one predicate)
     assert into_engines == {
-        "langchain_jev.ray.run",
-        "langchain_jev.datasets.local.run",
-        "langchain_jev.datasets.local.pool",
-        "langchain_jev.datasets.local.session",  # compare's connect_failure
+        "langchain_jev.ray._run",
+        "langchain_jev.datasets._local.run",
+        "langchain_jev.datasets._local.pool",
+        "langchain_jev.datasets._local.session",  # compare's connect_failure
     }
 
 
@@ -471,7 +471,7 @@ def test_the_ray_engine_parses_no_arguments_and_decides_no_exit_code() -> None:
         tree = ast.parse(path.read_text(encoding="utf-8"))
         argv = [n for n in ast.walk(tree) if isinstance(n, ast.Attribute) and n.attr == "argv"]
         assert argv == [], f"{name} reads the command line"
-        assert "langchain_jev.datasets.exit_codes" not in graph[name], f"{name}: exit codes are the command's"
+        assert "langchain_jev.datasets._exit_codes" not in graph[name], f"{name}: exit codes are the command's"
         assert not any(other.startswith("langchain_jev.report") for other in graph[name]), name
 
 
@@ -513,21 +513,21 @@ def test_the_climb_counter_follows_function_bodies_and_faces_and_counts_what_goe
         tmp_path,
         {
             "__init__.py": "",
-            "errors.py": "from langchain_jev.datasets.reading import read\n",  # the floor reaching up
+            "errors.py": "from langchain_jev.datasets._reading import read\n",  # the floor reaching up
             "cli/__init__.py": "",
             "cli/judge.py": "from langchain_jev.datasets import run\n"
             "def judge():\n    from langchain_jev.report import draw\n",  # through a lazy face
-            "cli/calibrate.py": "from langchain_jev.errors import JevError\n",
+            "cli/calibrate.py": "from langchain_jev._errors import JevError\n",
             "datasets/__init__.py": "",
             "datasets/reading.py": "",
-            "datasets/run.py": "from langchain_jev.errors import JevError\n"
-            "from langchain_jev.report.page import draw\n",  # up
-            "report/__init__.py": "_EXPORTS = {'draw': 'langchain_jev.report.page'}\n",
+            "datasets/run.py": "from langchain_jev._errors import JevError\n"
+            "from langchain_jev.report._page import draw\n",  # up
+            "report/__init__.py": "_EXPORTS = {'draw': 'langchain_jev.report._page'}\n",
             "report/page.py": "from typing import TYPE_CHECKING\n"
-            "from langchain_jev.calibration.figures import figures\n"  # down
-            "if TYPE_CHECKING:\n    from langchain_jev.cli.judge import judge\n",  # never runs
+            "from langchain_jev.calibration._figures import figures\n"  # down
+            "if TYPE_CHECKING:\n    from langchain_jev.cli._judge import judge\n",  # never runs
             "calibration/__init__.py": "",
-            "calibration/figures.py": "def figures():\n    from langchain_jev.compare.stats import stats\n",
+            "calibration/figures.py": "def figures():\n    from langchain_jev.compare._stats import stats\n",
             "compare/__init__.py": "",
             "compare/stats.py": "",
         },
@@ -581,7 +581,7 @@ def test_type_checkers_see_the_lazy_names_as_their_real_types(tmp_path: Path) ->
 
 
 def test_every_public_error_is_a_jev_error_or_a_guardrail_stop() -> None:
-    from langchain_jev import errors
+    from langchain_jev import _errors as errors
 
     for name in errors.__all__:
         error = getattr(errors, name)

@@ -23,17 +23,17 @@ AT_805437F: dict[str, list[str] | None] = json.loads(
 
 GONE_BEFORE_THE_PRIVATE_LINE = {
     ("langchain_jev.calibration.replay", "read_results"),  # to datasets/stored.py (the one reader)
-    ("langchain_jev.compare.comparison", "read_results_file"),  # to datasets/stored.py (the one reader)
-    ("langchain_jev.guardrails.draft", "may_start_early"),
-    ("langchain_jev.guardrails.draft", "provider_tools"),
-    ("langchain_jev.guardrails.subjects", "clean"),
-    ("langchain_jev.guardrails.subjects", "clean_input"),
-    ("langchain_jev.guardrails.text", "MAX_DECODED"),
-    ("langchain_jev.guardrails.text", "Payload"),
-    ("langchain_jev.guardrails.text", "is_text_mime"),
-    ("langchain_jev.guardrails.text", "looks_like_base64"),
-    ("langchain_jev.guardrails.text", "normalise"),
-    ("langchain_jev.guardrails.text", "read_payload"),
+    ("langchain_jev.compare._comparison", "read_results_file"),  # to datasets/stored.py (the one reader)
+    ("langchain_jev.guardrails._draft", "may_start_early"),
+    ("langchain_jev.guardrails._draft", "provider_tools"),
+    ("langchain_jev.guardrails._subjects", "clean"),
+    ("langchain_jev.guardrails._subjects", "clean_input"),
+    ("langchain_jev.guardrails._text", "MAX_DECODED"),
+    ("langchain_jev.guardrails._text", "Payload"),
+    ("langchain_jev.guardrails._text", "is_text_mime"),
+    ("langchain_jev.guardrails._text", "looks_like_base64"),
+    ("langchain_jev.guardrails._text", "normalise"),
+    ("langchain_jev.guardrails._text", "read_payload"),
 }
 """Inner helpers that left their modules between 805437f and the private line (issues 33 and 35); nothing else may."""
 
@@ -144,17 +144,17 @@ def test_the_finder_builds_old_modules_split_modules_and_old_packages(
     monkeypatch: pytest.MonkeyPatch, fresh_imports: None
 ) -> None:
     monkeypatch.setitem(
-        _moved.MOVED, "langchain_jev.old_probe", ("langchain_jev.input", "langchain_jev.verdict")
+        _moved.MOVED, "langchain_jev.old_probe", ("langchain_jev._input", "langchain_jev._verdict")
     )
     monkeypatch.setitem(
         _moved.MOVED, "langchain_jev.old_probe.child", "langchain_jev.models._probe_home.cache"
     )
-    monkeypatch.setitem(_moved.MOVED, "langchain_jev.old_probe.lone", "langchain_jev.errors")
+    monkeypatch.setitem(_moved.MOVED, "langchain_jev.old_probe.lone", "langchain_jev._errors")
     with pytest.warns(DeprecationWarning, match=r"old_probe moved") as caught:
         from langchain_jev.old_probe import JevJudgeInput, JevVerdict  # type: ignore[import-not-found]
     assert JevJudgeInput is langchain_jev.JevJudgeInput and JevVerdict is langchain_jev.JevVerdict
     assert [str(w.message) for w in caught] == [
-        "langchain_jev.old_probe moved: import from langchain_jev.input or langchain_jev.verdict"
+        "langchain_jev.old_probe moved: import from langchain_jev._input or langchain_jev._verdict"
         " (the old path is removed in 0.2)"
     ]
     assert caught[0].filename == __file__

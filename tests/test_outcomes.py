@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from langchain_core.decisions import ChoiceAnswer, NoulAnswer, ScoreAnswer
 
 from langchain_jev import JevCriterion, Outcome
-from langchain_jev.outcomes import decide, decision_fields, support_share
+from langchain_jev._outcomes import decide, decision_fields, support_share
 from tests.support.rubrics import HELPFULNESS_LEVELS, helpfulness, mode, plausible
 
 CHOICE = JevCriterion.choice("mode", mode().question, ["answered"])  # type: ignore[arg-type]

@@ -108,7 +108,7 @@ def test_unknown_names_are_attribute_errors() -> None:
 def test_importing_the_package_loads_no_spoke() -> None:
     code = (
         "import sys, langchain_jev\n"
-        "heavy = [m for m in ('langchain_jev.judge', 'langgraph', 'langsmith.evaluation', 'typesafe_sdk',"
+        "heavy = [m for m in ('langchain_jev._judge', 'langgraph', 'langsmith.evaluation', 'typesafe_sdk',"
         " 'langchain', 'langchain_classic') if m in sys.modules]\n"
         "print(heavy)\n"
     )

@@ -8,9 +8,8 @@ from typing import Any
 import pytest
 from langchain_core.decisions import Noul
 
-from langchain_jev import JevConfigurationError, JevJudge, Outcome
-from langchain_jev.models.chat import ChatModelDecisionModel
-from langchain_jev.statements import Statement, default_question, statement_criteria
+from langchain_jev import ChatModelDecisionModel, JevConfigurationError, JevJudge, Outcome
+from langchain_jev._statements import Statement, default_question, statement_criteria
 from langchain_jev.testing import ScriptedDecisionModel
 from tests.models.chat.helpers import ToolCallingChatModel, tool_reply, user_text
 

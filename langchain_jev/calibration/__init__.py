@@ -8,7 +8,7 @@
   false-fail rates), pure functions with their definitions;
 - `sweep`: agreement at every threshold, and choosing one for an objective;
 - stored answers decided again under another judge (`NoRequestModel`, `redecide`) live with
-  the results file, in `langchain_jev.datasets.redecide`;
+  the results file, in `langchain_jev.datasets._redecide`;
 - `labels`: reading human labels and pairing them with records;
 - `rewrite`: new thresholds into a judge file, nothing else.
 
@@ -36,10 +36,10 @@ from typing import TYPE_CHECKING
 from langchain_jev._lazy import lazy_exports
 
 if TYPE_CHECKING:
-    from langchain_jev.calibration.figures import Agreement, CriterionCalibration, Stability
-    from langchain_jev.calibration.labels import read_label
-    from langchain_jev.calibration.measure import Calibration
-    from langchain_jev.calibration.metrics import (
+    from langchain_jev.calibration._figures import Agreement, CriterionCalibration, Stability
+    from langchain_jev.calibration._labels import read_label
+    from langchain_jev.calibration._measure import Calibration
+    from langchain_jev.calibration._metrics import (
         Confusion,
         auroc,
         bootstrap_kappa,
@@ -47,38 +47,38 @@ if TYPE_CHECKING:
         expected_calibration_error,
         reliability_bins,
     )
-    from langchain_jev.calibration.rewrite import write_thresholds
-    from langchain_jev.calibration.study import acalibrate, calibrate
-    from langchain_jev.calibration.suggest import Suggestion
-    from langchain_jev.calibration.sweep import Objective, SweepPoint
-    from langchain_jev.calibration.tables import Disagreement
-    from langchain_jev.datasets.redecide import NoRequestModel, redecide, redecide_records
-    from langchain_jev.datasets.stored import read_results
+    from langchain_jev.calibration._rewrite import write_thresholds
+    from langchain_jev.calibration._study import acalibrate, calibrate
+    from langchain_jev.calibration._suggest import Suggestion
+    from langchain_jev.calibration._sweep import Objective, SweepPoint
+    from langchain_jev.calibration._tables import Disagreement
+    from langchain_jev.datasets._redecide import NoRequestModel, redecide, redecide_records
+    from langchain_jev.datasets._stored import read_results
 
 # public name -> module that defines it
 _EXPORTS: dict[str, str] = {
-    "Agreement": "langchain_jev.calibration.figures",
-    "Calibration": "langchain_jev.calibration.measure",
-    "Confusion": "langchain_jev.calibration.metrics",
-    "CriterionCalibration": "langchain_jev.calibration.figures",
-    "Disagreement": "langchain_jev.calibration.tables",
-    "NoRequestModel": "langchain_jev.datasets.redecide",
-    "Objective": "langchain_jev.calibration.sweep",
-    "Stability": "langchain_jev.calibration.figures",
-    "Suggestion": "langchain_jev.calibration.suggest",
-    "SweepPoint": "langchain_jev.calibration.sweep",
-    "acalibrate": "langchain_jev.calibration.study",
-    "auroc": "langchain_jev.calibration.metrics",
-    "bootstrap_kappa": "langchain_jev.calibration.metrics",
-    "brier_score": "langchain_jev.calibration.metrics",
-    "calibrate": "langchain_jev.calibration.study",
-    "expected_calibration_error": "langchain_jev.calibration.metrics",
-    "read_label": "langchain_jev.calibration.labels",
-    "read_results": "langchain_jev.datasets.stored",
-    "redecide": "langchain_jev.datasets.redecide",
-    "redecide_records": "langchain_jev.datasets.redecide",
-    "reliability_bins": "langchain_jev.calibration.metrics",
-    "write_thresholds": "langchain_jev.calibration.rewrite",
+    "Agreement": "langchain_jev.calibration._figures",
+    "Calibration": "langchain_jev.calibration._measure",
+    "Confusion": "langchain_jev.calibration._metrics",
+    "CriterionCalibration": "langchain_jev.calibration._figures",
+    "Disagreement": "langchain_jev.calibration._tables",
+    "NoRequestModel": "langchain_jev.datasets._redecide",
+    "Objective": "langchain_jev.calibration._sweep",
+    "Stability": "langchain_jev.calibration._figures",
+    "Suggestion": "langchain_jev.calibration._suggest",
+    "SweepPoint": "langchain_jev.calibration._sweep",
+    "acalibrate": "langchain_jev.calibration._study",
+    "auroc": "langchain_jev.calibration._metrics",
+    "bootstrap_kappa": "langchain_jev.calibration._metrics",
+    "brier_score": "langchain_jev.calibration._metrics",
+    "calibrate": "langchain_jev.calibration._study",
+    "expected_calibration_error": "langchain_jev.calibration._metrics",
+    "read_label": "langchain_jev.calibration._labels",
+    "read_results": "langchain_jev.datasets._stored",
+    "redecide": "langchain_jev.datasets._redecide",
+    "redecide_records": "langchain_jev.datasets._redecide",
+    "reliability_bins": "langchain_jev.calibration._metrics",
+    "write_thresholds": "langchain_jev.calibration._rewrite",
 }
 
 __all__ = [

@@ -1,8 +1,8 @@
 """The ``langchain-jev`` command line: commands and argument parsing only; every run is an engine's.
 
 Where a row goes: ``langchain-jev judge DATA`` is parsed here and handed to an engine, the
-local one (`langchain_jev.datasets.local`: the rows read, judged here or in worker processes,
-written to the results file) or, with ``--engine ray``, the Ray one (`langchain_jev.ray.run`).
+local one (`langchain_jev.datasets._local`: the rows read, judged here or in worker processes,
+written to the results file) or, with ``--engine ray``, the Ray one (`langchain_jev.ray._run`).
 The results file it leaves is what the other commands read back, each through
 `langchain_jev.datasets`: ``rejudge`` decides its answers again, ``calibrate`` measures them
 against human labels (`langchain_jev.calibration`), ``compare`` sets two side by side
@@ -16,14 +16,14 @@ Modules, one job each:
 - `rejudge`, `calibrate`: decide stored answers again; measure a judge against human labels;
 - `compare`: two results files side by side, or each row's two answers judged head to head;
 - `monitor`: the ``monitor`` command, judging a LangSmith project's new runs once each;
-- `simulate`: the ``simulate`` command, a simulated conversation per row (`langchain_jev.simulation.dataset`);
+- `simulate`: the ``simulate`` command, a simulated conversation per row (`langchain_jev.simulation._dataset`);
 - `judges`: the ``judges`` command, listing the prebuilt judges and printing their files;
 - `validate`: the ``schema`` and ``validate`` commands;
 - `deploy`: the ``deploy`` command, a judge file as a LangSmith online evaluator.
 
 No engine lives here: no class, and none of the libraries an engine runs on (Ray, processes,
 threads; ``tests/test_layout.py`` pins it). The exit codes are
-`langchain_jev.datasets.exit_codes`, re-exported below.
+`langchain_jev.datasets._exit_codes`, re-exported below.
 
 Example:
     langchain-jev judge rows.jsonl --judge judge.yaml --out results.jsonl --fail-under 0.8
@@ -32,8 +32,8 @@ Example:
 
 from __future__ import annotations
 
-from langchain_jev.cli.app import main
-from langchain_jev.datasets.exit_codes import (
+from langchain_jev.cli._app import main
+from langchain_jev.datasets._exit_codes import (
     EXIT_BAD_INPUT,
     EXIT_BELOW_THRESHOLD,
     EXIT_CODES,

@@ -2,7 +2,7 @@
 
 import sys
 
-from langchain_jev.cli.app import main
+from langchain_jev.cli._app import main
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -27,45 +27,45 @@ from typing import TYPE_CHECKING
 from langchain_jev._lazy import lazy_exports
 
 if TYPE_CHECKING:
-    from langchain_jev.compare.answers import AnswerPair, answer_pairs, read_answer_pairs
-    from langchain_jev.compare.comparison import (
+    from langchain_jev.compare._answers import AnswerPair, answer_pairs, read_answer_pairs
+    from langchain_jev.compare._comparison import (
         Comparison,
         CriterionChange,
         Flip,
         compare_files,
         compare_results,
     )
-    from langchain_jev.compare.head_to_head import (
+    from langchain_jev.compare._head_to_head import (
         HeadToHead,
         HeadToHeadRow,
         PreferenceCounts,
         acompare_answers,
         compare_answers,
     )
-    from langchain_jev.compare.join import Joined, RowPair, join_rows
-    from langchain_jev.compare.stats import PairedCounts, mcnemar_exact, paired_difference_interval
+    from langchain_jev.compare._join import Joined, RowPair, join_rows
+    from langchain_jev.compare._stats import PairedCounts, mcnemar_exact, paired_difference_interval
 
 # public name -> module that defines it
 _EXPORTS: dict[str, str] = {
-    "AnswerPair": "langchain_jev.compare.answers",
-    "Comparison": "langchain_jev.compare.comparison",
-    "CriterionChange": "langchain_jev.compare.comparison",
-    "Flip": "langchain_jev.compare.comparison",
-    "HeadToHead": "langchain_jev.compare.head_to_head",
-    "HeadToHeadRow": "langchain_jev.compare.head_to_head",
-    "Joined": "langchain_jev.compare.join",
-    "PairedCounts": "langchain_jev.compare.stats",
-    "PreferenceCounts": "langchain_jev.compare.head_to_head",
-    "RowPair": "langchain_jev.compare.join",
-    "acompare_answers": "langchain_jev.compare.head_to_head",
-    "answer_pairs": "langchain_jev.compare.answers",
-    "compare_answers": "langchain_jev.compare.head_to_head",
-    "compare_files": "langchain_jev.compare.comparison",
-    "compare_results": "langchain_jev.compare.comparison",
-    "join_rows": "langchain_jev.compare.join",
-    "mcnemar_exact": "langchain_jev.compare.stats",
-    "paired_difference_interval": "langchain_jev.compare.stats",
-    "read_answer_pairs": "langchain_jev.compare.answers",
+    "AnswerPair": "langchain_jev.compare._answers",
+    "Comparison": "langchain_jev.compare._comparison",
+    "CriterionChange": "langchain_jev.compare._comparison",
+    "Flip": "langchain_jev.compare._comparison",
+    "HeadToHead": "langchain_jev.compare._head_to_head",
+    "HeadToHeadRow": "langchain_jev.compare._head_to_head",
+    "Joined": "langchain_jev.compare._join",
+    "PairedCounts": "langchain_jev.compare._stats",
+    "PreferenceCounts": "langchain_jev.compare._head_to_head",
+    "RowPair": "langchain_jev.compare._join",
+    "acompare_answers": "langchain_jev.compare._head_to_head",
+    "answer_pairs": "langchain_jev.compare._answers",
+    "compare_answers": "langchain_jev.compare._head_to_head",
+    "compare_files": "langchain_jev.compare._comparison",
+    "compare_results": "langchain_jev.compare._comparison",
+    "join_rows": "langchain_jev.compare._join",
+    "mcnemar_exact": "langchain_jev.compare._stats",
+    "paired_difference_interval": "langchain_jev.compare._stats",
+    "read_answer_pairs": "langchain_jev.compare._answers",
 }
 
 __all__ = [

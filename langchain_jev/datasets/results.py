@@ -1,9 +1,9 @@
 """The results file of the command line: a header line, then one JSON line per row as soon as it is known.
 
 The first line of a results file (not of results sent to stdout) is its
-header (`langchain_jev.datasets.header`: what judged the rows, and the run);
+header (`langchain_jev.datasets._header`: what judged the rows, and the run);
 readers of results files skip it, and read it back checked
-(`langchain_jev.datasets.stored`). Every record names its row (``row``: its
+(`langchain_jev.datasets._stored`). Every record names its row (``row``: its
 number from 1; ``line``: where it starts in the dataset; ``key``: a hash of its
 content), so a run that was stopped can be resumed: `resume_results` first
 checks that the file was written by the same judge (and refuses, leaving it as
@@ -32,6 +32,8 @@ Import their names from here.
 
 from __future__ import annotations
 
+from langchain_jev._errors import ResultsError
+from langchain_jev.datasets._header import HEADER_KEY, header_record, is_header
 from langchain_jev.datasets._results.answers import answer_data, panel_data, stored_answer, stored_panel
 from langchain_jev.datasets._results.checks import check_records, record_problem
 from langchain_jev.datasets._results.records import (
@@ -44,9 +46,7 @@ from langchain_jev.datasets._results.records import (
 )
 from langchain_jev.datasets._results.resume import Resumed, resume_results
 from langchain_jev.datasets._results.writer import ResultsFile
-from langchain_jev.datasets.header import HEADER_KEY, header_record, is_header
-from langchain_jev.datasets.stored import read_header
-from langchain_jev.errors import ResultsError
+from langchain_jev.datasets._stored import read_header
 
 __all__ = [
     "HEADER_KEY",

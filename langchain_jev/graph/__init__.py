@@ -16,46 +16,46 @@ from typing import TYPE_CHECKING
 from langchain_jev._lazy import lazy_exports
 
 if TYPE_CHECKING:
-    from langchain_jev.errors import GuardrailCheckError, GuardrailRefusedError, GuardrailUndecidedError
-    from langchain_jev.graph.builder import add_guardrail
-    from langchain_jev.graph.guarded_model import (
+    from langchain_jev._errors import GuardrailCheckError, GuardrailRefusedError, GuardrailUndecidedError
+    from langchain_jev._refine import SelfRefineDraft
+    from langchain_jev.graph._builder import add_guardrail
+    from langchain_jev.graph._guarded_model import (
         create_guarded_model_node,
         create_guarded_tool_node,
         guard_model,
     )
-    from langchain_jev.graph.guardrail import GuardrailState, create_guardrail_node
-    from langchain_jev.graph.self_refine import SelfRefineState, create_self_refine_graph
-    from langchain_jev.graph.wiring import GuardrailWiringWarning
-    from langchain_jev.guardrails.battery import HazardAssessment, HazardBattery
-    from langchain_jev.guardrails.catalog import HAZARDS, STRICTNESS_PRESETS, Hazard
-    from langchain_jev.guardrails.policy import GuardrailReport
-    from langchain_jev.guardrails.review import review_token
-    from langchain_jev.guardrails.settings import GuardrailSettings
-    from langchain_jev.refine import SelfRefineDraft
+    from langchain_jev.graph._guardrail import GuardrailState, create_guardrail_node
+    from langchain_jev.graph._self_refine import SelfRefineState, create_self_refine_graph
+    from langchain_jev.graph._wiring import GuardrailWiringWarning
+    from langchain_jev.guardrails._battery import HazardAssessment, HazardBattery
+    from langchain_jev.guardrails._catalog import HAZARDS, STRICTNESS_PRESETS, Hazard
+    from langchain_jev.guardrails._policy import GuardrailReport
+    from langchain_jev.guardrails._review import review_token
+    from langchain_jev.guardrails._settings import GuardrailSettings
 
 # public name -> module that defines it
 _EXPORTS: dict[str, str] = {
-    "GuardrailCheckError": "langchain_jev.errors",
-    "GuardrailSettings": "langchain_jev.guardrails.settings",
-    "review_token": "langchain_jev.guardrails.review",
-    "GuardrailReport": "langchain_jev.guardrails.policy",
-    "GuardrailState": "langchain_jev.graph.guardrail",
-    "GuardrailRefusedError": "langchain_jev.errors",
-    "GuardrailUndecidedError": "langchain_jev.errors",
-    "GuardrailWiringWarning": "langchain_jev.graph.wiring",
-    "HAZARDS": "langchain_jev.guardrails.catalog",
-    "Hazard": "langchain_jev.guardrails.catalog",
-    "HazardAssessment": "langchain_jev.guardrails.battery",
-    "HazardBattery": "langchain_jev.guardrails.battery",
-    "STRICTNESS_PRESETS": "langchain_jev.guardrails.catalog",
-    "SelfRefineDraft": "langchain_jev.refine",
-    "SelfRefineState": "langchain_jev.graph.self_refine",
-    "add_guardrail": "langchain_jev.graph.builder",
-    "create_guarded_model_node": "langchain_jev.graph.guarded_model",
-    "create_guarded_tool_node": "langchain_jev.graph.guarded_model",
-    "create_guardrail_node": "langchain_jev.graph.guardrail",
-    "create_self_refine_graph": "langchain_jev.graph.self_refine",
-    "guard_model": "langchain_jev.graph.guarded_model",
+    "GuardrailCheckError": "langchain_jev._errors",
+    "GuardrailSettings": "langchain_jev.guardrails._settings",
+    "review_token": "langchain_jev.guardrails._review",
+    "GuardrailReport": "langchain_jev.guardrails._policy",
+    "GuardrailState": "langchain_jev.graph._guardrail",
+    "GuardrailRefusedError": "langchain_jev._errors",
+    "GuardrailUndecidedError": "langchain_jev._errors",
+    "GuardrailWiringWarning": "langchain_jev.graph._wiring",
+    "HAZARDS": "langchain_jev.guardrails._catalog",
+    "Hazard": "langchain_jev.guardrails._catalog",
+    "HazardAssessment": "langchain_jev.guardrails._battery",
+    "HazardBattery": "langchain_jev.guardrails._battery",
+    "STRICTNESS_PRESETS": "langchain_jev.guardrails._catalog",
+    "SelfRefineDraft": "langchain_jev._refine",
+    "SelfRefineState": "langchain_jev.graph._self_refine",
+    "add_guardrail": "langchain_jev.graph._builder",
+    "create_guarded_model_node": "langchain_jev.graph._guarded_model",
+    "create_guarded_tool_node": "langchain_jev.graph._guarded_model",
+    "create_guardrail_node": "langchain_jev.graph._guardrail",
+    "create_self_refine_graph": "langchain_jev.graph._self_refine",
+    "guard_model": "langchain_jev.graph._guarded_model",
 }
 
 __all__ = [

@@ -36,30 +36,30 @@ from typing import TYPE_CHECKING
 from langchain_jev._lazy import lazy_exports
 
 if TYPE_CHECKING:
-    from langchain_jev.errors import GuardrailCheckError, GuardrailRefusedError, GuardrailUndecidedError
-    from langchain_jev.guardrails.battery import HazardAssessment, HazardBattery
-    from langchain_jev.guardrails.catalog import HAZARDS, STRICTNESS_PRESETS, Hazard
-    from langchain_jev.guardrails.door import GuardrailDoor
-    from langchain_jev.guardrails.policy import GuardrailPolicy, GuardrailReport
-    from langchain_jev.guardrails.review import review_token
-    from langchain_jev.guardrails.settings import GuardrailOptions, GuardrailSettings
+    from langchain_jev._errors import GuardrailCheckError, GuardrailRefusedError, GuardrailUndecidedError
+    from langchain_jev.guardrails._battery import HazardAssessment, HazardBattery
+    from langchain_jev.guardrails._catalog import HAZARDS, STRICTNESS_PRESETS, Hazard
+    from langchain_jev.guardrails._door import GuardrailDoor
+    from langchain_jev.guardrails._policy import GuardrailPolicy, GuardrailReport
+    from langchain_jev.guardrails._review import review_token
+    from langchain_jev.guardrails._settings import GuardrailOptions, GuardrailSettings
 
 # public name -> module that defines it
 _EXPORTS: dict[str, str] = {
-    "GuardrailCheckError": "langchain_jev.errors",
-    "GuardrailDoor": "langchain_jev.guardrails.door",
-    "GuardrailOptions": "langchain_jev.guardrails.settings",
-    "GuardrailSettings": "langchain_jev.guardrails.settings",
-    "review_token": "langchain_jev.guardrails.review",
-    "GuardrailPolicy": "langchain_jev.guardrails.policy",
-    "GuardrailReport": "langchain_jev.guardrails.policy",
-    "GuardrailRefusedError": "langchain_jev.errors",
-    "GuardrailUndecidedError": "langchain_jev.errors",
-    "HAZARDS": "langchain_jev.guardrails.catalog",
-    "Hazard": "langchain_jev.guardrails.catalog",
-    "HazardAssessment": "langchain_jev.guardrails.battery",
-    "HazardBattery": "langchain_jev.guardrails.battery",
-    "STRICTNESS_PRESETS": "langchain_jev.guardrails.catalog",
+    "GuardrailCheckError": "langchain_jev._errors",
+    "GuardrailDoor": "langchain_jev.guardrails._door",
+    "GuardrailOptions": "langchain_jev.guardrails._settings",
+    "GuardrailSettings": "langchain_jev.guardrails._settings",
+    "review_token": "langchain_jev.guardrails._review",
+    "GuardrailPolicy": "langchain_jev.guardrails._policy",
+    "GuardrailReport": "langchain_jev.guardrails._policy",
+    "GuardrailRefusedError": "langchain_jev._errors",
+    "GuardrailUndecidedError": "langchain_jev._errors",
+    "HAZARDS": "langchain_jev.guardrails._catalog",
+    "Hazard": "langchain_jev.guardrails._catalog",
+    "HazardAssessment": "langchain_jev.guardrails._battery",
+    "HazardBattery": "langchain_jev.guardrails._battery",
+    "STRICTNESS_PRESETS": "langchain_jev.guardrails._catalog",
 }
 
 __all__ = [

@@ -57,6 +57,9 @@ from typing import TYPE_CHECKING
 from langchain_jev._lazy import lazy_exports
 
 if TYPE_CHECKING:
+    from langchain_jev.judges._build import prebuilt_criteria, prebuilt_judge
+    from langchain_jev.judges._catalog import CATALOGUE, PrebuiltJudge, judge_names, judge_path, judge_text
+    from langchain_jev.judges._code import code_criteria, code_judge
     from langchain_jev.judges._factories import (
         conversation_criteria,
         conversation_judge,
@@ -79,12 +82,9 @@ if TYPE_CHECKING:
         voice_criteria,
         voice_judge,
     )
-    from langchain_jev.judges.build import prebuilt_criteria, prebuilt_judge
-    from langchain_jev.judges.catalog import CATALOGUE, PrebuiltJudge, judge_names, judge_path, judge_text
-    from langchain_jev.judges.code import code_criteria, code_judge
-    from langchain_jev.judges.json_match import json_match_criteria, json_match_judge
-    from langchain_jev.judges.sensitive_data import sensitive_data_criteria, sensitive_data_judge
-    from langchain_jev.judges.threads import (
+    from langchain_jev.judges._json_match import json_match_criteria, json_match_judge
+    from langchain_jev.judges._sensitive_data import sensitive_data_criteria, sensitive_data_judge
+    from langchain_jev.judges._threads import (
         ThreadStep,
         ThreadTrajectory,
         aread_checkpoints,
@@ -93,29 +93,29 @@ if TYPE_CHECKING:
         read_thread,
         steps_match,
     )
-    from langchain_jev.judges.trajectory import trajectory_criteria, trajectory_judge
-    from langchain_jev.judges.turns import ThreadJudge, conversation_thread_judge
+    from langchain_jev.judges._trajectory import trajectory_criteria, trajectory_judge
+    from langchain_jev.judges._turns import ThreadJudge, conversation_thread_judge
 
 # public name -> module that defines it
 _EXPORTS: dict[str, str] = {
-    "code_criteria": "langchain_jev.judges.code",
-    "code_judge": "langchain_jev.judges.code",
+    "code_criteria": "langchain_jev.judges._code",
+    "code_judge": "langchain_jev.judges._code",
     "conversation_criteria": "langchain_jev.judges._factories",
     "conversation_judge": "langchain_jev.judges._factories",
-    "conversation_thread_judge": "langchain_jev.judges.turns",
+    "conversation_thread_judge": "langchain_jev.judges._turns",
     "conversation_labels_criteria": "langchain_jev.judges._factories",
     "conversation_labels_judge": "langchain_jev.judges._factories",
     "correctness_criteria": "langchain_jev.judges._factories",
     "correctness_judge": "langchain_jev.judges._factories",
     "image_criteria": "langchain_jev.judges._factories",
     "image_judge": "langchain_jev.judges._factories",
-    "json_match_criteria": "langchain_jev.judges.json_match",
-    "json_match_judge": "langchain_jev.judges.json_match",
-    "judge_names": "langchain_jev.judges.catalog",
-    "judge_path": "langchain_jev.judges.catalog",
-    "judge_text": "langchain_jev.judges.catalog",
-    "prebuilt_criteria": "langchain_jev.judges.build",
-    "prebuilt_judge": "langchain_jev.judges.build",
+    "json_match_criteria": "langchain_jev.judges._json_match",
+    "json_match_judge": "langchain_jev.judges._json_match",
+    "judge_names": "langchain_jev.judges._catalog",
+    "judge_path": "langchain_jev.judges._catalog",
+    "judge_text": "langchain_jev.judges._catalog",
+    "prebuilt_criteria": "langchain_jev.judges._build",
+    "prebuilt_judge": "langchain_jev.judges._build",
     "quality_criteria": "langchain_jev.judges._factories",
     "quality_judge": "langchain_jev.judges._factories",
     "rag_criteria": "langchain_jev.judges._factories",
@@ -124,24 +124,24 @@ _EXPORTS: dict[str, str] = {
     "safety_judge": "langchain_jev.judges._factories",
     "security_criteria": "langchain_jev.judges._factories",
     "security_judge": "langchain_jev.judges._factories",
-    "sensitive_data_criteria": "langchain_jev.judges.sensitive_data",
-    "sensitive_data_judge": "langchain_jev.judges.sensitive_data",
+    "sensitive_data_criteria": "langchain_jev.judges._sensitive_data",
+    "sensitive_data_judge": "langchain_jev.judges._sensitive_data",
     "summary_criteria": "langchain_jev.judges._factories",
     "summary_judge": "langchain_jev.judges._factories",
-    "aread_checkpoints": "langchain_jev.judges.threads",
-    "aread_thread": "langchain_jev.judges.threads",
-    "read_checkpoints": "langchain_jev.judges.threads",
-    "read_thread": "langchain_jev.judges.threads",
-    "steps_match": "langchain_jev.judges.threads",
-    "ThreadJudge": "langchain_jev.judges.turns",
-    "ThreadStep": "langchain_jev.judges.threads",
-    "ThreadTrajectory": "langchain_jev.judges.threads",
-    "trajectory_criteria": "langchain_jev.judges.trajectory",
-    "trajectory_judge": "langchain_jev.judges.trajectory",
+    "aread_checkpoints": "langchain_jev.judges._threads",
+    "aread_thread": "langchain_jev.judges._threads",
+    "read_checkpoints": "langchain_jev.judges._threads",
+    "read_thread": "langchain_jev.judges._threads",
+    "steps_match": "langchain_jev.judges._threads",
+    "ThreadJudge": "langchain_jev.judges._turns",
+    "ThreadStep": "langchain_jev.judges._threads",
+    "ThreadTrajectory": "langchain_jev.judges._threads",
+    "trajectory_criteria": "langchain_jev.judges._trajectory",
+    "trajectory_judge": "langchain_jev.judges._trajectory",
     "voice_criteria": "langchain_jev.judges._factories",
     "voice_judge": "langchain_jev.judges._factories",
-    "CATALOGUE": "langchain_jev.judges.catalog",
-    "PrebuiltJudge": "langchain_jev.judges.catalog",
+    "CATALOGUE": "langchain_jev.judges._catalog",
+    "PrebuiltJudge": "langchain_jev.judges._catalog",
 }
 
 __all__ = [

@@ -23,10 +23,10 @@ from typing import Any, Protocol
 
 import yaml
 
-from langchain_jev.criteria import JevCriterion
-from langchain_jev.judge import JevJudge
-from langchain_jev.judges.build import prebuilt_criteria, prebuilt_judge
-from langchain_jev.judges.catalog import PrebuiltJudge, prebuilt
+from langchain_jev._criteria import JevCriterion
+from langchain_jev._judge import JevJudge
+from langchain_jev.judges._build import prebuilt_criteria, prebuilt_judge
+from langchain_jev.judges._catalog import PrebuiltJudge, prebuilt
 
 __all__ = [
     "CriteriaFactory",

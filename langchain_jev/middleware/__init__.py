@@ -11,15 +11,15 @@ from typing import TYPE_CHECKING
 from langchain_jev._lazy import lazy_exports
 
 if TYPE_CHECKING:
-    from langchain_jev.middleware.guardrail import JevGuardrailMiddleware, JevGuardrailState
-    from langchain_jev.middleware.self_refine import JevSelfRefineMiddleware, SelfRefineAgentState
+    from langchain_jev.middleware._guardrail import JevGuardrailMiddleware, JevGuardrailState
+    from langchain_jev.middleware._self_refine import JevSelfRefineMiddleware, SelfRefineAgentState
 
 # public name -> module that defines it
 _EXPORTS: dict[str, str] = {
-    "JevGuardrailMiddleware": "langchain_jev.middleware.guardrail",
-    "JevGuardrailState": "langchain_jev.middleware.guardrail",
-    "JevSelfRefineMiddleware": "langchain_jev.middleware.self_refine",
-    "SelfRefineAgentState": "langchain_jev.middleware.self_refine",
+    "JevGuardrailMiddleware": "langchain_jev.middleware._guardrail",
+    "JevGuardrailState": "langchain_jev.middleware._guardrail",
+    "JevSelfRefineMiddleware": "langchain_jev.middleware._self_refine",
+    "SelfRefineAgentState": "langchain_jev.middleware._self_refine",
 }
 
 __all__ = [

@@ -27,7 +27,7 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from langchain_jev.errors import JevConfigurationError
+from langchain_jev._errors import JevConfigurationError
 
 __all__ = ["MAX_NAME", "middleware_name", "stable"]
 

@@ -22,22 +22,22 @@ from typing import TYPE_CHECKING
 from langchain_jev._lazy import lazy_exports
 
 if TYPE_CHECKING:
-    from langchain_jev.models.cache import CachedDecisionModel, DecisionCache, InMemoryCache, SQLiteCache
-    from langchain_jev.models.jev import JevDecisionModel
-    from langchain_jev.models.jury import JuryDecisionModel
-    from langchain_jev.models.resolve import as_decision_model
-    from langchain_jev.models.response import DecisionResponse
+    from langchain_jev.models._cache import CachedDecisionModel, DecisionCache, InMemoryCache, SQLiteCache
+    from langchain_jev.models._jev import JevDecisionModel
+    from langchain_jev.models._jury import JuryDecisionModel
+    from langchain_jev.models._resolve import as_decision_model
+    from langchain_jev.models._response import DecisionResponse
 
 # public name -> module that defines it
 _EXPORTS: dict[str, str] = {
-    "CachedDecisionModel": "langchain_jev.models.cache",
-    "DecisionCache": "langchain_jev.models.cache",
-    "DecisionResponse": "langchain_jev.models.response",
-    "InMemoryCache": "langchain_jev.models.cache",
-    "JevDecisionModel": "langchain_jev.models.jev",
-    "JuryDecisionModel": "langchain_jev.models.jury",
-    "SQLiteCache": "langchain_jev.models.cache",
-    "as_decision_model": "langchain_jev.models.resolve",
+    "CachedDecisionModel": "langchain_jev.models._cache",
+    "DecisionCache": "langchain_jev.models._cache",
+    "DecisionResponse": "langchain_jev.models._response",
+    "InMemoryCache": "langchain_jev.models._cache",
+    "JevDecisionModel": "langchain_jev.models._jev",
+    "JuryDecisionModel": "langchain_jev.models._jury",
+    "SQLiteCache": "langchain_jev.models._cache",
+    "as_decision_model": "langchain_jev.models._resolve",
 }
 
 __all__ = [

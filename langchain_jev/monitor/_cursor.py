@@ -17,7 +17,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from langchain_jev.errors import JevConfigurationError
+from langchain_jev._errors import JevConfigurationError
 
 __all__ = ["CURSOR_VERSION", "Cursor", "RunRef", "Window", "advance"]
 

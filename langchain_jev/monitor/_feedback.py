@@ -28,11 +28,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from langchain_jev._verdict import JevVerdict
 from langchain_jev.langsmith import verdict_results
-from langchain_jev.models.secrets import redact, redact_error
+from langchain_jev.models._secrets import redact, redact_error
 from langchain_jev.monitor._ids import feedback_id
 from langchain_jev.monitor._limits import RateGate, retry_after
-from langchain_jev.verdict import JevVerdict
 
 __all__ = ["FeedbackRequest", "FeedbackWriter", "WriteOutcome", "create_arguments", "feedback_requests"]
 

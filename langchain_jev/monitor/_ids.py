@@ -13,8 +13,8 @@ import math
 import uuid
 from typing import Any
 
-from langchain_jev.errors import JevConfigurationError
-from langchain_jev.judge import JevJudge
+from langchain_jev._errors import JevConfigurationError
+from langchain_jev._judge import JevJudge
 
 __all__ = ["MONITOR_NAMESPACE", "feedback_id", "judge_fingerprint", "sampled"]
 

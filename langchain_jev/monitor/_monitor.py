@@ -14,10 +14,10 @@ import os
 from collections.abc import Callable
 from typing import Any
 
-from langchain_jev.errors import JevConfigurationError
-from langchain_jev.judge import JevJudge
+from langchain_jev._errors import JevConfigurationError
+from langchain_jev._judge import JevJudge
 from langchain_jev.langsmith import Prepare
-from langchain_jev.models.secrets import install_log_filter, remember_secret
+from langchain_jev.models._secrets import install_log_filter, remember_secret
 from langchain_jev.monitor._cursor import Cursor
 from langchain_jev.monitor._feedback import FeedbackWriter
 from langchain_jev.monitor._ids import check_rate, judge_fingerprint
@@ -171,7 +171,7 @@ def monitor(
 
     Reads the project's root runs (``filter``: a LangSmith filter choosing others)
     with ``runs.query_v2``, maps each as the LangSmith evaluator and the dataset
-    command do (`langchain_jev.runs.judge_input_from_run`), judges it with the
+    command do (`langchain_jev.judge_input_from_run`), judges it with the
     full engine, and writes one feedback per criterion plus ``jev_pass``. Run it
     again (a schedule, a loop) to keep up with the project.
 

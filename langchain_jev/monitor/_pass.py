@@ -28,10 +28,12 @@ from typing import Any, Literal
 
 from langsmith import schemas
 
-from langchain_jev.errors import JevInputError
-from langchain_jev.judge import JevJudge, JudgeInput
+from langchain_jev._errors import JevInputError
+from langchain_jev._judge import JevJudge, JudgeInput
+from langchain_jev._runs import judge_input_from_run
+from langchain_jev._verdict import JevVerdict
 from langchain_jev.langsmith import Prepare
-from langchain_jev.models.secrets import redact, redact_error
+from langchain_jev.models._secrets import redact, redact_error
 from langchain_jev.monitor._cursor import Cursor, RunRef, Window, advance
 from langchain_jev.monitor._feedback import (
     FeedbackRequest,
@@ -45,8 +47,6 @@ from langchain_jev.monitor._limits import RateGate, retry_after
 from langchain_jev.monitor._read import IDS_PER_QUERY
 from langchain_jev.monitor._store import CursorKey, CursorStore
 from langchain_jev.monitor._threads import group_threads, is_idle, thread_input, thread_subject
-from langchain_jev.runs import judge_input_from_run
-from langchain_jev.verdict import JevVerdict
 
 __all__ = ["MonitorLine", "MonitorPass", "MonitorSummary", "Unit", "arun_pass", "run_pass"]
 

@@ -24,7 +24,7 @@ from typing import Any
 
 from langsmith import schemas
 
-from langchain_jev.errors import JevConfigurationError
+from langchain_jev._errors import JevConfigurationError
 from langchain_jev.monitor._cursor import RunRef, Window
 
 __all__ = [

@@ -17,10 +17,10 @@ from collections.abc import Iterable, Sequence
 
 from langsmith import schemas
 
-from langchain_jev.errors import JevInputError
-from langchain_jev.input import JevJudgeInput
+from langchain_jev._errors import JevInputError
+from langchain_jev._input import JevJudgeInput
+from langchain_jev._runs import CONVERSATION_FIELD, answer_from_outputs, question_from_inputs
 from langchain_jev.monitor._cursor import RunRef
-from langchain_jev.runs import CONVERSATION_FIELD, answer_from_outputs, question_from_inputs
 
 __all__ = ["DEFAULT_IDLE", "group_threads", "is_idle", "thread_input", "thread_subject"]
 

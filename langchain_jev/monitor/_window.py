@@ -14,7 +14,7 @@ from __future__ import annotations
 import datetime
 import re
 
-from langchain_jev.errors import JevConfigurationError
+from langchain_jev._errors import JevConfigurationError
 from langchain_jev.monitor._cursor import Cursor, Window
 
 __all__ = ["DEFAULT_SPAN", "SETTLE", "Moment", "moment", "span", "window_of"]

@@ -10,7 +10,7 @@ Names are imported lazily, so importing this package stays cheap.
 Example:
     >>> from langchain_jev.online import decision_rule
     >>> decision_rule.__module__
-    'langchain_jev.online.rule'
+    'langchain_jev.online._rule'
 
 """
 
@@ -21,21 +21,21 @@ from typing import TYPE_CHECKING
 from langchain_jev._lazy import lazy_exports
 
 if TYPE_CHECKING:
-    from langchain_jev.online.deployment import Deployment, JevDeployWarning, adeploy, deploy
-    from langchain_jev.online.provider import RuleModel, rule_model
-    from langchain_jev.online.rule import DEFAULT_MAPPING, DecisionRule, decision_rule
+    from langchain_jev.online._deployment import Deployment, JevDeployWarning, adeploy, deploy
+    from langchain_jev.online._provider import RuleModel, rule_model
+    from langchain_jev.online._rule import DEFAULT_MAPPING, DecisionRule, decision_rule
 
 # public name -> module that defines it
 _EXPORTS: dict[str, str] = {
-    "DEFAULT_MAPPING": "langchain_jev.online.rule",
-    "DecisionRule": "langchain_jev.online.rule",
-    "Deployment": "langchain_jev.online.deployment",
-    "JevDeployWarning": "langchain_jev.online.deployment",
-    "RuleModel": "langchain_jev.online.provider",
-    "adeploy": "langchain_jev.online.deployment",
-    "decision_rule": "langchain_jev.online.rule",
-    "deploy": "langchain_jev.online.deployment",
-    "rule_model": "langchain_jev.online.provider",
+    "DEFAULT_MAPPING": "langchain_jev.online._rule",
+    "DecisionRule": "langchain_jev.online._rule",
+    "Deployment": "langchain_jev.online._deployment",
+    "JevDeployWarning": "langchain_jev.online._deployment",
+    "RuleModel": "langchain_jev.online._provider",
+    "adeploy": "langchain_jev.online._deployment",
+    "decision_rule": "langchain_jev.online._rule",
+    "deploy": "langchain_jev.online._deployment",
+    "rule_model": "langchain_jev.online._provider",
 }
 
 __all__ = [

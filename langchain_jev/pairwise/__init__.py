@@ -17,24 +17,29 @@ from typing import TYPE_CHECKING
 from langchain_jev._lazy import lazy_exports
 
 if TYPE_CHECKING:
-    from langchain_jev.pairwise.build import pairwise_judge
-    from langchain_jev.pairwise.judge import PairwiseJudge
-    from langchain_jev.pairwise.langsmith import PairwiseComparator, comparative_evaluators, pair_input
-    from langchain_jev.pairwise.questions import PairwiseCriterion
-    from langchain_jev.pairwise.verdict import PairwiseFinding, PairwiseVerdict, Preference, decide_preference
+    from langchain_jev.pairwise._build import pairwise_judge
+    from langchain_jev.pairwise._judge import PairwiseJudge
+    from langchain_jev.pairwise._langsmith import PairwiseComparator, comparative_evaluators, pair_input
+    from langchain_jev.pairwise._questions import PairwiseCriterion
+    from langchain_jev.pairwise._verdict import (
+        PairwiseFinding,
+        PairwiseVerdict,
+        Preference,
+        decide_preference,
+    )
 
 # public name -> module that defines it
 _EXPORTS: dict[str, str] = {
-    "PairwiseComparator": "langchain_jev.pairwise.langsmith",
-    "PairwiseCriterion": "langchain_jev.pairwise.questions",
-    "PairwiseFinding": "langchain_jev.pairwise.verdict",
-    "PairwiseJudge": "langchain_jev.pairwise.judge",
-    "PairwiseVerdict": "langchain_jev.pairwise.verdict",
-    "Preference": "langchain_jev.pairwise.verdict",
-    "comparative_evaluators": "langchain_jev.pairwise.langsmith",
-    "decide_preference": "langchain_jev.pairwise.verdict",
-    "pair_input": "langchain_jev.pairwise.langsmith",
-    "pairwise_judge": "langchain_jev.pairwise.build",
+    "PairwiseComparator": "langchain_jev.pairwise._langsmith",
+    "PairwiseCriterion": "langchain_jev.pairwise._questions",
+    "PairwiseFinding": "langchain_jev.pairwise._verdict",
+    "PairwiseJudge": "langchain_jev.pairwise._judge",
+    "PairwiseVerdict": "langchain_jev.pairwise._verdict",
+    "Preference": "langchain_jev.pairwise._verdict",
+    "comparative_evaluators": "langchain_jev.pairwise._langsmith",
+    "decide_preference": "langchain_jev.pairwise._verdict",
+    "pair_input": "langchain_jev.pairwise._langsmith",
+    "pairwise_judge": "langchain_jev.pairwise._build",
 }
 
 __all__ = [

@@ -16,7 +16,7 @@ Where a row goes, in order:
    file (through `langchain_jev.datasets.results`, locked as the local engine locks it) or to
    Parquet.
 
-The command itself (its options, the table, the exit codes) is `langchain_jev.cli.judge`;
+The command itself (its options, the table, the exit codes) is `langchain_jev.cli._judge`;
 nothing here imports the command line. Names are imported lazily, so importing this package
 works without Ray until one is used.
 """
@@ -28,17 +28,17 @@ from typing import TYPE_CHECKING
 from langchain_jev._lazy import lazy_exports
 
 if TYPE_CHECKING:
-    from langchain_jev.ray.actor import COLUMNS
-    from langchain_jev.ray.dataset import judge_dataset
-    from langchain_jev.ray.reading import read_file
-    from langchain_jev.ray.source import JudgeSource
+    from langchain_jev.ray._actor import COLUMNS
+    from langchain_jev.ray._dataset import judge_dataset
+    from langchain_jev.ray._reading import read_file
+    from langchain_jev.ray._source import JudgeSource
 
 # public name -> module that defines it
 _EXPORTS: dict[str, str] = {
-    "COLUMNS": "langchain_jev.ray.actor",
-    "JudgeSource": "langchain_jev.ray.source",
-    "judge_dataset": "langchain_jev.ray.dataset",
-    "read_file": "langchain_jev.ray.reading",
+    "COLUMNS": "langchain_jev.ray._actor",
+    "JudgeSource": "langchain_jev.ray._source",
+    "judge_dataset": "langchain_jev.ray._dataset",
+    "read_file": "langchain_jev.ray._reading",
 }
 
 __all__ = [

@@ -13,12 +13,12 @@ from typing import TYPE_CHECKING
 from langchain_jev._lazy import lazy_exports
 
 if TYPE_CHECKING:
-    from langchain_jev.report.page import render_report, write_report
+    from langchain_jev.report._page import render_report, write_report
 
 # public name -> module that defines it
 _EXPORTS: dict[str, str] = {
-    "render_report": "langchain_jev.report.page",
-    "write_report": "langchain_jev.report.page",
+    "render_report": "langchain_jev.report._page",
+    "write_report": "langchain_jev.report._page",
 }
 
 __all__ = ["render_report", "write_report"]

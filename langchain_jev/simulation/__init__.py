@@ -18,33 +18,33 @@ from typing import TYPE_CHECKING
 from langchain_jev._lazy import lazy_exports
 
 if TYPE_CHECKING:
-    from langchain_jev.simulation.experiment import (
+    from langchain_jev.simulation._experiment import (
         SimulationEvaluator,
         SimulationTarget,
         simulation_evaluator,
         simulation_results,
         simulation_target,
     )
-    from langchain_jev.simulation.result import Simulation, SimulationTurn
-    from langchain_jev.simulation.rows import user_from_row
-    from langchain_jev.simulation.run import asimulate, simulate, turn_input
-    from langchain_jev.simulation.user import SimulatedUser, simulated_user
+    from langchain_jev.simulation._result import Simulation, SimulationTurn
+    from langchain_jev.simulation._rows import user_from_row
+    from langchain_jev.simulation._run import asimulate, simulate, turn_input
+    from langchain_jev.simulation._user import SimulatedUser, simulated_user
 
 # public name -> module that defines it
 _EXPORTS: dict[str, str] = {
-    "SimulatedUser": "langchain_jev.simulation.user",
-    "Simulation": "langchain_jev.simulation.result",
-    "SimulationTurn": "langchain_jev.simulation.result",
-    "asimulate": "langchain_jev.simulation.run",
-    "simulate": "langchain_jev.simulation.run",
-    "simulated_user": "langchain_jev.simulation.user",
-    "turn_input": "langchain_jev.simulation.run",
-    "SimulationEvaluator": "langchain_jev.simulation.experiment",
-    "SimulationTarget": "langchain_jev.simulation.experiment",
-    "simulation_evaluator": "langchain_jev.simulation.experiment",
-    "simulation_results": "langchain_jev.simulation.experiment",
-    "simulation_target": "langchain_jev.simulation.experiment",
-    "user_from_row": "langchain_jev.simulation.rows",
+    "SimulatedUser": "langchain_jev.simulation._user",
+    "Simulation": "langchain_jev.simulation._result",
+    "SimulationTurn": "langchain_jev.simulation._result",
+    "asimulate": "langchain_jev.simulation._run",
+    "simulate": "langchain_jev.simulation._run",
+    "simulated_user": "langchain_jev.simulation._user",
+    "turn_input": "langchain_jev.simulation._run",
+    "SimulationEvaluator": "langchain_jev.simulation._experiment",
+    "SimulationTarget": "langchain_jev.simulation._experiment",
+    "simulation_evaluator": "langchain_jev.simulation._experiment",
+    "simulation_results": "langchain_jev.simulation._experiment",
+    "simulation_target": "langchain_jev.simulation._experiment",
+    "user_from_row": "langchain_jev.simulation._rows",
 }
 
 __all__ = [

@@ -8,7 +8,7 @@
 - `code`: the code a file names, and the user's opt-in (``allow_code``) to run it;
 - `reference`: the reference page of judge files, written from the models and the conditions' table;
 - `errors`: the wording of judge-file problems, each naming its place (the error itself,
-  `JudgeSpecError`, is in `langchain_jev.errors`).
+  `JudgeSpecError`, is in `langchain_jev._errors`).
 
 Names are imported lazily, so importing this package stays cheap.
 """
@@ -20,25 +20,32 @@ from typing import TYPE_CHECKING
 from langchain_jev._lazy import lazy_exports
 
 if TYPE_CHECKING:
-    from langchain_jev.errors import JudgeSpecError
-    from langchain_jev.spec.conditions import ConditionSpec
-    from langchain_jev.spec.kinds import CheckSpec, ChoiceSpec, CriterionSpec, NoulSpec, ScoreSpec, WhenChosen
-    from langchain_jev.spec.model import JudgeSpec, judge_schema, load_judge, load_spec
+    from langchain_jev._errors import JudgeSpecError
+    from langchain_jev.spec._conditions import ConditionSpec
+    from langchain_jev.spec._kinds import (
+        CheckSpec,
+        ChoiceSpec,
+        CriterionSpec,
+        NoulSpec,
+        ScoreSpec,
+        WhenChosen,
+    )
+    from langchain_jev.spec._model import JudgeSpec, judge_schema, load_judge, load_spec
 
 # public name -> module that defines it
 _EXPORTS: dict[str, str] = {
-    "CheckSpec": "langchain_jev.spec.kinds",
-    "ChoiceSpec": "langchain_jev.spec.kinds",
-    "ConditionSpec": "langchain_jev.spec.conditions",
-    "CriterionSpec": "langchain_jev.spec.kinds",
-    "JudgeSpec": "langchain_jev.spec.model",
-    "JudgeSpecError": "langchain_jev.errors",
-    "NoulSpec": "langchain_jev.spec.kinds",
-    "ScoreSpec": "langchain_jev.spec.kinds",
-    "WhenChosen": "langchain_jev.spec.kinds",
-    "judge_schema": "langchain_jev.spec.model",
-    "load_judge": "langchain_jev.spec.model",
-    "load_spec": "langchain_jev.spec.model",
+    "CheckSpec": "langchain_jev.spec._kinds",
+    "ChoiceSpec": "langchain_jev.spec._kinds",
+    "ConditionSpec": "langchain_jev.spec._conditions",
+    "CriterionSpec": "langchain_jev.spec._kinds",
+    "JudgeSpec": "langchain_jev.spec._model",
+    "JudgeSpecError": "langchain_jev._errors",
+    "NoulSpec": "langchain_jev.spec._kinds",
+    "ScoreSpec": "langchain_jev.spec._kinds",
+    "WhenChosen": "langchain_jev.spec._kinds",
+    "judge_schema": "langchain_jev.spec._model",
+    "load_judge": "langchain_jev.spec._model",
+    "load_spec": "langchain_jev.spec._model",
 }
 
 __all__ = [

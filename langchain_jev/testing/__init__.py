@@ -36,28 +36,28 @@ from typing import TYPE_CHECKING
 from langchain_jev._lazy import lazy_exports
 
 if TYPE_CHECKING:
-    from langchain_jev.testing.assertions import (
+    from langchain_jev.testing._assertions import (
         Given,
         aassert_judged,
         assert_judged,
         failure_message,
         judge_input,
     )
-    from langchain_jev.testing.chat import ScriptedChatModel, scripted_chat_model
-    from langchain_jev.testing.scripted import ScriptedDecisionModel, ScriptEntry
+    from langchain_jev.testing._chat import ScriptedChatModel, scripted_chat_model
+    from langchain_jev.testing._scripted import ScriptedDecisionModel, ScriptEntry
     from langchain_jev.testing.server import JevServer, scripted_server_reason
 
 _EXPORTS: dict[str, str] = {
-    "Given": "langchain_jev.testing.assertions",
+    "Given": "langchain_jev.testing._assertions",
     "JevServer": "langchain_jev.testing.server",
-    "ScriptEntry": "langchain_jev.testing.scripted",
-    "ScriptedChatModel": "langchain_jev.testing.chat",
-    "ScriptedDecisionModel": "langchain_jev.testing.scripted",
-    "aassert_judged": "langchain_jev.testing.assertions",
-    "assert_judged": "langchain_jev.testing.assertions",
-    "failure_message": "langchain_jev.testing.assertions",
-    "judge_input": "langchain_jev.testing.assertions",
-    "scripted_chat_model": "langchain_jev.testing.chat",
+    "ScriptEntry": "langchain_jev.testing._scripted",
+    "ScriptedChatModel": "langchain_jev.testing._chat",
+    "ScriptedDecisionModel": "langchain_jev.testing._scripted",
+    "aassert_judged": "langchain_jev.testing._assertions",
+    "assert_judged": "langchain_jev.testing._assertions",
+    "failure_message": "langchain_jev.testing._assertions",
+    "judge_input": "langchain_jev.testing._assertions",
+    "scripted_chat_model": "langchain_jev.testing._chat",
     "scripted_server_reason": "langchain_jev.testing.server",
 }
 

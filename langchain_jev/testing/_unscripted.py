@@ -24,7 +24,7 @@ HAZARD_DEFAULT = 0.02
 @cache
 def _hazard_questions() -> frozenset[tuple[str, str]]:
     """Every prescribed (category name, instructions) pair, on every side it is asked."""
-    from langchain_jev.guardrails.catalog import HAZARDS
+    from langchain_jev.guardrails._catalog import HAZARDS
 
     return frozenset(
         (hazard.name, question.instructions) for hazard in HAZARDS for question in hazard.questions.values()

@@ -92,8 +92,8 @@ def pytest_configure(config: pytest.Config) -> None:
     path = config.getoption("jev_cache", None)
     if not path:
         return
-    from langchain_jev.models.cache import SQLiteCache
-    from langchain_jev.models.shared_cache import share_cache
+    from langchain_jev.models._cache import SQLiteCache
+    from langchain_jev.models._shared_cache import share_cache
 
     cache = SQLiteCache(_cache_path(config, path))
     config.stash[_SESSION_CACHE] = (cache, share_cache(cache))
@@ -105,7 +105,7 @@ def pytest_unconfigure(config: pytest.Config) -> None:
     if entry is None:
         return
     del config.stash[_SESSION_CACHE]
-    from langchain_jev.models.shared_cache import share_cache
+    from langchain_jev.models._shared_cache import share_cache
 
     cache, previous = entry
     share_cache(previous)
@@ -120,7 +120,7 @@ def jev_model(request: pytest.FixtureRequest) -> Iterator[BaseDecisionModel]:
         if request.config.getoption("jev_require"):
             pytest.fail(f"{reason} (--jev-require is set)", pytrace=False)
         pytest.skip(reason)
-    from langchain_jev.models.jev import JevDecisionModel
+    from langchain_jev.models._jev import JevDecisionModel
 
     jev = JevDecisionModel()
     entry = request.config.stash.get(_SESSION_CACHE, None)
@@ -130,7 +130,7 @@ def jev_model(request: pytest.FixtureRequest) -> Iterator[BaseDecisionModel]:
         finally:
             jev.close()
         return
-    from langchain_jev.models.cache import CachedDecisionModel
+    from langchain_jev.models._cache import CachedDecisionModel
 
     try:
         yield CachedDecisionModel(jev, entry[0])

@@ -9,9 +9,9 @@ from typing import Any
 
 import yaml
 
+from langchain_jev import JevJudge
+from langchain_jev.datasets._rows import FieldMap, map_row, row_key
 from langchain_jev.datasets.results import verdict_record
-from langchain_jev.datasets.rows import FieldMap, map_row, row_key
-from langchain_jev.judge import JevJudge
 from langchain_jev.spec import load_spec
 from langchain_jev.testing import ScriptedDecisionModel
 from tests.cli.helpers import WEATHER_JUDGE, weather_answers, weather_rows

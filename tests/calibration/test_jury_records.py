@@ -14,14 +14,13 @@ import pytest
 from langchain_core.decisions import ChoiceAnswer
 
 from langchain_jev import JevJudge, JuryDecisionModel, Outcome
-from langchain_jev.calibration import NoRequestModel, calibrate, redecide
-from langchain_jev.calibration.metrics import Confusion
-from langchain_jev.calibration.panel import member_record
-from langchain_jev.cli.app import main
+from langchain_jev._errors import ResultsError
+from langchain_jev.calibration import Confusion, NoRequestModel, calibrate, redecide
+from langchain_jev.calibration._panel import member_record
+from langchain_jev.cli import main
+from langchain_jev.datasets._rows import FieldMap, map_row, row_key
 from langchain_jev.datasets.results import ResultsFile, panel_data, record_line, stored_panel, verdict_record
-from langchain_jev.datasets.rows import FieldMap, map_row, row_key
-from langchain_jev.errors import ResultsError
-from langchain_jev.models.response import DecisionResponse, JuryPanel
+from langchain_jev.models._response import DecisionResponse, JuryPanel
 from langchain_jev.report import render_report
 from langchain_jev.testing import ScriptedDecisionModel
 from tests.calibration.jury_helpers import DOWN_ON, HELPFUL, POLITE, jury_judge, labelled_rows, members
@@ -182,8 +181,8 @@ def test_a_single_model_s_calibration_has_no_members() -> None:
 
 
 def write_results(path: Path, judge: JevJudge, data: Path) -> Path:
-    from langchain_jev.datasets.fingerprint import judge_description
-    from langchain_jev.report.provenance import run_description
+    from langchain_jev.datasets._fingerprint import judge_description
+    from langchain_jev.report._provenance import run_description
     from langchain_jev.spec import load_spec
 
     spec = load_spec(SPEC)

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from langchain_jev.calibration.metrics import (
+from langchain_jev.calibration import (
     Confusion,
     auroc,
     bootstrap_kappa,
@@ -138,7 +138,7 @@ def test_the_binomial_draws_have_the_binomial_mean_and_variance(n: int, p: float
     import random
     import statistics
 
-    from langchain_jev.calibration.metrics import binomial
+    from langchain_jev.calibration._metrics import binomial
 
     rng = random.Random(3)
     draws = [binomial(rng, n, p) for _ in range(4000)]

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from langchain_jev.calibration.rewrite import replace_thresholds, write_thresholds
-from langchain_jev.errors import CalibrationError
+from langchain_jev._errors import CalibrationError
+from langchain_jev.calibration._rewrite import replace_thresholds, write_thresholds
 from langchain_jev.spec import load_spec
 from tests.cli.helpers import WEATHER_JUDGE
 

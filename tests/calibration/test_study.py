@@ -15,10 +15,10 @@ from langchain_core.decisions import Choice, Noul, Score
 from langsmith.schemas import Example
 
 from langchain_jev import JevCriterion, JevJudge
+from langchain_jev._errors import CalibrationError
 from langchain_jev.calibration import calibrate
-from langchain_jev.calibration.sweep import choose
-from langchain_jev.errors import CalibrationError
-from langchain_jev.models.cache import CachedDecisionModel, InMemoryCache
+from langchain_jev.calibration._sweep import choose
+from langchain_jev.models import CachedDecisionModel, InMemoryCache
 from langchain_jev.testing import ScriptedDecisionModel
 from tests.calibration.helpers import WEATHER_SPEC, build, scripted
 from tests.cli.helpers import WEATHER_JUDGE, expected_weather_verdicts, weather_rows

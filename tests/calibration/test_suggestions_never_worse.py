@@ -20,7 +20,7 @@ from langchain_core.decisions import Choice, Noul
 
 from langchain_jev import JevCriterion, JevJudge
 from langchain_jev.calibration import Objective, calibrate
-from langchain_jev.calibration.sweep import no_worse
+from langchain_jev.calibration._sweep import no_worse
 from langchain_jev.testing import ScriptedDecisionModel
 
 OBJECTIVES = [Objective(), Objective("accuracy"), Objective(max_false_pass=0.1), Objective(max_false_fail=0.1)]

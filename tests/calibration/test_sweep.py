@@ -8,8 +8,8 @@ import pytest
 from langchain_core.decisions import Noul, NoulAnswer
 
 from langchain_jev import JevCriterion
-from langchain_jev.calibration.metrics import Confusion
-from langchain_jev.calibration.sweep import NOUL_GRID, SweepPoint, predictions, sweep, with_threshold
+from langchain_jev.calibration import Confusion
+from langchain_jev.calibration._sweep import NOUL_GRID, SweepPoint, predictions, sweep, with_threshold
 
 
 @pytest.mark.parametrize("fail_on_error", [False, True])

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from langchain_jev.calibration.rewrite import replace_thresholds, write_thresholds
+from langchain_jev.calibration._rewrite import replace_thresholds, write_thresholds
 from langchain_jev.spec import load_spec
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32" or not hasattr(os, "fork"), reason="fork and RLIMIT_FSIZE")

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from langchain_jev.cli.app import main
+from langchain_jev.cli import main
 from langchain_jev.testing.server import JevServer
 from tests.cli.helpers import (
     WEATHER_JUDGE,

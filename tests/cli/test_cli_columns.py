@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from langchain_jev.cli.app import main
-from langchain_jev.input import ANSWER_FIELD, FIELD_ALIASES, QUESTION_FIELD
-from langchain_jev.runs import ANSWER_KEYS, QUESTION_KEYS
+from langchain_jev._input import ANSWER_FIELD, FIELD_ALIASES, QUESTION_FIELD
+from langchain_jev._runs import ANSWER_KEYS, QUESTION_KEYS
+from langchain_jev.cli import main
 from langchain_jev.testing import JevServer
 
 SPEC = 'criteria:\n  - {kind: noul, name: ok, instructions: "Does `assistant_answer` answer `user_question`?", minimum: 0.5}\n'

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from langchain_jev.cli.app import main
+from langchain_jev.cli import main
 from tests.cli.helpers import WEATHER_JUDGE, run_cli
 from tests.support.fake_langsmith import RULES_PATH, Posted, fake_langsmith_api, rule_id, rules_api
 

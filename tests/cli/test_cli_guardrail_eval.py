@@ -12,8 +12,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from langchain_jev.guardrails.quality.labels import RowLabel
-from langchain_jev.guardrails.quality.summary import ScoredRow, measure
+from langchain_jev.guardrails.quality import RowLabel, ScoredRow, measure
 from langchain_jev.testing.server import JevServer
 from tests.cli.helpers import read_results, run_cli, write_jsonl
 

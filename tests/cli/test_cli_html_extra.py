@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from langchain_jev.cli.app import main
+from langchain_jev.cli import main
 from langchain_jev.testing import JevServer
 from tests.cli.helpers import WEATHER_DATA, WEATHER_JUDGE
 

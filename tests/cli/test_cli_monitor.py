@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from langchain_jev.datasets.exit_codes import EXIT_BAD_INPUT, EXIT_INTERRUPTED, EXIT_OK
+from langchain_jev.datasets._exit_codes import EXIT_BAD_INPUT, EXIT_INTERRUPTED, EXIT_OK
 from langchain_jev.testing.server import JevServer
 from tests.cli.helpers import run_cli, start_cli
 from tests.support.fake_langsmith import FakeProject, fake_project

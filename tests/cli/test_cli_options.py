@@ -8,8 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from langchain_jev.cli import arguments, main
-from langchain_jev.datasets import exit_codes
+from langchain_jev.cli import _arguments as arguments
+from langchain_jev.cli import main
+from langchain_jev.datasets import _exit_codes as exit_codes
 from tests.cli.helpers import WEATHER_JUDGE, numbered_rows, write_jsonl
 
 WEATHER = ["examples/weather.jsonl", "--judge", str(WEATHER_JUDGE)]
@@ -112,7 +113,7 @@ def test_a_missing_column_hints_at_the_option_that_names_it(
 def test_an_internal_error_is_one_line_and_its_own_exit_code(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from langchain_jev.datasets.local import run as cli_run
+    from langchain_jev.datasets._local import run as cli_run
 
     def broken(*args: object, **kwargs: object) -> None:
         raise RuntimeError("something the command did not expect")

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from langchain_jev.cli.app import main
+from langchain_jev.cli import main
 from langchain_jev.testing.server import JevServer
 from tests.cli.helpers import cli_command, cli_env, write_jsonl
 from tests.cli.stored import KEY, judge_rows, judged_runs, labelled_rows

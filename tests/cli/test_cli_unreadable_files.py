@@ -166,7 +166,7 @@ def test_resuming_a_fifo_is_refused_not_read(
 def test_a_results_line_past_the_bound_is_refused_by_its_number(
     stored_runs: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from langchain_jev.datasets.reading import MAX_LINE_BYTES
+    from langchain_jev.datasets._reading import MAX_LINE_BYTES
 
     lines = stored_runs["a"].read_bytes().splitlines(keepends=True)
     long = tmp_path / "long.jsonl"

@@ -47,7 +47,7 @@ def test_engine_ray_without_ray_is_bad_input_naming_the_extra() -> None:
 
 def test_the_ray_face_and_the_ray_run_import_without_ray() -> None:
     result = _run(
-        "import langchain_jev.ray, langchain_jev.ray.run as run\n"
+        "import langchain_jev.ray, langchain_jev.ray._run as run\n"
         "print(run.ray_missing())\n"
         "try:\n"
         "    langchain_jev.ray.judge_dataset\n"

@@ -15,7 +15,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from langchain_jev.datasets.local.pool import (
+from langchain_jev.datasets._local.pool import (
     CONCURRENCY_PER_WORKER,
     ROWS_PER_WORKER,
     WorkerSetup,
@@ -23,9 +23,9 @@ from langchain_jev.datasets.local.pool import (
     resolve_workers,
     split_concurrency,
 )
-from langchain_jev.datasets.model import ModelSettings
-from langchain_jev.datasets.pacing import ParentLimiter
-from langchain_jev.datasets.rows import FieldMap
+from langchain_jev.datasets._model import ModelSettings
+from langchain_jev.datasets._pacing import ParentLimiter
+from langchain_jev.datasets._rows import FieldMap
 from langchain_jev.spec import load_spec
 from langchain_jev.testing import ScriptedDecisionModel
 from langchain_jev.testing.server import JevServer

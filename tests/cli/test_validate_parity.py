@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from langchain_jev.cli.app import main
+from langchain_jev.cli import main
 
 HEAD = "criteria:\n"
 NOUL = '  - {kind: noul, name: ok, instructions: "Is `assistant_answer` fine?", minimum: 0.5}\n'

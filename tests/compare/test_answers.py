@@ -9,10 +9,9 @@ from typing import Any
 
 import pytest
 
-from langchain_jev.compare.answers import answer_pairs, shared_input
-from langchain_jev.compare.head_to_head import HeadToHead, acompare_answers, compare_answers
-from langchain_jev.compare.join import join_rows
-from langchain_jev.errors import ComparisonError
+from langchain_jev._errors import ComparisonError
+from langchain_jev.compare import HeadToHead, acompare_answers, compare_answers, join_rows
+from langchain_jev.compare._answers import answer_pairs, shared_input
 from langchain_jev.pairwise import pairwise_judge
 from langchain_jev.testing import ScriptedDecisionModel
 
@@ -136,7 +135,7 @@ def test_a_jury_s_head_to_head_record_keeps_who_said_what_and_a_split_is_undecid
 
     from langchain_jev import JuryDecisionModel
     from langchain_jev.datasets.results import record_line
-    from langchain_jev.report.head_to_head_page import render_head_to_head
+    from langchain_jev.report._head_to_head_page import render_head_to_head
 
     def member(name: str, prefers_b: bool) -> ScriptedDecisionModel:
         def choose(state: dict[str, Any], question: Any) -> str:
@@ -169,9 +168,9 @@ def test_a_jury_s_head_to_head_record_keeps_who_said_what_and_a_split_is_undecid
 def test_a_page_of_many_rows_keeps_the_undecided_and_failed_ones_and_says_how_many_were_left_out() -> None:
     import json
 
-    from langchain_jev.compare.head_to_head import HeadToHeadRow
-    from langchain_jev.pairwise.verdict import PairwiseFinding, PairwiseVerdict, Preference
-    from langchain_jev.report.head_to_head_page import render_head_to_head
+    from langchain_jev.compare import HeadToHeadRow
+    from langchain_jev.pairwise import PairwiseFinding, PairwiseVerdict, Preference
+    from langchain_jev.report._head_to_head_page import render_head_to_head
 
     pairs = pairs_of(dict.fromkeys(range(1, 11), GOOD), dict.fromkeys(range(1, 11), VAGUE))
     won = PairwiseVerdict((PairwiseFinding("helpful", Preference.A, (Preference.A, Preference.A), None, ""),), None)

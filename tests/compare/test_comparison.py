@@ -6,8 +6,8 @@ from typing import Any
 
 import pytest
 
+from langchain_jev._errors import ComparisonError
 from langchain_jev.compare import compare_results, join_rows
-from langchain_jev.errors import ComparisonError
 
 
 def rec(row: int, outcomes: dict[str, str], *, key: str | None = None, ident: Any = None) -> dict[str, Any]:

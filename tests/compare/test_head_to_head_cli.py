@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 import yaml
 
-from langchain_jev.cli.app import main
+from langchain_jev.cli import main
 from langchain_jev.testing.server import Fault, JevServer
 
 pytestmark = pytest.mark.slow  # a loopback server, and the judge runs it compares

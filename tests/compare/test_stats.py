@@ -10,7 +10,7 @@ import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from langchain_jev.compare.stats import (
+from langchain_jev.compare._stats import (
     PairedCounts,
     mcnemar_exact,
     paired_difference_interval,

@@ -11,13 +11,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from langchain_jev.datasets import readers as cli_readers
-from langchain_jev.datasets.exit_codes import exit_code
-from langchain_jev.datasets.pacing import TokenBucket
-from langchain_jev.datasets.readers import DatasetError, count_rows, detect_format, read_rows
+from langchain_jev.datasets import _readers as cli_readers
+from langchain_jev.datasets._exit_codes import exit_code
+from langchain_jev.datasets._pacing import TokenBucket
+from langchain_jev.datasets._readers import DatasetError, count_rows, detect_format, read_rows
+from langchain_jev.datasets._rows import FieldMap, map_row, row_key
+from langchain_jev.datasets._tally import Tally, format_table, summary_lines
 from langchain_jev.datasets.results import ResultsError, resume_results
-from langchain_jev.datasets.rows import FieldMap, map_row, row_key
-from langchain_jev.datasets.tally import Tally, format_table, summary_lines
 
 # ----------------------------------------------------------------------------- token bucket
 
@@ -386,7 +386,7 @@ async def test_the_sharded_transport_spreads_requests_over_its_pools() -> None:
 
     import httpx2
 
-    from langchain_jev.datasets.transport import ShardedTransport
+    from langchain_jev.datasets._transport import ShardedTransport
     from langchain_jev.testing.server import JevServer
 
     transport = ShardedTransport(shards=4, connections=16)
@@ -419,8 +419,8 @@ async def test_cache_hits_do_not_wait_for_the_rate_limiter() -> None:
 
     from langchain_core.decisions import Noul
 
-    from langchain_jev.datasets.pacing import PacedDecisionModel, RateLimiter
-    from langchain_jev.models.cache import CachedDecisionModel, InMemoryCache
+    from langchain_jev.datasets._pacing import PacedDecisionModel, RateLimiter
+    from langchain_jev.models import CachedDecisionModel, InMemoryCache
     from langchain_jev.testing import ScriptedDecisionModel
 
     inner = ScriptedDecisionModel({"ok": 0.9})

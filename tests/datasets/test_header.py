@@ -20,14 +20,14 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from langchain_jev.cli.compare import display_judge
-from langchain_jev.datasets.fingerprint import differences, judge_description
-from langchain_jev.datasets.header import header_problem, header_record, judge_spec_data
-from langchain_jev.datasets.redecide import changed_conditions
-from langchain_jev.datasets.rows import FieldMap
-from langchain_jev.datasets.states import states_for
-from langchain_jev.judges.catalog import judge_names, judge_path
-from langchain_jev.report.provenance import provenance_of, run_description
+from langchain_jev.cli._compare import display_judge
+from langchain_jev.datasets._fingerprint import differences, judge_description
+from langchain_jev.datasets._header import header_problem, header_record, judge_spec_data
+from langchain_jev.datasets._redecide import changed_conditions
+from langchain_jev.datasets._rows import FieldMap
+from langchain_jev.datasets._states import states_for
+from langchain_jev.judges import judge_names, judge_path
+from langchain_jev.report._provenance import provenance_of, run_description
 from langchain_jev.spec import load_spec
 
 ROOT = Path(__file__).resolve().parents[2]

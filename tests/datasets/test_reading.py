@@ -18,8 +18,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from langchain_jev.datasets.readers import DatasetError, count_rows, detect_format, read_rows
-from langchain_jev.datasets.reading import (
+from langchain_jev.datasets._readers import DatasetError, count_rows, detect_format, read_rows
+from langchain_jev.datasets._reading import (
     TooLargeError,
     bounded_lines,
     check_regular,

@@ -7,10 +7,10 @@ import json
 import pytest
 from langchain_core.decisions import NoulAnswer
 
-from langchain_jev.datasets.redecide import NoRequestModel, redecide, redecide_records
+from langchain_jev._errors import JevConfigurationError, RedecideError, ResultsError
+from langchain_jev.datasets._redecide import NoRequestModel, redecide, redecide_records
+from langchain_jev.datasets._stored import read_results
 from langchain_jev.datasets.results import header_record, record_line, stored_answer
-from langchain_jev.datasets.stored import read_results
-from langchain_jev.errors import JevConfigurationError, RedecideError, ResultsError
 from tests.calibration.helpers import WEATHER_SPEC, build, inputs, records_of, scripted, spec_with
 
 LENIENT = spec_with(criteria={"is_grounded": {"minimum": 0.05}, "helpfulness": {"minimum": 1}})
@@ -163,8 +163,8 @@ def test_records_of_rows_judged_on_ray_have_no_position_and_are_decided_again(tm
 def test_the_preflight_of_rejudge_and_calibrate_checks_records_then_refuses_a_changed_condition(
     tmp_path,
 ) -> None:
-    from langchain_jev.datasets.fingerprint import judge_description
-    from langchain_jev.datasets.redecide import read_to_redecide
+    from langchain_jev.datasets._fingerprint import judge_description
+    from langchain_jev.datasets._redecide import read_to_redecide
     from langchain_jev.spec import load_spec
 
     stored = records_of(build(WEATHER_SPEC, scripted()))

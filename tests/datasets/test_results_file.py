@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
-from langchain_jev.datasets.fingerprint import differences, fingerprint, judge_description
-from langchain_jev.datasets.lock import ResultsLock, ResultsLockedError
+from langchain_jev.datasets._fingerprint import differences, fingerprint, judge_description
+from langchain_jev.datasets._lock import ResultsLock, ResultsLockedError
 from langchain_jev.datasets.results import ResultsError, ResultsFile, is_header, read_header, resume_results
 from langchain_jev.spec import load_spec
 
@@ -135,7 +135,7 @@ def test_a_second_lock_on_the_same_results_is_refused_with_the_holders_pid(tmp_p
     path = tmp_path / "results.jsonl"
     script = (
         "import sys, time\n"
-        "from langchain_jev.datasets.lock import ResultsLock\n"
+        "from langchain_jev.datasets._lock import ResultsLock\n"
         f"lock = ResultsLock({str(path)!r}); lock.acquire(); print('locked', flush=True); sys.stdin.read()\n"
     )
     holder = subprocess.Popen(

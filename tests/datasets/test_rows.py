@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from langchain_jev.datasets.rows import FieldMap, judge_row, plain_row, source_key
+from langchain_jev.datasets._rows import FieldMap, judge_row, plain_row, source_key
 
 
 def test_one_function_makes_every_readers_row_the_same_input() -> None:

@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from langchain_jev.datasets.rows import FieldMap, row_key
-from langchain_jev.datasets.states import dataset_states
+from langchain_jev.datasets._rows import FieldMap, row_key
+from langchain_jev.datasets._states import dataset_states
 
 ROWS = [
     {"id": "a", "prompt": "Rain?", "reply": "Yes, from 9am.", "lang": "en"},

@@ -21,7 +21,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from langchain_jev.datasets.writing import atomic_output, write_atomic
+from langchain_jev.datasets._writing import atomic_output, write_atomic
 
 CONTENT = st.binary(max_size=3000)
 

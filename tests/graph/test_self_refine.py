@@ -12,9 +12,9 @@ from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.graph import END, START, MessagesState, StateGraph
 
 from langchain_jev import JevConfigurationError, JevInputError, JevJudge, JevJudgeInput
-from langchain_jev.conversation import message_text
+from langchain_jev._conversation import message_text
+from langchain_jev._refine import DEFAULT_FEEDBACK_TEMPLATE
 from langchain_jev.graph import SelfRefineState, create_self_refine_graph
-from langchain_jev.refine import DEFAULT_FEEDBACK_TEMPLATE
 from tests.fakes import JevWire, ReplyingChatModel, RunRecorder, noul
 from tests.support.self_refine import (
     QUESTION,

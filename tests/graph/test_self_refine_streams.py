@@ -13,10 +13,9 @@ from langchain.agents import create_agent
 from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
 from langchain_core.messages import AIMessage, BaseMessage
 
-from langchain_jev import JevCriterion, JevJudge
+from langchain_jev import ChatModelDecisionModel, JevCriterion, JevJudge
 from langchain_jev.graph import create_self_refine_graph
 from langchain_jev.middleware import JevSelfRefineMiddleware
-from langchain_jev.models.chat import ChatModelDecisionModel
 from tests.models.chat.helpers import ScriptedChatModel
 from tests.support.self_refine import UNITS, ask
 

@@ -56,12 +56,11 @@ from langchain_core.tracers.stdout import ConsoleCallbackHandler
 from langsmith import Client
 from pydantic import BaseModel, PrivateAttr
 
-from langchain_jev import ChatModelDecisionModel
-from langchain_jev.errors import JevConfigurationError
+from langchain_jev import ChatModelDecisionModel, JevConfigurationError
 from langchain_jev.graph import HazardBattery, guard_model
-from langchain_jev.guardrails import early
-from langchain_jev.guardrails.early import INERT_OPTIONS, client_tool, may_start_early, why_not_early
-from langchain_jev.guardrails.settings import GuardrailSettings
+from langchain_jev.guardrails import GuardrailSettings
+from langchain_jev.guardrails import _early as early
+from langchain_jev.guardrails._early import INERT_OPTIONS, client_tool, may_start_early, why_not_early
 from tests.fakes import ReplyingChatModel
 from tests.guardrails.helpers import KeywordDecisionModel, WaitsForTheModel
 from tests.guardrails.test_concurrent import door_only

@@ -92,8 +92,8 @@ def test_a_marker_cut_into_tokens_anywhere_is_judged_whole(case: tuple[list[str]
 def test_a_window_holds_every_text_of_up_to_context_plus_one_characters_that_ends_in_its_chunk(
     data: st.DataObject,
 ) -> None:
-    from langchain_jev.guardrails.chunks import chunk_window
-    from langchain_jev.guardrails.settings import MIN_CHUNK_CONTEXT
+    from langchain_jev.guardrails._chunks import chunk_window
+    from langchain_jev.guardrails._settings import MIN_CHUNK_CONTEXT
 
     tokens = data.draw(st.lists(st.text(min_size=1, max_size=6), min_size=2, max_size=80))
     shown = data.draw(st.integers(1, len(tokens) - 1))

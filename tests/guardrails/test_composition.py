@@ -29,7 +29,7 @@ from langchain_core.runnables.retry import RunnableRetry
 from langgraph.graph import END, START, MessagesState, StateGraph
 from langgraph.types import RetryPolicy
 
-from langchain_jev.errors import (
+from langchain_jev._errors import (
     GuardrailCheckError,
     GuardrailRefusedError,
     GuardrailStop,

@@ -803,7 +803,7 @@ def test_the_input_node_and_the_door_share_the_batterys_ledger_so_each_message_i
 
 
 def test_a_sqlite_ledger_is_shared_by_guardrails_of_another_process(tmp_path: Any) -> None:
-    from langchain_jev.models.cache import SQLiteCache
+    from langchain_jev.models import SQLiteCache
 
     history = [HumanMessage("An old question?", id="a"), AIMessage("An old answer.", id="b")]
     first, second = KeywordDecisionModel(keywords=KEYWORDS), KeywordDecisionModel(keywords=KEYWORDS)

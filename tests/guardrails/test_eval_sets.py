@@ -21,7 +21,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from langchain_jev.guardrails.catalog import HAZARDS
+from langchain_jev.guardrails import HAZARDS
 
 ROOT = Path(__file__).resolve().parents[2]
 SETS_DIR = ROOT / "langchain_jev" / "guardrails" / "eval_sets"

@@ -51,10 +51,10 @@ from langchain_jev.graph import (
     create_guarded_tool_node,
     guard_model,
 )
-from langchain_jev.guardrails.calls import ReleasedCalls, canonical_call
-from langchain_jev.guardrails.tools import WITHHELD_TOOL_CALL
+from langchain_jev.guardrails._calls import ReleasedCalls, canonical_call
+from langchain_jev.guardrails._tools import WITHHELD_TOOL_CALL
 from langchain_jev.middleware import JevGuardrailMiddleware
-from langchain_jev.models.cache import InMemoryCache
+from langchain_jev.models import InMemoryCache
 from tests.guardrails.helpers import SEQUENTIAL, KeywordDecisionModel
 
 MARK = "nerve agent"
@@ -664,7 +664,7 @@ async def test_a_claim_is_spent_for_every_process_sharing_the_store() -> None:
     await calls.agrant("t", [RELEASED])
     assert await calls.aclaim("t", RELEASED)
     elsewhere = ReleasedCalls(store, namespace="n")
-    from langchain_jev.guardrails import calls as module
+    from langchain_jev.guardrails import _calls as module
 
     module._TAKEN.forget(calls.key("t", RELEASED) or "")  # another process has its own claims in memory
     assert not await elsewhere.aclaim("t", RELEASED)

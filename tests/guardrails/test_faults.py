@@ -32,7 +32,7 @@ from typesafe_sdk import (
 )
 
 from langchain_jev.graph import GuardrailCheckError, GuardrailUndecidedError, HazardBattery
-from langchain_jev.guardrails.policy import WITHHELD_REQUEST
+from langchain_jev.guardrails._policy import WITHHELD_REQUEST
 from langchain_jev.middleware import JevGuardrailMiddleware
 from tests.guardrails.helpers import chat, contents, guarded_graph
 from tests.support.faults import API_KEY, MockRig, Rig, Step, rig_named
@@ -245,14 +245,14 @@ async def test_a_fault_the_retry_mends_leaves_the_guardrail_deciding(
 
 SEPARATE_NODE_STREAMS_THE_DRAFT = pytest.mark.xfail(
     strict=True,
-    reason="inherent to a separate output node (documented in langchain_jev.graph.guardrail): it runs "
+    reason="inherent to a separate output node (documented in langchain_jev.graph._guardrail): it runs "
     "in the step after the model's node, and LangGraph emits a node's update to every stream mode when "
     "its step ends, so the draft is out before the output node can judge it; the guarded model node "
     "and the middleware judge inside the model's step",
 )
 SEPARATE_NODE_KEEPS_THE_DRAFT = pytest.mark.xfail(
     strict=True,
-    reason="inherent to a separate output node (documented in langchain_jev.graph.guardrail): the "
+    reason="inherent to a separate output node (documented in langchain_jev.graph._guardrail): the "
     "model's node checkpointed the draft in the step before, and a node that raises writes nothing, "
     "so with on_error='raise' nothing removes it; the guarded model node raises before the draft is written",
 )

@@ -21,7 +21,7 @@ from langchain_jev.graph import (
     create_guarded_model_node,
     guard_model,
 )
-from langchain_jev.guardrails.rail import GuardrailRail
+from langchain_jev.guardrails._rail import GuardrailRail
 from langchain_jev.testing import ScriptedDecisionModel
 from tests.fakes import RunRecorder
 from tests.guardrails.helpers import (

@@ -15,7 +15,7 @@ from langchain_core.tracers.event_stream import _AstreamEventsCallbackHandler
 from langchain_core.tracers.langchain import LangChainTracer
 from langgraph.graph import START, MessagesState, StateGraph
 
-from langchain_jev.guardrails.hidden import (
+from langchain_jev.guardrails._hidden import (
     NOSTREAM_TAGS,
     hidden_config,
     hidden_context,

@@ -19,7 +19,7 @@ from langchain_jev import (
     JuryDecisionModel,
 )
 from langchain_jev.graph import HazardBattery
-from langchain_jev.guardrails.policy import WITHHELD_REQUEST
+from langchain_jev.guardrails._policy import WITHHELD_REQUEST
 from langchain_jev.testing import ScriptedDecisionModel
 from tests.fakes import JevWire
 from tests.guardrails.helpers import SAFE, chat, contents, guarded_graph, hazard_wire

@@ -19,8 +19,8 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from langchain_core.messages import AIMessage, HumanMessage
 
-from langchain_jev.guardrails.lookalike import ascii_lookalike, lookalike_lines
-from langchain_jev.guardrails.text import reveal
+from langchain_jev.guardrails._lookalike import ascii_lookalike, lookalike_lines
+from langchain_jev.guardrails._text import reveal
 from tests.fakes import ReplyingChatModel
 from tests.guardrails.lossless_kit import INPUT_REFUSAL, OUTPUT_REFUSAL, perfect
 from tests.guardrails.test_redteam_round5 import FORMS, one_turn

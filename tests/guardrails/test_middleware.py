@@ -19,7 +19,7 @@ from pydantic import BaseModel
 
 from langchain_jev import GuardrailCheckError, JevConfigurationError, JevCriterion, JevJudge
 from langchain_jev.graph import GuardrailUndecidedError
-from langchain_jev.guardrails.policy import WITHHELD_REQUEST, WITHHELD_TOOL_RESULT
+from langchain_jev.guardrails._policy import WITHHELD_REQUEST, WITHHELD_TOOL_RESULT
 from langchain_jev.middleware import JevGuardrailMiddleware, JevSelfRefineMiddleware
 from langchain_jev.testing import ScriptedDecisionModel
 from tests.fakes import RunRecorder

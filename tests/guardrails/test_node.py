@@ -20,7 +20,7 @@ from langchain_jev.graph import (
     HazardBattery,
     create_guardrail_node,
 )
-from langchain_jev.guardrails.policy import WITHHELD_REQUEST, WITHHELD_TOOL_RESULT
+from langchain_jev.guardrails._policy import WITHHELD_REQUEST, WITHHELD_TOOL_RESULT
 from langchain_jev.testing import ScriptedDecisionModel
 from tests.fakes import RunRecorder
 from tests.guardrails.helpers import (

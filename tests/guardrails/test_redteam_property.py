@@ -47,8 +47,8 @@ from langchain_core.messages import (
 )
 
 from langchain_jev.graph import HazardBattery, guard_model
-from langchain_jev.guardrails.subjects import input_subject, output_subject
-from langchain_jev.guardrails.text import sendable
+from langchain_jev.guardrails._subjects import input_subject, output_subject
+from langchain_jev.guardrails._text import sendable
 from tests.fakes import ReplyingChatModel
 from tests.guardrails.helpers import SEQUENTIAL
 from tests.guardrails.lossless_kit import (

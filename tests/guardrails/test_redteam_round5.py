@@ -44,10 +44,10 @@ from langgraph.graph import END, START, StateGraph
 from pydantic import BaseModel
 
 from langchain_jev.graph import GuardrailState, HazardBattery, create_guarded_model_node, guard_model
-from langchain_jev.guardrails.calls import ReleasedCalls, canonical_call
-from langchain_jev.guardrails.text import reveal
+from langchain_jev.guardrails._calls import ReleasedCalls, canonical_call
+from langchain_jev.guardrails._text import reveal
 from langchain_jev.middleware import JevGuardrailMiddleware
-from langchain_jev.models.cache import InMemoryCache
+from langchain_jev.models import InMemoryCache
 from tests.fakes import ReplyingChatModel
 from tests.guardrails.helpers import SEQUENTIAL
 from tests.guardrails.lossless_kit import CATEGORY, INPUT_REFUSAL, OUTPUT_REFUSAL, perfect, zero_width_bits

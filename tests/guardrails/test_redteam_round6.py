@@ -45,7 +45,7 @@ from langchain_core.messages import AIMessage, HumanMessage
 from langchain_core.tools import tool
 
 from langchain_jev.graph import guard_model
-from langchain_jev.guardrails.text import reveal, sendable
+from langchain_jev.guardrails._text import reveal, sendable
 from tests.fakes import ReplyingChatModel
 from tests.guardrails.helpers import SEQUENTIAL, KeywordDecisionModel
 from tests.guardrails.lossless_kit import INPUT_REFUSAL, OUTPUT_REFUSAL, has_mark, perfect

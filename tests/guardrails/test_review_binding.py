@@ -24,7 +24,7 @@ from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.graph import END, START, MessagesState, StateGraph
 from langgraph.types import Command
 
-from langchain_jev.errors import JevConfigurationError
+from langchain_jev import JevConfigurationError
 from langchain_jev.graph import (
     GuardrailSettings,
     GuardrailState,
@@ -34,7 +34,7 @@ from langchain_jev.graph import (
     guard_model,
     review_token,
 )
-from langchain_jev.guardrails.review import ReviewBinding, read_review, review_id
+from langchain_jev.guardrails._review import ReviewBinding, read_review, review_id
 from langchain_jev.middleware import JevGuardrailMiddleware
 from tests.fakes import JevWire
 from tests.guardrails.helpers import SEQUENTIAL, chat

@@ -15,7 +15,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from langgraph.types import Command
 
-from langchain_jev.guardrails.review import ReviewBinding, plain_decision, read_review, review_token
+from langchain_jev.guardrails._review import ReviewBinding, plain_decision, read_review, review_token
 from tests.guardrails.test_review_binding import FORMS, REPLY, allowed, graph_for, paused, thread, token_for
 
 

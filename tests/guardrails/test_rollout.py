@@ -22,8 +22,7 @@ from langchain_core.tools import tool
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.types import Command
 
-from langchain_jev import JevConfigurationError
-from langchain_jev.errors import GuardrailRefusedError
+from langchain_jev import GuardrailRefusedError, JevConfigurationError
 from langchain_jev.graph import (
     GuardrailReport,
     GuardrailSettings,
@@ -33,9 +32,9 @@ from langchain_jev.graph import (
     guard_model,
     review_token,
 )
-from langchain_jev.guardrails.policy import WITHHELD_REQUEST, WITHHELD_TOOL_RESULT
-from langchain_jev.guardrails.rail import GuardrailRail
-from langchain_jev.guardrails.settings import GuardrailOptions
+from langchain_jev.guardrails import GuardrailOptions
+from langchain_jev.guardrails._policy import WITHHELD_REQUEST, WITHHELD_TOOL_RESULT
+from langchain_jev.guardrails._rail import GuardrailRail
 from langchain_jev.middleware import JevGuardrailMiddleware
 from langchain_jev.testing import ScriptedDecisionModel
 from tests.fakes import JevWire, RunRecorder
@@ -457,7 +456,7 @@ def test_a_rail_with_interrupt_needs_a_reviewer() -> None:
 
 
 def test_a_bug_inside_the_rail_goes_through_on_error(monkeypatch: Any, caplog: Any) -> None:
-    import langchain_jev.guardrails.rail as rail_module
+    import langchain_jev.guardrails._rail as rail_module
 
     def broken(*args: Any, **kwargs: Any) -> Any:
         raise KeyError("a bug of ours")

@@ -32,7 +32,7 @@ from langchain_jev.graph import (
     create_guarded_model_node,
     create_guardrail_node,
 )
-from langchain_jev.guardrails.policy import WITHHELD_REQUEST
+from langchain_jev.guardrails._policy import WITHHELD_REQUEST
 from langchain_jev.testing import ScriptedDecisionModel
 from tests.fakes import ReplyingChatModel
 from tests.guardrails.helpers import INPUT_CATEGORIES, OUTPUT_CATEGORIES, SEQUENTIAL, chat, script

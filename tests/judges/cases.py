@@ -6,7 +6,7 @@ import base64
 from typing import Any
 
 from langchain_jev import JevJudgeInput
-from langchain_jev.judges.catalog import judge_names
+from langchain_jev.judges import judge_names
 from tests.fakes import choice, noul, score
 
 RAG_CONTEXT = ["[1] Paris is the capital and largest city of France.", "[2] Lyon is France's third city."]

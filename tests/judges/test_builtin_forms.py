@@ -6,8 +6,7 @@ from typing import Any
 
 import pytest
 
-from langchain_jev import Outcome
-from langchain_jev.errors import JudgeSpecError
+from langchain_jev import JudgeSpecError, Outcome
 from langchain_jev.spec import judge_schema, load_judge, load_spec
 from langchain_jev.testing import ScriptedDecisionModel
 

@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 import yaml
 
+from langchain_jev import JudgeSpecError
 from langchain_jev.cli import main
-from langchain_jev.errors import JudgeSpecError
 from langchain_jev.judges import judge_names, judge_text
 from langchain_jev.spec import load_judge, load_spec
 from tests.cli.helpers import read_results, run_cli, write_jsonl

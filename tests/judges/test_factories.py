@@ -15,8 +15,7 @@ import pytest
 import yaml
 
 import langchain_jev.judges as judges
-from langchain_jev import JevJudgeInput
-from langchain_jev.errors import JevConfigurationError
+from langchain_jev import JevConfigurationError, JevJudgeInput
 from langchain_jev.judges import (
     conversation_criteria,
     conversation_judge,
@@ -25,6 +24,8 @@ from langchain_jev.judges import (
     correctness_criteria,
     correctness_judge,
     image_criteria,
+    judge_names,
+    judge_text,
     quality_criteria,
     quality_judge,
     rag_judge,
@@ -36,7 +37,6 @@ from langchain_jev.judges import (
     voice_criteria,
 )
 from langchain_jev.judges._factories import factories
-from langchain_jev.judges.catalog import judge_names, judge_text
 from langchain_jev.testing import ScriptedDecisionModel
 
 OWN_MODULES = {"code", "json_match", "sensitive_data", "trajectory"}

@@ -6,13 +6,12 @@ from typing import Any
 
 import pytest
 
-from langchain_jev import JevJudgeInput
-from langchain_jev.errors import JevConfigurationError, JevInputError, JudgeSpecError
-from langchain_jev.judges.checks.json_keys import json_keys_match
-from langchain_jev.judges.checks.similarity import MAX_LENGTH, similarity
+from langchain_jev import JevConfigurationError, JevInputError, JevJudgeInput, JudgeSpecError
+from langchain_jev.judges._checks.json_keys import json_keys_match
+from langchain_jev.judges._checks.similarity import MAX_LENGTH, similarity
 from langchain_jev.spec import load_spec
-from langchain_jev.spec.builtins import BUILTIN_FORMS, CodeParses, StringSimilarity, compile_builtin
-from langchain_jev.spec.conditions import FORMS
+from langchain_jev.spec._builtins import BUILTIN_FORMS, CodeParses, StringSimilarity, compile_builtin
+from langchain_jev.spec._conditions import FORMS
 
 
 def _levenshtein(a: str, b: str) -> int:

@@ -10,8 +10,7 @@ from typing import Any
 import pytest
 from langchain_core.decisions import Choice, Noul, Score
 
-from langchain_jev import JevJudge, JevJudgeInput, Outcome
-from langchain_jev.errors import JevConfigurationError
+from langchain_jev import JevConfigurationError, JevJudge, JevJudgeInput, Outcome
 from langchain_jev.judges import (
     CATALOGUE,
     code_criteria,
@@ -45,9 +44,8 @@ from langchain_jev.judges import (
     voice_criteria,
     voice_judge,
 )
-from langchain_jev.spec import load_judge, load_spec
-from langchain_jev.spec.conditions import ConditionSpec, condition_fields
-from langchain_jev.spec.model import CheckSpec
+from langchain_jev.spec import CheckSpec, load_judge, load_spec
+from langchain_jev.spec._conditions import ConditionSpec, condition_fields
 from tests.fakes import JevWire, choice, noul
 from tests.judges.cases import FULL, PASSING, level
 
@@ -449,7 +447,7 @@ def test_the_docs_catalogue_has_a_row_per_judge_with_its_fields() -> None:
 
 @pytest.mark.parametrize("name", NAMES)
 def test_prebuilt_judge_files_name_no_code_so_they_need_no_opt_in(name: str) -> None:
-    from langchain_jev.spec.code import code_references
+    from langchain_jev.spec._code import code_references
 
     assert code_references(load_spec(name)) == []
     assert load_judge(name, model=JevWire({}).model(), allow_code=False).criteria

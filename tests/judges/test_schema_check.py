@@ -9,9 +9,8 @@ from typing import Any
 import jsonschema
 import pytest
 
-from langchain_jev import JevJudgeInput, ToolCall
-from langchain_jev.errors import JevInputError
-from langchain_jev.judges.checks.schema import (
+from langchain_jev import JevInputError, JevJudgeInput, ToolCall
+from langchain_jev.judges._checks.schema import (
     MAX_SCHEMA_DEPTH,
     MAX_SCHEMA_NODES,
     arguments_problems,
@@ -20,7 +19,7 @@ from langchain_jev.judges.checks.schema import (
     validate,
 )
 from langchain_jev.spec import load_spec
-from langchain_jev.spec.builtins import ToolArgumentsValid, compile_builtin
+from langchain_jev.spec._builtins import ToolArgumentsValid, compile_builtin
 
 WEATHER = {
     "type": "object",

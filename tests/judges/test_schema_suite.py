@@ -15,8 +15,8 @@ from typing import Any
 
 import pytest
 
-from langchain_jev.errors import JevInputError
-from langchain_jev.judges.checks.schema import schema_problems, validate
+from langchain_jev import JevInputError
+from langchain_jev.judges._checks.schema import schema_problems, validate
 
 SUITE = Path(__file__).resolve().parent / "json_schema_suite"
 DRAFT7 = "http://json-schema.org/draft-07/schema#"

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from langchain_jev.judges.checks.sensitive import KINDS, find_sensitive
+from langchain_jev.judges._checks.sensitive import KINDS, find_sensitive
 
 CORPUS = Path(__file__).resolve().parent / "sensitive_corpus.jsonl"
 
@@ -116,7 +116,7 @@ def test_what_the_hand_grown_patterns_flagged_wrongly_is_not_found(text: str) ->
 def test_a_hostile_text_is_scanned_within_the_bound_or_refused() -> None:
     import time
 
-    from langchain_jev.errors import JevInputError
+    from langchain_jev import JevInputError
 
     hostile = ("a." * 50_000) + "@" + ("b-" * 50_000)  # long runs for the address pattern to try
     started = time.monotonic()

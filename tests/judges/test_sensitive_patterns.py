@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from langchain_jev import JevJudgeInput
-from langchain_jev.judges.checks.sensitive import KINDS, find_sensitive, luhn_valid
-from langchain_jev.spec.builtins import NoSensitiveData, compile_builtin
+from langchain_jev.judges._checks.sensitive import KINDS, find_sensitive, luhn_valid
+from langchain_jev.spec._builtins import NoSensitiveData, compile_builtin
 
 POSITIVE: list[tuple[str, str]] = [
     ("secret", "use sk-proj-abc123DEF456ghi789JKL012mno to call it"),

@@ -18,10 +18,9 @@ from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.graph import END, START, MessagesState, StateGraph
 from langgraph.prebuilt import ToolNode, tools_condition
 
-from langchain_jev import Outcome
-from langchain_jev.errors import JevConfigurationError, JevInputError
+from langchain_jev import JevConfigurationError, JevInputError, Outcome
 from langchain_jev.judges import trajectory_judge
-from langchain_jev.judges.threads import (
+from langchain_jev.judges._threads import (
     STEPS_FIELD,
     aread_checkpoints,
     aread_thread,

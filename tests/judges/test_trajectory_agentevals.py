@@ -18,10 +18,9 @@ from typing import Any
 import pytest
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage, convert_to_openai_messages
 
-from langchain_jev import JevJudgeInput
-from langchain_jev.conversation import input_from_messages
-from langchain_jev.judges.checks.tool_calls import read_calls
-from langchain_jev.spec.builtins import TrajectoryMatch, compile_builtin
+from langchain_jev import JevJudgeInput, input_from_messages
+from langchain_jev.judges._checks.tool_calls import read_calls
+from langchain_jev.spec._builtins import TrajectoryMatch, compile_builtin
 
 MODES = ("strict", "unordered", "subset", "superset")
 
@@ -212,7 +211,7 @@ def test_flat_calls_keep_their_shape_and_are_matched_in_order() -> None:
 
 
 def test_a_bad_message_number_is_named() -> None:
-    from langchain_jev.errors import JevInputError
+    from langchain_jev import JevInputError
 
     with pytest.raises(JevInputError, match=r"tool call 'get_weather': 'message' must be a whole number from 0, got -1"):
         JevJudgeInput(answer="a", tool_calls=[{"name": "get_weather", "message": -1}])

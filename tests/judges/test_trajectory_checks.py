@@ -17,15 +17,14 @@ from typing import Any
 
 import pytest
 
-from langchain_jev import JevJudgeInput, ToolCall
-from langchain_jev.errors import JevInputError
-from langchain_jev.judges.checks.tool_calls import (
+from langchain_jev import JevInputError, JevJudgeInput, ToolCall
+from langchain_jev.judges._checks.tool_calls import (
     TRAJECTORY_MODES,
     read_calls,
     repeated_calls,
     trajectory_matches,
 )
-from langchain_jev.spec.builtins import NoRepeatedToolCalls, TrajectoryMatch, compile_builtin
+from langchain_jev.spec._builtins import NoRepeatedToolCalls, TrajectoryMatch, compile_builtin
 
 
 def S(q: str, **more: Any) -> dict[str, Any]:

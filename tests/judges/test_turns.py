@@ -10,9 +10,8 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.graph import START, MessagesState, StateGraph
 
-from langchain_jev import Outcome
-from langchain_jev.errors import JevConfigurationError, JevInputError
-from langchain_jev.judges.turns import PER_TURN, conversation_thread_judge
+from langchain_jev import JevConfigurationError, JevInputError, Outcome
+from langchain_jev.judges._turns import PER_TURN, conversation_thread_judge
 from tests.fakes import JevWire, ReplyingChatModel, noul
 
 USER = ["I want a refund.", "Order 12.", "To my card, please.", "Thanks!"]

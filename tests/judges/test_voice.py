@@ -7,10 +7,8 @@ from typing import Any
 import pytest
 from langchain_core.messages import HumanMessage
 
-from langchain_jev import JevJudgeInput, Outcome
-from langchain_jev.errors import JevInputError
+from langchain_jev import ChatModelDecisionModel, JevInputError, JevJudgeInput, Outcome
 from langchain_jev.judges import voice_judge
-from langchain_jev.models.chat import ChatModelDecisionModel
 from tests.fakes import JevWire
 from tests.judges.cases import FULL, PASSING, WAV
 from tests.models.chat.helpers import ToolCallingChatModel, tool_reply

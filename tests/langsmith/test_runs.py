@@ -19,7 +19,7 @@ from langsmith.run_trees import RunTree
 from langsmith.schemas import Example
 
 from langchain_jev import JevInputError, ToolCall
-from langchain_jev.runs import (
+from langchain_jev._runs import (
     answer_from_outputs,
     context_from_outputs,
     expected_from_reference,

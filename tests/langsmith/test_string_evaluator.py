@@ -189,7 +189,7 @@ def test_without_langchain_classic_the_package_works_and_the_evaluator_names_the
         import langchain_jev
         from langchain_jev import JevCriterion, JevJudge
         from langchain_jev.langsmith import JevRunEvaluator, jev_summary_evaluator
-        from langchain_jev.runs import judge_input_from_run
+        from langchain_jev import judge_input_from_run
         from langchain_jev.testing import ScriptedDecisionModel
         from langsmith.run_trees import RunTree
 

@@ -20,8 +20,7 @@ from langchain.agents.middleware import AutoModeMiddleware
 from langchain_core.messages import HumanMessage, ToolMessage
 from langchain_core.tools import tool
 
-from langchain_jev.models import JevDecisionModel, JuryDecisionModel
-from langchain_jev.models.resolve import as_decision_model
+from langchain_jev.models import JevDecisionModel, JuryDecisionModel, as_decision_model
 from tests.fakes import JevWire, ReplyingChatModel, noul
 from tests.support.self_refine import calls_tool
 

@@ -23,8 +23,8 @@ from langchain_core.messages import AIMessage, HumanMessage
 from langgraph.checkpoint.memory import InMemorySaver
 
 from langchain_jev.graph import HazardBattery, create_guardrail_node
-from langchain_jev.guardrails.chunks import stopped_reply
-from langchain_jev.guardrails.policy import GuardrailReport, refusal_reply
+from langchain_jev.guardrails._chunks import stopped_reply
+from langchain_jev.guardrails._policy import GuardrailReport, refusal_reply
 from langchain_jev.middleware import JevGuardrailMiddleware
 from langchain_jev.testing import ScriptedDecisionModel
 from tests.fakes import ReplyingChatModel

@@ -15,8 +15,8 @@ from langchain_core.tools import tool
 from langgraph.checkpoint.memory import InMemorySaver
 
 from langchain_jev import JevConfigurationError, JevCriterion, JevJudge
+from langchain_jev._refine import DEFAULT_FEEDBACK_TEMPLATE
 from langchain_jev.middleware import JevSelfRefineMiddleware, SelfRefineAgentState
-from langchain_jev.refine import DEFAULT_FEEDBACK_TEMPLATE
 from tests.fakes import JevWire, ReplyingChatModel, RunRecorder, noul
 from tests.support.self_refine import (
     QUESTION,

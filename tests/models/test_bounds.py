@@ -21,11 +21,11 @@ from langchain_core.messages import AIMessage, HumanMessage
 from langsmith.run_trees import RunTree
 
 from langchain_jev import CachedDecisionModel, InMemoryCache, JevCriterion, JevJudge, SQLiteCache
-from langchain_jev.guardrails.ledger import Ledger
+from langchain_jev.guardrails._ledger import Ledger
 from langchain_jev.langsmith import DEFAULT_RECORDS, jev_summary_evaluator
-from langchain_jev.models.cache import DEFAULT_FILE_ENTRIES, DEFAULT_MEMORY_ENTRIES
+from langchain_jev.models._cache import DEFAULT_FILE_ENTRIES, DEFAULT_MEMORY_ENTRIES
 from langchain_jev.pairwise import comparative_evaluators, pairwise_judge
-from langchain_jev.pairwise.langsmith import MAX_PENDING
+from langchain_jev.pairwise._langsmith import MAX_PENDING
 from langchain_jev.testing import ScriptedDecisionModel
 from langchain_jev.testing.server import MAX_RECORDED, JevServer
 
@@ -81,7 +81,7 @@ def test_a_sqlite_cache_keeps_at_most_its_bound_and_its_file_stops_growing(tmp_p
 def test_an_entry_past_its_age_is_not_served_and_is_swept(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import langchain_jev.models.cache._sqlite as cache_module
+    import langchain_jev.models._cache._sqlite as cache_module
 
     now = [1_000_000.0]
     monkeypatch.setattr(cache_module.time, "time", lambda: now[0])

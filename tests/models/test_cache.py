@@ -20,9 +20,9 @@ from langchain_core.decisions import Noul
 from langchain_core.messages import AIMessage, HumanMessage
 from typesafe_sdk import AsyncTypeSafeClient, RetryPolicy, TypeSafeClient
 
-from langchain_jev import JevJudgeInput, Outcome
-from langchain_jev.errors import JevConfigurationError
-from langchain_jev.models.cache import (
+from langchain_jev import JevConfigurationError, JevJudgeInput, Outcome
+from langchain_jev.models import JevDecisionModel
+from langchain_jev.models._cache import (
     APPLICATION_ID,
     CACHE_HIT_TAG,
     CACHE_METADATA_KEY,
@@ -34,7 +34,6 @@ from langchain_jev.models.cache import (
     is_cacheable,
     model_identity,
 )
-from langchain_jev.models.jev import JevDecisionModel
 from langchain_jev.testing import ScriptedDecisionModel
 from tests.fakes import API_KEY, JevWire, RunRecorder, choice, noul, score
 from tests.testing.helpers import GOOD, HELPFUL, MODE, POLITE, judge_on
@@ -361,7 +360,7 @@ async def test_a_waiting_sqlite_write_does_not_block_the_event_loop(tmp_path: Pa
 _WRITER = textwrap.dedent(
     """
     import sys
-    from langchain_jev.models.cache import SQLiteCache
+    from langchain_jev.models import SQLiteCache
     cache = SQLiteCache(sys.argv[1], timeout=60)
     name = sys.argv[2]
     for i in range(200):
@@ -394,7 +393,7 @@ def test_two_processes_write_one_file_at_once(tmp_path: Path) -> None:
 _READER = textwrap.dedent(
     """
     import sys
-    from langchain_jev.models.cache import CachedDecisionModel
+    from langchain_jev.models import CachedDecisionModel
     from langchain_jev.testing import ScriptedDecisionModel
     from tests.testing.helpers import judge_on
     silent = ScriptedDecisionModel({})
@@ -623,11 +622,11 @@ def _served_at(wire: JevWire, base_url: str) -> JevDecisionModel:
 
 
 def test_the_identity_of_a_model_holds_its_kind_name_endpoint_and_never_its_key() -> None:
-    from langchain_jev.models.chat import ChatModelDecisionModel
+    from langchain_jev import ChatModelDecisionModel
     from tests.models.chat.helpers import ScriptedChatModel
 
     jev = model_identity(JevDecisionModel(api_key=API_KEY, base_url="http://a.test/", model="jev-1"))
-    assert jev == {"class": "langchain_jev.models.jev.JevDecisionModel", "model": "jev-1", "endpoint": "http://a.test"}
+    assert jev == {"class": "langchain_jev.models._jev.JevDecisionModel", "model": "jev-1", "endpoint": "http://a.test"}
     assert API_KEY not in repr(jev)
     chat = model_identity(ChatModelDecisionModel(ScriptedChatModel(), strategy="structured"))
     structured_by_default = model_identity(ChatModelDecisionModel(ScriptedChatModel(), strategy="per_question"))

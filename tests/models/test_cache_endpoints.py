@@ -16,10 +16,9 @@ from langchain_core.decisions import BaseDecisionModel, ClassifierResponse, Noul
 from pydantic import ConfigDict
 from typesafe_sdk import RetryPolicy
 
-from langchain_jev import JevDecisionModel
-from langchain_jev.models.cache import CachedDecisionModel, InMemoryCache, model_identity
-from langchain_jev.models.chat import ChatModelDecisionModel
-from langchain_jev.models.resolve import as_decision_model
+from langchain_jev import ChatModelDecisionModel, JevDecisionModel
+from langchain_jev.models import as_decision_model
+from langchain_jev.models._cache import CachedDecisionModel, InMemoryCache, model_identity
 from langchain_jev.testing import JevServer
 from tests.models.chat.helpers import ScriptedChatModel
 
@@ -120,4 +119,4 @@ def test_a_cached_model_s_identity_names_it_by_its_face_so_stored_keys_keep_matc
     inner = CachedDecisionModel(ScriptedDecisionModel({}), InMemoryCache())
     identity = model_identity(CachedDecisionModel(inner, InMemoryCache()))
     # the class path is part of every key of a model made of caches: it is the one it had before the split
-    assert identity["parts"]["inner"]["class"] == "langchain_jev.models.cache.CachedDecisionModel"
+    assert identity["parts"]["inner"]["class"] == "langchain_jev.models._cache.CachedDecisionModel"

@@ -19,7 +19,7 @@ import pytest
 from langchain_core.decisions import BaseDecisionModel, ClassifierResponse, Noul, Question, State
 
 from langchain_jev import JevCriterion, JevJudge, JuryDecisionModel, Outcome
-from langchain_jev.models.member_calls import MAX_LATE_CALLS
+from langchain_jev.models._member_calls import MAX_LATE_CALLS
 from langchain_jev.testing import ScriptedDecisionModel
 
 POLITE = JevCriterion.noul("polite", Noul(instructions="Is `assistant_answer` polite?"), 0.7)

@@ -12,10 +12,9 @@ import httpx
 import pytest
 from langchain_core.decisions import Choice, Noul, NoulCriteria, Score
 
-from langchain_jev import JevCriterion, JevJudge, Outcome
-from langchain_jev.errors import JevConfigurationError
-from langchain_jev.models.openai_decisions import OpenAIDecisionsModel
-from langchain_jev.models.resolve import as_decision_model
+from langchain_jev import JevConfigurationError, JevCriterion, JevJudge, Outcome
+from langchain_jev.models import as_decision_model
+from langchain_jev.models._openai_decisions import OpenAIDecisionsModel
 from tests.fakes import JevWire, choice, noul, score
 
 pytest.importorskip("langchain_openai.decisions")

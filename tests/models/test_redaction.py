@@ -27,9 +27,8 @@ from langchain_core.messages import BaseMessage
 from langchain_core.outputs import ChatResult
 from typesafe_sdk import RetryPolicy, TypeSafeAPIResponseValidationError, TypeSafeAuthenticationError
 
-from langchain_jev import JevCriterion, JevDecisionModel, JevJudge
-from langchain_jev.models.chat import ChatModelDecisionModel
-from langchain_jev.models.secrets import install_log_filter, redact_data, redact_error, remember_secret
+from langchain_jev import ChatModelDecisionModel, JevCriterion, JevDecisionModel, JevJudge
+from langchain_jev.models._secrets import install_log_filter, redact_data, redact_error, remember_secret
 from tests.support.hostile_server import HostileServer
 
 KEY = "sk-echoed-Hq4Zt8Wm2Lx6Nv0Rb3Kc"
@@ -159,7 +158,7 @@ def test_records_of_any_logger_are_redacted_as_they_are_made(caplog: pytest.LogC
     try:
         raise ValueError(f"the server said {KEY}")
     except ValueError:
-        logging.getLogger("langchain_jev.models.wire").warning("answer %r has type %r", "x", KEY, exc_info=True)
+        logging.getLogger("langchain_jev.models._wire").warning("answer %r has type %r", "x", KEY, exc_info=True)
     logging.getLogger("some.library.deep.child").debug(f"headers={{'x-echo': {KEY!r}}}")
     logging.getLogger("httpcore2.http11").debug("receive_response_headers.complete", stack_info=False)
     logging.getLogger().error("root %s", {"nested": [KEY]})
@@ -308,7 +307,7 @@ def test_redact_data_copies_only_what_holds_a_key() -> None:
 
 def test_two_keys_that_end_alike_are_each_redacted_whole() -> None:
     """A key's last 16 characters are one of its forms; another key ending with them is still redacted whole."""
-    from langchain_jev.models.secrets import redact
+    from langchain_jev.models._secrets import redact
 
     remember_secret("sk-first-account-0123456789abcdef")
     remember_secret("sk-second-0123456789abcdef")

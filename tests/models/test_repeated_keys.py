@@ -1,7 +1,7 @@
 """A decision model that answers a question twice said nothing readable: that finding is an ERROR.
 
 JSON lets an object name a key twice, and every parser picks the last value
-silently. The package reads answers by one rule (`langchain_jev.models.unique_json`):
+silently. The package reads answers by one rule (`langchain_jev.models._unique_json`):
 nothing is picked from a key given twice. On the Jev wire (the real SDK over
 ``httpx2.MockTransport``), a question named twice or a key given twice inside an
 answer makes that one finding ERROR, whatever its depth, and a key given twice
@@ -135,8 +135,8 @@ def test_the_quick_count_of_keys_never_passes_a_body_that_gives_one_twice(
     data: st.DataObject, colon: str, extra: dict[str, Any]
 ) -> None:
     """Whatever the body, a count that agrees means no key is given twice (else the exact check decides)."""
-    from langchain_jev.models.unique_json import loads
-    from langchain_jev.models.wire import _every_key_once, _QuickResponse
+    from langchain_jev.models._unique_json import loads
+    from langchain_jev.models._wire import _every_key_once, _QuickResponse
 
     document = body({**FINE, "safe": {**FINE["safe"], **extra}})
     if data.draw(st.booleans(), label="repeat a key"):

@@ -20,7 +20,7 @@ from langchain_jev import (
     JevJudge,
 )
 from langchain_jev.graph import HazardBattery
-from langchain_jev.models.resolve import as_decision_model
+from langchain_jev.models import as_decision_model
 from langchain_jev.spec import load_judge
 from langchain_jev.testing import assert_judged
 from tests.cli.helpers import ROOT

@@ -32,9 +32,9 @@ from langsmith.run_trees import RunTree
 import langchain_jev
 from langchain_jev import JevCriterion, JevDecisionModel, JevJudge, JevRunEvaluator, JuryDecisionModel
 from langchain_jev.graph import HazardBattery
-from langchain_jev.guardrails.settings import GuardrailSettings
+from langchain_jev.guardrails import GuardrailSettings
 from langchain_jev.langsmith import jev_summary_evaluator
-from langchain_jev.models.secrets import declare_secret_setting, is_secret_setting, redact, settings_repr
+from langchain_jev.models._secrets import declare_secret_setting, is_secret_setting, redact, settings_repr
 from langchain_jev.testing import ScriptedDecisionModel
 from tests.fakes import RunRecorder
 from tests.guardrails.helpers import chat, guarded_graph
@@ -79,8 +79,8 @@ def secret_fields(kind: type) -> list[str]:
 
 
 RECIPES: dict[str, Callable[[], Any]] = {
-    "langchain_jev.models.jev.JevDecisionModel": lambda: JevDecisionModel(api_key=RECIPE_KEY),
-    "langchain_jev.guardrails.settings.GuardrailSettings": lambda: GuardrailSettings(
+    "langchain_jev.models._jev.JevDecisionModel": lambda: JevDecisionModel(api_key=RECIPE_KEY),
+    "langchain_jev.guardrails._settings.GuardrailSettings": lambda: GuardrailSettings(
         review_key=REVIEW_KEY, on_error="interrupt"
     ),
     "langchain_jev.testing.server._handler.Config": lambda: (

@@ -19,7 +19,7 @@ from langchain_core.decisions import Noul
 from typesafe_sdk import RetryPolicy, TypeSafeAPITimeoutError, TypeSafeClient, TypeSafeError
 
 from langchain_jev import JevDecisionModel, ResponseTooLargeError
-from langchain_jev.models.transport import (
+from langchain_jev.models._transport import (
     MAX_RESPONSE_BYTES,
     AsyncBoundedTransport,
     BoundedTransport,
@@ -203,7 +203,7 @@ def test_a_deadline_that_is_not_a_positive_number_is_refused(bad: Any) -> None:
 
 
 def test_the_default_transport_keeps_the_proxy_the_environment_names(monkeypatch: pytest.MonkeyPatch) -> None:
-    from langchain_jev.models.transport import _proxy_for
+    from langchain_jev.models._transport import _proxy_for
 
     monkeypatch.setenv("HTTPS_PROXY", "http://proxy.test:3128")
     monkeypatch.setenv("NO_PROXY", "internal.test")

@@ -21,8 +21,8 @@ from hypothesis import strategies as st
 from langchain_core.decisions import Choice, ChoiceAnswer, Noul, NoulAnswer, NoulCriteria, Score
 
 from langchain_jev import JevCriterion, JevJudge, JevJudgeInput
-from langchain_jev.models.response import read_answers
-from langchain_jev.models.wire import QuestionWire, WireResponse, wire_questions
+from langchain_jev.models._response import read_answers
+from langchain_jev.models._wire import QuestionWire, WireResponse, wire_questions
 from tests.fakes import JevWire, noul
 from tests.models.test_answer_properties import FINE
 from tests.models.test_answer_properties import answers as answer_cases

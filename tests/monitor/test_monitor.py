@@ -10,9 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from langchain_jev import JevJudge
-from langchain_jev.errors import JevConfigurationError
-from langchain_jev.models.jev import JevDecisionModel
+from langchain_jev import JevConfigurationError, JevJudge
+from langchain_jev.models import JevDecisionModel
 from langchain_jev.monitor import MonitorLine, amonitor, feedback_id, judge_fingerprint, monitor
 from langchain_jev.testing.server import JevServer
 from tests.support.fake_langsmith import FakeProject, fake_project

@@ -13,8 +13,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from langchain_jev import JevJudge
-from langchain_jev.errors import JevConfigurationError
+from langchain_jev import JevConfigurationError, JevJudge
 from langchain_jev.monitor import (
     Cursor,
     CursorKey,

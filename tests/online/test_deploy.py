@@ -14,8 +14,7 @@ from langchain_core.messages import AIMessage
 from langchain_core.prompts import ChatPromptTemplate
 from langsmith import AsyncLangsmith, Langsmith
 
-from langchain_jev import JevCriterion, JevJudge
-from langchain_jev.errors import JevConfigurationError, MissingCredentialsError
+from langchain_jev import JevConfigurationError, JevCriterion, JevJudge, MissingCredentialsError
 from langchain_jev.models import CachedDecisionModel, JevDecisionModel, JuryDecisionModel
 from langchain_jev.online import Deployment, JevDeployWarning, adeploy, decision_rule, deploy
 from langchain_jev.testing import ScriptedDecisionModel

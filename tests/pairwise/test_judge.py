@@ -17,7 +17,7 @@ from langchain_jev import (
     JuryDecisionModel,
 )
 from langchain_jev.pairwise import PairwiseCriterion, PairwiseJudge, Preference, pairwise_judge
-from langchain_jev.pairwise.questions import engine_criteria
+from langchain_jev.pairwise._questions import engine_criteria
 from langchain_jev.testing import ScriptedDecisionModel
 from tests.fakes import JevWire
 

@@ -19,11 +19,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from langchain_jev import JuryDecisionModel
-from langchain_jev.compare.answers import AnswerPair
-from langchain_jev.compare.head_to_head import compare_answers
-from langchain_jev.compare.join import RowPair
+from langchain_jev.compare import AnswerPair, RowPair, compare_answers
 from langchain_jev.pairwise import Preference, pairwise_judge
-from langchain_jev.pairwise.verdict import normal_answer, same_answers
+from langchain_jev.pairwise._verdict import normal_answer, same_answers
 from langchain_jev.testing import ScriptedDecisionModel
 
 QUESTION = "Will I need an umbrella in Dublin tomorrow?"

@@ -12,7 +12,7 @@ ray = pytest.importorskip("ray", reason="the ray extra is not installed")
 pq = pytest.importorskip("pyarrow.parquet")
 
 from langchain_jev.cli import main  # noqa: E402
-from langchain_jev.datasets.lock import ResultsLock  # noqa: E402
+from langchain_jev.datasets._lock import ResultsLock  # noqa: E402
 from langchain_jev.testing.server import JevServer  # noqa: E402
 from tests.cli.helpers import cli_command, cli_env  # noqa: E402
 from tests.ray.conftest import API_KEY  # noqa: E402

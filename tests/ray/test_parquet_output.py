@@ -14,7 +14,7 @@ import pytest
 pa = pytest.importorskip("pyarrow")
 pq = pytest.importorskip("pyarrow.parquet")
 
-from langchain_jev.ray.run import _ParquetFile  # noqa: E402
+from langchain_jev.ray._run import _ParquetFile  # noqa: E402
 
 
 def _batch(values: list[int]) -> object:

@@ -27,7 +27,7 @@ JUDGE = {
 @ray.remote
 def _child_logger_record() -> str:
     """What a worker's own child logger makes of a record carrying the key, after an actor started there."""
-    from langchain_jev.models.secrets import install_log_filter
+    from langchain_jev.models._secrets import install_log_filter
 
     install_log_filter()  # as JudgeActor does when it starts
     record = logging.getLogger("httpcore2.http11").makeRecord(

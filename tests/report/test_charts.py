@@ -11,7 +11,7 @@ pytest.importorskip("matplotlib")
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.colors import to_hex
 
-from langchain_jev.report import charts
+from langchain_jev.report import _charts as charts
 
 PASS, FAIL, NONE = "#2f855a", "#c53030", "#a0aec0"
 NAMES = [

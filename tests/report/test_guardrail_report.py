@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from langchain_jev.guardrails.quality import RowLabel, ScoredRow, measure
-from langchain_jev.report.guardrail_page import render_guardrail_report, write_guardrail_report
+from langchain_jev.report._guardrail_page import render_guardrail_report, write_guardrail_report
 from tests.report.browser import blank_share, find_chromium, open_page
 
 CHROMIUM = find_chromium()

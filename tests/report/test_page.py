@@ -13,9 +13,9 @@ pytest.importorskip("matplotlib")
 
 from langchain_jev.calibration import NoRequestModel
 from langchain_jev.report import render_report
-from langchain_jev.report.data import BORDERLINE, TEXT_CAP, select_rows
-from langchain_jev.report.provenance import Provenance, host_of, provenance_of
-from langchain_jev.report.script import script_hash, viewer_script
+from langchain_jev.report._data import BORDERLINE, TEXT_CAP, select_rows
+from langchain_jev.report._provenance import Provenance, host_of, provenance_of
+from langchain_jev.report._script import script_hash, viewer_script
 from langchain_jev.spec import load_judge
 
 PAYLOADS = [

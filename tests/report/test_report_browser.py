@@ -11,15 +11,12 @@ import pytest
 
 from langchain_jev import JevJudge
 from langchain_jev.calibration import NoRequestModel, calibrate
-from langchain_jev.compare import compare_results
-from langchain_jev.compare.answers import AnswerPair
-from langchain_jev.compare.head_to_head import HeadToHead, HeadToHeadRow
-from langchain_jev.compare.join import RowPair
-from langchain_jev.datasets.rows import FieldMap, map_row
-from langchain_jev.pairwise.verdict import PairwiseFinding, PairwiseVerdict, Preference
+from langchain_jev.compare import AnswerPair, HeadToHead, HeadToHeadRow, RowPair, compare_results
+from langchain_jev.datasets._rows import FieldMap, map_row
+from langchain_jev.pairwise import PairwiseFinding, PairwiseVerdict, Preference
 from langchain_jev.report import write_report
-from langchain_jev.report.compare_page import write_comparison
-from langchain_jev.report.head_to_head_page import write_head_to_head_page
+from langchain_jev.report._compare_page import write_comparison
+from langchain_jev.report._head_to_head_page import write_head_to_head_page
 from tests.calibration.helpers import WEATHER_SPEC, build, records_of, scripted, spec_with
 from tests.calibration.jury_helpers import DOWN_ON, HELPFUL, POLITE, jury_judge, labelled_rows
 from tests.cli.helpers import expected_weather_verdicts, weather_rows

@@ -20,8 +20,7 @@ from langgraph.graph import END, START, MessagesState, StateGraph
 from langsmith import Client, aevaluate, evaluate
 from langsmith.schemas import Example
 
-from langchain_jev import JevCriterion, JevJudge
-from langchain_jev.errors import JevConfigurationError
+from langchain_jev import JevConfigurationError, JevCriterion, JevJudge
 from langchain_jev.simulation import simulated_user, simulation_evaluator, simulation_target
 from tests.fakes import JevWire, ReplyingChatModel, noul
 from tests.support.fake_langsmith import fake_langsmith_api

@@ -21,8 +21,7 @@ from langchain_core.tools import tool
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.graph import END, START, MessagesState, StateGraph
 
-from langchain_jev import JevCriterion, JevJudge
-from langchain_jev.errors import JevConfigurationError
+from langchain_jev import JevConfigurationError, JevCriterion, JevJudge
 from langchain_jev.simulation import Simulation, asimulate, simulate, simulated_user
 from tests.fakes import JevWire, ReplyingChatModel, noul
 

@@ -15,12 +15,10 @@ from typing import Any
 
 import pytest
 
-from langchain_jev import JevJudgeInput
-from langchain_jev.cli.app import main
-from langchain_jev.errors import JevInputError
-from langchain_jev.outcomes import Outcome
+from langchain_jev import JevInputError, JevJudgeInput, Outcome
+from langchain_jev.cli import main
 from langchain_jev.spec import JudgeSpecError, load_spec
-from langchain_jev.spec.conditions import FORMS
+from langchain_jev.spec._conditions import FORMS
 from langchain_jev.testing import ScriptedDecisionModel
 
 SHAPES: dict[str, Any] = {

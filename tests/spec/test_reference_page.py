@@ -1,6 +1,6 @@
 """The judge-file reference page: written from the format's own tables, every example accepted.
 
-`docs/judge-files.md` is what `langchain_jev.spec.reference` writes, so a condition, a
+`docs/judge-files.md` is what `langchain_jev.spec._reference` writes, so a condition, a
 key or a built-in check added to the format without an example stops the generator, and
 a page not regenerated since fails here. Each example runs through the real loader:
 `langchain-jev validate` accepts a file holding it, and the judge built from it decides a
@@ -15,13 +15,12 @@ from typing import Any
 import pytest
 import yaml
 
-from langchain_jev import JevJudgeInput
-from langchain_jev.cli.app import main
-from langchain_jev.outcomes import Outcome
+from langchain_jev import JevJudgeInput, Outcome
+from langchain_jev.cli import main
+from langchain_jev.spec import _reference as page
 from langchain_jev.spec import load_spec
-from langchain_jev.spec import reference as page
-from langchain_jev.spec.builtins import BUILTIN_FORMS
-from langchain_jev.spec.conditions import FORMS
+from langchain_jev.spec._builtins import BUILTIN_FORMS
+from langchain_jev.spec._conditions import FORMS
 from langchain_jev.testing import ScriptedDecisionModel
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -45,7 +44,7 @@ def _validates(tmp_path: Path, data: dict[str, Any], capsys: pytest.CaptureFixtu
 
 def test_the_committed_page_is_what_the_generator_writes() -> None:
     committed = (ROOT / page.PAGE).read_text(encoding="utf-8")
-    assert committed == page.reference_page(), "run: python -m langchain_jev.spec.reference"
+    assert committed == page.reference_page(), "run: python -m langchain_jev.spec._reference"
 
 
 def test_the_check_option_says_whether_the_page_is_current(tmp_path: Path) -> None:

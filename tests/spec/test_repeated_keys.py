@@ -19,9 +19,9 @@ import yaml
 from hypothesis import given
 from hypothesis import strategies as st
 
-from langchain_jev.calibration.rewrite import write_thresholds
-from langchain_jev.cli.app import main
-from langchain_jev.errors import CalibrationError, JudgeSpecError
+from langchain_jev._errors import CalibrationError, JudgeSpecError
+from langchain_jev.calibration import write_thresholds
+from langchain_jev.cli import main
 from langchain_jev.spec import load_spec
 
 ROOT = Path(__file__).resolve().parents[2]

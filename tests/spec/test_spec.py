@@ -12,7 +12,7 @@ import yaml
 
 from langchain_jev import JevConfigurationError, JevJudgeInput, ToolCall
 from langchain_jev.spec import JudgeSpecError, judge_schema, load_judge, load_spec
-from langchain_jev.spec.conditions import ConditionSpec, compile_condition
+from langchain_jev.spec._conditions import ConditionSpec, compile_condition
 from langchain_jev.testing import ScriptedDecisionModel
 from tests.cli.helpers import WEATHER_JUDGE
 

@@ -8,8 +8,7 @@ import pytest
 from langchain_core.decisions import Noul
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 
-from langchain_jev import JevCriterion, JevJudge, Outcome
-from langchain_jev.errors import JevConfigurationError, JevInputError
+from langchain_jev import JevConfigurationError, JevCriterion, JevInputError, JevJudge, Outcome
 from langchain_jev.testing import ScriptedDecisionModel, aassert_judged, assert_judged
 from tests.fakes import JevWire, noul
 from tests.testing.helpers import GOOD, judge_on

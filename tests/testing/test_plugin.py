@@ -11,7 +11,7 @@ import pytest
 # Loaded here so that in-process pytester runs share these modules with this process
 # (pytester forgets modules first imported during a run, which would split classes in two).
 from langchain_jev import JevDecisionModel  # noqa: F401
-from langchain_jev.models.cache import CachedDecisionModel, SQLiteCache  # noqa: F401
+from langchain_jev.models import CachedDecisionModel, SQLiteCache  # noqa: F401
 
 pytest_plugins = ["pytester"]
 
@@ -83,7 +83,7 @@ def test_jev_cache_wraps_the_model_in_a_sqlite_cache(
     pytester.makepyfile(
         test_cached=f"""
         from langchain_jev import JevDecisionModel
-        from langchain_jev.models.cache import CachedDecisionModel, SQLiteCache
+        from langchain_jev.models import CachedDecisionModel, SQLiteCache
 
         def test_cached(jev_model):
             assert isinstance(jev_model, CachedDecisionModel)

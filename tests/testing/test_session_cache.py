@@ -11,8 +11,8 @@ from typesafe_sdk import TypeSafeClient
 # Loaded here so that in-process pytester runs share these modules with this process
 # (pytester forgets modules first imported during a run, which would split classes in two).
 from langchain_jev import JevCriterion, JevDecisionModel, JevJudge
-from langchain_jev.models.cache import CachedDecisionModel, InMemoryCache, SQLiteCache  # noqa: F401
-from langchain_jev.models.shared_cache import share_cache
+from langchain_jev.models import CachedDecisionModel, InMemoryCache, SQLiteCache  # noqa: F401
+from langchain_jev.models._shared_cache import share_cache
 from langchain_jev.testing import JevServer, aassert_judged, assert_judged  # noqa: F401
 from tests.fakes import JevWire, noul
 from tests.testing.helpers import GOOD, judge_on

@@ -17,12 +17,12 @@ from typing import TYPE_CHECKING, Any
 from langchain_core.decisions import ChoiceAnswer, NoulAnswer, ScoreAnswer
 from pydantic import TypeAdapter
 
-from langchain_jev.models.response import DecisionResponse, JuryPanel
+from langchain_jev.models._response import DecisionResponse, JuryPanel
 
 if TYPE_CHECKING:
     from langchain_core.decisions import Answer
 
-    from langchain_jev.criteria import JevCriterion
+    from langchain_jev._criteria import JevCriterion
 
 __all__ = ["answer_data", "panel_data", "stored_answer", "stored_panel"]
 

@@ -11,8 +11,8 @@ import os
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from langchain_jev.errors import ResultsError
-from langchain_jev.verdict import Outcome
+from langchain_jev._errors import ResultsError
+from langchain_jev._verdict import Outcome
 
 __all__ = ["check_records", "record_problem"]
 

@@ -20,14 +20,14 @@ from typing import TYPE_CHECKING, Any
 
 from langchain_core.decisions import ClassifierResponse
 
-from langchain_jev.datasets import strict_json
+from langchain_jev._verdict import JevVerdict, Outcome
+from langchain_jev.datasets import _strict_json as strict_json
 from langchain_jev.datasets._results.answers import answer_data, panel_data
-from langchain_jev.models.response import JuryPanel
-from langchain_jev.models.secrets import contains_secret, redact, redact_data
-from langchain_jev.verdict import JevVerdict, Outcome
+from langchain_jev.models._response import JuryPanel
+from langchain_jev.models._secrets import contains_secret, redact, redact_data
 
 if TYPE_CHECKING:
-    from langchain_jev.criteria import JevCriterion
+    from langchain_jev._criteria import JevCriterion
 
 __all__ = [
     "error_record",
@@ -138,7 +138,7 @@ def response_fields(response: ClassifierResponse) -> dict[str, Any]:
     records and a comparison's head-to-head records keep the same fields.
 
     Example:
-        >>> from langchain_jev.models.response import DecisionResponse
+        >>> from langchain_jev.models import DecisionResponse
         >>> response_fields(DecisionResponse(model="jev-latest", answers={}, cache_hit=True))
         {'model': 'jev-latest', 'cache_hit': True}
 

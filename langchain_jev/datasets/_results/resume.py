@@ -14,12 +14,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
-from langchain_jev.datasets.header import is_header
-from langchain_jev.datasets.paths import real_path
-from langchain_jev.datasets.reading import bounded_lines, open_regular
-from langchain_jev.datasets.stored import read_header
-from langchain_jev.datasets.writing import atomic_output
-from langchain_jev.errors import ResultsError
+from langchain_jev._errors import ResultsError
+from langchain_jev.datasets._header import is_header
+from langchain_jev.datasets._paths import real_path
+from langchain_jev.datasets._reading import bounded_lines, open_regular
+from langchain_jev.datasets._stored import read_header
+from langchain_jev.datasets._writing import atomic_output
 
 __all__ = ["Resumed", "resume_results"]
 
@@ -85,7 +85,7 @@ def resume_results(
 
 
 def _check_judge(target: Path, judge: Mapping[str, Any]) -> None:
-    from langchain_jev.datasets.fingerprint import differences, fingerprint
+    from langchain_jev.datasets._fingerprint import differences, fingerprint
 
     header = read_header(target)  # a header edited into something else is refused, naming its field
     try:

@@ -16,8 +16,8 @@ import sys
 from collections.abc import Mapping
 from typing import IO, Any, TextIO
 
+from langchain_jev.datasets._header import header_record
 from langchain_jev.datasets._results.records import record_line
-from langchain_jev.datasets.header import header_record
 
 __all__ = ["ResultsFile"]
 

@@ -27,43 +27,48 @@ from typing import TYPE_CHECKING
 from langchain_jev._lazy import lazy_exports
 
 if TYPE_CHECKING:
-    from langchain_jev.guardrails.quality.evaluate import (
+    from langchain_jev.guardrails.quality._evaluate import (
         Columns,
         GuardrailEval,
         aguardrail_eval,
         guardrail_eval,
         measure_results,
     )
-    from langchain_jev.guardrails.quality.judging import BatteryJudge
-    from langchain_jev.guardrails.quality.labels import RowLabel, read_row_label
-    from langchain_jev.guardrails.quality.metrics import CurvePoint, Undefined
-    from langchain_jev.guardrails.quality.shadow import measure_shadow, shadow_recorder
-    from langchain_jev.guardrails.quality.summary import CategoryQuality, GuardrailQuality, ScoredRow, measure
-    from langchain_jev.guardrails.quality.tables import format_quality
-    from langchain_jev.guardrails.quality.thresholds import Suggestion, Target, suggest_thresholds
+    from langchain_jev.guardrails.quality._judging import BatteryJudge
+    from langchain_jev.guardrails.quality._labels import RowLabel, read_row_label
+    from langchain_jev.guardrails.quality._metrics import CurvePoint, Undefined
+    from langchain_jev.guardrails.quality._shadow import measure_shadow, shadow_recorder
+    from langchain_jev.guardrails.quality._summary import (
+        CategoryQuality,
+        GuardrailQuality,
+        ScoredRow,
+        measure,
+    )
+    from langchain_jev.guardrails.quality._tables import format_quality
+    from langchain_jev.guardrails.quality._thresholds import Suggestion, Target, suggest_thresholds
 
 # public name -> module that defines it
 _EXPORTS: dict[str, str] = {
-    "BatteryJudge": "langchain_jev.guardrails.quality.judging",
-    "CategoryQuality": "langchain_jev.guardrails.quality.summary",
-    "Columns": "langchain_jev.guardrails.quality.evaluate",
-    "CurvePoint": "langchain_jev.guardrails.quality.metrics",
-    "GuardrailEval": "langchain_jev.guardrails.quality.evaluate",
-    "GuardrailQuality": "langchain_jev.guardrails.quality.summary",
-    "RowLabel": "langchain_jev.guardrails.quality.labels",
-    "ScoredRow": "langchain_jev.guardrails.quality.summary",
-    "Suggestion": "langchain_jev.guardrails.quality.thresholds",
-    "Target": "langchain_jev.guardrails.quality.thresholds",
-    "Undefined": "langchain_jev.guardrails.quality.metrics",
-    "aguardrail_eval": "langchain_jev.guardrails.quality.evaluate",
-    "format_quality": "langchain_jev.guardrails.quality.tables",
-    "guardrail_eval": "langchain_jev.guardrails.quality.evaluate",
-    "measure": "langchain_jev.guardrails.quality.summary",
-    "measure_results": "langchain_jev.guardrails.quality.evaluate",
-    "measure_shadow": "langchain_jev.guardrails.quality.shadow",
-    "read_row_label": "langchain_jev.guardrails.quality.labels",
-    "shadow_recorder": "langchain_jev.guardrails.quality.shadow",
-    "suggest_thresholds": "langchain_jev.guardrails.quality.thresholds",
+    "BatteryJudge": "langchain_jev.guardrails.quality._judging",
+    "CategoryQuality": "langchain_jev.guardrails.quality._summary",
+    "Columns": "langchain_jev.guardrails.quality._evaluate",
+    "CurvePoint": "langchain_jev.guardrails.quality._metrics",
+    "GuardrailEval": "langchain_jev.guardrails.quality._evaluate",
+    "GuardrailQuality": "langchain_jev.guardrails.quality._summary",
+    "RowLabel": "langchain_jev.guardrails.quality._labels",
+    "ScoredRow": "langchain_jev.guardrails.quality._summary",
+    "Suggestion": "langchain_jev.guardrails.quality._thresholds",
+    "Target": "langchain_jev.guardrails.quality._thresholds",
+    "Undefined": "langchain_jev.guardrails.quality._metrics",
+    "aguardrail_eval": "langchain_jev.guardrails.quality._evaluate",
+    "format_quality": "langchain_jev.guardrails.quality._tables",
+    "guardrail_eval": "langchain_jev.guardrails.quality._evaluate",
+    "measure": "langchain_jev.guardrails.quality._summary",
+    "measure_results": "langchain_jev.guardrails.quality._evaluate",
+    "measure_shadow": "langchain_jev.guardrails.quality._shadow",
+    "read_row_label": "langchain_jev.guardrails.quality._labels",
+    "shadow_recorder": "langchain_jev.guardrails.quality._shadow",
+    "suggest_thresholds": "langchain_jev.guardrails.quality._thresholds",
 }
 
 __all__ = [

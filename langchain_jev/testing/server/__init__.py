@@ -25,7 +25,7 @@ line with ``--base-url``):
   against ``api_key=`` when given;
 - a body that gives a key twice in one object is refused (400), as a script
   file is (`load_script`): JSON is read by the package's one rule
-  (`langchain_jev.models.unique_json`), never by picking one of two values.
+  (`langchain_jev.models._unique_json`), never by picking one of two values.
 
 Script entries (per question name; ``answers`` may instead be a callable
 ``(state, questions) -> {name: entry}`` computed per request):

@@ -198,7 +198,7 @@ def _banner(base_url: str, script: Mapping[str, Any], noul: float | None) -> str
 
 
 def _hazard_names() -> frozenset[str]:
-    from langchain_jev.guardrails.catalog import HAZARDS
+    from langchain_jev.guardrails._catalog import HAZARDS
 
     return frozenset(hazard.name for hazard in HAZARDS)
 

@@ -28,7 +28,7 @@ from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-from langchain_jev.models import unique_json
+from langchain_jev.models import _unique_json as unique_json
 from langchain_jev.testing.server._script import Answerer, Unscripted, answers_for
 
 __all__ = [

@@ -18,7 +18,7 @@ import math
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from langchain_jev.models import unique_json
+from langchain_jev.models import _unique_json as unique_json
 from langchain_jev.testing._unscripted import HAZARD_DEFAULT, how_to_answer, is_hazard_question, question_type
 
 __all__ = [
@@ -210,7 +210,7 @@ def load_script(source: str) -> dict[str, Any]:
     """
     text = source
     if not source.lstrip().startswith(("{", "[")):
-        from langchain_jev.datasets.reading import read_bounded
+        from langchain_jev.datasets._reading import read_bounded
 
         try:  # a regular file within bounds: a FIFO, a device or a folder is refused at once
             text = read_bounded(source, MAX_SCRIPT_BYTES).decode("utf-8")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import io
 
-from langchain_jev.datasets.local.progress import Progress, render_bar
+from langchain_jev.datasets._local.progress import Progress, render_bar
 
 
 class _Terminal(io.StringIO):

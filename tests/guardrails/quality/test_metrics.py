@@ -12,8 +12,8 @@ import warnings
 
 import pytest
 
-from langchain_jev.guardrails.quality.labels import RowLabel
-from langchain_jev.guardrails.quality.metrics import (
+from langchain_jev.guardrails.quality import RowLabel, ScoredRow, measure
+from langchain_jev.guardrails.quality._metrics import (
     Undefined,
     at_threshold,
     false_refusal_rate,
@@ -22,7 +22,6 @@ from langchain_jev.guardrails.quality.metrics import (
     recall_at_fpr,
     roc_auc,
 )
-from langchain_jev.guardrails.quality.summary import ScoredRow, measure
 
 np = pytest.importorskip("numpy")
 metrics = pytest.importorskip("sklearn.metrics")

@@ -6,11 +6,10 @@ import random
 
 import pytest
 
-from langchain_jev.errors import JevConfigurationError
+from langchain_jev import JevConfigurationError
 from langchain_jev.guardrails import HazardBattery
-from langchain_jev.guardrails.quality.labels import RowLabel
-from langchain_jev.guardrails.quality.summary import ScoredRow, measure
-from langchain_jev.guardrails.quality.thresholds import Target, suggest_thresholds, wilson_interval
+from langchain_jev.guardrails.quality import RowLabel, ScoredRow, measure
+from langchain_jev.guardrails.quality._thresholds import Target, suggest_thresholds, wilson_interval
 from langchain_jev.testing import ScriptedDecisionModel
 
 CATEGORIES = {"hate": (4.0, 2.0), "violent_crimes": (3.0, 3.0)}

@@ -16,8 +16,8 @@ from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
 from langchain_jev import JevJudgeInput
-from langchain_jev.judges.checks.tool_calls import read_calls, trajectory_matches
-from langchain_jev.spec.builtins import TrajectoryMatch, compile_builtin
+from langchain_jev.judges._checks.tool_calls import read_calls, trajectory_matches
+from langchain_jev.spec._builtins import TrajectoryMatch, compile_builtin
 
 
 def ChatCompletionMessage(**fields: Any) -> dict[str, Any]:

@@ -14,8 +14,7 @@ from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
 from pydantic import PrivateAttr
 
-from langchain_jev import JevCriterion, JevJudge
-from langchain_jev.models.chat import ChatModelDecisionModel, ChatModelOutputError
+from langchain_jev import ChatModelDecisionModel, ChatModelOutputError, JevCriterion, JevJudge
 from tests.models.chat.helpers import (
     ScriptedChatModel,
     ToolCallingChatModel,

@@ -8,8 +8,7 @@ import os
 import pytest
 from langchain_core.decisions import Choice, Noul
 
-from langchain_jev import JevCriterion, JevJudge
-from langchain_jev.models.chat import ChatModelDecisionModel
+from langchain_jev import ChatModelDecisionModel, JevCriterion, JevJudge
 
 pytestmark = [
     pytest.mark.integration,

@@ -8,9 +8,8 @@ from typing import Any
 import pytest
 from langchain_core.decisions import Choice, Noul, Score
 
-from langchain_jev import JevCriterion, JevJudge, Outcome
-from langchain_jev.models.chat import ChatModelDecisionModel, LogprobsUnavailableError
-from langchain_jev.models.chat.logprobs import answer_from_positions, token_positions
+from langchain_jev import ChatModelDecisionModel, JevCriterion, JevJudge, LogprobsUnavailableError, Outcome
+from langchain_jev.models._chat.logprobs import answer_from_positions, token_positions
 from tests.models.chat.helpers import (
     ScriptedChatModel,
     ToolCallingChatModel,

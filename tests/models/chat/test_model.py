@@ -12,8 +12,7 @@ from langchain_core.language_models import GenericFakeChatModel
 from langchain_core.tracers.context import collect_runs
 from langchain_core.tracers.schemas import Run
 
-from langchain_jev import JevConfigurationError, JevCriterion, JevJudge
-from langchain_jev.models.chat import ChatModelDecisionModel
+from langchain_jev import ChatModelDecisionModel, JevConfigurationError, JevCriterion, JevJudge
 from tests.models.chat.helpers import ScriptedChatModel, ToolCallingChatModel, logprob_reply, tool_reply
 
 POLITE = Noul(instructions="Is `assistant_answer` polite?")

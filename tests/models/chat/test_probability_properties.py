@@ -9,8 +9,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 from langchain_core.decisions import Choice, Score
 
-from langchain_jev.models.chat.answers import choice_answer, renormalise, score_answer
-from langchain_jev.models.chat.logprobs import label_distribution
+from langchain_jev.models._chat.answers import choice_answer, renormalise, score_answer
+from langchain_jev.models._chat.logprobs import label_distribution
 
 LABELS = ["A", "B", "C", "D"]
 logprob = st.floats(min_value=-30.0, max_value=0.0, allow_nan=False)

@@ -14,8 +14,8 @@ from typing import Any
 from langchain_core.decisions import Choice, Noul, Score
 
 from langchain_jev import JevCriterion, JevJudge, Outcome
-from langchain_jev.models.chat import ChatModelDecisionModel, parse
-from langchain_jev.models.chat.parse import read_text
+from langchain_jev.models._chat import ChatModelDecisionModel, parse
+from langchain_jev.models._chat.parse import read_text
 from tests.models.chat.helpers import ScriptedChatModel, ToolCallingChatModel, tool_reply
 
 CORRECT = Noul(instructions="Is `assistant_answer` correct?")

@@ -9,8 +9,7 @@ import pytest
 from langchain_core.decisions import Box, Choice, Noul, Score
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
 
-from langchain_jev import JevCriterion, JevJudge, Outcome
-from langchain_jev.models.chat import ChatModelDecisionModel, ChatModelOutputError
+from langchain_jev import ChatModelDecisionModel, ChatModelOutputError, JevCriterion, JevJudge, Outcome
 from tests.models.chat.helpers import (
     ScriptedChatModel,
     ToolCallingChatModel,

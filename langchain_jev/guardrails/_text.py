@@ -1,0 +1,671 @@
+r"""The text a battery is sent: every string as it is, and what it hides read beside it.
+
+Pure functions, no I/O. Nothing here deletes, replaces or cuts what is judged:
+an interpretation only **adds** a reading beside the raw string.
+
+- `sendable`: a string as it can be sent as UTF-8: a lone surrogate becomes its
+  escape (``\ud83d``), so nothing is lost and nothing is replaced;
+- `readings`: what a string hides, each as text: its lines with invisible
+  characters removed, Unicode tag characters read as the ASCII they hide and
+  NFKC applied; words spelt with look-alike letters read as the ASCII they
+  imitate (`lookalike`); text as a screen shows it, letters written apart or in
+  Braille, Morse or the NATO alphabet, base32 and base85 (`spellings`); bytes
+  hidden in variation selectors ("emoji smuggling") and in zero-width or
+  whitespace bit strings; ``data:`` URLs, base64, hex, percent escapes, HTML
+  character references, backslash escapes, bit groups and lists of
+  character codes, decoded, a run of base64, hex or bits at every alignment of
+  its unit (a window that begins inside a run reads it as a reader of the whole
+  run does); decoded bytes are read as text in every encoding a reader may read
+  them as (UTF-8, what a byte order mark says, UTF-16/32, a single-byte code
+  page). Each reading is read again, `MAX_DEPTH` levels deep; an encoding nested
+  deeper refuses (`GuardrailBudgetError`): a bound never cuts;
+- `reveal` / `reveal_value`: a string (every string, key and list of character
+  codes of a value) with its readings appended, labelled; `reveal` of a revealed
+  text adds nothing more;
+- `read_media`: the payload of a typed media field of a media block: an image,
+  audio or video file by its bytes (the judge is shown a note: it cannot see
+  pixels or hear sound; bytes that also read as text are judged), the text of a
+  PDF (pypdf; its header anywhere a reader finds it, in the first 1,024 bytes),
+  or None when it is neither (then it is judged as text, like any string).
+
+Every pattern is a run of one character class (no nested quantifiers), so each
+scan is linear in the text; the text itself is bounded by the battery's budget.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import contextlib
+import dataclasses
+import datetime
+import decimal
+import enum
+import fractions
+import functools
+import html
+import io
+import pathlib
+import re
+import unicodedata
+import urllib.parse
+import uuid
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import filetype
+from pydantic import BaseModel
+
+from langchain_jev._errors import GuardrailBudgetError, JevInputError
+from langchain_jev.guardrails._lookalike import lookalike_lines
+from langchain_jev.guardrails._spellings import BACKSLASH as _ESCAPE
+from langchain_jev.guardrails._spellings import HTML_REFERENCE as _REFERENCE
+from langchain_jev.guardrails._spellings import SPELLINGS, unescape_backslashes
+from langchain_jev.models._secrets import redact as redact_known
+
+__all__ = [
+    "MAX_DEPTH",
+    "MAX_DOCUMENT_BYTES",
+    "MAX_DOCUMENT_PAGES",
+    "Media",
+    "payload_text",
+    "read_media",
+    "put",
+    "readings",
+    "redact",
+    "reveal",
+    "reveal_value",
+    "sendable",
+]
+
+MAX_DEPTH = 4
+"""How many nested encodings (base64 of a data URL of base64...) are read; one deeper refuses."""
+
+MAX_DOCUMENT_BYTES = 64 * 2**20
+"""The largest document (PDF) whose text is read; a larger one refuses (it is never cut)."""
+
+MAX_DOCUMENT_PAGES = 2_000
+"""The most pages of a document (PDF) whose text is read; more refuses."""
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+_INVISIBLE = re.compile(
+    "[\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u202a-\u202e\u2060-\u2064"
+    "\u2066-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0\U000e0001\U000e007f\U000e0100-\U000e01ef]"
+)
+"""Zero-width, joiner, bidi control, filler, invisible operator, BOM and variation-selector characters."""
+_TAGS = re.compile("[\U000e0020-\U000e007e]")
+"""Unicode tag characters, which spell ASCII invisibly."""
+_SELECTORS = re.compile("[\ufe00-\ufe0f\U000e0100-\U000e01ef]{2,}")
+"""Runs of variation selectors: one byte each (the "emoji smuggling" encoding)."""
+_ZERO_WIDTH = re.compile("[\u200b-\u200d\u2060-\u2064\ufeff\u180e\u034f]{8,}")
+_WHITESPACE_BITS = re.compile("[ \t]{16,}")
+_DATA_URL = re.compile(
+    r"data:([a-z0-9.+\-]{1,64}/[a-z0-9.+\-]{1,64})?((?:;[a-z0-9.+\-]{1,64}(?:=[^;,\s]{0,100})?){0,8}),"
+    r"([^\s\"'<>\\]*)",
+    re.IGNORECASE,
+)
+_BASE64 = re.compile(r"[A-Za-z0-9+/\r\n]{8,}={0,2}|[A-Za-z0-9_\-]{8,}={0,2}")
+_HEX = re.compile(r"(?:[0-9A-Fa-f]{2}[ :]?){8,}[0-9A-Fa-f]?")
+_PERCENT = re.compile(r"%[0-9A-Fa-f]{2}")
+_CODES = re.compile(r"\d{1,7}(?:[ \t]*[,;][ \t]*\d{1,7}|[ \t]+\d{1,7}){3,}")
+_BITS = re.compile(r"[01]{7,8}(?:[ ,][01]{7,8}){2,}")
+_REFERENCES_AT_LEAST = 3
+"""How many percent escapes, character references or backslash escapes make a text worth decoding."""
+
+
+def sendable(text: str) -> str:
+    r"""``text`` as it can be sent as UTF-8: each lone surrogate written as its escape, nothing else touched.
+
+    Example:
+        >>> sendable("cut \ud83d") == "cut \\ud83d", sendable("\ud83d\ude00") == "😀"
+        (True, True)
+
+    """
+    if text.isascii():
+        return text
+    joined = text.encode("utf-16", "surrogatepass").decode("utf-16", "surrogatepass")  # pairs join
+    return _SURROGATE.sub(lambda match: f"\\u{ord(match.group(0)):04x}", joined)
+
+
+def _printable(text: str) -> bool:
+    """True for text a reader could read: mostly printable, not empty, with a letter or digit in it."""
+    if not text.strip():
+        return False
+    printable = sum(1 for c in text if c.isprintable() or c in "\n\r\t")
+    return printable >= 0.9 * len(text) and any(c.isalnum() for c in text)
+
+
+_BOMS = (
+    (b"\xef\xbb\xbf", "utf-8"),
+    (b"\xff\xfe\x00\x00", "utf-32-le"),
+    (b"\x00\x00\xfe\xff", "utf-32-be"),
+    (b"\xff\xfe", "utf-16-le"),
+    (b"\xfe\xff", "utf-16-be"),
+)
+"""Byte order marks, longest first, with the encoding each declares."""
+
+
+_ASCII_WORD = re.compile(r"(?<![A-Za-z\x80-\uffff])[A-Za-z]{3,}(?![A-Za-z\x80-\uffff])")
+"""A word of three or more ASCII letters between ASCII signs, spaces or the ends: prose, not noise."""
+
+
+def _western(data: bytes) -> bool:
+    """True when ``data`` may be text in a Western code page: mostly ASCII, or with a word in it."""
+    ascii_text = sum(1 for byte in data if 0x20 <= byte < 0x7F or byte in b"\t\n\r")
+    return 5 * ascii_text >= 4 * len(data) or _ASCII_WORD.search(data.decode("latin-1")) is not None
+
+
+def _decodings(data: bytes, *, declared: bool = False) -> Iterator[str]:
+    """``data`` read as each encoding a reader may read it as.
+
+    UTF-8, what a byte order mark declares, UTF-16 or UTF-32 when it is spaced
+    with NULs, and a single-byte code page (Windows-1252, which reads any bytes)
+    when the bytes were ``declared`` a payload or may be Western text (`_western`):
+    a guess at a short run in prose must not read every identifier as text.
+    """
+    with contextlib.suppress(UnicodeDecodeError):
+        yield data.decode("utf-8")
+    for mark, codec in _BOMS:
+        if data.startswith(mark):
+            yield data[len(mark) :].decode(codec, errors="replace")
+            break
+    if 3 * data.count(0) >= len(data):  # ASCII text in UTF-16 or UTF-32, without a mark
+        little = data[1::2].count(0) >= data[0::2].count(0)  # "a\0": the low byte first
+        for width in ("16", "32"):
+            for order in ("le", "be") if little else ("be", "le"):
+                yield data.decode(f"utf-{width}-{order}", errors="replace")
+    if declared or _western(data):
+        yield data.decode("cp1252", errors="replace")  # Latin-1 or Windows text, however accented
+
+
+def _as_text(data: bytes, *, declared: bool = False) -> str | None:
+    """``data`` as text when, in some encoding a reader may read it as (`_decodings`), it reads as text."""
+    if not data:
+        return None
+    return next((text for text in _decodings(data, declared=declared) if _printable(text)), None)
+
+
+def _b64(value: str) -> bytes | None:
+    compact = "".join(value.split())
+    padded = compact.rstrip("=")
+    padded += "=" * (-len(padded) % 4)
+    try:
+        if "-" in compact or "_" in compact:
+            return base64.urlsafe_b64decode(padded)
+        return base64.b64decode(padded, validate=True)
+    except (binascii.Error, ValueError):
+        return None
+
+
+def _normalised(text: str) -> Iterator[str]:
+    """The lines of ``text`` that read otherwise without invisible characters, tags decoded and NFKC."""
+    for line in text.splitlines():
+        if line.isascii():
+            continue
+        read = _TAGS.sub(lambda match: chr(ord(match.group(0)) - 0xE0000), line)
+        read = unicodedata.normalize("NFKC", _INVISIBLE.sub("", read))
+        if read != line and read.strip():
+            yield read
+
+
+def _selector_bytes(text: str) -> Iterator[str]:
+    for match in _SELECTORS.finditer(text):
+        data = bytes(ord(c) - 0xFE00 if ord(c) <= 0xFE0F else ord(c) - 0xE0100 + 16 for c in match.group(0))
+        read = _as_text(data)
+        if read is not None:
+            yield read
+
+
+def _bit_strings(run: str) -> Iterator[str]:
+    """The texts a run of two (or three, one a separator) invisible symbols spells in bits."""
+    symbols = sorted(set(run))
+    if not 2 <= len(symbols) <= 3:
+        return
+    for separator in [None, *symbols] if len(symbols) == 3 else [None]:
+        pair = [s for s in symbols if s != separator]
+        if len(pair) != 2:
+            continue
+        for zero, one in (pair, pair[::-1]):
+            bits = run.translate({ord(zero): "0", ord(one): "1"})
+            groups = bits.split(separator) if separator is not None else [bits]
+            if separator is not None and all(0 < len(g) <= 21 for g in groups if g):
+                codes = [int(g, 2) for g in groups if g]
+                if all(0 < code < 0x110000 and not 0xD800 <= code <= 0xDFFF for code in codes):
+                    read = "".join(chr(code) for code in codes)
+                    if _printable(read):
+                        yield read
+                        continue
+            flat = "".join(groups)
+            for start in range(8):  # a window may begin inside a byte: every alignment is read
+                spelled = _as_text(_bits_to_bytes(flat[start:]))
+                if spelled is not None:
+                    yield spelled
+
+
+def _bits_to_bytes(bits: str) -> bytes:
+    return bytes(int(bits[i : i + 8], 2) for i in range(0, len(bits) - len(bits) % 8, 8))
+
+
+def _hidden_bits(text: str) -> Iterator[str]:
+    for pattern in (_ZERO_WIDTH, _WHITESPACE_BITS):
+        for match in pattern.finditer(text):
+            yield from _bit_strings(match.group(0))
+
+
+def _data_urls(text: str) -> Iterator[str]:
+    for match in _DATA_URL.finditer(text):
+        params = [p.strip().lower() for p in match.group(2).split(";")]
+        body = match.group(3)
+        data = _b64(body) if "base64" in params else urllib.parse.unquote_to_bytes(body)
+        read = _as_text(data) if data else None
+        if read is not None:
+            yield read
+
+
+_ENCODED = re.compile(r"[0-9+/=_\-]|[a-z][A-Z]")
+"""What tells a short run of base64 from a word: a digit, a sign or padding, or a capital inside it."""
+
+
+def _words(text: str) -> bool:
+    """True for text mostly of letters (any script), digits and spaces, or holding a word among signs.
+
+    What a short run must spell: ``.. nerve agent ..`` does, an identifier's noise does not.
+    """
+    spelled = sum(c.isalnum() or c == " " for c in text) >= 0.8 * len(text)
+    return spelled or _ASCII_WORD.search(text) is not None
+
+
+def _base64_runs(text: str) -> Iterator[str]:
+    for match in _BASE64.finditer(text):
+        run = "".join(match.group(0).split())
+        if len(run) < 16 and _ENCODED.search(run) is None:  # a word ("Question"), not an encoding
+            continue
+        for start in range(4):  # the run may begin inside a word or a window: every alignment is read
+            data = _b64(run[start:])
+            read = _as_text(data) if data is not None else None
+            if read is not None and (len(run) >= 32 or _words(read)):  # a short run spells words
+                yield read
+
+
+def _hex_runs(text: str) -> Iterator[str]:
+    for match in _HEX.finditer(text):
+        digits = re.sub("[ :]", "", match.group(0))
+        for start in range(2):  # the run may begin inside a byte (a window's edge): both alignments
+            pairs = digits[start:]
+            read = _as_text(bytes.fromhex(pairs[: len(pairs) - len(pairs) % 2]))
+            if read is not None:
+                yield read
+
+
+def _escaped(text: str) -> Iterator[str]:
+    if len(_PERCENT.findall(text)) >= _REFERENCES_AT_LEAST:
+        yield urllib.parse.unquote(text, errors="replace")
+    if "&" in text and len(_REFERENCE.findall(text)) >= _REFERENCES_AT_LEAST:
+        yield html.unescape(text)
+    if "\\" in text and len(_ESCAPE.findall(text)) >= _REFERENCES_AT_LEAST:
+        yield unescape_backslashes(text)
+
+
+def character_codes(codes: list[int]) -> str | None:
+    """The text a list of character codes spells, when it reads as text (at least four codes).
+
+    Example:
+        >>> character_codes([110, 101, 114, 118, 101]), character_codes([1, 2])
+        ('nerve', None)
+
+    """
+    if len(codes) < 4 or not all(9 <= code < 0x110000 and not 0xD800 <= code <= 0xDFFF for code in codes):
+        return None
+    read = "".join(chr(code) for code in codes)
+    return read if _printable(read) else None
+
+
+def _code_runs(text: str) -> Iterator[str]:
+    for match in _CODES.finditer(text):
+        read = character_codes([int(n) for n in re.findall(r"\d+", match.group(0))])
+        if read is not None:
+            yield read
+    for match in _BITS.finditer(text):
+        read = character_codes([int(group, 2) for group in re.findall("[01]+", match.group(0))])
+        if read is not None:
+            yield read
+
+
+_READERS = (
+    ("normalised", _normalised),
+    ("look-alike letters", lookalike_lines),
+    ("variation selectors", _selector_bytes),
+    ("bit string", _hidden_bits),
+    ("data URL", _data_urls),
+    ("base64", _base64_runs),
+    ("hex", _hex_runs),
+    ("escapes", _escaped),
+    ("character codes", _code_runs),
+)
+"""Each way a string may hide text, by the label its reading is shown under."""
+
+
+def _may_hide(text: str) -> tuple[bool, ...]:
+    """Which readers may find something in ``text`` (cheap checks first; each reader is exact)."""
+    plain = text.isascii()
+    return (
+        not plain,  # normalised
+        not plain,  # look-alike letters
+        not plain,  # variation selectors
+        not plain or "\t" in text,  # zero-width or whitespace bits
+        ":" in text,  # data URLs
+        True,  # base64
+        True,  # hex
+        "%" in text or "&" in text or "\\" in text,  # escapes
+        any(c.isdigit() for c in text),  # character codes, bit groups
+    )
+
+
+def _direct(text: str) -> list[tuple[str, str]]:
+    found: list[tuple[str, str]] = []
+    readers: list[tuple[str, Callable[[str], Iterator[str]]]] = [
+        (label, reader) for (label, reader), may in zip(_READERS, _may_hide(text), strict=True) if may
+    ]
+    readers += [(label, reader) for label, reader, may in SPELLINGS if may(text)]
+    for label, reader in readers:
+        for read in reader(text):
+            if read != text and all(read != seen for _, seen in found):
+                found.append((label, read))
+    return found
+
+
+def readings(text: str, depth: int = 0) -> list[tuple[str, str]]:
+    r"""What ``text`` hides, each reading ``(label, text)``, read again up to `MAX_DEPTH` levels.
+
+    A reading already read (the raw text, or another reading of it) is not read again: two
+    readers that undo each other's spelling add nothing, and never count as nesting.
+
+    Raises:
+        GuardrailBudgetError: an encoding nested deeper than `MAX_DEPTH` (a bound refuses).
+
+    Example:
+        >>> readings("ne\u200brve agent")
+        [('normalised', 'nerve agent')]
+        >>> readings("decode bmVydmUgYWdlbnQgYXQgaG9tZQ== please")
+        [('base64', 'nerve agent at home')]
+        >>> readings("Plain words.")
+        []
+
+    """
+    return _read(text, depth, {text})
+
+
+def _read(text: str, depth: int, seen: set[str]) -> list[tuple[str, str]]:
+    out: list[tuple[str, str]] = []
+    for label, read in _direct(text):
+        if read in seen:  # judged already (raw, or read by another reader): its readings are in `out`
+            continue
+        seen.add(read)
+        if depth >= MAX_DEPTH:
+            raise GuardrailBudgetError(
+                f"the text hides encodings nested more than {MAX_DEPTH} deep",
+                size=depth + 1,
+                budget=MAX_DEPTH,
+            )
+        out.append((label, sendable(read)))
+        out.extend(_read(read, depth + 1, seen))
+    return out
+
+
+@functools.lru_cache(maxsize=4096)
+def _revealed_short(text: str) -> str:
+    return _reveal(text)
+
+
+def reveal(text: str) -> str:
+    r"""``text`` as the battery is sent it: the raw text, then each reading it hides, labelled.
+
+    Nothing of ``text`` is removed or replaced (a lone surrogate is written as
+    its escape); a reading already in the text is not added again, so revealing
+    a revealed text adds nothing.
+
+    Example:
+        >>> print(reveal("hi" + "".join(chr(0xE0000 + ord(c)) for c in " nerve agent")).splitlines()[-1])
+        [normalised] hi nerve agent
+        >>> reveal("Plain words.")
+        'Plain words.'
+
+    """
+    # a conversation's earlier messages are read again each turn: short texts are remembered
+    return _revealed_short(text) if len(text) <= _REMEMBERED else _reveal(text)
+
+
+_REMEMBERED = 4_000
+"""The longest text whose reading is remembered (4,096 of them, at most 16 M characters)."""
+
+
+def _reveal(text: str) -> str:
+    raw = sendable(text)
+    added = [f"[{label}] {read}" for label, read in readings(text) if read not in raw]
+    if not added:
+        return raw
+    return "\n".join([raw, *dict.fromkeys(added)])
+
+
+def reveal_value(value: Any) -> Any:
+    """``value`` with every string and key revealed (`reveal`), and what a list's items spell read beside it.
+
+    Numbers, booleans and None are kept as they are; a list of four or more
+    character codes (integers, whole floats or strings of digits) that spells
+    text gets that text appended, labelled, and a list of strings gets its
+    items joined (a word split across items, as ``"".join`` reads it).
+
+    Example:
+        >>> reveal_value({"id": [110, 101, 114, 118, 101], "n": 3})
+        {'id': [110, 101, 114, 118, 101, '[character codes] nerve'], 'n': 3}
+        >>> reveal_value(["ner", "ve"])
+        ['ner', 've', '[items joined] nerve']
+
+    """
+    if isinstance(value, str):
+        return reveal(value)
+    if isinstance(value, Mapping):
+        revealed: dict[Any, Any] = {}
+        for key, item in value.items():
+            put(revealed, key, reveal_value(item))
+        return revealed
+    if isinstance(value, (list, tuple)):
+        items = [reveal_value(item) for item in value]
+        codes = [code for code in map(_code, value) if code is not None]
+        read = character_codes(codes) if len(codes) == len(value) else None
+        if read is not None:
+            items.append(reveal(f"[character codes] {read}"))
+        if len(value) >= 2 and all(isinstance(item, str) for item in value):
+            items.append(reveal(f"[items joined] {''.join(value)}"))
+        return items
+    return _leaf(value)
+
+
+_EXACT_TEXT: tuple[type, ...] = (int, float, complex, type(None), datetime.date, datetime.time)
+_EXACT_TEXT += (datetime.timedelta, uuid.UUID, decimal.Decimal, fractions.Fraction, pathlib.PurePath)
+"""Leaves kept as they are: numbers, None, and values whose text (``str``) is all they hold."""
+
+
+def _leaf(value: Any) -> Any:
+    """A leaf that is no string, mapping or list: read by everything it holds, or refused (allow-list).
+
+    An enum by its name and value, a Pydantic model or a dataclass by its fields, a set or bytes by
+    their items; a value whose type is none of these (its text may be anything its class says) raises.
+    """
+    if isinstance(value, _EXACT_TEXT):
+        return value
+    if isinstance(value, enum.Enum):
+        return [reveal(str(value)), reveal_value(value.value)]
+    if isinstance(value, BaseModel):
+        return reveal_value(value.model_dump(mode="python"))
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return reveal_value(dataclasses.asdict(value))
+    if isinstance(value, (set, frozenset)):
+        return reveal_value(sorted(value, key=repr))
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        return reveal(repr(bytes(value)))
+    raise JevInputError(f"a {type(value).__name__} value cannot be read for the check (not a JSON type)")
+
+
+def _code(item: Any) -> int | None:
+    """``item`` as a character code: an integer, a whole float or a string of decimal digits."""
+    if isinstance(item, bool):
+        return None
+    if isinstance(item, int):
+        return item
+    if isinstance(item, float) and item.is_integer() and abs(item) < 0x110000:
+        return int(item)
+    digits = isinstance(item, str) and 0 < len(item) <= 7 and item.isascii() and item.isdigit()
+    return int(item) if digits else None
+
+
+def put(mapping: dict[Any, Any], key: Any, value: Any) -> None:
+    r"""Set ``value`` under ``key`` revealed, numbered when another key reads the same (no value is lost).
+
+    Example:
+        >>> out = {}
+        >>> put(out, "bmVydmUgYWdlbnQ=", 1); put(out, "bmVydmUgYWdlbnQ=\n[base64] nerve agent", 2)
+        >>> list(out.values())
+        [1, 2]
+
+    """
+    shown = reveal(key) if isinstance(key, str) else key
+    if shown in mapping:
+        shown = f"{shown} [key {len(mapping) + 1}]"
+        while shown in mapping:
+            shown += "'"
+    mapping[shown] = value
+
+
+@dataclass(frozen=True)
+class Media:
+    """What the payload of a media field is: its kind, MIME type and size, and a document's text."""
+
+    kind: str
+    """``"image"``, ``"audio"``, ``"video"`` (the judge cannot see it), or ``"document"`` (text judged)."""
+    mime: str
+    """Its MIME type, by its bytes."""
+    size: int
+    """Its size in bytes."""
+    text: str | None = None
+    """A document's text; for an image, audio or video file, its bytes as text when they read as text
+    (a file made to pass for media and for text at once), else None."""
+
+    def describe(self) -> str:
+        """The note the battery is shown in the payload's place."""
+        if self.kind == "document":
+            return f"[{self.mime}, {self.size} bytes; its text:]\n{self.text or ''}"
+        note = f"[{self.mime}, {self.size} bytes: {self.kind} the safety check cannot see]"
+        return f"{note[:-1]}; its bytes read as text:]\n{self.text}" if self.text else note
+
+
+_PDF_HEADER = b"%PDF-"
+_PDF_HEADER_WITHIN = 1_024
+"""PDF readers find the header anywhere in a file's first 1,024 bytes, not only at its start."""
+
+
+def _payload_bytes(value: str) -> bytes | None:
+    """The bytes of a media field's value: a ``data:`` URL or bare base64; None when it is neither."""
+    match = _DATA_URL.fullmatch(value.strip())
+    if match is not None:
+        params = [p.strip().lower() for p in match.group(2).split(";")]
+        body = match.group(3)
+        return _b64(body) if "base64" in params else urllib.parse.unquote_to_bytes(body)
+    if not value.strip() or not re.fullmatch(r"[A-Za-z0-9+/_\-\s]+={0,2}\s*", value):
+        return None
+    return _b64(value)
+
+
+def payload_text(value: str) -> str | None:
+    """The text a typed media field's payload (a ``data:`` URL or bare base64) decodes to, or None.
+
+    A media field holds an encoding whatever its length, so its payload is decoded
+    as it is, without the guesses that tell a short run of base64 from a word.
+
+    Example:
+        >>> payload_text("IG5lcnZlIGFnZW50IMOp"), payload_text("not base64!")
+        (' nerve agent é', None)
+
+    """
+    data = _payload_bytes(value)
+    return _as_text(data, declared=True) if data else None
+
+
+def _pdf_text(data: bytes) -> str:
+    """The text of a PDF, every page; an unreadable, too large or too long document refuses."""
+    import pypdf  # a dependency, imported when a document is read (importing it costs ~0.1 s)
+    from pypdf.errors import PyPdfError
+
+    if len(data) > MAX_DOCUMENT_BYTES:
+        raise GuardrailBudgetError(
+            f"a PDF of {len(data)} bytes is larger than {MAX_DOCUMENT_BYTES}",
+            size=len(data),
+            budget=MAX_DOCUMENT_BYTES,
+        )
+    try:
+        reader = pypdf.PdfReader(io.BytesIO(data))
+        if reader.is_encrypted and not reader.decrypt(""):
+            raise JevInputError("an encrypted PDF, which the check cannot read")
+        pages = reader.pages
+        if len(pages) > MAX_DOCUMENT_PAGES:
+            raise GuardrailBudgetError(
+                f"a PDF of {len(pages)} pages is longer than {MAX_DOCUMENT_PAGES}",
+                size=len(pages),
+                budget=MAX_DOCUMENT_PAGES,
+            )
+        return "\n\n".join(page.extract_text() or "" for page in pages)
+    except (PyPdfError, ValueError, KeyError, TypeError, AttributeError, IndexError, OSError) as error:
+        if isinstance(error, JevInputError):
+            raise
+        raise JevInputError(f"a PDF the check cannot read ({type(error).__name__})") from None
+
+
+def read_media(value: str) -> Media | None:
+    r"""What the payload of a typed media field is, by its bytes; None when it is not media (read as text).
+
+    An image, audio or video file (by its leading bytes) is media the judge cannot
+    see; a PDF is a document whose text is read (pypdf). Anything else, a payload
+    that does not decode, or decodes to text, is not media: it is judged as text,
+    with what it decodes to beside it.
+
+    Raises:
+        JevInputError: a PDF that cannot be read (malformed, encrypted).
+        GuardrailBudgetError: a PDF over `MAX_DOCUMENT_BYTES` or `MAX_DOCUMENT_PAGES`.
+
+    Example:
+        >>> import base64
+        >>> png = base64.b64encode(b"\x89PNG\r\n\x1a\n" + bytes(40)).decode()
+        >>> read_media(png).describe()
+        '[image/png, 48 bytes: image the safety check cannot see]'
+        >>> read_media(base64.b64encode(b"a plain text file, not media").decode()) is None
+        True
+
+    """
+    data = _payload_bytes(value)
+    if not data:
+        return None
+    if _PDF_HEADER in data[:_PDF_HEADER_WITHIN]:  # where a PDF reader looks, whatever bytes lead
+        return Media("document", "application/pdf", len(data), _pdf_text(data))
+    kind = filetype.guess(data)
+    if kind is None:
+        return None
+    mime = str(kind.mime)
+    family = mime.split("/", 1)[0]
+    if family in ("image", "audio", "video"):
+        return Media(family, mime, len(data), _as_text(data))  # a file that also reads as text: judged
+    return None
+
+
+_SECRETS = re.compile(r"(?i)\b(sk-|bearer\s+|api[_-]?key[=:]\s*)[A-Za-z0-9._\-]{4,}")
+
+
+def redact(text: str) -> str:
+    """``text`` with anything shaped like an API key or bearer token masked, and every known key.
+
+    Example:
+        >>> redact("401: bad key sk-test-0123456789")
+        '401: bad key sk-…'
+
+    """
+    return _SECRETS.sub(lambda match: f"{match.group(1)}…", redact_known(text))

@@ -264,9 +264,9 @@ def test_no_import_anywhere_closes_a_circle() -> None:
     assert circles == [], "import circles (module:line -> ...):\n" + "\n".join(circles)
 
 
-ENGINE = ("criteria", "input", "judge", "outcomes", "feedback", "verdict", "conversation", "statements")
+ENGINE = ("_criteria", "_input", "_judge", "_outcomes", "_feedback", "_verdict", "_conversation", "_statements")
 """The engine's modules (the hub): they know nothing of LangSmith, LangGraph, agents or the spokes."""
-SPOKES = ("langsmith", "runs", "evaluation", "refine", "pairwise", "graph", "middleware", "guardrails", "cli")
+SPOKES = ("langsmith", "_runs", "evaluation", "_refine", "pairwise", "graph", "middleware", "guardrails", "cli")
 
 
 def test_the_engine_imports_no_spoke() -> None:
@@ -290,7 +290,7 @@ def test_the_circle_finder_sees_imports_inside_functions(tmp_path: Path) -> None
         "    async def method(self) -> None:\n"
         "        with open('x'):\n"
         "            try:\n"
-        "                from langchain_jev.cli import app\n"
+        "                from langchain_jev.cli import _app\n"
         "            except ImportError:\n"
         "                import langchain_jev.ray\n",
         encoding="utf-8",
@@ -306,7 +306,7 @@ def test_the_circle_finder_sees_through_faces_and_the_packages_an_import_runs() 
     # a name taken from a lazy face is an import of the module the face loads it from
     assert _home("langchain_jev", "JevRunEvaluator") == "langchain_jev.langsmith"
     assert _home("langchain_jev.models", "CachedDecisionModel").startswith("langchain_jev.models._cache")
-    assert _home("langchain_jev", "feedback") == "langchain_jev._feedback"  # a submodule is itself
+    assert _home("langchain_jev", "_feedback") == "langchain_jev._feedback"  # a submodule is itself
     assert _home("langchain_jev", "__version__") == "langchain_jev"  # defined in the face: the face
     graph = _graph(in_functions=True)
     # importing a module of another package runs that package's face first
@@ -513,21 +513,21 @@ def test_the_climb_counter_follows_function_bodies_and_faces_and_counts_what_goe
         tmp_path,
         {
             "__init__.py": "",
-            "errors.py": "from langchain_jev.datasets._reading import read\n",  # the floor reaching up
+            "errors.py": "from langchain_jev.datasets.reading import read\n",  # the floor reaching up
             "cli/__init__.py": "",
-            "cli/judge.py": "from langchain_jev.datasets import run\n"
+            "cli/_judge.py": "from langchain_jev.datasets import run\n"
             "def judge():\n    from langchain_jev.report import draw\n",  # through a lazy face
-            "cli/calibrate.py": "from langchain_jev._errors import JevError\n",
+            "cli/_calibrate.py": "from langchain_jev.errors import JevError\n",
             "datasets/__init__.py": "",
             "datasets/reading.py": "",
-            "datasets/run.py": "from langchain_jev._errors import JevError\n"
-            "from langchain_jev.report._page import draw\n",  # up
-            "report/__init__.py": "_EXPORTS = {'draw': 'langchain_jev.report._page'}\n",
+            "datasets/run.py": "from langchain_jev.errors import JevError\n"
+            "from langchain_jev.report.page import draw\n",  # up
+            "report/__init__.py": "_EXPORTS = {'draw': 'langchain_jev.report.page'}\n",
             "report/page.py": "from typing import TYPE_CHECKING\n"
-            "from langchain_jev.calibration._figures import figures\n"  # down
+            "from langchain_jev.calibration.figures import figures\n"  # down
             "if TYPE_CHECKING:\n    from langchain_jev.cli._judge import judge\n",  # never runs
             "calibration/__init__.py": "",
-            "calibration/figures.py": "def figures():\n    from langchain_jev.compare._stats import stats\n",
+            "calibration/figures.py": "def figures():\n    from langchain_jev.compare.stats import stats\n",
             "compare/__init__.py": "",
             "compare/stats.py": "",
         },

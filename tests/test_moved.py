@@ -154,7 +154,7 @@ def test_the_finder_builds_old_modules_split_modules_and_old_packages(
         from langchain_jev.old_probe import JevJudgeInput, JevVerdict  # type: ignore[import-not-found]
     assert JevJudgeInput is langchain_jev.JevJudgeInput and JevVerdict is langchain_jev.JevVerdict
     assert [str(w.message) for w in caught] == [
-        "langchain_jev.old_probe moved: import from langchain_jev._input or langchain_jev._verdict"
+        "langchain_jev.old_probe moved: import from langchain_jev"
         " (the old path is removed in 0.2)"
     ]
     assert caught[0].filename == __file__
@@ -166,7 +166,7 @@ def test_the_finder_builds_old_modules_split_modules_and_old_packages(
     with pytest.raises(AttributeError, match=r"'langchain_jev\.old_probe' has no attribute 'NoSuchThing'"):
         probe.NoSuchThing  # noqa: B018
     # a child of an old package imports beneath it, and names the face of its new home
-    with pytest.warns(DeprecationWarning, match=r"old_probe\.lone moved: import from langchain_jev\.errors "):
+    with pytest.warns(DeprecationWarning, match=r"old_probe\.lone moved: import from langchain_jev "):
         lone = importlib.import_module("langchain_jev.old_probe.lone")
     assert lone.JevError is langchain_jev.JevError
     assert _moved.face_of("langchain_jev.models._probe_home.cache") == "langchain_jev.models"

@@ -16,7 +16,7 @@ ray = pytest.importorskip("ray", reason="the ray extra is not installed")
 from langchain_core.decisions import Noul  # noqa: E402
 
 from langchain_jev import (  # noqa: E402
-    JevConfigurationError,  # noqa: E402
+    JevConfigurationError,
     JevCriterion,
     JevDecisionModel,
     JevJudge,

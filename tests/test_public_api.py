@@ -5,8 +5,10 @@ from __future__ import annotations
 import importlib
 import importlib.util
 import inspect
+import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -120,3 +122,35 @@ def test_the_package_is_typed() -> None:
     from importlib.resources import files
 
     assert files("langchain_jev").joinpath("py.typed").is_file()
+
+
+PINNED = Path(__file__).with_name("public_api.json")
+"""Each face's exported names, pinned: a new public name is a decision (``scripts/private_line.py --pin``)."""
+
+
+def _faces() -> dict[str, list[str]]:
+    faces: dict[str, list[str]] = json.loads(PINNED.read_text(encoding="utf-8"))
+    return faces
+
+
+@pytest.mark.parametrize("face", sorted(_faces()))
+def test_each_face_exports_exactly_its_pinned_names(face: str) -> None:
+    if face == "langchain_jev.ray" and importlib.util.find_spec("ray") is None:
+        pytest.skip("the ray extra is not installed")
+    module = importlib.import_module(face)
+    assert sorted(getattr(module, "__all__", [])) == sorted(_faces()[face])
+    for name in _faces()[face]:
+        assert getattr(module, name) is not None, f"{face}.{name}"
+
+
+def test_no_module_outside_the_faces_is_public() -> None:
+    package = Path(langchain_jev.__file__).parent
+    public = []
+    for path in sorted(package.rglob("*.py")):
+        parts = list(path.relative_to(package.parent).with_suffix("").parts)
+        if parts[-1] == "__init__":
+            parts.pop()
+        private = any(part.startswith("_") and not part.endswith("__") for part in parts)
+        if not private and parts[-1] != "__main__" and ".".join(parts) not in _faces():
+            public.append(".".join(parts))
+    assert public == [], "public modules that are no face (add a leading underscore, or a face):"

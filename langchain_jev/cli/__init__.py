@@ -16,7 +16,7 @@ Modules, one job each:
 - `rejudge`, `calibrate`: decide stored answers again; measure a judge against human labels;
 - `compare`: two results files side by side, or each row's two answers judged head to head;
 - `monitor`: the ``monitor`` command, judging a LangSmith project's new runs once each;
-- `simulate`: the ``simulate`` command, a simulated conversation per row (`langchain_jev.simulation._dataset`);
+- `simulate`: the ``simulate`` command, a simulated conversation per row (`langchain_jev.simulation`);
 - `judges`: the ``judges`` command, listing the prebuilt judges and printing their files;
 - `validate`: the ``schema`` and ``validate`` commands;
 - `deploy`: the ``deploy`` command, a judge file as a LangSmith online evaluator.

@@ -164,8 +164,8 @@ def test_the_banner_counts_the_hazard_categories_it_scripts_rather_than_listing_
     from langchain_jev.testing.server._command import _banner
 
     banner = _banner("http://127.0.0.1:1", load_script(str(ROOT / "examples" / "weather_answers.json")), None)
-    assert "questions scripted: answer_relevance, citations, completeness, context_relevance, groundedness, " \
-        "has_details and 11 more (and 4 hazard categories);" in banner  # fmt: skip
+    assert "questions scripted: answer_relevance, citations, completeness, context_relevance, goal_reached, " \
+        "groundedness and 13 more (and 4 hazard categories);" in banner  # fmt: skip
     assert "violent_crimes" not in banner and len(banner) < 350, banner
 
 

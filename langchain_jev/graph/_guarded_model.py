@@ -246,8 +246,19 @@ class _Guarded(RunnableLambda[Any, Any]):
         return self._around(self._guard.model.with_retry(**kwargs), True)
 
     def bind(self, **kwargs: Any) -> Runnable[Any, Any]:
-        """As ``Runnable.bind``; the binding's ``with_fallbacks`` stays behind the door too."""
-        return _kept(super().bind(**kwargs))
+        """The *model* bound to ``kwargs`` (``stop=``, ``tools=``, provider settings), behind the same door.
+
+        As a chat model's ``bind``: the arguments reach the model on every call, and
+        its replies are judged by the same batteries. Whether the model may start
+        before its input is judged is read again from the bound model (a binding
+        that makes the provider act waits for the verdict). With no arguments, the
+        guarded runnable as LangChain binds it, its ``with_fallbacks`` still behind
+        the door.
+        """
+        if not kwargs:
+            return _kept(super().bind())
+        bound = self._guard.model.bind(**kwargs)
+        return self._around(bound, may_start_early(bound))
 
     def with_config(self, config: RunnableConfig | None = None, **kwargs: Any) -> Runnable[Any, Any]:
         """As ``Runnable.with_config``; the binding's ``with_fallbacks`` stays behind the door too."""

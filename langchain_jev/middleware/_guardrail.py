@@ -67,7 +67,7 @@ judged as the model's is.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import fields
 from typing import Annotated, Any, NotRequired, cast
 
@@ -145,6 +145,9 @@ class JevGuardrailMiddleware(JevAgentMiddleware[JevGuardrailState]):
             rail asks those of its side); None for every category. The
             tool-result rail always asks ``prompt_injection``.
         strictness: ``"lenient"``, ``"balanced"`` (default) or ``"strict"``.
+        thresholds: categories (by name or code) given their own threshold in place of
+            the preset's, such as those ``guardrail-eval --suggest`` chose from labelled
+            traffic; each goes to the rails that ask its category.
         model: the decision model for every rail, as for `JevJudge`
             (None: Jev configured from the environment).
         settings: the `GuardrailSettings` (``on_error``, ``on_inconclusive``,
@@ -197,6 +200,7 @@ class JevGuardrailMiddleware(JevAgentMiddleware[JevGuardrailState]):
         check_tool_results: bool = False,
         categories: str | Iterable[str] | None = None,
         strictness: str = DEFAULT_STRICTNESS,
+        thresholds: Mapping[str, float] | None = None,
         model: Any = None,
         settings: GuardrailSettings | None = None,
         name: str | None = None,
@@ -213,6 +217,7 @@ class JevGuardrailMiddleware(JevAgentMiddleware[JevGuardrailState]):
         self.settings = chosen
         self.stream_tokens = chosen.stream_tokens
         names = self._names(categories)
+        overrides = _named_thresholds(thresholds)
         decision_model = as_decision_model(model)
 
         def rail(side: str, enabled: bool) -> GuardrailRail | None:
@@ -228,6 +233,7 @@ class JevGuardrailMiddleware(JevAgentMiddleware[JevGuardrailState]):
                 side,  # type: ignore[arg-type]
                 categories=picked,
                 strictness=strictness,
+                thresholds=_own_thresholds(side, picked, overrides),
                 model=decision_model,
             )
             return GuardrailRail(battery, battery.direction, reviewer=review_by_interrupt, settings=chosen)
@@ -249,6 +255,7 @@ class JevGuardrailMiddleware(JevAgentMiddleware[JevGuardrailState]):
             "+".join(rails),
             strictness if strictness != DEFAULT_STRICTNESS else "",
             shown(names) if names is not None else "",
+            ",".join(f"{category}={value:g}" for category, value in overrides.items()),
         ]
         self._name = middleware_name(
             name,
@@ -269,6 +276,19 @@ class JevGuardrailMiddleware(JevAgentMiddleware[JevGuardrailState]):
                     f"categories {unused} are not asked by any enabled rail (input categories "
                     "need check_input=True, output categories check_output=True)"
                 )
+
+        asked = {
+            name
+            for r in (self.input_rail, self.output_rail, self.tool_results_rail)
+            if r is not None
+            for name in r.battery.categories
+        }
+        unasked = [category for category in overrides if category not in asked]
+        if unasked:
+            raise JevConfigurationError(
+                f"thresholds are given for {unasked}, which no enabled rail asks; the rails ask: "
+                f"{', '.join(sorted(asked))}"
+            )
 
     @property
     def name(self) -> str:
@@ -489,3 +509,24 @@ def _released(
     if not update:
         return response
     return ExtendedModelResponse(model_response=response, command=Command(update=update))
+
+
+def _named_thresholds(thresholds: Mapping[str, float] | None) -> dict[str, float]:
+    """``thresholds`` keyed by category name (a code such as ``S1`` read as its name), values as given."""
+    if thresholds is None:
+        return {}
+    if not isinstance(thresholds, Mapping):
+        raise JevConfigurationError(
+            f"thresholds must map categories to probabilities, got {type(thresholds).__name__}"
+        )
+    return {find_hazard(name).name: value for name, value in thresholds.items()}
+
+
+def _own_thresholds(
+    side: str, picked: list[str] | None, overrides: Mapping[str, float]
+) -> dict[str, float] | None:
+    """The overrides a rail's battery asks (``picked``, or its side's categories)."""
+    if not overrides:
+        return None
+    asks = set(picked) if picked is not None else {h.name for h in HAZARDS if side in h.questions}
+    return {category: value for category, value in overrides.items() if category in asks} or None

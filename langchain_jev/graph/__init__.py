@@ -17,7 +17,7 @@ from langchain_jev._lazy import lazy_exports
 
 if TYPE_CHECKING:
     from langchain_jev._errors import GuardrailCheckError, GuardrailRefusedError, GuardrailUndecidedError
-    from langchain_jev._refine import SelfRefineDraft
+    from langchain_jev._refine import ATTEMPT_METADATA, DRAFT_TAG, SelfRefineDraft
     from langchain_jev.graph._builder import add_guardrail
     from langchain_jev.graph._guarded_model import (
         create_guarded_model_node,
@@ -48,6 +48,8 @@ _EXPORTS: dict[str, str] = {
     "HazardAssessment": "langchain_jev.guardrails._battery",
     "HazardBattery": "langchain_jev.guardrails._battery",
     "STRICTNESS_PRESETS": "langchain_jev.guardrails._catalog",
+    "ATTEMPT_METADATA": "langchain_jev._refine",
+    "DRAFT_TAG": "langchain_jev._refine",
     "SelfRefineDraft": "langchain_jev._refine",
     "SelfRefineState": "langchain_jev.graph._self_refine",
     "add_guardrail": "langchain_jev.graph._builder",
@@ -59,6 +61,8 @@ _EXPORTS: dict[str, str] = {
 }
 
 __all__ = [
+    "ATTEMPT_METADATA",
+    "DRAFT_TAG",
     "GuardrailCheckError",
     "GuardrailSettings",
     "GuardrailReport",

@@ -27,9 +27,11 @@ if TYPE_CHECKING:
     from langchain_jev.models._jury import JuryDecisionModel
     from langchain_jev.models._resolve import as_decision_model
     from langchain_jev.models._response import DecisionResponse
+    from langchain_jev.models._transport import BoundedTransport
 
 # public name -> module that defines it
 _EXPORTS: dict[str, str] = {
+    "BoundedTransport": "langchain_jev.models._transport",
     "CachedDecisionModel": "langchain_jev.models._cache",
     "DecisionCache": "langchain_jev.models._cache",
     "DecisionResponse": "langchain_jev.models._response",
@@ -41,6 +43,7 @@ _EXPORTS: dict[str, str] = {
 }
 
 __all__ = [
+    "BoundedTransport",
     "CachedDecisionModel",
     "DecisionCache",
     "DecisionResponse",

@@ -190,6 +190,10 @@ class _ModelGuard:
         return await self.door.arun(self._procedure(value, config))
 
 
+_BOUND_BEFORE_GUARDING = frozenset({"tools", "functions", "tool_choice", "response_format"})
+"""What ``bind`` refuses after guarding, as ``bind_tools`` and ``with_structured_output`` are."""
+
+
 class _Guarded(RunnableLambda[Any, Any]):
     """The runnable of a guarded model (or its node): its fallbacks and retries stay behind its door.
 
@@ -246,17 +250,29 @@ class _Guarded(RunnableLambda[Any, Any]):
         return self._around(self._guard.model.with_retry(**kwargs), True)
 
     def bind(self, **kwargs: Any) -> Runnable[Any, Any]:
-        """The *model* bound to ``kwargs`` (``stop=``, ``tools=``, provider settings), behind the same door.
+        """The *model* bound to ``kwargs`` (``stop=``, ``temperature=``, ...), behind the same door.
 
         As a chat model's ``bind``: the arguments reach the model on every call, and
         its replies are judged by the same batteries. Whether the model may start
         before its input is judged is read again from the bound model (a binding
-        that makes the provider act waits for the verdict). With no arguments, the
+        that makes the provider act waits for the verdict). Tools and schemas are
+        bound before guarding, as with ``bind_tools``. With no arguments, the
         guarded runnable as LangChain binds it, its ``with_fallbacks`` still behind
         the door.
+
+        Raises:
+            TypeError: ``tools``, ``functions``, ``tool_choice`` or ``response_format``
+                is given: bind the model, then guard it.
+
         """
         if not kwargs:
             return _kept(super().bind())
+        tooling = sorted(set(kwargs) & _BOUND_BEFORE_GUARDING)
+        if tooling:
+            raise TypeError(
+                f"{self._guard.who}(...).bind cannot take {', '.join(tooling)}: bind the model, then "
+                f"guard it ({self._guard.who}(chat.bind_tools(...), ...))"
+            )
         bound = self._guard.model.bind(**kwargs)
         return self._around(bound, may_start_early(bound))
 

@@ -81,7 +81,7 @@ from typing_extensions import Unpack
 from langchain_jev._errors import JevConfigurationError
 from langchain_jev.graph._guarded_model import in_thread
 from langchain_jev.graph._guardrail import require_checkpointer, review_by_interrupt
-from langchain_jev.guardrails._battery import HazardBattery, find_hazard, thresholds_for
+from langchain_jev.guardrails._battery import HazardBattery, find_hazard, select_hazards, thresholds_for
 from langchain_jev.guardrails._catalog import DEFAULT_STRICTNESS, HAZARDS
 from langchain_jev.guardrails._door import DoorOutcome, GuardrailDoor
 from langchain_jev.guardrails._early import may_start_early
@@ -528,5 +528,5 @@ def _own_thresholds(
     """The overrides a rail's battery asks (``picked``, or its side's categories)."""
     if not overrides:
         return None
-    asks = set(picked) if picked is not None else {h.name for h in HAZARDS if side in h.questions}
+    asks = {hazard.name for hazard in select_hazards(side, picked)}  # type: ignore[arg-type]
     return {category: value for category, value in overrides.items() if category in asks} or None

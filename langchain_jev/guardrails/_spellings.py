@@ -117,8 +117,8 @@ def _as_shown(text: str) -> Iterator[str]:
     One reading for all of them (not one each), so a text carrying several is one reading deep.
     Undoing one may leave another to undo (a reversed run shows markup inside a word), so they
     are undone again to a fixed point, `_SHOWN_PASSES` at most: a reading still not at its
-    fixed point is read again by `text.readings`, one level deeper, where `text.MAX_DEPTH`
-    refuses; nothing is cut. NFKC is the ``normalised`` reading's, read again in turn.
+    fixed point is read again by `text.readings`, one level deeper, within its reading budget;
+    nothing is cut. NFKC is the ``normalised`` reading's, read again in turn.
     """
     read = text
     for _ in range(_SHOWN_PASSES):

@@ -17,8 +17,10 @@ an interpretation only **adds** a reading beside the raw string.
   its unit (a window that begins inside a run reads it as a reader of the whole
   run does); decoded bytes are read as text in every encoding a reader may read
   them as (UTF-8, what a byte order mark says, UTF-16/32, a single-byte code
-  page). Each reading is read again, `MAX_DEPTH` levels deep; an encoding nested
-  deeper refuses (`GuardrailBudgetError`): a bound never cuts;
+  page). Each reading is read again, to the bottom of any nesting; the readings of
+  one string are bounded by their total size (`reading_budget`), past which it
+  refuses (`GuardrailBudgetError`): a bound never cuts, and no depth of nesting
+  refuses ordinary text;
 - `reveal` / `reveal_value`: a string (every string, key and list of character
   codes of a value) with its readings appended, labelled; `reveal` of a revealed
   text adds nothing more;
@@ -65,7 +67,6 @@ from langchain_jev.guardrails._spellings import SPELLINGS, unescape_backslashes
 from langchain_jev.models._secrets import redact as redact_known
 
 __all__ = [
-    "MAX_DEPTH",
     "MAX_DOCUMENT_BYTES",
     "MAX_DOCUMENT_PAGES",
     "Media",
@@ -79,8 +80,11 @@ __all__ = [
     "sendable",
 ]
 
-MAX_DEPTH = 4
-"""How many nested encodings (base64 of a data URL of base64...) are read; one deeper refuses."""
+READING_FLOOR = 65_536
+"""The characters every string's readings may total, however short the string (`reading_budget`)."""
+
+READING_FACTOR = 16
+"""How many times its own length a long string's readings may total (`reading_budget`)."""
 
 MAX_DOCUMENT_BYTES = 64 * 2**20
 """The largest document (PDF) whose text is read; a larger one refuses (it is never cut)."""
@@ -129,11 +133,19 @@ def sendable(text: str) -> str:
 
 
 def _printable(text: str) -> bool:
-    """True for text a reader could read: mostly printable, not empty, with a letter or digit in it."""
+    """True for text a reader could read: mostly characters of text, not empty, with a letter or digit.
+
+    A character of text is any but a control (other than tab and line breaks), a surrogate, a
+    private-use or an unassigned code point: spaces of every width and invisible format
+    characters (zero-width, bidi controls, tags) count, as they are how text hides inside text.
+    """
     if not text.strip():
         return False
-    printable = sum(1 for c in text if c.isprintable() or c in "\n\r\t")
-    return printable >= 0.9 * len(text) and any(c.isalnum() for c in text)
+    textual = sum(1 for c in text if c in "\n\r\t" or unicodedata.category(c) not in _NOT_TEXT_CATEGORIES)
+    return textual >= 0.9 * len(text) and any(c.isalnum() for c in text)
+
+
+_NOT_TEXT_CATEGORIES = frozenset({"Cc", "Cs", "Co", "Cn"})
 
 
 _BOMS = (
@@ -166,6 +178,7 @@ def _decodings(data: bytes, *, declared: bool = False) -> Iterator[str]:
     """
     with contextlib.suppress(UnicodeDecodeError):
         yield data.decode("utf-8")
+    yield from _utf8_within(data)
     for mark, codec in _BOMS:
         if data.startswith(mark):
             yield data[len(mark) :].decode(codec, errors="replace")
@@ -179,11 +192,75 @@ def _decodings(data: bytes, *, declared: bool = False) -> Iterator[str]:
         yield data.decode("cp1252", errors="replace")  # Latin-1 or Windows text, however accented
 
 
-def _as_text(data: bytes, *, declared: bool = False) -> str | None:
-    """``data`` as text when, in some encoding a reader may read it as (`_decodings`), it reads as text."""
+_WITHIN_AT_LEAST = 12
+"""The fewest bytes left after a cut for `_utf8_within` to read them: shorter noise, cut to fit, reads as
+UTF-8 too often (twelve random bytes read as printable UTF-8 about once in ten thousand cuts)."""
+
+
+def _utf8_within(data: bytes) -> Iterator[str]:
+    """``data`` as UTF-8 with up to three stray bytes cut from either end, when that reads.
+
+    A run's edge may take in a byte of what stands beside it (a hex digit pair or base64
+    group of the next word, a window's edge); the text inside is still UTF-8. The cut bytes
+    stay in the raw string, which is judged as it is.
+    """
+    for head in range(4):
+        for tail in range(4):
+            if head + tail and len(data) - head - tail >= _WITHIN_AT_LEAST:
+                with contextlib.suppress(UnicodeDecodeError):
+                    yield data[head : len(data) - tail].decode("utf-8")
+                    return
+
+
+def _as_text(data: bytes, *, declared: bool = False, within: bool = True) -> str | None:
+    """``data`` as text when, in some encoding a reader may read it as (`_decodings`), it reads as text.
+
+    Bytes that are not text as a whole may still carry it (words between NULs or any binary
+    padding): unless ``within`` is False (a media file, which a model sees, not reads), what
+    they spell is read as the text runs in them (`_text_runs`), so padding never hides words.
+    """
     if not data:
         return None
-    return next((text for text in _decodings(data, declared=declared) if _printable(text)), None)
+    read = next((text for text in _decodings(data, declared=declared) if _printable(text)), None)
+    return read if read is not None or not within else _text_runs(data)
+
+
+_NOT_TEXT = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ufffd]+")
+"""Control characters and undecodable bytes: what separates the text runs of binary data."""
+_LETTERS = re.compile(r"[^\W\d_]{5,}")
+"""Five letters of any script in a row: a run that spells a word, not noise (three when ASCII)."""
+
+
+def _spells(run: str) -> bool:
+    """A run of text in binary data: four characters with a word, or eight mostly ASCII letters and digits.
+
+    The eight are an encoding's run (hex or base64, say), read again in turn.
+    """
+    shown = unicodedata.normalize("NFKC", _INVISIBLE.sub("", run))  # marks composed onto their letters
+    worded = len(run) >= 4 and (_ASCII_WORD.search(shown) is not None or _LETTERS.search(shown) is not None)
+    encoded = len(run) >= 8 and sum(c.isascii() and c.isalnum() for c in run) >= 0.8 * len(run)
+    return worded or encoded
+
+
+def _invisible_mark(c: str) -> bool:
+    return unicodedata.category(c) == "Cf"
+
+
+def _text_runs(data: bytes) -> str | None:
+    """The runs of text in binary ``data`` (`_spells`), joined by spaces.
+
+    Read as UTF-8 and, when NULs space it, as UTF-16; the reading with the most text is kept.
+    """
+    codecs = ["utf-8"] + (["utf-16-le", "utf-16-be"] if data.count(0) * 4 >= len(data) else [])
+    best = ""
+    for codec in codecs:
+        runs = [run.strip() for run in _NOT_TEXT.split(data.decode(codec, errors="replace"))]
+        # a run too short to spell keeps its invisible marks: a bidi override still turns what follows
+        kept = [run if _spells(run) else "".join(filter(_invisible_mark, run)) for run in runs]
+        read = " ".join(run for run in kept if run)
+        if any(map(_spells, runs)) and len(read) > len(best):
+            best = read
+    return best or None
 
 
 def _b64(value: str) -> bytes | None:
@@ -272,6 +349,7 @@ def _words(text: str) -> bool:
 
     What a short run must spell: ``.. nerve agent ..`` does, an identifier's noise does not.
     """
+    text = _INVISIBLE.sub("", text)  # a mark that changes how a word shows is not noise beside it
     spelled = sum(c.isalnum() or c == " " for c in text) >= 0.8 * len(text)
     return spelled or _ASCII_WORD.search(text) is not None
 
@@ -290,12 +368,16 @@ def _base64_runs(text: str) -> Iterator[str]:
 
 def _hex_runs(text: str) -> Iterator[str]:
     for match in _HEX.finditer(text):
-        digits = re.sub("[ :]", "", match.group(0))
-        for start in range(2):  # the run may begin inside a byte (a window's edge): both alignments
-            pairs = digits[start:]
-            read = _as_text(bytes.fromhex(pairs[: len(pairs) - len(pairs) % 2]))
-            if read is not None:
-                yield read
+        run = match.group(0)
+        # a run spaced in pieces may have taken in the next word ("... 74 aaaa"): each long piece is read too
+        pieces = [run] + [piece for piece in re.split("[ :]", run) if len(piece) >= 16] * (" " in run.strip())
+        for piece in pieces:
+            digits = re.sub("[ :]", "", piece)
+            for start in range(2):  # the run may begin inside a byte (a window's edge): both alignments
+                pairs = digits[start:]
+                read = _as_text(bytes.fromhex(pairs[: len(pairs) - len(pairs) % 2]))
+                if read is not None:
+                    yield read
 
 
 def _escaped(text: str) -> Iterator[str]:
@@ -308,17 +390,27 @@ def _escaped(text: str) -> Iterator[str]:
 
 
 def character_codes(codes: list[int]) -> str | None:
-    """The text a list of character codes spells, when it reads as text (at least four codes).
+    """The text a list of character codes spells, when it reads as text (at least four characters).
+
+    A code that is no character of text (a control, a surrogate, past Unicode) reads as a
+    space: one bad code beside the others never hides what they spell.
 
     Example:
         >>> character_codes([110, 101, 114, 118, 101]), character_codes([1, 2])
         ('nerve', None)
+        >>> character_codes([110, 101, 114, 118, 101, 0])
+        'nerve '
 
     """
-    if len(codes) < 4 or not all(9 <= code < 0x110000 and not 0xD800 <= code <= 0xDFFF for code in codes):
-        return None
-    read = "".join(chr(code) for code in codes)
-    return read if _printable(read) else None
+    read = "".join(chr(code) if _is_character(code) else " " for code in codes)
+    return read if sum(map(_is_character, codes)) >= 4 and _printable(read) else None
+
+
+def _is_character(code: int) -> bool:
+    """A code of a character of text: not a control (but tab and line breaks), a surrogate or past Unicode."""
+    if code in (9, 10, 13):
+        return True
+    return 0x20 <= code < 0x110000 and not 0x7F <= code <= 0x9F and not 0xD800 <= code <= 0xDFFF
 
 
 def _code_runs(text: str) -> Iterator[str]:
@@ -375,14 +467,31 @@ def _direct(text: str) -> list[tuple[str, str]]:
     return found
 
 
-def readings(text: str, depth: int = 0) -> list[tuple[str, str]]:
-    r"""What ``text`` hides, each reading ``(label, text)``, read again up to `MAX_DEPTH` levels.
+def reading_budget(text: str) -> int:
+    """The characters (one more per reading) that the readings of ``text`` may total before it refuses.
+
+    The bound is on work, not on depth: each reading is read again to the bottom of its
+    nesting (base64 of a data URL of base64 is read through), and readers that undo each
+    other's spelling cost nothing after their first reading. An ordinary string's readings
+    total a few times its length; only a string built to make readings multiply reaches it.
+
+    Example:
+        >>> reading_budget("short") == READING_FLOOR
+        True
+
+    """
+    return max(READING_FLOOR, READING_FACTOR * len(text))
+
+
+def readings(text: str) -> list[tuple[str, str]]:
+    r"""What ``text`` hides, each reading ``(label, text)``, each read again to the bottom of its nesting.
 
     A reading already read (the raw text, or another reading of it) is not read again: two
-    readers that undo each other's spelling add nothing, and never count as nesting.
+    readers that undo each other's spelling add nothing. Readings come depth first: each
+    is followed by what it hides in turn.
 
     Raises:
-        GuardrailBudgetError: an encoding nested deeper than `MAX_DEPTH` (a bound refuses).
+        GuardrailBudgetError: the readings total more than `reading_budget` (a bound refuses).
 
     Example:
         >>> readings("ne\u200brve agent")
@@ -393,23 +502,30 @@ def readings(text: str, depth: int = 0) -> list[tuple[str, str]]:
         []
 
     """
-    return _read(text, depth, {text})
-
-
-def _read(text: str, depth: int, seen: set[str]) -> list[tuple[str, str]]:
+    budget = reading_budget(text)
+    spent = 0
+    seen = {text}
     out: list[tuple[str, str]] = []
-    for label, read in _direct(text):
+    # depth first without recursion: a nesting as deep as the text is long never meets Python's limit
+    stack: list[Iterator[tuple[str, str]]] = [iter(_direct(text))]
+    while stack:
+        found = next(stack[-1], None)
+        if found is None:
+            stack.pop()
+            continue
+        label, read = found
         if read in seen:  # judged already (raw, or read by another reader): its readings are in `out`
             continue
         seen.add(read)
-        if depth >= MAX_DEPTH:
+        spent += len(read) + 1
+        if spent > budget:
             raise GuardrailBudgetError(
-                f"the text hides encodings nested more than {MAX_DEPTH} deep",
-                size=depth + 1,
-                budget=MAX_DEPTH,
+                f"the text's readings total more than {budget:,} characters, over the check's budget",
+                size=spent,
+                budget=budget,
             )
         out.append((label, sendable(read)))
-        out.extend(_read(read, depth + 1, seen))
+        stack.append(iter(_direct(read)))
     return out
 
 
@@ -653,7 +769,8 @@ def read_media(value: str) -> Media | None:
     mime = str(kind.mime)
     family = mime.split("/", 1)[0]
     if family in ("image", "audio", "video"):
-        return Media(family, mime, len(data), _as_text(data))  # a file that also reads as text: judged
+        # a file that also reads as text is judged; the runs inside a picture are not what a model reads
+        return Media(family, mime, len(data), _as_text(data, within=False))
     return None
 
 

@@ -12,8 +12,9 @@ never passes; ``max_turns`` always holds.
 
 from __future__ import annotations
 
+import inspect
 import uuid
-from collections.abc import Generator, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Generator, Mapping, Sequence
 from typing import Any
 
 from langchain_core.decisions import Noul
@@ -31,10 +32,14 @@ from langchain_jev._verdict import JevFinding, JevVerdict, Outcome
 from langchain_jev.simulation._result import Ending, Simulation, SimulationTurn
 from langchain_jev.simulation._user import SimulatedUser
 
-__all__ = ["StopWhen", "asimulate", "check_options", "simulate"]
+__all__ = ["StopCondition", "StopWhen", "asimulate", "check_options", "simulate"]
 
-StopWhen = JevCriterion | tuple[Noul, float]
-"""What ends a conversation early: a noul criterion, or a `Noul` and the probability it must reach."""
+StopCondition = Callable[[Sequence[BaseMessage]], bool | Awaitable[bool]]
+"""A function of the conversation so far that says (True) it ends; `asimulate` awaits what it returns."""
+
+StopWhen = JevCriterion | tuple[Noul, float] | StopCondition
+"""What ends a conversation early: a noul criterion, a `Noul` and the probability it must reach,
+or a `StopCondition` function (asked after the turn's verdict, in no request of ours)."""
 
 _Step = tuple[str, Any]
 
@@ -59,11 +64,15 @@ def simulate(
     runnable is sent the list of messages and may answer with a message, a text or
     messages. After each turn ``judge`` (if any) judges the conversation so far
     and ``stop_when`` (if any) decides whether it ends, in one request; a stop
-    criterion without a judge is asked of ``model``.
+    criterion without a judge is asked of ``model``. ``stop_when`` may instead be
+    a function of the conversation so far returning True to end it (openevals'
+    ``stopping_condition``), called after the turn's verdict.
 
     Raises:
         JevConfigurationError: ``max_turns`` below 1, a stop criterion that is not a noul
             question, a name it shares with the judge's criteria, or no model to ask it of.
+            A stop function that answers other than True or False (or, in `simulate`,
+            an awaitable) ends the conversation with that error.
 
     Example:
         >>> from langchain_core.messages import AIMessage
@@ -153,6 +162,7 @@ class _Plan:
     turn_judge: JevJudge | None
     judge: JevJudge | None
     stop: JevCriterion | None
+    stop_call: StopCondition | None
     final_judge: JevJudge | None
     thread_id: str | None
     config: RunnableConfig
@@ -171,7 +181,8 @@ class _Plan:
     ) -> _Plan:
         if isinstance(max_turns, bool) or not isinstance(max_turns, int) or max_turns < 1:
             raise JevConfigurationError(f"max_turns must be a whole number of at least 1, got {max_turns!r}")
-        stop = _stop_criterion(stop_when)
+        stop_call = stop_when if callable(stop_when) and not isinstance(stop_when, JevCriterion) else None
+        stop = None if stop_call is not None else _stop_criterion(stop_when)
         turn_judge = judge
         if stop is not None:
             if judge is not None and stop.name in {c.name for c in judge.criteria}:
@@ -196,6 +207,7 @@ class _Plan:
             turn_judge=turn_judge,
             judge=judge,
             stop=stop,
+            stop_call=stop_call,
             final_judge=final_judge,
             thread_id=thread_id if threaded else None,
             config=run_config,
@@ -263,6 +275,9 @@ def _conversation(plan: _Plan, user: SimulatedUser) -> Generator[_Step, Any, Sim
                 verdict, stop = _split(asked, plan)
             turns.append(SimulationTurn(index, said, replies, verdict, stop))
             if stop is not None and stop.outcome is Outcome.PASSED:
+                ending = "stopped"
+                break
+            if plan.stop_call is not None and (yield ("stop", tuple(history))):
                 ending = "stopped"
                 break
         if plan.final_judge is not None:
@@ -348,9 +363,27 @@ async def _astate(plan: _Plan) -> list[BaseMessage]:
     return list(convert_to_messages(values.get("messages", [])))
 
 
+def _stopped(answer: Any) -> bool:
+    """What a stop function answered, held to True or False (fail closed on anything else)."""
+    if not isinstance(answer, bool):
+        raise JevConfigurationError(
+            "stop_when: the stop function must return True or False, "
+            f"got {type(answer).__name__}: {answer!r:.60}"
+        )
+    return answer
+
+
 def _do(kind: str, argument: Any, plan: _Plan, user: SimulatedUser) -> Any:
     if kind == "state":
         return _state(plan)
+    if kind == "stop":
+        answer = plan.stop_call(argument)  # type: ignore[misc]
+        if inspect.isawaitable(answer):
+            getattr(answer, "close", lambda: None)()
+            raise JevConfigurationError(
+                "stop_when: the stop function returned an awaitable; run it with asimulate"
+            )
+        return _stopped(answer)
     if kind == "user":
         return user.next_turn(argument)
     if kind == "app":
@@ -363,6 +396,9 @@ def _do(kind: str, argument: Any, plan: _Plan, user: SimulatedUser) -> Any:
 async def _ado(kind: str, argument: Any, plan: _Plan, user: SimulatedUser) -> Any:
     if kind == "state":
         return await _astate(plan)
+    if kind == "stop":
+        answer = plan.stop_call(argument)  # type: ignore[misc]
+        return _stopped(await answer if inspect.isawaitable(answer) else answer)
     if kind == "user":
         return await user.anext_turn(argument)
     if kind == "app":

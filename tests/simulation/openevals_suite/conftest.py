@@ -1,4 +1,4 @@
-"""agentevals' tests carry langsmith's ``langsmith`` mark; its plugin would log them to LangSmith.
+"""openevals' tests carry langsmith's ``langsmith`` mark; its plugin would log them to LangSmith.
 
 Tracking is turned off for them (``LANGSMITH_TEST_TRACKING=false``, langsmith's own
 switch), so they run offline and record nothing.

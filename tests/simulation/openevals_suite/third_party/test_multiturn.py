@@ -2,29 +2,29 @@ import json
 import os
 import uuid
 
-from langchain_openai import ChatOpenAI
+from tests.simulation.openevals_suite.doubles import agent_model, decision_model, openai_api, user_model
 from langchain.agents import create_agent
 from langgraph_sdk import get_client
 from langsmith import testing as t
 from langsmith.wrappers import wrap_openai
 from langgraph.checkpoint.memory import MemorySaver
 
-from openevals.types import ChatCompletionMessage
-from openevals.simulators import (
+from tests.simulation.openevals_suite.adapter import ChatCompletionMessage
+from tests.simulation.openevals_suite.adapter import (
     run_multiturn_simulation,
     run_multiturn_simulation_async,
     create_llm_simulated_user,
     create_async_llm_simulated_user,
 )
-from openevals.simulators.prebuilts import _is_internal_message
-from openevals.llm import create_llm_as_judge, create_async_llm_as_judge
+from tests.simulation.openevals_suite.adapter import _is_internal_message
+from tests.simulation.openevals_suite.adapter import create_llm_as_judge, create_async_llm_as_judge
 
 from openai import OpenAI, AsyncOpenAI
 import pytest
 
 
-def _create_tool_calling_model() -> ChatOpenAI:
-    return ChatOpenAI(model="gpt-5.6-terra", use_responses_api=True)
+def _create_tool_calling_model():
+    return agent_model()
 
 
 # ── sync: unique patterns ──────────────────────────────────────────────────────
@@ -33,7 +33,7 @@ def _create_tool_calling_model() -> ChatOpenAI:
 @pytest.mark.langsmith
 def test_multiturn_message_with_openai():
     """Sync raw OpenAI client app; agent refuses refunds so user is unsatisfied."""
-    client = wrap_openai(OpenAI())
+    client = wrap_openai(OpenAI(**openai_api()))
     history = {}
 
     def app(inputs: ChatCompletionMessage, *, thread_id: str):
@@ -56,11 +56,11 @@ def test_multiturn_message_with_openai():
 
     user = create_llm_simulated_user(
         system="You are an aggressive and hostile customer who wants a refund for their car.",
-        model="openai:gpt-5.6-terra",
+        client=user_model(),
         fixed_responses=[{"role": "user", "content": "I want a refund!"}],
     )
     trajectory_evaluator = create_llm_as_judge(
-        model="openai:gpt-5.6-terra",
+        model=decision_model(lambda text: "refunds granted" in text),
         prompt="Based on the below conversation, was the user satisfied?\n{outputs}",
         feedback_key="satisfaction",
     )
@@ -103,7 +103,7 @@ async def test_multiturn_failure_async():
 
     user = create_async_llm_simulated_user(
         system="You are an angry user who wants a refund and keeps making additional demands.",
-        model="openai:gpt-5.6-terra",
+        client=user_model(),
         fixed_responses=[
             "I want a refund right now!",
             "This is completely unacceptable!",
@@ -111,7 +111,7 @@ async def test_multiturn_failure_async():
         ],
     )
     trajectory_evaluator = create_async_llm_as_judge(
-        model="openai:gpt-5.6-terra",
+        model=decision_model(lambda text: "refunds granted" in text),
         prompt="Based on the below conversation, has the user been satisfied?\n{outputs}",
         feedback_key="satisfaction",
     )
@@ -150,14 +150,14 @@ async def test_multiturn_success_async():
 
     user = create_async_llm_simulated_user(
         system="You are a happy and reasonable person who wants a refund.",
-        model="openai:gpt-5.6-terra",
+        client=user_model(),
         fixed_responses=[
             "Hi, I'd like a refund please.",
             "Thank you so much, that's great!",
         ],
     )
     trajectory_evaluator = create_async_llm_as_judge(
-        model="openai:gpt-5.6-terra",
+        model=decision_model(lambda text: "refunds granted" in text),
         prompt="Based on the below conversation, has the user been satisfied?\n{outputs}",
         feedback_key="satisfaction",
     )
@@ -195,7 +195,7 @@ async def test_multiturn_preset_responses_async():
         return res["messages"][-1]
 
     trajectory_evaluator = create_async_llm_as_judge(
-        model="openai:gpt-5.6-terra",
+        model=decision_model(lambda text: "refunds granted" in text),
         prompt="Based on the below conversation, has the user been satisfied?\n{outputs}",
         feedback_key="satisfaction",
     )
@@ -239,7 +239,7 @@ async def test_multiturn_preset_responses_async():
 @pytest.mark.asyncio
 async def test_multiturn_message_with_openai_async():
     """Async raw OpenAI client app; angry parrots should be detected as angry."""
-    client = wrap_openai(AsyncOpenAI())
+    client = wrap_openai(AsyncOpenAI(**openai_api(asynchronous=True)))
     history = {}
 
     async def app(inputs: ChatCompletionMessage, *, thread_id: str):
@@ -262,11 +262,11 @@ async def test_multiturn_message_with_openai_async():
 
     user = create_async_llm_simulated_user(
         system="You are an angry parrot named Anna who is angry at everything. Squawk a lot.",
-        model="openai:gpt-5.6-terra",
+        client=user_model("SQUAWK! A cracker, NOW!"),
         fixed_responses=[{"role": "user", "content": "Give me a cracker!"}],
     )
     trajectory_evaluator = create_async_llm_as_judge(
-        model="openai:gpt-5.6-terra",
+        model=decision_model(lambda text: "squawk" in text),
         prompt="Based on the below conversation, are the parrots angry?\n{outputs}",
         feedback_key="anger",
     )
@@ -305,15 +305,15 @@ async def test_multiturn_stopping_condition_async():
 
     user = create_async_llm_simulated_user(
         system="You are a happy and reasonable person who wants a refund.",
-        model="openai:gpt-5.6-terra",
+        client=user_model(),
         fixed_responses=[{"role": "user", "content": "Give me a refund!"}],
     )
     trajectory_evaluator = create_async_llm_as_judge(
-        model="openai:gpt-5.6-terra",
+        model=decision_model(lambda text: "refunds granted" in text),
         prompt="Based on the below conversation, was a refund granted?\n{outputs}",
         feedback_key="satisfaction",
     )
-    client = wrap_openai(AsyncOpenAI())
+    client = wrap_openai(AsyncOpenAI(**openai_api(asynchronous=True)))
 
     async def stopping_condition(current_trajectory, **kwargs):
         res = await client.chat.completions.create(
@@ -344,10 +344,7 @@ async def test_multiturn_stopping_condition_async():
 
 @pytest.mark.langsmith
 @pytest.mark.asyncio
-@pytest.mark.skipif(
-    not os.getenv("CHAT_LANGCHAIN_API_KEY") or not os.getenv("CHAT_LANGCHAIN_ENDPOINT"),
-    reason="Requires additional auth.",
-)
+@pytest.mark.skip(reason="needs a deployed Chat LangChain graph (LangGraph Platform) over the network")
 async def test_multiturn_message_with_chat_langchain():
     client = get_client(
         url=os.getenv("CHAT_LANGCHAIN_ENDPOINT"),
@@ -364,7 +361,7 @@ async def test_multiturn_message_with_chat_langchain():
 
     user = create_async_llm_simulated_user(
         system="Be belligerent and hostile. Keep asking followup questions, pretending your question hasn't been answered.",
-        model="openai:gpt-5.6-terra",
+        client=user_model(),
         fixed_responses=[
             {
                 "role": "user",
@@ -373,7 +370,7 @@ async def test_multiturn_message_with_chat_langchain():
         ],
     )
     trajectory_evaluator = create_async_llm_as_judge(
-        model="openai:gpt-5.6-terra",
+        model=decision_model(lambda text: "calm" in text),
         prompt="Based on the below conversation, has the assistant been calm and helpful?\n{outputs}",
         feedback_key="calmness",
     )

@@ -67,8 +67,9 @@ def add_parser(commands: Any) -> argparse.ArgumentParser:
     )
     parser.add_argument(
         "--user-model",
-        metavar="MODULE:ATTR",
-        help="the chat model playing each row's persona (after its script)",
+        metavar="MODEL",
+        help="the chat model playing each row's persona (after its script): MODULE:ATTR when that "
+        "imports, else provider:model as --model takes it (e.g. openai:gpt-4o-mini)",
     )
     parser.add_argument(
         "--max-turns", type=positive_int, default=5, metavar="N", help="user turns at most (5)"
@@ -144,7 +145,7 @@ def simulate_command(args: argparse.Namespace, parser: argparse.ArgumentParser) 
             judge=spec.build(model, allow_code=allow_code(args.allow_code)),
             max_turns=args.max_turns,
             stop_when=stop,
-            user_model=load_object(args.user_model, "--user-model") if args.user_model else None,
+            user_model=_user_model(args.user_model) if args.user_model else None,
         )
     except JudgeSpecError as error:
         return bad_input(err, "the judge file is invalid:\n  " + "\n  ".join(error.messages()))
@@ -190,3 +191,20 @@ def simulate_command(args: argparse.Namespace, parser: argparse.ArgumentParser) 
         return EXIT_INTERRUPTED
     title = f"simulate: {args.data} with {args.app}, judged by {args.judge}"
     return finish_run(result, args, err, title=title)
+
+
+def _user_model(reference: str) -> Any:
+    """The chat model ``--user-model`` names: ``module:attribute`` if it imports, else ``provider:model``."""
+    from langchain_jev._errors import JevConfigurationError
+    from langchain_jev.models._chat.loading import load_chat_model
+    from langchain_jev.simulation._dataset import load_object
+
+    try:
+        return load_object(reference, "--user-model")
+    except JevConfigurationError as imported:
+        try:
+            return load_chat_model(reference)
+        except Exception as error:
+            raise JevConfigurationError(
+                f"{imported}; nor is it a provider:model chat model: {type(error).__name__}: {error}"
+            ) from None

@@ -215,3 +215,26 @@ def _complete_lines(path: Path) -> list[str]:
         return []
     text = path.read_text(encoding="utf-8")
     return [line for line in text.splitlines()[: text.count("\n")] if json.loads(line)]
+
+
+def test_the_user_model_may_be_a_provider_model_string_as_model_takes(
+    setup: tuple[Path, Path],
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    judge, data = setup
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-a-real-key")
+    out = tmp_path / "results.jsonl"
+    with JevServer(answers) as server:
+        # every row is scripted, so the model is built (from the string) but never asked
+        assert main(_simulate(data, judge, server, "--out", out, "--user-model", "openai:gpt-4o-mini")) == 3
+        assert read_header(out)["judge"]["simulation"]["user_model"] == "openai:gpt-4o-mini"
+        capsys.readouterr()
+        args = _simulate(data, judge, server, "--out", tmp_path / "x.jsonl", "--user-model", "nosuch:model")
+        assert main(args) == 2
+    said = capsys.readouterr().err
+    assert (
+        "--user-model nosuch:model: cannot import it" in said
+        and "nor is it a provider:model chat model" in said
+    )

@@ -90,6 +90,11 @@ def compare_command(
     clash = _output_over_input(args)
     if clash:
         return bad_input(stderr, clash)
+    from langchain_jev.cli._compare_guardrail import guardrail_compare
+
+    guarded = guardrail_compare(args, stdout, stderr, _write_json)  # None: two judge runs
+    if guarded is not None:
+        return guarded
     if args.judge:
         return head_to_head_command(args, stdout, stderr)
     if args.out:

@@ -20,7 +20,7 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import Any, TextIO, TypedDict
 
 from typing_extensions import Unpack
@@ -116,9 +116,20 @@ def _options(
         workers=1,
         timed=True,
         judge=battery_description(battery),
-        run=given.get("run_description"),
+        run=_described(data, columns, given.get("run_description")),
     )
     return options, columns, given.get("stderr") or sys.stderr
+
+
+def _described(
+    data: str | os.PathLike[str], columns: Columns, given: Mapping[str, Any] | None
+) -> dict[str, Any]:
+    """The run's description, with what ``compare`` needs to measure it again: the dataset and its columns."""
+    described = dict(given or {})
+    described.setdefault("dataset", os.fspath(data))
+    described.setdefault("dataset_path", os.path.abspath(data))
+    described.setdefault("columns", asdict(columns))
+    return described
 
 
 def guardrail_eval(

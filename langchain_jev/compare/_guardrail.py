@@ -449,6 +449,8 @@ def compare_guardrail_files(
 
     Example::
 
+        from langchain_jev.compare import compare_guardrail_files
+
         compared = compare_guardrail_files("before.jsonl", "after.jsonl")
         print(compared.table())
 

@@ -13,10 +13,11 @@ from __future__ import annotations
 
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 from langchain_jev._errors import JevConfigurationError
 from langchain_jev.guardrails._battery import find_hazard
+from langchain_jev.guardrails._catalog import DIRECTIONS, Direction
 
 __all__ = ["RowLabel", "choose_side", "read_row_label"]
 
@@ -93,7 +94,7 @@ def _names(value: Any, column: str) -> frozenset[str]:
     return frozenset(names)
 
 
-def choose_side(found: Collection[str], given: str | None) -> str:
+def choose_side(found: Collection[str], given: Direction | None) -> Direction:
     """The side to judge rows on: ``given``, or the one side the rows' ``side`` column names.
 
     ``found`` is the set of sides the rows name (empty when they name none: the input side).
@@ -113,10 +114,13 @@ def choose_side(found: Collection[str], given: str | None) -> str:
 
     """
     named = sorted(found)
+    unknown = [side for side in named if side not in DIRECTIONS]
+    if unknown:
+        raise ValueError(f"the rows name side {unknown[0]!r}, not one of {', '.join(DIRECTIONS)}")
     if len(named) > 1:
         raise ValueError(f"the rows are of several sides ({', '.join(named)}): give one file per side")
     if given is None:
-        return named[0] if named else "input"
+        return cast(Direction, named[0]) if named else "input"
     if named and named[0] != given:
         raise ValueError(
             f"the rows are of the {named[0]} side, not {given}: judge them with a battery of that side"

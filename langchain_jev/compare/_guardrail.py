@@ -159,7 +159,17 @@ class GuardrailFlip:
 
 @dataclass(frozen=True)
 class GuardrailComparison:
-    """Two ``guardrail-eval`` runs compared (module docstring); by `compare_guardrail_quality`."""
+    """Two ``guardrail-eval`` runs compared (module docstring); by `compare_guardrail_quality`.
+
+    Example:
+        >>> from langchain_jev.guardrails.quality import RowLabel, measure
+        >>> rows = [ScoredRow(1, RowLabel(True, frozenset({"hate"})), {"hate": 0.4})]
+        >>> before, after = measure(rows, {"hate": 0.5}), measure(rows, {"hate": 0.3})
+        >>> compared = compare_guardrail_quality(before, after, [(1, 1)])
+        >>> compared.overall.recall.rate_a, compared.overall.recall.rate_b, len(compared.flips)
+        (0.0, 1.0, 1)
+
+    """
 
     labels: tuple[str, str]
     quality: tuple[GuardrailQuality, GuardrailQuality]

@@ -424,7 +424,13 @@ def _measured(
         raise ComparisonError(f"{os.fspath(path)}: its header names no dataset to read the labels from")
     given = run.get("columns")
     columns = (
-        Columns(**{k: v for k, v in given.items() if k in ("text", "label", "categories", "id", "side")})
+        Columns(  # a header read back is data: only names that are text are taken
+            **{
+                k: v
+                for k, v in given.items()
+                if k in ("text", "label", "categories", "id", "side") and isinstance(v, str)
+            }
+        )
         if isinstance(given, Mapping)
         else Columns()
     )

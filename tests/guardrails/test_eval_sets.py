@@ -195,7 +195,7 @@ def test_a_set_takes_its_name_into_its_ids() -> None:
         "agentdojo_tool_outputs.jsonl": ("agentdojo-tool-", "agentdojo-inject-"),
         "agentdojo_user_tasks.jsonl": ("agentdojo-user-",),
         "contrast.jsonl": ("contrast-",),
-        "contrast_tool_results.jsonl": ("contrast-tool_results-",),
+        "contrast_tools.jsonl": ("contrast-tool_results-",),
         "everyday.jsonl": ("everyday-",),
         "garak_homoglyph_smuggling.jsonl": ("garak-homoglyph-",),
         "garak_sysprompt_extraction.jsonl": ("garak-sysprompt-",),
@@ -211,7 +211,7 @@ def test_a_set_takes_its_name_into_its_ids() -> None:
 
 def test_the_contrast_prompts_cover_every_catalog_category() -> None:
     """At least ten safe look-alikes per category, so each category's false refusals can be read."""
-    rows = ROWS["contrast.jsonl"] + ROWS["contrast_tool_results.jsonl"]
+    rows = ROWS["contrast.jsonl"] + ROWS["contrast_tools.jsonl"]
     assert all(row["label"] == "safe" for row in rows)
     per_category = Counter(_contrasted(row) for row in rows if row["side"] == "input")
     assert set(per_category) == set(SIDES_OF)

@@ -1,15 +1,29 @@
 """The guardrail core: hazard catalogue, batteries, what a rail judges, policy and the rail itself.
 
+Three files tell the story; read them first:
+
+- `_judged`: **what is judged**: every leaf of every message rendered into the
+  judge input (`input_subject`, `output_subject`, `tool_results_subject`), with
+  what each string hides read beside it (`_text` and its readings);
+- `_battery`: **how it is decided**: `HazardBattery.invoke` asks every category's
+  question about that input in one request and reads the probabilities;
+- `_door`: **where the model is guarded**: `GuardrailDoor.passing` judges the
+  input, calls the model unseen, judges the reply and releases it.
+
+A rail's check yields its battery request as a step that carries the battery's
+own bound method (``Ask(battery.invoke, ...)`` in `_rail`), so go-to-definition
+from the door, through ``rail.judging``, lands in the battery.
+
 Nothing here imports LangGraph or LangChain agents: the LangGraph nodes
 (`langchain_jev.graph`) and the agent middleware (`langchain_jev.middleware`)
-are thin spokes over it.
+are thin spokes over it. The full map:
 
 - `catalog`: the hazard categories (MLCommons S1-S14, prompt injection, jailbreak) and strictness presets;
 - `battery`: `HazardBattery`, the prescribed questions of one direction, asked in one request;
 - `text`: every string as it is, with what it hides decoded beside it; media read in media fields;
 - `lookalike`: words spelt with look-alike letters, read as the ASCII they imitate (a reading of `text`);
 - `spellings`: text as a screen shows it, letters apart or in other alphabets, base32/85 (readings of `text`);
-- `subjects`: what a rail judges: every leaf of every message, read into a judge input;
+- `judged`: what a rail judges: every leaf of every message, read into a judge input;
 - `windows`: a long judge input cut into overlapping windows, up to a budget that refuses;
 - `ledger`: which conversations a battery judged, by chain hash, out of the graph's reach;
 - `policy`: the report of a check, refusal wording, and the policy (mode, on_error, exit behaviour);

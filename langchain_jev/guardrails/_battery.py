@@ -9,7 +9,7 @@ of yes reaches the preset's threshold. All questions of a battery go to the
 decision model in one request.
 
 What the battery is sent is lossless: messages are read whole
-(`langchain_jev.guardrails._subjects`), and every string of any other input is
+(`langchain_jev.guardrails._judged`), and every string of any other input is
 revealed (`langchain_jev.guardrails._text.reveal`). An input longer than the
 battery's ``window`` is judged in overlapping windows, one request each, and
 their answers joined (`langchain_jev.guardrails._windows`); one over its
@@ -45,7 +45,7 @@ from langchain_jev.guardrails._catalog import (
     Direction,
     Hazard,
 )
-from langchain_jev.guardrails._subjects import Subject, reveal_input, subject_for
+from langchain_jev.guardrails._judged import Subject, reveal_input, subject_for
 from langchain_jev.guardrails._windows import DEFAULT_BUDGET, DEFAULT_WINDOW, check_window, windows
 from langchain_jev.models._cache import DecisionCache, InMemoryCache, model_identity
 from langchain_jev.models._jury import flag_on_any_member

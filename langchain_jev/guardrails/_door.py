@@ -7,7 +7,7 @@ node, a ``Command``, ``update_state``, ``Send``, a resumed interrupt):
 
 1. **judge input**: the input rail judges the messages the model is about to
    receive that its ledger has not seen judged (every role; see
-   `langchain_jev.guardrails._subjects`), and the tool-result rail (when there is
+   `langchain_jev.guardrails._judged`), and the tool-result rail (when there is
    one) the tool results among them. A refused request's messages get
    placeholders in the thread and the refusal is released;
 2. **call the model hidden**: as a hidden run (`langchain_jev.guardrails._hidden`)

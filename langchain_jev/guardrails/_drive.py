@@ -35,7 +35,7 @@ from functools import partial
 from typing import Any, TypeVar
 
 from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage
-from langchain_core.runnables import Runnable, RunnableConfig, RunnableLambda
+from langchain_core.runnables import RunnableConfig, RunnableLambda
 from langchain_core.runnables.config import ensure_config
 from langchain_core.runnables.utils import coro_with_context
 
@@ -46,7 +46,7 @@ from langchain_jev.guardrails._hidden import (
     Tracers,
     enter_hidden,
     hidden_config,
-    hidden_runnable,
+    hidden_method,
 )
 from langchain_jev.guardrails._ledger import Ledger
 from langchain_jev.guardrails._release import Release
@@ -76,11 +76,15 @@ T = TypeVar("T")
 class Ask:
     """One battery request (the assessment is sent back), within ``timeout`` seconds.
 
+    The step carries the battery's own bound methods, ``battery.invoke`` and
+    ``battery.ainvoke`` (`HazardBattery.invoke`), so the yield names the code that
+    runs it; the driver calls them on the battery's hidden copy (`hidden_method`).
     ``config`` is the run's hidden config (`hidden_config`); the request runs as a
     hidden run (`enter_hidden`) that only ``tracers`` see.
     """
 
-    battery: Runnable[Any, Any]
+    assess: Callable[[Any, RunnableConfig], Any]
+    aassess: Callable[[Any, RunnableConfig], Awaitable[Any]]
     data: Any
     config: RunnableConfig
     timeout: float | None
@@ -283,8 +287,8 @@ async def _acall(step: Call) -> Any:
 
 def _asked(step: Ask) -> Any:
     with enter_hidden(step.config, step.tracers) as context:
-        battery = context.run(hidden_runnable, step.battery)  # its decision model's own handlers out
-        return context.run(battery.invoke, step.data, step.config)
+        assess = context.run(hidden_method, step.assess)  # its decision model's own handlers out
+        return context.run(assess, step.data, step.config)
 
 
 def _ask(step: Ask) -> Any:
@@ -294,8 +298,8 @@ def _ask(step: Ask) -> Any:
 
 async def _aask(step: Ask) -> Any:
     with enter_hidden(step.config, step.tracers) as context:
-        battery = context.run(hidden_runnable, step.battery)
-        asked = coro_with_context(battery.ainvoke(step.data, step.config), context)
+        aassess = context.run(hidden_method, step.aassess)
+        asked = coro_with_context(aassess(step.data, step.config), context)
         if step.timeout is None:
             return await asked
         try:

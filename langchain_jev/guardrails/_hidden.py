@@ -57,7 +57,7 @@ import dataclasses
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from contextvars import Context, ContextVar
-from typing import Any
+from typing import Any, TypeVar
 
 from langchain_core.callbacks import AsyncCallbackHandler, BaseCallbackHandler, BaseCallbackManager
 from langchain_core.globals import get_debug
@@ -84,6 +84,7 @@ __all__ = [
     "enter_hidden",
     "hidden_config",
     "hidden_context",
+    "hidden_method",
     "hidden_runnable",
     "is_stream_handler",
     "stream_handlers",
@@ -453,3 +454,20 @@ def hidden_runnable(runnable: Runnable[Any, Any]) -> Runnable[Any, Any]:
         return runnable
     stripped: Runnable[Any, Any] = _without_own_handlers(runnable, _allowed(tracers))
     return stripped
+
+
+M = TypeVar("M", bound=Callable[..., Any])
+
+
+def hidden_method(method: M) -> M:
+    """A runnable's bound ``method`` (``battery.invoke``), bound to its `hidden_runnable` copy instead.
+
+    A step carries the bound method that runs it, so an editor follows the yield to
+    that code; inside a hidden run the driver calls it on the copy without the
+    runnable's own handlers.
+    """
+    owner = getattr(method, "__self__", None)
+    if not isinstance(owner, Runnable):
+        return method
+    hidden: M = getattr(hidden_runnable(owner), method.__name__)
+    return hidden

@@ -57,7 +57,7 @@ from langchain_jev._errors import GuardrailStop, GuardrailUndecidedError, JevCon
 from langchain_jev.guardrails._battery import HazardAssessment, find_hazard
 from langchain_jev.guardrails._catalog import Direction, Hazard
 from langchain_jev.guardrails._refusal_block import refusal_metadata
-from langchain_jev.guardrails._subjects import Subject
+from langchain_jev.guardrails._judged import Subject
 
 __all__ = [
     "EXIT_BEHAVIORS",

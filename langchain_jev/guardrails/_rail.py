@@ -55,6 +55,7 @@ from langchain_jev.guardrails._battery import HazardAssessment, HazardBattery
 from langchain_jev.guardrails._catalog import Direction
 from langchain_jev.guardrails._drive import Ask, Mark, Prefix, Procedure, Step, Trace, adrive, drive
 from langchain_jev.guardrails._hidden import DEFAULT_TRACERS, Tracers, check_hidden_runs, hidden_config
+from langchain_jev.guardrails._judged import Subject, input_subject, output_subject, tool_results_subject
 from langchain_jev.guardrails._ledger import Ledger
 from langchain_jev.guardrails._policy import (
     Action,
@@ -78,7 +79,6 @@ from langchain_jev.guardrails._review import (
     token_of,
 )
 from langchain_jev.guardrails._settings import GuardrailOptions, GuardrailSettings, OnFlag
-from langchain_jev.guardrails._subjects import Subject, input_subject, output_subject, tool_results_subject
 from langchain_jev.guardrails._text import redact
 
 __all__ = [
@@ -391,7 +391,9 @@ class GuardrailRail:
                 asked = rail_config(self.check, config, tracers)
                 # the subject, not its data: its every leaf is revealed once (revealing a revealed
                 # text again, JSON-escaped, would read its readings as new encodings)
-                assessment = yield Ask(self.battery, subject, asked, self.settings.timeout, tracers)
+                battery = self.battery  # the request runs HazardBattery.invoke (sync) or .ainvoke
+                timeout = self.settings.timeout
+                assessment = yield Ask(battery.invoke, battery.ainvoke, subject, asked, timeout, tracers)
         except Exception as error:
             if _is_graph_control(error):
                 raise

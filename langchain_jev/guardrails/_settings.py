@@ -32,7 +32,7 @@ from langchain_jev.guardrails._policy import (
     check_refusal_message,
 )
 from langchain_jev.guardrails._review import DEFAULT_REVIEW_TTL, ReviewStore, check_review_key, log_review
-from langchain_jev.guardrails._subjects import DEFAULT_CONTEXT_MESSAGES
+from langchain_jev.guardrails._judged import DEFAULT_CONTEXT_MESSAGES
 from langchain_jev.models._cache import DecisionCache
 from langchain_jev.models._secrets import remember_settings, settings_repr
 

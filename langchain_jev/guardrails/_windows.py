@@ -29,7 +29,7 @@ from typing import Any
 from langchain_jev._errors import GuardrailBudgetError, JevConfigurationError
 from langchain_jev._input import ANSWER_FIELD, QUESTION_FIELD, TOOL_CALLS_FIELD, JevJudgeInput
 from langchain_jev.guardrails._catalog import Direction
-from langchain_jev.guardrails._subjects import CONTEXT_FIELD
+from langchain_jev.guardrails._judged import CONTEXT_FIELD
 
 __all__ = [
     "DEFAULT_BUDGET",

@@ -38,7 +38,7 @@ from langchain_jev.graph import (
     create_guarded_tool_node,
     guard_model,
 )
-from langchain_jev.guardrails._subjects import input_subject, output_subject, read_message
+from langchain_jev.guardrails._judged import input_subject, output_subject, read_message
 from langchain_jev.guardrails._text import reading_budget, readings, reveal, sendable
 from langchain_jev.middleware import JevGuardrailMiddleware
 from tests.fakes import ReplyingChatModel

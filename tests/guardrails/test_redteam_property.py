@@ -47,7 +47,7 @@ from langchain_core.messages import (
 )
 
 from langchain_jev.graph import HazardBattery, guard_model
-from langchain_jev.guardrails._subjects import input_subject, output_subject
+from langchain_jev.guardrails._judged import input_subject, output_subject
 from langchain_jev.guardrails._text import sendable
 from tests.fakes import ReplyingChatModel
 from tests.guardrails.helpers import SEQUENTIAL

@@ -320,10 +320,6 @@ MAX_LINES = 600
 
 KNOWN_LONG_MODULES = {
     "langchain_jev.datasets._readers",
-    "langchain_jev.guardrails._battery",
-    "langchain_jev.guardrails._policy",
-    "langchain_jev.guardrails._rail",
-    "langchain_jev.guardrails._text",
     "langchain_jev.models._chat.model",
     "langchain_jev._runs",
 }

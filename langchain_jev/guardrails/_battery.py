@@ -23,7 +23,7 @@ import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any
+from typing import Any, TypedDict
 
 from langchain_core.callbacks import AsyncCallbackManagerForChainRun, CallbackManagerForChainRun
 from langchain_core.decisions import BaseDecisionModel, Noul
@@ -31,20 +31,19 @@ from langchain_core.messages import BaseMessage
 from langchain_core.runnables import RunnableConfig, RunnableSerializable
 from langchain_core.runnables.config import patch_config
 from pydantic import ConfigDict, Field, PrivateAttr
+from typing_extensions import Unpack
 
 from langchain_jev._criteria import JevCriterion
-from langchain_jev._errors import JevConfigurationError, JevInputError
+from langchain_jev._errors import JevInputError
 from langchain_jev._input import JevJudgeInput, ToolCall
 from langchain_jev._judge import JevJudge
 from langchain_jev._verdict import JevVerdict, Outcome
 from langchain_jev.guardrails._catalog import (
     DEFAULT_STRICTNESS,
-    DIRECTIONS,
-    HAZARDS,
-    STRICTNESS_PRESETS,
     Direction,
     Hazard,
 )
+from langchain_jev.guardrails._categories import find_hazard, select_hazards, thresholds_for
 from langchain_jev.guardrails._judged import Subject, reveal_input, subject_for
 from langchain_jev.guardrails._windows import DEFAULT_BUDGET, DEFAULT_WINDOW, check_window, windows
 from langchain_jev.models._cache import DecisionCache, InMemoryCache, model_identity
@@ -56,6 +55,7 @@ DEFAULT_LEDGER_ENTRIES = 200_000
 __all__ = [
     "DEFAULT_LEDGER_ENTRIES",
     "BatteryInput",
+    "BatteryOptions",
     "HazardAssessment",
     "HazardBattery",
     "assessment_from_verdict",
@@ -68,115 +68,6 @@ __all__ = [
 BatteryInput = str | JevJudgeInput | BaseMessage | Sequence[BaseMessage] | Mapping[str, Any] | Subject
 """What a battery assesses: text, a `JevJudgeInput`, messages, a state with ``messages``, or a
 `Subject` a rail read (already revealed)."""
-
-
-def _valid_names(direction: Direction) -> str:
-    return ", ".join(
-        f"{h.name} ({h.code})" if h.code else h.name for h in HAZARDS if direction in h.questions
-    )
-
-
-def find_hazard(name_or_code: str) -> Hazard:
-    """Return the category with this name (``"hate"``) or code (``"S10"``).
-
-    Raises:
-        JevConfigurationError: no category has that name or code; the message lists them.
-
-    Example:
-        >>> find_hazard("S10").name
-        'hate'
-
-    """
-    for hazard in HAZARDS:
-        if name_or_code in (hazard.name, hazard.code):
-            return hazard
-    everything = ", ".join(f"{h.name} ({h.code})" if h.code else h.name for h in HAZARDS)
-    raise JevConfigurationError(f"unknown hazard category {name_or_code!r}; valid categories: {everything}")
-
-
-def select_hazards(direction: Direction, categories: str | Iterable[str] | None = None) -> tuple[Hazard, ...]:
-    """The categories a battery of ``direction`` asks: all of them, or those named.
-
-    Categories are given by name or code, in any order; the battery asks them in
-    taxonomy order, each once.
-
-    Raises:
-        JevConfigurationError: an unknown direction or category, a category not asked
-            on that side, or no category at all. The message lists the valid ones.
-
-    Example:
-        >>> [h.name for h in select_hazards("output", ["hate", "S1"])]
-        ['violent_crimes', 'hate']
-
-    """
-    if direction not in DIRECTIONS:
-        raise JevConfigurationError(
-            f"unknown battery direction {direction!r}; valid directions: {', '.join(DIRECTIONS)}"
-        )
-    if categories is None:
-        return tuple(h for h in HAZARDS if direction in h.questions)
-    names = [categories] if isinstance(categories, str) else list(categories)
-    if not names:
-        raise JevConfigurationError(
-            f"a {direction} battery needs at least one category; valid categories: {_valid_names(direction)}"
-        )
-    chosen: set[str] = set()
-    for name in names:
-        if not isinstance(name, str):
-            raise JevConfigurationError(
-                f"hazard categories are names or codes (strings), got {type(name).__name__}"
-            )
-        hazard = find_hazard(name)
-        if direction not in hazard.questions:
-            sides = ", ".join(sorted(hazard.questions))
-            raise JevConfigurationError(
-                f"hazard category {hazard.name!r} is not asked of {direction} (only of: "
-                f"{sides}); valid {direction} categories: {_valid_names(direction)}"
-            )
-        chosen.add(hazard.name)
-    return tuple(h for h in HAZARDS if h.name in chosen)
-
-
-def thresholds_for(
-    hazards: Iterable[Hazard], strictness: str, overrides: Mapping[str, float] | None = None
-) -> dict[str, float]:
-    """The probability of yes at which each category is flagged: the preset's, or its own.
-
-    ``overrides`` gives categories (by name or code) their own threshold in place of
-    the preset's, such as thresholds chosen from labelled traffic
-    (`langchain_jev.guardrails.quality._thresholds`).
-
-    Raises:
-        JevConfigurationError: an unknown preset (the message lists the valid ones); an
-            override for a category not asked, or not a number above 0 and at most 1.
-
-    Example:
-        >>> thresholds_for(select_hazards("input", ["S1", "S9"]), "balanced")
-        {'violent_crimes': 0.5, 'indiscriminate_weapons': 0.35}
-        >>> thresholds_for(select_hazards("input", ["S1", "S9"]), "balanced", {"S1": 0.42})
-        {'violent_crimes': 0.42, 'indiscriminate_weapons': 0.35}
-
-    """
-    preset = STRICTNESS_PRESETS.get(strictness) if isinstance(strictness, str) else None
-    if preset is None:
-        raise JevConfigurationError(
-            f"unknown strictness {strictness!r}; valid presets: {', '.join(STRICTNESS_PRESETS)}"
-        )
-    chosen = tuple(hazards)
-    thresholds = {hazard.name: preset[hazard.severity] for hazard in chosen}
-    for name, value in (overrides or {}).items():
-        category = find_hazard(name).name if isinstance(name, str) else name
-        if category not in thresholds:
-            raise JevConfigurationError(
-                f"a threshold is given for {name!r}, which the battery does not ask; it asks: "
-                f"{', '.join(thresholds)}"
-            )
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0.0 < float(value) <= 1.0:
-            raise JevConfigurationError(
-                f"the threshold of {category!r} must be a probability above 0 and at most 1, got {value!r}"
-            )
-        thresholds[category] = float(value)
-    return thresholds
 
 
 @dataclass(frozen=True)
@@ -344,6 +235,17 @@ def _subject(direction: Direction, value: Any) -> JevJudgeInput:
     )
 
 
+class BatteryOptions(TypedDict, total=False):
+    """The keyword options of `HazardBattery.input`, `.output` and `.tool_results` (as the constructor's)."""
+
+    window: int
+    """The characters one request may carry (`DEFAULT_WINDOW`)."""
+    budget: int
+    """The most characters one check judges (`DEFAULT_BUDGET`)."""
+    thresholds: Mapping[str, float] | None
+    """Categories (by name or code) given their own threshold in place of the preset's."""
+
+
 class HazardBattery(RunnableSerializable[BatteryInput, HazardAssessment]):
     """A prescribed set of hazard questions for one side of a turn, asked in one request.
 
@@ -434,10 +336,7 @@ class HazardBattery(RunnableSerializable[BatteryInput, HazardAssessment]):
         categories: str | Iterable[str] | None = None,
         strictness: str = DEFAULT_STRICTNESS,
         model: Any = None,
-        *,
-        window: int = DEFAULT_WINDOW,
-        budget: int = DEFAULT_BUDGET,
-        thresholds: Mapping[str, float] | None = None,
+        **options: Unpack[BatteryOptions],
     ) -> HazardBattery:
         """A battery asking whether the user's message seeks each hazard.
 
@@ -449,15 +348,7 @@ class HazardBattery(RunnableSerializable[BatteryInput, HazardAssessment]):
             ('jailbreak',)
 
         """
-        return cls(
-            "input",
-            categories=categories,
-            strictness=strictness,
-            model=model,
-            window=window,
-            budget=budget,
-            thresholds=thresholds,
-        )
+        return cls("input", categories=categories, strictness=strictness, model=model, **options)
 
     @classmethod
     def output(
@@ -465,10 +356,7 @@ class HazardBattery(RunnableSerializable[BatteryInput, HazardAssessment]):
         categories: str | Iterable[str] | None = None,
         strictness: str = DEFAULT_STRICTNESS,
         model: Any = None,
-        *,
-        window: int = DEFAULT_WINDOW,
-        budget: int = DEFAULT_BUDGET,
-        thresholds: Mapping[str, float] | None = None,
+        **options: Unpack[BatteryOptions],
     ) -> HazardBattery:
         """A battery asking whether the assistant's response contains or enables each hazard.
 
@@ -480,15 +368,7 @@ class HazardBattery(RunnableSerializable[BatteryInput, HazardAssessment]):
             14
 
         """
-        return cls(
-            "output",
-            categories=categories,
-            strictness=strictness,
-            model=model,
-            window=window,
-            budget=budget,
-            thresholds=thresholds,
-        )
+        return cls("output", categories=categories, strictness=strictness, model=model, **options)
 
     @classmethod
     def tool_results(
@@ -496,10 +376,7 @@ class HazardBattery(RunnableSerializable[BatteryInput, HazardAssessment]):
         categories: str | Iterable[str] | None = None,
         strictness: str = DEFAULT_STRICTNESS,
         model: Any = None,
-        *,
-        window: int = DEFAULT_WINDOW,
-        budget: int = DEFAULT_BUDGET,
-        thresholds: Mapping[str, float] | None = None,
+        **options: Unpack[BatteryOptions],
     ) -> HazardBattery:
         """A battery asking whether tool results carry instructions injected for the assistant.
 
@@ -511,15 +388,7 @@ class HazardBattery(RunnableSerializable[BatteryInput, HazardAssessment]):
             ('prompt_injection',)
 
         """
-        return cls(
-            "tool_results",
-            categories=categories,
-            strictness=strictness,
-            model=model,
-            window=window,
-            budget=budget,
-            thresholds=thresholds,
-        )
+        return cls("tool_results", categories=categories, strictness=strictness, model=model, **options)
 
     # ------------------------------------------------------------------ views
 

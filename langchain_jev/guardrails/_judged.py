@@ -15,7 +15,7 @@ Pure functions over LangChain messages, shared by every rail. The reading is
   and key is revealed (`langchain_jev.guardrails._text.reveal`): the raw string,
   then what it hides (decoded text, invisible encodings), judged beside it.
 - Media is read only in the typed media fields of media blocks
-  (`langchain_jev.guardrails._text.read_media`): an image, audio or video file is
+  (`langchain_jev.guardrails._media.read_media`): an image, audio or video file is
   shown to the judge as a note and named (`Reading.media`), so an output rail can
   decide what a reply it cannot see means (``on_unjudgeable``); a PDF's text is
   judged; any other payload is judged as the text it is.
@@ -48,7 +48,8 @@ from langchain_core.messages import (
 
 from langchain_jev._input import JevJudgeInput, ToolCall
 from langchain_jev.guardrails._catalog import Direction
-from langchain_jev.guardrails._text import payload_text, put, read_media, reveal, reveal_value
+from langchain_jev.guardrails._media import payload_text, read_media
+from langchain_jev.guardrails._text import put, reveal, reveal_value
 
 __all__ = [
     "CONTEXT_CHARS",

@@ -31,9 +31,8 @@ from __future__ import annotations
 
 import inspect
 import logging
-import time
 from collections.abc import Callable, Generator, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 from langchain_core.callbacks import BaseCallbackManager
@@ -57,26 +56,12 @@ from langchain_jev.guardrails._drive import Ask, Mark, Prefix, Procedure, Step, 
 from langchain_jev.guardrails._hidden import DEFAULT_TRACERS, Tracers, check_hidden_runs, hidden_config
 from langchain_jev.guardrails._judged import Subject, input_subject, output_subject, tool_results_subject
 from langchain_jev.guardrails._ledger import Ledger
-from langchain_jev.guardrails._policy import (
-    Action,
-    GuardrailReport,
-    decide,
-    default_refusal,
-    fingerprint,
-    refusal_messages,
-    refusal_reply,
-    refusal_text,
-    stop_error,
-)
+from langchain_jev.guardrails._policy import Action, GuardrailReport, decide, fingerprint, stop_error
+from langchain_jev.guardrails._refusal import default_refusal, refusal_messages, refusal_reply, refusal_text
 from langchain_jev.guardrails._review import (
-    ReviewAnswer,
     ReviewBinding,
-    read_review,
     review_id,
-    review_item,
-    review_request,
-    spent_key,
-    token_of,
+    reviewed,
 )
 from langchain_jev.guardrails._settings import GuardrailOptions, GuardrailSettings, OnFlag
 from langchain_jev.guardrails._text import redact
@@ -511,36 +496,9 @@ class GuardrailRail:
             review_id(_thread_of(config), str(configurable.get("checkpoint_ns", "")), self.check),
             fingerprint(data),
         )
-        try:
-            self.settings.reviews_to(review_item(report, binding, data))
-        except Exception as error:
-            logger.warning("the review store raised %s; the review goes on", type(error).__name__)
-        answer = self.reviewer(review_request(report, binding))
-        if not isinstance(answer, ReviewAnswer):
-            answer = ReviewAnswer(answer)
-        token = token_of(answer.value)
-        store = self.ledger.store
-        try:
-            spent = token is not None and store.get(spent_key(token)) is not None
-            allowed, problem = read_review(
-                answer.value,
-                binding,
-                self.settings.review_secret,
-                now=time.time(),
-                ttl=self.settings.review_ttl,
-                spent=spent,
-                replayed=answer.replayed,
-            )
-            if allowed and token is not None and not spent:  # spent before it takes effect
-                store.put(spent_key(token), {"thread_id": binding.thread_id, "review_id": binding.review_id})
-        except Exception as error:  # spent tokens that cannot be read or written: no allow counts
-            allowed, problem = (
-                False,
-                f"the spent review tokens could not be read or written ({type(error).__name__})",
-            )
-        if problem is not None:
-            logger.warning("the %s safety check's review refuses the turn: %s", self.check, problem)
-        return replace(report, refused=not allowed, review="allow" if allowed else "refuse")
+        return reviewed(
+            report, binding, data, self.reviewer, self.settings, self.ledger.store, check=self.check
+        )
 
     def _recorded(self, report: GuardrailReport, config: RunnableConfig | None) -> RunnableConfig | None:
         """The config of the decision's run, or None when no handler would see it (no bookkeeping)."""

@@ -42,14 +42,19 @@ import json
 import logging
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any
 
 from langchain_jev._errors import JevConfigurationError
 from langchain_jev.guardrails._policy import GuardrailReport
 from langchain_jev.guardrails._text import redact
 
+if TYPE_CHECKING:
+    from langchain_jev.guardrails._settings import GuardrailSettings
+    from langchain_jev.models._cache import DecisionCache
+
 __all__ = [
+    "reviewed",
     "CLOCK_SKEW",
     "DEFAULT_REVIEW_TTL",
     "MIN_REVIEW_KEY_BYTES",
@@ -370,3 +375,54 @@ def log_review(item: dict[str, Any]) -> None:
         item.get("fingerprint"),
         redact(json.dumps(item, ensure_ascii=False, sort_keys=True, default=str)),
     )
+
+
+rail_logger = logging.getLogger("langchain_jev.guardrail")
+"""The rails' own logger, on which a review's outcome is logged."""
+
+
+def reviewed(
+    report: GuardrailReport,
+    binding: ReviewBinding,
+    data: Mapping[str, Any],
+    reviewer: Callable[[dict[str, Any]], Any],
+    settings: GuardrailSettings,
+    store: DecisionCache,
+    *,
+    check: str,
+) -> GuardrailReport:
+    """Put a rail's check to a human: one pause, one decision, bound to ``binding``.
+
+    The text goes to the review store (``settings.reviews_to``), the ``reviewer``
+    gets a request without it, and only an authenticated allow, not spent in
+    ``store`` before, counts; the report comes back refused or allowed.
+    """
+    try:
+        settings.reviews_to(review_item(report, binding, data))
+    except Exception as error:
+        rail_logger.warning("the review store raised %s; the review goes on", type(error).__name__)
+    answer = reviewer(review_request(report, binding))
+    if not isinstance(answer, ReviewAnswer):
+        answer = ReviewAnswer(answer)
+    token = token_of(answer.value)
+    try:
+        spent = token is not None and store.get(spent_key(token)) is not None
+        allowed, problem = read_review(
+            answer.value,
+            binding,
+            settings.review_secret,
+            now=time.time(),
+            ttl=settings.review_ttl,
+            spent=spent,
+            replayed=answer.replayed,
+        )
+        if allowed and token is not None and not spent:  # spent before it takes effect
+            store.put(spent_key(token), {"thread_id": binding.thread_id, "review_id": binding.review_id})
+    except Exception as error:  # spent tokens that cannot be read or written: no allow counts
+        allowed, problem = (
+            False,
+            f"the spent review tokens could not be read or written ({type(error).__name__})",
+        )
+    if problem is not None:
+        rail_logger.warning("the %s safety check's review refuses the turn: %s", check, problem)
+    return replace(report, refused=not allowed, review="allow" if allowed else "refuse")

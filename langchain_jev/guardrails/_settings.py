@@ -21,6 +21,7 @@ from typing_extensions import Unpack
 
 from langchain_jev._errors import JevConfigurationError
 from langchain_jev.guardrails._hidden import DEFAULT_TRACERS, Tracers, check_tracers
+from langchain_jev.guardrails._judged import DEFAULT_CONTEXT_MESSAGES
 from langchain_jev.guardrails._policy import (
     ExitBehavior,
     GuardrailPolicy,
@@ -32,7 +33,6 @@ from langchain_jev.guardrails._policy import (
     check_refusal_message,
 )
 from langchain_jev.guardrails._review import DEFAULT_REVIEW_TTL, ReviewStore, check_review_key, log_review
-from langchain_jev.guardrails._judged import DEFAULT_CONTEXT_MESSAGES
 from langchain_jev.models._cache import DecisionCache
 from langchain_jev.models._secrets import remember_settings, settings_repr
 

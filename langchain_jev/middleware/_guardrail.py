@@ -81,8 +81,9 @@ from typing_extensions import Unpack
 from langchain_jev._errors import JevConfigurationError
 from langchain_jev.graph._guarded_model import in_thread
 from langchain_jev.graph._guardrail import require_checkpointer, review_by_interrupt
-from langchain_jev.guardrails._battery import HazardBattery, find_hazard, select_hazards, thresholds_for
+from langchain_jev.guardrails._battery import HazardBattery
 from langchain_jev.guardrails._catalog import DEFAULT_STRICTNESS, HAZARDS
+from langchain_jev.guardrails._categories import find_hazard, select_hazards, thresholds_for
 from langchain_jev.guardrails._door import DoorOutcome, GuardrailDoor
 from langchain_jev.guardrails._early import may_start_early
 from langchain_jev.guardrails._hidden import hidden_runnable

@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from typing import Any, cast
 
 from langchain_jev._errors import JevConfigurationError
-from langchain_jev.guardrails._battery import find_hazard
 from langchain_jev.guardrails._catalog import DIRECTIONS, Direction
+from langchain_jev.guardrails._categories import find_hazard
 
 __all__ = ["RowLabel", "choose_side", "read_row_label"]
 

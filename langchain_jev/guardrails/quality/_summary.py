@@ -28,8 +28,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from langchain_jev.guardrails._battery import select_hazards, thresholds_for
 from langchain_jev.guardrails._catalog import STRICTNESS_PRESETS, Direction
+from langchain_jev.guardrails._categories import select_hazards, thresholds_for
 from langchain_jev.guardrails.quality._labels import RowLabel
 from langchain_jev.guardrails.quality._metrics import (
     CurvePoint,

@@ -19,14 +19,17 @@ Nothing here imports LangGraph or LangChain agents: the LangGraph nodes
 are thin spokes over it. The full map:
 
 - `catalog`: the hazard categories (MLCommons S1-S14, prompt injection, jailbreak) and strictness presets;
+- `categories`: which categories a battery asks, and each one's threshold;
 - `battery`: `HazardBattery`, the prescribed questions of one direction, asked in one request;
 - `text`: every string as it is, with what it hides decoded beside it; media read in media fields;
+- `media`: the payload of a typed media field: an image, audio or video file, or a PDF's text;
 - `lookalike`: words spelt with look-alike letters, read as the ASCII they imitate (a reading of `text`);
 - `spellings`: text as a screen shows it, letters apart or in other alphabets, base32/85 (readings of `text`);
 - `judged`: what a rail judges: every leaf of every message, read into a judge input;
 - `windows`: a long judge input cut into overlapping windows, up to a budget that refuses;
 - `ledger`: which conversations a battery judged, by chain hash, out of the graph's reach;
 - `policy`: the report of a check, refusal wording, and the policy (mode, on_error, exit behaviour);
+- `refusal`: a refusal's wording, and the placeholders that take the refused messages' place;
 - `refusal_block`: a refusal read as LangChain's standard ``refusal`` content block, its text kept;
 - `review`: authenticated human review, the reviewed text kept with reviewers;
 - `settings`: `GuardrailSettings`, the one settings object every form takes;

@@ -106,6 +106,11 @@ from langchain_jev.models._resolve import as_decision_model
 __all__ = ["JevGuardrailMiddleware", "JevGuardrailState"]
 
 
+def _asked(*rails: GuardrailRail | None) -> set[str]:
+    """The categories the enabled ``rails`` ask."""
+    return {name for rail in rails if rail is not None for name in rail.battery.categories}
+
+
 class JevGuardrailState(AgentState[Any]):
     """The agent state with the guardrails' reports: the last under ``guardrail``, each by name.
 
@@ -265,12 +270,7 @@ class JevGuardrailMiddleware(JevAgentMiddleware[JevGuardrailState]):
             _described(chosen, decision_model if model is not None else None),
         )
         if names is not None:
-            used = {
-                name
-                for r in (self.input_rail, self.output_rail)
-                if r is not None
-                for name in r.battery.categories
-            }
+            used = _asked(self.input_rail, self.output_rail)
             unused = [name for name in names if name not in used]
             if unused:
                 raise JevConfigurationError(
@@ -278,12 +278,7 @@ class JevGuardrailMiddleware(JevAgentMiddleware[JevGuardrailState]):
                     "need check_input=True, output categories check_output=True)"
                 )
 
-        asked = {
-            name
-            for r in (self.input_rail, self.output_rail, self.tool_results_rail)
-            if r is not None
-            for name in r.battery.categories
-        }
+        asked = _asked(self.input_rail, self.output_rail, self.tool_results_rail)
         unasked = [category for category in overrides if category not in asked]
         if unasked:
             raise JevConfigurationError(

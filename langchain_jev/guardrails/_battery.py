@@ -246,6 +246,19 @@ class BatteryOptions(TypedDict, total=False):
     """Categories (by name or code) given their own threshold in place of the preset's."""
 
 
+def _given(
+    side: str, categories: Any, strictness: str, model: Any, options: Mapping[str, Any]
+) -> dict[str, Any]:
+    """The constructor's keywords for `HazardBattery.input` and its siblings.
+
+    An unknown keyword is refused as a call's is (`BatteryOptions` holds the known ones).
+    """
+    for name in options:
+        if name not in BatteryOptions.__annotations__:
+            raise TypeError(f"HazardBattery.{side}() got an unexpected keyword argument {name!r}")
+    return {"categories": categories, "strictness": strictness, "model": model, **options}
+
+
 class HazardBattery(RunnableSerializable[BatteryInput, HazardAssessment]):
     """A prescribed set of hazard questions for one side of a turn, asked in one request.
 
@@ -348,7 +361,7 @@ class HazardBattery(RunnableSerializable[BatteryInput, HazardAssessment]):
             ('jailbreak',)
 
         """
-        return cls("input", categories=categories, strictness=strictness, model=model, **options)
+        return cls("input", **_given("input", categories, strictness, model, options))
 
     @classmethod
     def output(
@@ -368,7 +381,7 @@ class HazardBattery(RunnableSerializable[BatteryInput, HazardAssessment]):
             14
 
         """
-        return cls("output", categories=categories, strictness=strictness, model=model, **options)
+        return cls("output", **_given("output", categories, strictness, model, options))
 
     @classmethod
     def tool_results(
@@ -388,7 +401,7 @@ class HazardBattery(RunnableSerializable[BatteryInput, HazardAssessment]):
             ('prompt_injection',)
 
         """
-        return cls("tool_results", categories=categories, strictness=strictness, model=model, **options)
+        return cls("tool_results", **_given("tool_results", categories, strictness, model, options))
 
     # ------------------------------------------------------------------ views
 

@@ -29,13 +29,15 @@ GONE_BEFORE_THE_PRIVATE_LINE = {
     ("langchain_jev.guardrails._subjects", "clean"),
     ("langchain_jev.guardrails._subjects", "clean_input"),
     ("langchain_jev.guardrails._text", "MAX_DECODED"),
+    ("langchain_jev.guardrails._text", "MAX_DEPTH"),  # a depth bound refused ordinary text: reading_budget
     ("langchain_jev.guardrails._text", "Payload"),
     ("langchain_jev.guardrails._text", "is_text_mime"),
     ("langchain_jev.guardrails._text", "looks_like_base64"),
     ("langchain_jev.guardrails._text", "normalise"),
     ("langchain_jev.guardrails._text", "read_payload"),
 }
-"""Inner helpers that left their modules between 805437f and the private line (issues 33 and 35); nothing else may."""
+"""Inner helpers that left their modules between 805437f and the private line (issues 33 and 35), and one
+bound replaced since (``MAX_DEPTH``, by the size bound `reading_budget`); nothing else may."""
 
 EXTRAS = {"langchain_jev.ray": "ray"}
 

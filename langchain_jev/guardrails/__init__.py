@@ -23,6 +23,7 @@ are thin spokes over it. The full map:
 - `battery`: `HazardBattery`, the prescribed questions of one direction, asked in one request;
 - `text`: every string as it is, with what it hides decoded beside it; media read in media fields;
 - `media`: the payload of a typed media field: an image, audio or video file, or a PDF's text;
+- `bytes`: decoded bytes read as text, and the text runs inside binary (for `text` and `media`);
 - `lookalike`: words spelt with look-alike letters, read as the ASCII they imitate (a reading of `text`);
 - `spellings`: text as a screen shows it, letters apart or in other alphabets, base32/85 (readings of `text`);
 - `judged`: what a rail judges: every leaf of every message, read into a judge input;

@@ -18,7 +18,8 @@ from dataclasses import dataclass
 import filetype
 
 from langchain_jev._errors import GuardrailBudgetError, JevInputError
-from langchain_jev.guardrails._text import _DATA_URL, _as_text, _b64
+from langchain_jev.guardrails._bytes import as_text
+from langchain_jev.guardrails._text import _DATA_URL, _b64
 
 __all__ = ["MAX_DOCUMENT_BYTES", "MAX_DOCUMENT_PAGES", "Media", "payload_text", "read_media"]
 
@@ -80,7 +81,7 @@ def payload_text(value: str) -> str | None:
 
     """
     data = _payload_bytes(value)
-    return _as_text(data, declared=True) if data else None
+    return as_text(data, declared=True) if data else None
 
 
 def _pdf_text(data: bytes) -> str:
@@ -145,5 +146,5 @@ def read_media(value: str) -> Media | None:
     family = mime.split("/", 1)[0]
     if family in ("image", "audio", "video"):
         # a file that also reads as text is judged; the runs inside a picture are not what a model reads
-        return Media(family, mime, len(data), _as_text(data, within=False))
+        return Media(family, mime, len(data), as_text(data, within=False))
     return None

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol, TypeVar, cast
 
 from langchain_core.decisions import Answer, ChoiceAnswer, ClassifierResponse, NoulAnswer, ScoreAnswer
+from langchain_core.messages import BaseMessage, message_to_dict
 
 if TYPE_CHECKING:
     from langchain_jev._criteria import JevCriterion
@@ -233,3 +235,40 @@ class JevVerdict:
             "feedback": self.feedback,
             "findings": [finding.to_dict() for finding in self.findings],
         }
+
+
+def plain(record: Any, *names: str, **renamed: str) -> dict[str, Any]:
+    """A record's fields and properties as plain JSON-ready data: the one converter behind ``to_dict``.
+
+    ``names`` (default: every dataclass field, in order) keep their names; each of
+    ``renamed`` is ``key="attribute"``. Values go through `plain_value`.
+
+    Example:
+        >>> from langchain_jev.calibration import Confusion
+        >>> plain(Confusion(3, 1, 0, 4), "true_pass", "accuracy", fails="true_fail")
+        {'true_pass': 3, 'accuracy': 0.875, 'fails': 4}
+
+    """
+    if not names and not renamed:
+        names = tuple(field.name for field in dataclasses.fields(record))
+    pairs = [(name, name) for name in names] + list(renamed.items())
+    return {key: plain_value(getattr(record, attribute)) for key, attribute in pairs}
+
+
+def plain_value(value: Any) -> Any:
+    """``value`` as JSON-ready data; records and messages become mappings, tuples lists.
+
+    A record goes by its ``to_dict``, a message by LangChain's ``message_to_dict``, a
+    tuple or list item by item; anything else stays as it is.
+
+    Example:
+        >>> plain_value((0.1, 0.9)), plain_value(None)
+        ([0.1, 0.9], None)
+
+    """
+    if isinstance(value, BaseMessage):
+        return message_to_dict(value)
+    if isinstance(value, (tuple, list)):
+        return [plain_value(item) for item in value]
+    to_dict = getattr(value, "to_dict", None)
+    return to_dict() if callable(to_dict) else value

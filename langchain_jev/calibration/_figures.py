@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from langchain_jev._criteria import JevCriterion
 from langchain_jev._judge import JevJudge
-from langchain_jev._verdict import Outcome
+from langchain_jev._verdict import Outcome, plain
 from langchain_jev.calibration._labels import LabelledRecord
 from langchain_jev.calibration._metrics import (
     Confusion,
@@ -24,6 +24,7 @@ from langchain_jev.calibration._metrics import (
     auroc,
     bootstrap_kappa,
     brier_score,
+    confusion_figures,
     expected_calibration_error,
     reliability_bins,
 )
@@ -72,17 +73,8 @@ class Agreement:
     def to_dict(self) -> dict[str, Any]:
         """The figures as plain data."""
         c = self.confusion
-        return {
-            "n": c.n,
-            "base_rate": c.base_rate,
-            "pass_rate": c.pass_rate,
-            "accuracy": c.accuracy,
-            "kappa": c.kappa,
-            "kappa_interval": list(self.kappa_interval) if self.kappa_interval else None,
-            "false_pass_rate": c.false_pass_rate,
-            "false_fail_rate": c.false_fail_rate,
-            **c.to_dict(),
-        }
+        counts = plain(c, "n", "base_rate", "pass_rate")
+        return {**counts, **confusion_figures(c, kappa_interval=self.kappa_interval)}
 
 
 @dataclass(frozen=True)
@@ -140,27 +132,12 @@ class CriterionCalibration:
 
     def to_dict(self) -> dict[str, Any]:
         """Every figure, as plain data."""
-        c = self.confusion
         return {
-            "name": self.name,
-            "kind": self.kind,
-            "n": self.n,
-            "unlabelled": self.unlabelled,
-            "base_rate": c.base_rate,
-            "auroc": self.auroc,
-            "brier": self.brier,
-            "ece": self.ece,
-            "threshold_name": self.threshold_name,
-            "threshold": self.threshold,
-            "accuracy": c.accuracy,
-            "kappa": c.kappa,
-            "kappa_interval": list(self.kappa_interval) if self.kappa_interval else None,
-            "false_pass_rate": c.false_pass_rate,
-            "false_fail_rate": c.false_fail_rate,
-            "pass_rate": c.pass_rate,
-            **c.to_dict(),
-            "reliability": [b.to_dict() for b in self.reliability],
-            "sweep": [p.to_dict() for p in self.sweep],
+            **plain(self, "name", "kind", "n", "unlabelled"),
+            **plain(self.confusion, "base_rate"),
+            **plain(self, "auroc", "brier", "ece", "threshold_name", "threshold"),
+            **confusion_figures(self.confusion, kappa_interval=self.kappa_interval),
+            **plain(self, "reliability", "sweep"),
         }
 
 
@@ -184,12 +161,7 @@ class Stability:
 
     def to_dict(self) -> dict[str, Any]:
         """The figures as plain data."""
-        return {
-            "name": self.name,
-            "rows": self.rows,
-            "flip_rate": self.flip_rate,
-            "mean_variance": self.mean_variance,
-        }
+        return plain(self)
 
 
 def calibrate_criterion(

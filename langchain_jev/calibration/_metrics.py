@@ -25,6 +25,9 @@ import random
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
+
+from langchain_jev._verdict import plain, plain_value
 
 __all__ = [
     "Confusion",
@@ -123,12 +126,25 @@ class Confusion:
 
     def to_dict(self) -> dict[str, int]:
         """The four counts."""
-        return {
-            "true_pass": self.true_pass,
-            "false_pass": self.false_pass,
-            "false_fail": self.false_fail,
-            "true_fail": self.true_fail,
-        }
+        return plain(self)
+
+
+def confusion_figures(confusion: Confusion, **after_kappa: Any) -> dict[str, Any]:
+    """The agreement figures and the four counts as plain data, in the order reports show them.
+
+    ``after_kappa`` are entries placed right after kappa (a kappa interval).
+
+    Example:
+        >>> list(confusion_figures(Confusion(4, 1, 1, 4), kappa_interval=None))[:4]
+        ['accuracy', 'kappa', 'kappa_interval', 'false_pass_rate']
+
+    """
+    return {
+        **plain(confusion, "accuracy", "kappa"),
+        **{key: plain_value(value) for key, value in after_kappa.items()},
+        **plain(confusion, "false_pass_rate", "false_fail_rate", "pass_rate"),
+        **confusion.to_dict(),
+    }
 
 
 def _ratio(part: int, whole: int) -> float | None:

@@ -28,7 +28,7 @@ from langchain_core.decisions import ChoiceAnswer, NoulAnswer, ScoreAnswer
 from langchain_jev._criteria import JevCriterion
 from langchain_jev._outcomes import _EPSILON, decide, review_panel, support_share
 from langchain_jev._verdict import Outcome
-from langchain_jev.calibration._metrics import Confusion
+from langchain_jev.calibration._metrics import Confusion, confusion_figures
 
 if TYPE_CHECKING:
     from langchain_jev.models._response import JuryPanel
@@ -110,16 +110,7 @@ class SweepPoint:
 
     def to_dict(self) -> dict[str, Any]:
         """The point with its figures, as plain data."""
-        c = self.confusion
-        return {
-            "threshold": self.threshold,
-            "accuracy": c.accuracy,
-            "kappa": c.kappa,
-            "false_pass_rate": c.false_pass_rate,
-            "false_fail_rate": c.false_fail_rate,
-            "pass_rate": c.pass_rate,
-            **c.to_dict(),
-        }
+        return {"threshold": self.threshold, **confusion_figures(self.confusion)}
 
 
 def pass_probability(criterion: JevCriterion, answer: Any) -> float:

@@ -27,6 +27,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from langchain_jev._verdict import plain
 from langchain_jev.compare._answers import AnswerPair
 from langchain_jev.compare._join import row_name
 from langchain_jev.compare._stats import ALPHA, mcnemar_exact
@@ -157,19 +158,8 @@ class PreferenceCounts:
 
     def to_dict(self) -> dict[str, Any]:
         """The counts and the test as plain data."""
-        return {
-            "name": self.name,
-            "a": self.a,
-            "b": self.b,
-            "tie": self.tie,
-            "inconclusive": self.inconclusive,
-            "position_bias": self.position_bias,
-            "lean": self.lean,
-            "split": self.split,
-            "errors": self.errors,
-            "p_value": self.p_value,
-            "verdict": self.verdict,
-        }
+        counts = ("a", "b", "tie", "inconclusive", "position_bias", "lean", "split", "errors")
+        return plain(self, "name", *counts, "p_value", "verdict")
 
 
 @dataclass(frozen=True)

@@ -26,6 +26,8 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
+from langchain_jev._verdict import plain
+
 __all__ = ["ALPHA", "PairedCounts", "mcnemar_exact", "paired_difference_interval", "wilson_interval"]
 
 ALPHA = 0.05
@@ -117,21 +119,8 @@ class PairedCounts:
 
     def to_dict(self) -> dict[str, Any]:
         """The counts and their figures as plain data."""
-        interval = self.interval
-        return {
-            "n": self.n,
-            "both": self.both,
-            "a_only": self.a_only,
-            "b_only": self.b_only,
-            "neither": self.neither,
-            "rate_a": self.rate_a,
-            "rate_b": self.rate_b,
-            "difference": self.difference,
-            "interval": list(interval) if interval is not None else None,
-            "p_value": self.p_value,
-            "beyond_noise": self.beyond_noise,
-            "verdict": self.verdict,
-        }
+        figures = ("rate_a", "rate_b", "difference", "interval", "p_value", "beyond_noise", "verdict")
+        return plain(self, "n", "both", "a_only", "b_only", "neither", *figures)
 
 
 def mcnemar_exact(a_only: int, b_only: int) -> float:

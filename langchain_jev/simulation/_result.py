@@ -5,9 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from langchain_core.messages import BaseMessage, messages_to_dict
+from langchain_core.messages import BaseMessage
 
-from langchain_jev._verdict import JevFinding, JevVerdict
+from langchain_jev._verdict import JevFinding, JevVerdict, plain
 
 __all__ = ["Ending", "Simulation", "SimulationTurn"]
 
@@ -33,13 +33,7 @@ class SimulationTurn:
 
     def to_dict(self) -> dict[str, Any]:
         """The turn as JSON-ready data."""
-        return {
-            "index": self.index,
-            "user": self.user,
-            "replies": messages_to_dict(list(self.replies)),
-            "verdict": None if self.verdict is None else self.verdict.to_dict(),
-            "stop": None if self.stop is None else self.stop.to_dict(),
-        }
+        return plain(self)
 
 
 @dataclass(frozen=True)
@@ -69,12 +63,4 @@ class Simulation:
 
     def to_dict(self) -> dict[str, Any]:
         """The simulation as JSON-ready data."""
-        return {
-            "passed": self.passed,
-            "ending": self.ending,
-            "error": self.error,
-            "thread_id": self.thread_id,
-            "verdict": None if self.verdict is None else self.verdict.to_dict(),
-            "turns": [turn.to_dict() for turn in self.turns],
-            "messages": messages_to_dict(list(self.messages)),
-        }
+        return plain(self, "passed", "ending", "error", "thread_id", "verdict", "turns", "messages")

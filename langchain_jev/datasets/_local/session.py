@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, Protocol, TextIO
 
 from langchain_jev._errors import JevInputError
 from langchain_jev._input import JevJudgeInput
+from langchain_jev._verdict import plain
 from langchain_jev.datasets._local.progress import Progress
 from langchain_jev.datasets._lock import ResultsLock, ResultsLockedError
 from langchain_jev.datasets._model import cache_failure
@@ -120,14 +121,7 @@ class Job:
 
     def payload(self) -> dict[str, Any]:
         """The row as plain data, for a worker process (which maps it again)."""
-        return {
-            "row": self.number,
-            "line": self.line,
-            "key": self.key,
-            "id": self.row_id,
-            "data": self.data,
-            "csv": self.from_csv,
-        }
+        return plain(self, "line", "key", "data", row="number", id="row_id", csv="from_csv")
 
 
 @dataclass(frozen=True)

@@ -84,7 +84,7 @@ class JevCriterion:
             0.7
 
         """
-        _check_name(name)
+        check_name(name)
         _check_type(name, question, Noul, "Noul")
         low_high = _finite(name, minimum)
         if not 0.0 <= low_high <= 1.0:
@@ -106,7 +106,7 @@ class JevCriterion:
             2.0
 
         """
-        _check_name(name)
+        check_name(name)
         _check_type(name, question, Score, "Score")
         value = _finite(name, minimum)
         top = len(question.criteria) - 1
@@ -128,7 +128,7 @@ class JevCriterion:
             ['answered']
 
         """
-        _check_name(name)
+        check_name(name)
         _check_type(name, question, Choice, "Choice")
         if isinstance(accepted, str):
             accepted = [accepted]
@@ -157,7 +157,7 @@ class JevCriterion:
             'check'
 
         """
-        _check_name(name)
+        check_name(name)
         if not callable(predicate):
             raise JevConfigurationError(f"criterion {name!r}: predicate must be callable")
         if not isinstance(defect, str) or not defect.strip():
@@ -290,14 +290,21 @@ def validate_criteria(criteria: Iterable[JevCriterion]) -> tuple[JevCriterion, .
     return items
 
 
-def _check_name(name: Any) -> None:
+def check_name(name: Any, kind: str = "criterion", why: str = ", so it cannot be sent as JSON") -> None:
+    """Refuse a ``kind`` name that is not a non-empty string of valid Unicode text (``why`` ends the error).
+
+    Example:
+        >>> check_name(" ")
+        Traceback (most recent call last):
+        ...
+        langchain_jev._errors.JevConfigurationError: a criterion name must be a non-empty string, got ' '
+
+    """
     if not isinstance(name, str) or not name.strip():
-        raise JevConfigurationError(f"a criterion name must be a non-empty string, got {name!r}")
+        raise JevConfigurationError(f"a {kind} name must be a non-empty string, got {name!r}")
     fault = unicode_fault(name)
     if fault is not None:
-        raise JevConfigurationError(
-            f"criterion {name!r}: the name is not valid Unicode text ({fault}), so it cannot be sent as JSON"
-        )
+        raise JevConfigurationError(f"{kind} {name!r}: the name is not valid Unicode text ({fault}){why}")
 
 
 def _check_type(name: str, question: Any, expected: type, label: str) -> None:

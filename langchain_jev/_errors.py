@@ -44,8 +44,9 @@ so a judge that cannot reach its model never quietly passes.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING
+import math
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from langchain_jev.guardrails._policy import GuardrailReport
@@ -389,3 +390,33 @@ class CalibrationError(JevError, ValueError):
         True
 
     """
+
+
+def checked_number(value: Any, accept: Callable[[float], bool], message: str) -> float:
+    """``value`` as a float when it is a finite number (not a bool) that ``accept`` takes.
+
+    Else `JevConfigurationError` with ``message``, which names the option and the value:
+    the one check behind every numeric option (thresholds, rates, timeouts, deadlines).
+
+    Example:
+        >>> checked_number(2, lambda v: v > 0, "timeout must be positive, got 2")
+        2.0
+
+    """
+    finite = not isinstance(value, bool) and isinstance(value, (int, float)) and math.isfinite(value)
+    if not finite or not accept(value):
+        raise JevConfigurationError(message)
+    return float(value)
+
+
+def checked_whole(value: Any, accept: Callable[[int], bool], message: str) -> int:
+    """``value`` when it is a whole number (an int, not a bool) that ``accept`` takes; else ``message``.
+
+    Example:
+        >>> checked_whole(3, lambda v: v >= 1, "quorum must be at least 1, got 3")
+        3
+
+    """
+    if isinstance(value, bool) or not isinstance(value, int) or not accept(value):
+        raise JevConfigurationError(message)
+    return value

@@ -16,7 +16,6 @@ statement is one the model considers clearly satisfied. ``satisfied_when`` and
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -24,7 +23,7 @@ from typing import Any
 from langchain_core.decisions import Noul, NoulCriteria
 
 from langchain_jev._criteria import JevCriterion
-from langchain_jev._errors import JevConfigurationError
+from langchain_jev._errors import JevConfigurationError, checked_number
 
 __all__ = [
     "DEFAULT_NOT_SATISFIED_WHEN",
@@ -125,14 +124,8 @@ def default_question(statement: Statement) -> Noul:
 
 
 def _threshold(threshold: Any) -> float:
-    if (
-        isinstance(threshold, bool)
-        or not isinstance(threshold, (int, float))
-        or not math.isfinite(threshold)
-        or not 0.0 < threshold <= 1.0
-    ):
-        raise JevConfigurationError(f"threshold must be greater than 0 and at most 1, got {threshold!r}")
-    return float(threshold)
+    message = f"threshold must be greater than 0 and at most 1, got {threshold!r}"
+    return checked_number(threshold, lambda value: 0.0 < value <= 1.0, message)
 
 
 def statement_criteria(

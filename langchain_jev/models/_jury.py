@@ -80,7 +80,7 @@ from langchain_core.runnables import RunnableConfig
 from langchain_core.runnables.config import patch_config
 from pydantic import ConfigDict, Field, PrivateAttr
 
-from langchain_jev._errors import JevConfigurationError
+from langchain_jev._errors import JevConfigurationError, checked_number, checked_whole
 from langchain_jev.models._member_calls import MemberCalls
 from langchain_jev.models._response import DecisionResponse, JuryPanel, with_answers
 from langchain_jev.models._secrets import redact, redact_error
@@ -207,19 +207,11 @@ class JuryDecisionModel(BaseDecisionModel):
                 f"disagreement must be between 0 and 1, or None; got {disagreement!r}"
             )
         quorum = len(models) if quorum is None else quorum
-        if isinstance(quorum, bool) or not isinstance(quorum, int) or not 1 <= quorum <= len(models):
-            raise JevConfigurationError(
-                f"quorum must be a whole number of members from 1 to {len(models)}, got {quorum!r}"
-            )
-        if timeout is not None and (
-            isinstance(timeout, bool)
-            or not isinstance(timeout, (int, float))
-            or not math.isfinite(timeout)
-            or timeout <= 0
-        ):
-            raise JevConfigurationError(
-                f"timeout must be a positive number of seconds or None, got {timeout!r}"
-            )
+        members = f"quorum must be a whole number of members from 1 to {len(models)}, got {quorum!r}"
+        checked_whole(quorum, lambda count: 1 <= count <= len(models), members)
+        if timeout is not None:
+            seconds = f"timeout must be a positive number of seconds or None, got {timeout!r}"
+            checked_number(timeout, lambda value: value > 0, seconds)
         kwargs.setdefault("model", f"jury({', '.join(names)})")
         super().__init__(
             members=tuple(models),

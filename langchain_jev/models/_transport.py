@@ -557,17 +557,11 @@ class AsyncBoundedTransport(httpx2.AsyncBaseTransport):
 
 
 def _checked(max_bytes: Any, deadline: Any) -> tuple[int, float | None]:
-    from langchain_jev._errors import JevConfigurationError
+    from langchain_jev._errors import checked_number, checked_whole
 
-    if isinstance(max_bytes, bool) or not isinstance(max_bytes, int) or max_bytes <= 0:
-        raise JevConfigurationError(
-            f"max_response_bytes must be a whole number of bytes > 0, got {max_bytes!r}"
-        )
-    if deadline is not None and (
-        isinstance(deadline, bool)
-        or not isinstance(deadline, (int, float))
-        or not math.isfinite(deadline)
-        or deadline <= 0
-    ):
-        raise JevConfigurationError(f"deadline must be a number of seconds > 0, got {deadline!r}")
-    return max_bytes, None if deadline is None else float(deadline)
+    size = f"max_response_bytes must be a whole number of bytes > 0, got {max_bytes!r}"
+    checked_whole(max_bytes, lambda count: count > 0, size)
+    if deadline is None:
+        return max_bytes, None
+    seconds = f"deadline must be a number of seconds > 0, got {deadline!r}"
+    return max_bytes, checked_number(deadline, lambda value: value > 0, seconds)

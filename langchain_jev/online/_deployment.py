@@ -26,7 +26,6 @@ Example:
 
 from __future__ import annotations
 
-import math
 import os
 import warnings
 from collections.abc import Mapping
@@ -34,7 +33,7 @@ from contextlib import nullcontext
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Literal
 
-from langchain_jev._errors import JevConfigurationError, JevError, MissingCredentialsError
+from langchain_jev._errors import JevConfigurationError, JevError, MissingCredentialsError, checked_number
 from langchain_jev.models._secrets import install_log_filter, redact_error, remember_secret
 from langchain_jev.online._rule import DecisionRule, decision_rule
 
@@ -251,14 +250,8 @@ def _target(project: str | None, dataset: str | None) -> tuple[Literal["project"
 
 
 def _rate(value: Any) -> float:
-    if (
-        isinstance(value, bool)
-        or not isinstance(value, (int, float))
-        or not math.isfinite(value)
-        or not 0.0 < value <= 1.0
-    ):
-        raise JevConfigurationError(f"sampling_rate must be above 0 and at most 1, got {value!r}")
-    return float(value)
+    message = f"sampling_rate must be above 0 and at most 1, got {value!r}"
+    return checked_number(value, lambda rate: 0.0 < rate <= 1.0, message)
 
 
 def _listing(client: Any, planned: Deployment) -> Any:

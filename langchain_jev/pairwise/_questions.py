@@ -15,10 +15,10 @@ from typing import Any
 
 from langchain_core.decisions import Choice, Noul, Score
 
-from langchain_jev._criteria import JevCriterion
+from langchain_jev._criteria import JevCriterion, check_name
 from langchain_jev._errors import JevConfigurationError, JevInputError
 from langchain_jev._feedback import text
-from langchain_jev._input import ANSWER_FIELD, JevJudgeInput, unicode_fault
+from langchain_jev._input import ANSWER_FIELD, JevJudgeInput
 from langchain_jev.pairwise._verdict import FIRST, LABELS, SECOND, TIE
 
 __all__ = [
@@ -250,13 +250,7 @@ def _question(criterion: PairwiseCriterion, field: str) -> Choice:
 
 def _check(item: PairwiseCriterion) -> None:
     name = item.name
-    if not isinstance(name, str) or not name.strip():
-        raise JevConfigurationError(f"a pairwise criterion name must be a non-empty string, got {name!r}")
-    fault = unicode_fault(name)
-    if fault is not None:
-        raise JevConfigurationError(
-            f"pairwise criterion {name!r}: the name is not valid Unicode text ({fault})"
-        )
+    check_name(name, "pairwise criterion", why="")
     value = item.criterion
     if isinstance(value, str):
         if not value.strip():

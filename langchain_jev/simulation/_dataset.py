@@ -26,10 +26,9 @@ from langchain_core.messages import AIMessage, BaseMessage
 
 from langchain_jev._conversation import message_text
 from langchain_jev._criteria import JevCriterion
-from langchain_jev._errors import DatasetError, JevConfigurationError, JevInputError
+from langchain_jev._errors import JevConfigurationError, JevInputError
 from langchain_jev._judge import JevJudge
 from langchain_jev.datasets._local.session import RunOptions, RunResult, Session, StopRun
-from langchain_jev.datasets._readers import read_rows
 from langchain_jev.datasets._rows import plain_row, row_key
 from langchain_jev.datasets.results import record_head, verdict_record
 from langchain_jev.models._secrets import redact
@@ -239,31 +238,23 @@ async def _simulate_rows(setup: SimulationSetup, session: Session, closers: Sequ
 
 def _rows(setup: SimulationSetup, session: Session) -> Iterator[_Row]:
     options = session.options
-    try:
-        for raw in read_rows(options.data, options.fmt):
+    for raw in session.readable_rows():
+        plain, problem = plain_row(raw.data, from_csv=raw.from_csv)
+        if plain is None:
+            session.bad(raw.number, raw.line, problem or "cannot be read")
+            continue
+        key = row_key(plain)
+        if session.already_done(raw.number, raw.line, key):
             if session.stopped:
                 return
-            if raw.data is None:
-                session.bad(raw.number, raw.line, raw.problem or "cannot be read")
-                continue
-            plain, problem = plain_row(raw.data, from_csv=raw.from_csv)
-            if plain is None:
-                session.bad(raw.number, raw.line, problem or "cannot be read")
-                continue
-            key = row_key(plain)
-            if session.already_done(raw.number, raw.line, key):
-                if session.stopped:
-                    return
-                continue
-            try:
-                user = user_from_row(plain, setup.user_model)
-            except JevInputError as error:
-                session.bad(raw.number, raw.line, str(error))
-                continue
-            row_id = plain.get(options.fields.id_field) if options.fields.id_field else None
-            yield _Row(raw.number, raw.line, key, row_id if isinstance(row_id, (str, int)) else None, user)
-    except DatasetError as error:
-        session.result.fatal = f"{session.label}: {error}"
+            continue
+        try:
+            user = user_from_row(plain, setup.user_model)
+        except JevInputError as error:
+            session.bad(raw.number, raw.line, str(error))
+            continue
+        row_id = plain.get(options.fields.id_field) if options.fields.id_field else None
+        yield _Row(raw.number, raw.line, key, row_id if isinstance(row_id, (str, int)) else None, user)
 
 
 async def _close(closers: Sequence[Any]) -> None:

@@ -14,9 +14,9 @@ import errno
 import os
 import sqlite3
 import time
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol, TextIO
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol, TextIO
 
 from langchain_jev._errors import JevInputError
 from langchain_jev._input import JevJudgeInput
@@ -105,6 +105,15 @@ class RunResult:
     resumed: Resumed | None = None
     workers: int = 1
     """Processes that judged the rows (1: this one)."""
+
+
+class ReadableRow(NamedTuple):
+    """A row the reader could read: where it is in the dataset, its data, and whether it came from CSV."""
+
+    number: int
+    line: int
+    data: dict[str, Any]
+    from_csv: bool
 
 
 @dataclass(frozen=True)
@@ -323,37 +332,44 @@ class Session:
         finally:
             self._say_repeated()
 
-    def _jobs(self) -> Iterator[Job]:
-        options, result = self.options, self.result
+    def readable_rows(self) -> Iterator[ReadableRow]:
+        """The dataset's rows that can be read, in order, until the run is `stopped`.
+
+        A row that cannot be read is reported `bad`; a file that cannot be read at all
+        sets ``fatal``. A stream of rows of any kind (a judge's, a simulation's) reads them here.
+        """
         try:
-            for raw in read_rows(options.data, options.fmt):
+            for raw in read_rows(self.options.data, self.options.fmt):
                 if self.stopped:
                     return
                 if raw.data is None:
                     self.bad(raw.number, raw.line, raw.problem or "cannot be read")
                     continue
-                mapped = judge_row(raw.data, options.fields, options.required, from_csv=raw.from_csv)
-                if self.already_done(raw.number, raw.line, mapped.key):
-                    if self.stopped:
-                        return
-                    continue
-                if mapped.input is not None and not self.hinted_named:
-                    self.hinted_named = True
-                    lacking = column_hint(raw.data, options.fields, options.named)
-                    if lacking is not None:
-                        self.progress.note(
-                            f"{self.label}: warning: the judge's questions name a field the first row "
-                            f"lacks: {lacking} (list it under `requires:` to refuse such rows)"
-                        )
-                if mapped.input is None:
-                    self._hint(raw.data)
-                    self.bad(raw.number, raw.line, mapped.problem or "cannot be judged")
-                    continue
-                yield Job(
-                    raw.number, raw.line, mapped.key, mapped.row_id, raw.data, raw.from_csv, mapped.input
-                )
+                yield ReadableRow(raw.number, raw.line, raw.data, raw.from_csv)
         except DatasetError as error:
-            result.fatal = f"{self.label}: {error}"
+            self.result.fatal = f"{self.label}: {error}"
+
+    def _jobs(self) -> Iterator[Job]:
+        options = self.options
+        for raw in self.readable_rows():
+            mapped = judge_row(raw.data, options.fields, options.required, from_csv=raw.from_csv)
+            if self.already_done(raw.number, raw.line, mapped.key):
+                if self.stopped:
+                    return
+                continue
+            if mapped.input is not None and not self.hinted_named:
+                self.hinted_named = True
+                lacking = column_hint(raw.data, options.fields, options.named)
+                if lacking is not None:
+                    self.progress.note(
+                        f"{self.label}: warning: the judge's questions name a field the first row "
+                        f"lacks: {lacking} (list it under `requires:` to refuse such rows)"
+                    )
+            if mapped.input is None:
+                self._hint(raw.data)
+                self.bad(raw.number, raw.line, mapped.problem or "cannot be judged")
+                continue
+            yield Job(raw.number, raw.line, mapped.key, mapped.row_id, raw.data, raw.from_csv, mapped.input)
 
     def already_done(self, number: int, line: int, key: str) -> bool:
         """True when an earlier run recorded row ``number``; a row whose content changed since sets ``fatal``.
@@ -411,34 +427,32 @@ class Session:
 
     def record(self, record: dict[str, Any]) -> None:
         """Write one result record, count it and show the progress (nothing once the run halted)."""
-        if self.halted:
+        if self.halted or not self._written(lambda writer: writer.write(record)):
             return
-        if self.writer is not None:
-            try:
-                self.writer.write(record)
-            except OSError as error:
-                self._write_failed(error)
-                return
         self.result.tally.add(record)
         self.progress.advance(record.get("passed") is True)
         self._watch_connections((record,))
 
     def record_lines(self, lines: list[str], views: Sequence[dict[str, Any]]) -> None:
         """Write result lines made elsewhere (one write), and count their tally views."""
-        if not lines or self.halted:
+        if not lines or self.halted or not self._written(lambda writer: writer.write_lines(lines)):
             return
-        if self.writer is not None:
-            try:
-                self.writer.write_lines(lines)
-            except OSError as error:
-                self._write_failed(error)
-                return
         passed = 0
         for view in views:
             self.result.tally.add(view)
             passed += view.get("passed") is True
         self.progress.advance_many(len(lines), passed)
         self._watch_connections(views)
+
+    def _written(self, write: Callable[[ResultsFile], object]) -> bool:
+        """Hand the results file to ``write`` (True with none); False when it failed (the run halts)."""
+        if self.writer is not None:
+            try:
+                write(self.writer)
+            except OSError as error:
+                self._write_failed(error)
+                return False
+        return True
 
     def _watch_connections(self, records: Iterable[Mapping[str, Any]]) -> None:
         """Stop the run when its first requests all failed to connect (later failures are rows' errors)."""

@@ -298,12 +298,19 @@ class JevJudge(RunnableSerializable[JudgeInput, JevVerdict]):
 
     # ------------------------------------------------------------------ the engine
 
-    def _run(self, input: JudgeInput, child: RunnableConfig, untraced: bool = False) -> JevVerdict:
+    def _prepare(
+        self, input: JudgeInput, untraced: bool
+    ) -> tuple[_Plan, ClassifierRequest | None, BaseDecisionModel | None]:
+        """The plan, its request (None: no question to ask) and the model to call directly (untraced)."""
         plan = self._plan(input)
         if not plan.questions:
+            return plan, None, None
+        return plan, self._request(plan), _direct(self.model) if untraced else None
+
+    def _run(self, input: JudgeInput, child: RunnableConfig, untraced: bool = False) -> JevVerdict:
+        plan, request, direct = self._prepare(input, untraced)
+        if request is None:
             return self._verdict(plan, None)
-        request = self._request(plan)
-        direct = _direct(self.model) if untraced else None
         if direct is None:
             return self._verdict(plan, self.model.invoke(request, child))
         if not _reads_run_config(direct):
@@ -312,11 +319,9 @@ class JevJudge(RunnableSerializable[JudgeInput, JevVerdict]):
             return self._verdict(plan, context.run(direct._classify_and_record, request))
 
     async def _arun(self, input: JudgeInput, child: RunnableConfig, untraced: bool = False) -> JevVerdict:
-        plan = self._plan(input)
-        if not plan.questions:
+        plan, request, direct = self._prepare(input, untraced)
+        if request is None:
             return self._verdict(plan, None)
-        request = self._request(plan)
-        direct = _direct(self.model) if untraced else None
         if direct is None:
             return self._verdict(plan, await self.model.ainvoke(request, child))
         if not _reads_run_config(direct):

@@ -96,6 +96,16 @@ class _Builtin(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True, json_schema_extra=_describe)
 
 
+def _timeout(what: str) -> Any:
+    """A built-in's ``timeout`` option: seconds, above 0 and at most 600, that ``what`` may take."""
+    return Field(
+        default=DEFAULT_TIMEOUT,
+        gt=0,
+        le=600,
+        description=f"Seconds the {what} may take on one input; past them it raises, never passes.",
+    )
+
+
 class ArgumentsMatch(_Builtin):
     """A tool's own arguments rule: key paths left out, then some keys alone or a mode.
 
@@ -169,12 +179,7 @@ class ToolArgumentsValid(_Builtin):
     unknown_tools: Literal["fail", "ignore"] = Field(
         default="fail", description="What a call to a tool without a schema means."
     )
-    timeout: float = Field(
-        default=DEFAULT_TIMEOUT,
-        gt=0,
-        le=600,
-        description="Seconds the check may take on one input; past them it raises, never passes.",
-    )
+    timeout: float = _timeout("check")
 
     @field_validator("schemas")
     @classmethod
@@ -234,12 +239,7 @@ class NoSensitiveData(_Builtin):
         default_factory=lambda: list(PHONE_REGIONS),
         description="Countries (ISO 3166 codes) whose national phone formats count; international always do.",
     )
-    timeout: float = Field(
-        default=DEFAULT_TIMEOUT,
-        gt=0,
-        le=600,
-        description="Seconds the scan may take on one input; past them it raises, never passes.",
-    )
+    timeout: float = _timeout("scan")
 
     @field_validator("regions")
     @classmethod

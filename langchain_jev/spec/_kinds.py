@@ -95,6 +95,14 @@ class _QuestionSpec(StrictSpec):
             raise ValueError("give when_chosen or when_passed, not both")
         return self
 
+    def build(self, resolve: Resolve | None = None) -> JevCriterion:
+        """The engine criterion this spec describes (``resolve``: see `compile_condition`)."""
+        return self._finish(self._criterion(), resolve)
+
+    def _criterion(self) -> JevCriterion:
+        """The criterion of this kind's question, before its conditions and dependency."""
+        raise NotImplementedError
+
     def _finish(self, criterion: JevCriterion, resolve: Resolve | None) -> JevCriterion:
         if self.applies_when is not None:
             criterion = criterion.applies_when(compile_condition(self.applies_when, resolve))
@@ -144,13 +152,12 @@ class NoulSpec(_QuestionSpec):
     when_true: JsonValue = Field(default=None, description="What counts as yes.")
     when_false: JsonValue = Field(default=None, description="What counts as no.")
 
-    def build(self, resolve: Resolve | None = None) -> JevCriterion:
-        """The engine criterion this spec describes (``resolve``: see `compile_condition`)."""
+    def _criterion(self) -> JevCriterion:
         criteria = None
         if self.when_true is not None or self.when_false is not None:
             criteria = NoulCriteria(true=self.when_true, false=self.when_false)
         question = Noul(instructions=self.instructions, criteria=criteria)
-        return self._finish(JevCriterion.noul(self.name, question, self.minimum), resolve)
+        return JevCriterion.noul(self.name, question, self.minimum)
 
 
 class ScoreSpec(_QuestionSpec):
@@ -170,10 +177,9 @@ class ScoreSpec(_QuestionSpec):
     )
     minimum: float = Field(allow_inf_nan=False, description="Level to reach (0 is the first level).")
 
-    def build(self, resolve: Resolve | None = None) -> JevCriterion:
-        """The engine criterion this spec describes (``resolve``: see `compile_condition`)."""
+    def _criterion(self) -> JevCriterion:
         question = Score(instructions=self.instructions, criteria=self.levels)
-        return self._finish(JevCriterion.score(self.name, question, self.minimum), resolve)
+        return JevCriterion.score(self.name, question, self.minimum)
 
 
 class ChoiceSpec(_QuestionSpec):
@@ -207,10 +213,9 @@ class ChoiceSpec(_QuestionSpec):
     def _one_label(cls, value: Any) -> Any:
         return [value] if isinstance(value, str) else value
 
-    def build(self, resolve: Resolve | None = None) -> JevCriterion:
-        """The engine criterion this spec describes (``resolve``: see `compile_condition`)."""
+    def _criterion(self) -> JevCriterion:
         question = Choice(instructions=self.instructions, criteria=self.options)
-        return self._finish(JevCriterion.choice(self.name, question, self.accepted), resolve)
+        return JevCriterion.choice(self.name, question, self.accepted)
 
 
 class CheckSpec(StrictSpec):

@@ -32,8 +32,8 @@ from typesafe_sdk import RetryPolicy, TypeSafeClient
 
 from langchain_jev import JevDecisionModel
 from langchain_jev.graph import HAZARDS, HazardBattery, guard_model
-from langchain_jev.guardrails._rail import GuardrailRail
 from langchain_jev.guardrails._judged import input_subject
+from langchain_jev.guardrails._rail import GuardrailRail
 
 GOAL = 1.3
 

@@ -57,7 +57,8 @@ from langchain_core.runnables import RunnableLambda
 from langgraph.graph import END, START, MessagesState, StateGraph
 
 from langchain_jev import JevDecisionModel
-from langchain_jev.graph import GuardrailState, HazardBattery, create_guarded_model_node
+from langchain_jev.graph import GuardrailState, create_guarded_model_node
+from langchain_jev.guardrails import HazardBattery
 from langchain_jev.middleware import JevGuardrailMiddleware
 
 LATENCY = 0.3

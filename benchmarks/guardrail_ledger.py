@@ -27,7 +27,8 @@ from langchain_core.messages import AIMessage, HumanMessage
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.graph import END, START, StateGraph
 
-from langchain_jev.graph import GuardrailState, HazardBattery, create_guarded_model_node
+from langchain_jev.graph import GuardrailState, create_guarded_model_node
+from langchain_jev.guardrails import HazardBattery
 from tests.fakes import ReplyingChatModel
 from tests.guardrails.helpers import KeywordDecisionModel
 

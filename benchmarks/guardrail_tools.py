@@ -42,13 +42,8 @@ from langgraph.graph import START, MessagesState, StateGraph
 from langgraph.prebuilt import ToolNode, tools_condition
 
 from langchain_jev import JevDecisionModel
-from langchain_jev.graph import (
-    HAZARDS,
-    GuardrailState,
-    HazardBattery,
-    create_guarded_model_node,
-    create_guarded_tool_node,
-)
+from langchain_jev.graph import GuardrailState, create_guarded_model_node, create_guarded_tool_node
+from langchain_jev.guardrails import HAZARDS, HazardBattery
 from langchain_jev.middleware import JevGuardrailMiddleware
 from langchain_jev.testing import ScriptedDecisionModel
 

@@ -16,10 +16,12 @@ The spokes, each a thin adapter around a judge:
   (``pairwise_judge(judge)`` or ``pairwise_judge(criteria, model)``) compares two
   answers, or two experiments with ``evaluate_comparative``.
 - StringEvaluator: ``langchain_jev.evaluation.JevStringEvaluator`` (extra ``classic``).
-- Self-refine: `create_self_refine_graph` (LangGraph) and
+- Self-refine: ``langchain_jev.graph.create_self_refine_graph`` (LangGraph) and
   ``langchain_jev.middleware.JevSelfRefineMiddleware`` (agents, extra ``middleware``).
-- Guardrails: `HazardBattery`, `create_guardrail_node` and `add_guardrail` (LangGraph) and
-  ``langchain_jev.middleware.JevGuardrailMiddleware`` (agents, extra ``middleware``).
+- Guardrails: ``langchain_jev.guardrails`` (`GuardrailSettings`, `HazardBattery`),
+  ``langchain_jev.graph`` (``create_guardrail_node``, ``add_guardrail``) and
+  ``langchain_jev.middleware.JevGuardrailMiddleware`` (agents, extra ``middleware``); the
+  guardrail errors are the package's own (``GuardrailRefusedError`` and its siblings).
 - pytest: ``langchain_jev.testing.assert_judged``, ``ScriptedDecisionModel`` and the
   plugin's ``jev_model`` fixture with ``--jev-require`` and ``--jev-cache``.
 - Judge files: `load_judge` (YAML or JSON) and the ``langchain-jev`` command.
@@ -104,11 +106,6 @@ if TYPE_CHECKING:
     from langchain_jev._runs import judge_input_from_run
     from langchain_jev._statements import Statement, statement_criteria
     from langchain_jev._verdict import JevFinding, JevVerdict, Outcome
-    from langchain_jev.graph._builder import add_guardrail
-    from langchain_jev.graph._guardrail import create_guardrail_node
-    from langchain_jev.graph._self_refine import create_self_refine_graph
-    from langchain_jev.guardrails._battery import HazardBattery
-    from langchain_jev.guardrails._settings import GuardrailSettings
     from langchain_jev.langsmith import JevRunEvaluator, jev_summary_evaluator
     from langchain_jev.models._cache import CachedDecisionModel, DecisionCache, InMemoryCache, SQLiteCache
     from langchain_jev.models._chat import ChatModelDecisionModel
@@ -135,9 +132,7 @@ _EXPORTS: dict[str, str] = {
     "GuardrailBudgetError": "langchain_jev._errors",
     "GuardrailCheckError": "langchain_jev._errors",
     "GuardrailRefusedError": "langchain_jev._errors",
-    "GuardrailSettings": "langchain_jev.guardrails._settings",
     "GuardrailUndecidedError": "langchain_jev._errors",
-    "HazardBattery": "langchain_jev.guardrails._battery",
     "InMemoryCache": "langchain_jev.models._cache",
     "JevConfigurationError": "langchain_jev._errors",
     "JevCriterion": "langchain_jev._criteria",
@@ -164,9 +159,6 @@ _EXPORTS: dict[str, str] = {
     "TOOL_CALLS_FIELD": "langchain_jev._input",
     "ToolCall": "langchain_jev._input",
     "TypeSafeClassifierDecisionModel": "langchain_jev.models._typesafe_classifier",
-    "add_guardrail": "langchain_jev.graph._builder",
-    "create_guardrail_node": "langchain_jev.graph._guardrail",
-    "create_self_refine_graph": "langchain_jev.graph._self_refine",
     "default_feedback": "langchain_jev._feedback",
     "input_from_messages": "langchain_jev._conversation",
     "jev_summary_evaluator": "langchain_jev.langsmith",
@@ -189,9 +181,7 @@ __all__ = [
     "GuardrailBudgetError",
     "GuardrailCheckError",
     "GuardrailRefusedError",
-    "GuardrailSettings",
     "GuardrailUndecidedError",
-    "HazardBattery",
     "InMemoryCache",
     "JevConfigurationError",
     "JevCriterion",
@@ -218,9 +208,6 @@ __all__ = [
     "TOOL_CALLS_FIELD",
     "ToolCall",
     "TypeSafeClassifierDecisionModel",
-    "add_guardrail",
-    "create_guardrail_node",
-    "create_self_refine_graph",
     "default_feedback",
     "input_from_messages",
     "jev_summary_evaluator",

@@ -271,8 +271,37 @@ MOVED: dict[str, str | tuple[str, ...]] = {
 }
 """Old module path -> the module, or the modules in order, now holding its names."""
 
+_GUARDRAIL_ERRORS = ("GuardrailCheckError", "GuardrailRefusedError", "GuardrailUndecidedError")
+_GUARDRAIL_CORE = (
+    "GuardrailReport",
+    "GuardrailSettings",
+    "HAZARDS",
+    "Hazard",
+    "HazardAssessment",
+    "HazardBattery",
+    "STRICTNESS_PRESETS",
+    "review_token",
+)
+
 MOVED_NAMES: dict[str, dict[str, str]] = {
     "langchain_jev.models._jev": {"share_cache": "langchain_jev.models._shared_cache"},  # Jev knows no cache
+    # one face per public name: errors on the root, the guardrail core on guardrails, builders on graph
+    "langchain_jev": {
+        "GuardrailSettings": "langchain_jev.guardrails",
+        "HazardBattery": "langchain_jev.guardrails",
+        "add_guardrail": "langchain_jev.graph",
+        "create_guardrail_node": "langchain_jev.graph",
+        "create_self_refine_graph": "langchain_jev.graph",
+    },
+    "langchain_jev.graph": {
+        **dict.fromkeys(_GUARDRAIL_ERRORS, "langchain_jev"),
+        **dict.fromkeys(_GUARDRAIL_CORE, "langchain_jev.guardrails"),
+    },
+    "langchain_jev.guardrails": dict.fromkeys(_GUARDRAIL_ERRORS, "langchain_jev"),
+    "langchain_jev.spec": {"JudgeSpecError": "langchain_jev"},
+    "langchain_jev.testing": dict.fromkeys(
+        ("JevServer", "scripted_server_reason"), "langchain_jev.testing.server"
+    ),
 }
 """Old face -> {name that left it: the face exporting it now}."""
 

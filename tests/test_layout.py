@@ -539,7 +539,8 @@ def test_type_checkers_see_the_lazy_names_as_their_real_types(tmp_path: Path) ->
     probe = tmp_path / "probe.py"
     probe.write_text(
         "from langchain_jev import GuardrailUndecidedError, JevJudge\n"
-        "from langchain_jev.graph import HazardBattery, create_guardrail_node\n"
+        "from langchain_jev.graph import create_guardrail_node\n"
+        "from langchain_jev.guardrails import HazardBattery\n"
         "from langchain_jev.guardrails import HazardBattery as CoreBattery\n"
         "from langchain_jev.middleware import JevGuardrailMiddleware\n"
         "from langchain_jev.models import JevDecisionModel\n"

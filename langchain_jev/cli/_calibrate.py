@@ -117,6 +117,7 @@ def calibrate_command(
 ) -> int:
     """Run ``calibrate`` with parsed arguments; return the exit code (output to the streams current now)."""
     stdout, stderr = stdout or sys.stdout, stderr or sys.stderr
+    from langchain_jev import JudgeSpecError
     from langchain_jev._errors import CalibrationError, DatasetError, RedecideError, ResultsError
     from langchain_jev.calibration._labels import label_records
     from langchain_jev.calibration._measure import build_calibration
@@ -129,7 +130,7 @@ def calibrate_command(
     from langchain_jev.datasets._redecide import NoRequestModel, read_to_redecide
     from langchain_jev.datasets._stored import read_results
     from langchain_jev.datasets._writing import write_atomic
-    from langchain_jev.spec import JudgeSpecError, load_spec
+    from langchain_jev.spec import load_spec
 
     def fail(message: str) -> int:
         return bad_input(stderr, message)

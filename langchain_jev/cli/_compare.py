@@ -125,6 +125,7 @@ def head_to_head_command(args: argparse.Namespace, stdout: TextIO, stderr: TextI
     """Run ``compare A B --judge SPEC``: each row's two answers judged head to head; return the exit code."""
     import asyncio
 
+    from langchain_jev import JudgeSpecError
     from langchain_jev._errors import JevConfigurationError, ResultsError
     from langchain_jev.compare._answers import read_answer_pairs
     from langchain_jev.compare._head_to_head import acompare_answers, head_to_head_header, write_head_to_head
@@ -135,7 +136,7 @@ def head_to_head_command(args: argparse.Namespace, stdout: TextIO, stderr: TextI
     from langchain_jev.datasets._options import allow_code, model_settings
     from langchain_jev.datasets._pacing import RateLimiter
     from langchain_jev.pairwise._build import pairwise_judge
-    from langchain_jev.spec import JudgeSpecError, load_spec
+    from langchain_jev.spec import load_spec
 
     try:
         spec = load_spec(args.judge)
@@ -314,9 +315,10 @@ def display_judge(header: Mapping[str, Any] | None) -> JevJudge | None:
         ['polite']
 
     """
+    from langchain_jev import JudgeSpecError
     from langchain_jev.datasets._header import judge_spec_data
     from langchain_jev.datasets._redecide import NoRequestModel
-    from langchain_jev.spec import JudgeSpecError, load_spec
+    from langchain_jev.spec import load_spec
 
     described = header.get("judge") if header else None
     if not isinstance(described, Mapping):

@@ -78,10 +78,11 @@ def add_parser(commands: Any) -> None:
 
 def deploy_command(args: argparse.Namespace) -> int:
     """Run ``deploy`` with parsed arguments; return the exit code."""
+    from langchain_jev import JudgeSpecError
     from langchain_jev._errors import JevConfigurationError
     from langchain_jev.datasets._options import allow_code
     from langchain_jev.online import JevDeployWarning, deploy
-    from langchain_jev.spec import JudgeSpecError, load_spec
+    from langchain_jev.spec import load_spec
 
     err = sys.stderr
     mapping = _mapping(args.map)

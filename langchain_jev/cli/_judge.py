@@ -156,6 +156,7 @@ def judge_command(args: argparse.Namespace, parser: argparse.ArgumentParser) -> 
 
     prestart(args.workers, args.concurrency)  # workers' imports load while this process's do
 
+    from langchain_jev import JudgeSpecError
     from langchain_jev._errors import JevConfigurationError
     from langchain_jev.datasets._fingerprint import judge_description
     from langchain_jev.datasets._local.run import RunOptions, run
@@ -163,7 +164,7 @@ def judge_command(args: argparse.Namespace, parser: argparse.ArgumentParser) -> 
     from langchain_jev.datasets._pacing import RateLimiter
     from langchain_jev.datasets._readers import DatasetError, detect_format
     from langchain_jev.datasets._reading import check_regular
-    from langchain_jev.spec import JudgeSpecError, load_spec
+    from langchain_jev.spec import load_spec
 
     err = sys.stderr
     problem = clash(*judge_files(args))
@@ -400,9 +401,9 @@ def write_judge_report(
     again from the dataset with the run's columns, and colours the pass rates
     against ``--fail-under``.
     """
+    from langchain_jev import JudgeSpecError
     from langchain_jev._errors import ResultsError
     from langchain_jev.report._run_report import draw_run_report
-    from langchain_jev.spec import JudgeSpecError
 
     try:
         draw_run_report(

@@ -92,13 +92,14 @@ def add_parser(commands: Any) -> argparse.ArgumentParser:
 
 def monitor_command(args: argparse.Namespace) -> int:
     """Run ``monitor`` with parsed arguments; return the exit code."""
+    from langchain_jev import JudgeSpecError
     from langchain_jev._errors import JevConfigurationError
     from langchain_jev.datasets._model import build_model, model_problem
     from langchain_jev.datasets._pacing import RateLimiter
     from langchain_jev.models._secrets import redact
     from langchain_jev.monitor import DEFAULT_CURSOR, MonitorLine, monitor
     from langchain_jev.monitor._window import span
-    from langchain_jev.spec import JudgeSpecError, load_spec
+    from langchain_jev.spec import load_spec
 
     err = sys.stderr
     try:

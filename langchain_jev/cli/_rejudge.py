@@ -50,6 +50,7 @@ def add_parser(commands: Any, rate: Any) -> None:
 def rejudge(args: argparse.Namespace, stdout: TextIO | None = None, stderr: TextIO | None = None) -> int:
     """Run ``rejudge`` with parsed arguments; return the exit code (output to the streams current now)."""
     stdout, stderr = stdout or sys.stdout, stderr or sys.stderr
+    from langchain_jev import JudgeSpecError
     from langchain_jev._errors import RedecideError, ResultsError
     from langchain_jev.cli._arguments import html_unavailable
     from langchain_jev.datasets._exit_codes import bad_input, exit_code
@@ -57,7 +58,7 @@ def rejudge(args: argparse.Namespace, stdout: TextIO | None = None, stderr: Text
     from langchain_jev.datasets._paths import FileRole, clash
     from langchain_jev.datasets._redecide import NoRequestModel, read_to_redecide, redecide_records
     from langchain_jev.datasets._tally import Tally, format_table, summary_lines
-    from langchain_jev.spec import JudgeSpecError, load_spec
+    from langchain_jev.spec import load_spec
 
     def fail(message: str) -> int:
         return bad_input(stderr, message)

@@ -108,6 +108,7 @@ def simulate_command(args: argparse.Namespace, parser: argparse.ArgumentParser) 
     if unavailable:
         return bad_input(sys.stderr, unavailable)
 
+    from langchain_jev import JudgeSpecError
     from langchain_jev._errors import JevConfigurationError
     from langchain_jev.cli._judge import finish_run
     from langchain_jev.datasets._fingerprint import judge_description
@@ -125,7 +126,7 @@ def simulate_command(args: argparse.Namespace, parser: argparse.ArgumentParser) 
         simulation_description,
         stop_criterion,
     )
-    from langchain_jev.spec import JudgeSpecError, load_spec
+    from langchain_jev.spec import load_spec
 
     err = sys.stderr
     inputs = [FileRole("DATA", args.data)]

@@ -33,8 +33,9 @@ def validate(path: str) -> int:
     refused here with the same message; only the code the file names is not
     imported (it runs only with ``--allow-code``).
     """
+    from langchain_jev import JudgeSpecError
     from langchain_jev.datasets._model import model_problem
-    from langchain_jev.spec import JudgeSpecError, load_spec
+    from langchain_jev.spec import load_spec
     from langchain_jev.spec._code import code_references
 
     try:

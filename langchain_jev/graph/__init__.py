@@ -4,9 +4,10 @@
 turn (no edge out of it) and its report is kept; a node wired by hand is checked
 on its first run (`GuardrailWiringWarning` when the state drops the report).
 
-The guardrail core they use lives in `langchain_jev.guardrails`; its public
-names are re-exported here too. Names are imported lazily, so importing this
-package stays cheap.
+The guardrail core they use (`GuardrailSettings`, `HazardBattery`, the hazard
+catalogue, `GuardrailReport`, `review_token`) is imported from
+`langchain_jev.guardrails`, and the guardrail errors from `langchain_jev`: each
+name has one face. Names are imported lazily, so importing this package stays cheap.
 """
 
 from __future__ import annotations
@@ -16,7 +17,6 @@ from typing import TYPE_CHECKING
 from langchain_jev._lazy import lazy_exports
 
 if TYPE_CHECKING:
-    from langchain_jev._errors import GuardrailCheckError, GuardrailRefusedError, GuardrailUndecidedError
     from langchain_jev._refine import ATTEMPT_METADATA, DRAFT_TAG, SelfRefineDraft
     from langchain_jev.graph._builder import add_guardrail
     from langchain_jev.graph._guarded_model import (
@@ -27,27 +27,11 @@ if TYPE_CHECKING:
     from langchain_jev.graph._guardrail import GuardrailState, create_guardrail_node
     from langchain_jev.graph._self_refine import SelfRefineState, create_self_refine_graph
     from langchain_jev.graph._wiring import GuardrailWiringWarning
-    from langchain_jev.guardrails._battery import HazardAssessment, HazardBattery
-    from langchain_jev.guardrails._catalog import HAZARDS, STRICTNESS_PRESETS, Hazard
-    from langchain_jev.guardrails._policy import GuardrailReport
-    from langchain_jev.guardrails._review import review_token
-    from langchain_jev.guardrails._settings import GuardrailSettings
 
 # public name -> module that defines it
 _EXPORTS: dict[str, str] = {
-    "GuardrailCheckError": "langchain_jev._errors",
-    "GuardrailSettings": "langchain_jev.guardrails._settings",
-    "review_token": "langchain_jev.guardrails._review",
-    "GuardrailReport": "langchain_jev.guardrails._policy",
     "GuardrailState": "langchain_jev.graph._guardrail",
-    "GuardrailRefusedError": "langchain_jev._errors",
-    "GuardrailUndecidedError": "langchain_jev._errors",
     "GuardrailWiringWarning": "langchain_jev.graph._wiring",
-    "HAZARDS": "langchain_jev.guardrails._catalog",
-    "Hazard": "langchain_jev.guardrails._catalog",
-    "HazardAssessment": "langchain_jev.guardrails._battery",
-    "HazardBattery": "langchain_jev.guardrails._battery",
-    "STRICTNESS_PRESETS": "langchain_jev.guardrails._catalog",
     "ATTEMPT_METADATA": "langchain_jev._refine",
     "DRAFT_TAG": "langchain_jev._refine",
     "SelfRefineDraft": "langchain_jev._refine",
@@ -63,18 +47,8 @@ _EXPORTS: dict[str, str] = {
 __all__ = [
     "ATTEMPT_METADATA",
     "DRAFT_TAG",
-    "GuardrailCheckError",
-    "GuardrailSettings",
-    "GuardrailReport",
     "GuardrailState",
-    "GuardrailRefusedError",
-    "GuardrailUndecidedError",
     "GuardrailWiringWarning",
-    "HAZARDS",
-    "Hazard",
-    "HazardAssessment",
-    "HazardBattery",
-    "STRICTNESS_PRESETS",
     "SelfRefineDraft",
     "SelfRefineState",
     "add_guardrail",
@@ -83,7 +57,6 @@ __all__ = [
     "create_guardrail_node",
     "create_self_refine_graph",
     "guard_model",
-    "review_token",
 ]
 
 

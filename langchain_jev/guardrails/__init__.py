@@ -54,7 +54,6 @@ from typing import TYPE_CHECKING
 from langchain_jev._lazy import lazy_exports
 
 if TYPE_CHECKING:
-    from langchain_jev._errors import GuardrailCheckError, GuardrailRefusedError, GuardrailUndecidedError
     from langchain_jev.guardrails._battery import HazardAssessment, HazardBattery
     from langchain_jev.guardrails._catalog import HAZARDS, STRICTNESS_PRESETS, Hazard
     from langchain_jev.guardrails._door import GuardrailDoor
@@ -64,15 +63,12 @@ if TYPE_CHECKING:
 
 # public name -> module that defines it
 _EXPORTS: dict[str, str] = {
-    "GuardrailCheckError": "langchain_jev._errors",
     "GuardrailDoor": "langchain_jev.guardrails._door",
     "GuardrailOptions": "langchain_jev.guardrails._settings",
     "GuardrailSettings": "langchain_jev.guardrails._settings",
     "review_token": "langchain_jev.guardrails._review",
     "GuardrailPolicy": "langchain_jev.guardrails._policy",
     "GuardrailReport": "langchain_jev.guardrails._policy",
-    "GuardrailRefusedError": "langchain_jev._errors",
-    "GuardrailUndecidedError": "langchain_jev._errors",
     "HAZARDS": "langchain_jev.guardrails._catalog",
     "Hazard": "langchain_jev.guardrails._catalog",
     "HazardAssessment": "langchain_jev.guardrails._battery",
@@ -81,14 +77,11 @@ _EXPORTS: dict[str, str] = {
 }
 
 __all__ = [
-    "GuardrailCheckError",
     "GuardrailDoor",
     "GuardrailOptions",
     "GuardrailSettings",
     "GuardrailPolicy",
     "GuardrailReport",
-    "GuardrailRefusedError",
-    "GuardrailUndecidedError",
     "HAZARDS",
     "Hazard",
     "HazardAssessment",

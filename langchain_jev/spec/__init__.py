@@ -8,7 +8,7 @@
 - `code`: the code a file names, and the user's opt-in (``allow_code``) to run it;
 - `reference`: the reference page of judge files, written from the models and the conditions' table;
 - `errors`: the wording of judge-file problems, each naming its place (the error itself,
-  `JudgeSpecError`, is in `langchain_jev._errors`).
+  ``JudgeSpecError``, is imported from ``langchain_jev`` with the other errors).
 
 Names are imported lazily, so importing this package stays cheap.
 """
@@ -20,7 +20,6 @@ from typing import TYPE_CHECKING
 from langchain_jev._lazy import lazy_exports
 
 if TYPE_CHECKING:
-    from langchain_jev._errors import JudgeSpecError
     from langchain_jev.spec._conditions import ConditionSpec
     from langchain_jev.spec._kinds import (
         CheckSpec,
@@ -39,7 +38,6 @@ _EXPORTS: dict[str, str] = {
     "ConditionSpec": "langchain_jev.spec._conditions",
     "CriterionSpec": "langchain_jev.spec._kinds",
     "JudgeSpec": "langchain_jev.spec._model",
-    "JudgeSpecError": "langchain_jev._errors",
     "NoulSpec": "langchain_jev.spec._kinds",
     "ScoreSpec": "langchain_jev.spec._kinds",
     "WhenChosen": "langchain_jev.spec._kinds",
@@ -54,7 +52,6 @@ __all__ = [
     "ConditionSpec",
     "CriterionSpec",
     "JudgeSpec",
-    "JudgeSpecError",
     "NoulSpec",
     "ScoreSpec",
     "WhenChosen",

@@ -45,11 +45,9 @@ if TYPE_CHECKING:
     )
     from langchain_jev.testing._chat import ScriptedChatModel, scripted_chat_model
     from langchain_jev.testing._scripted import ScriptedDecisionModel, ScriptEntry
-    from langchain_jev.testing.server import JevServer, scripted_server_reason
 
 _EXPORTS: dict[str, str] = {
     "Given": "langchain_jev.testing._assertions",
-    "JevServer": "langchain_jev.testing.server",
     "ScriptEntry": "langchain_jev.testing._scripted",
     "ScriptedChatModel": "langchain_jev.testing._chat",
     "ScriptedDecisionModel": "langchain_jev.testing._scripted",
@@ -58,12 +56,10 @@ _EXPORTS: dict[str, str] = {
     "failure_message": "langchain_jev.testing._assertions",
     "judge_input": "langchain_jev.testing._assertions",
     "scripted_chat_model": "langchain_jev.testing._chat",
-    "scripted_server_reason": "langchain_jev.testing.server",
 }
 
 __all__ = [
     "Given",
-    "JevServer",
     "ScriptEntry",
     "ScriptedChatModel",
     "ScriptedDecisionModel",
@@ -72,7 +68,6 @@ __all__ = [
     "failure_message",
     "judge_input",
     "scripted_chat_model",
-    "scripted_server_reason",
 ]
 
 

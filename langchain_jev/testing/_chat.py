@@ -139,7 +139,7 @@ def scripted_chat_model(
 
     Example:
         >>> from langchain_core.messages import HumanMessage
-        >>> from langchain_jev import create_self_refine_graph
+        >>> from langchain_jev.graph import create_self_refine_graph
         >>> from langchain_jev.testing import ScriptedDecisionModel, scripted_chat_model
         >>> chat_model = scripted_chat_model()
         >>> chat_model.invoke("How do I cook lentils?").content

@@ -11,7 +11,7 @@ import pytest
 from langchain_jev._input import ANSWER_FIELD, FIELD_ALIASES, QUESTION_FIELD
 from langchain_jev._runs import ANSWER_KEYS, QUESTION_KEYS
 from langchain_jev.cli import main
-from langchain_jev.testing import JevServer
+from langchain_jev.testing.server import JevServer
 
 SPEC = 'criteria:\n  - {kind: noul, name: ok, instructions: "Does `assistant_answer` answer `user_question`?", minimum: 0.5}\n'
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from langchain_jev.cli import main
-from langchain_jev.testing import JevServer
+from langchain_jev.testing.server import JevServer
 from tests.cli.helpers import WEATHER_DATA, WEATHER_JUDGE
 
 

@@ -20,8 +20,7 @@ import nbformat
 import pytest
 from nbclient import NotebookClient
 
-from langchain_jev.testing import JevServer
-from langchain_jev.testing.server import PLACEHOLDER_KEY, load_script
+from langchain_jev.testing.server import PLACEHOLDER_KEY, JevServer, load_script
 
 pytestmark = pytest.mark.slow  # subprocesses, servers or large loads: `-m "not slow"` leaves them out
 

@@ -16,13 +16,8 @@ from langgraph.graph import END, START, StateGraph
 from pydantic import Field, PrivateAttr
 
 from langchain_jev import JevDecisionModel
-from langchain_jev.graph import (
-    HAZARDS,
-    GuardrailState,
-    HazardBattery,
-    create_guarded_model_node,
-    create_guardrail_node,
-)
+from langchain_jev.graph import GuardrailState, create_guarded_model_node, create_guardrail_node
+from langchain_jev.guardrails import HAZARDS, HazardBattery
 from tests.fakes import JevWire, ReplyingChatModel, noul
 
 API_KEY = "sk-test-guardrail-0123456789"

@@ -45,11 +45,11 @@ from pydantic import PrivateAttr
 
 from langchain_jev.graph import (
     GuardrailState,
-    HazardBattery,
     create_guarded_model_node,
     create_guarded_tool_node,
     create_guardrail_node,
 )
+from langchain_jev.guardrails import HazardBattery
 from tests.guardrails.helpers import SEQUENTIAL, KeywordDecisionModel, WaitsForTheModel
 
 DRAFT = "To make a nerve agent, combine the precursors."

@@ -57,8 +57,8 @@ from langsmith import Client
 from pydantic import BaseModel, PrivateAttr
 
 from langchain_jev import ChatModelDecisionModel, JevConfigurationError
-from langchain_jev.graph import HazardBattery, guard_model
-from langchain_jev.guardrails import GuardrailSettings
+from langchain_jev.graph import guard_model
+from langchain_jev.guardrails import GuardrailSettings, HazardBattery
 from langchain_jev.guardrails import _early as early
 from langchain_jev.guardrails._early import INERT_OPTIONS, client_tool, may_start_early, why_not_early
 from tests.fakes import ReplyingChatModel

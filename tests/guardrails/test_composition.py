@@ -35,7 +35,8 @@ from langchain_jev._errors import (
     GuardrailStop,
     GuardrailUndecidedError,
 )
-from langchain_jev.graph import GuardrailState, HazardBattery, create_guarded_model_node, guard_model
+from langchain_jev.graph import GuardrailState, create_guarded_model_node, guard_model
+from langchain_jev.guardrails import HazardBattery
 from langchain_jev.middleware import JevGuardrailMiddleware
 from langchain_jev.testing import ScriptedDecisionModel
 from tests.fakes import JevWire, noul

@@ -31,7 +31,8 @@ from langgraph.graph import END, START, StateGraph
 from pydantic import PrivateAttr
 
 from langchain_jev import GuardrailCheckError
-from langchain_jev.graph import GuardrailState, HazardBattery, create_guarded_model_node, guard_model
+from langchain_jev.graph import GuardrailState, create_guarded_model_node, guard_model
+from langchain_jev.guardrails import HazardBattery
 from langchain_jev.guardrails._early import client_tool, may_start_early
 from langchain_jev.middleware import JevGuardrailMiddleware
 from tests.fakes import ReplyingChatModel

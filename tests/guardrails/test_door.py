@@ -60,12 +60,12 @@ from pydantic import PrivateAttr
 from langchain_jev import GuardrailCheckError
 from langchain_jev.graph import (
     GuardrailState,
-    HazardBattery,
     create_guarded_model_node,
     create_guarded_tool_node,
     create_guardrail_node,
     guard_model,
 )
+from langchain_jev.guardrails import HazardBattery
 from langchain_jev.middleware import JevGuardrailMiddleware
 from tests.fakes import ReplyingChatModel
 from tests.guardrails.helpers import SEQUENTIAL, KeywordDecisionModel

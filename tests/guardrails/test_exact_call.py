@@ -46,11 +46,11 @@ from pydantic import Field
 
 from langchain_jev.graph import (
     GuardrailState,
-    HazardBattery,
     create_guarded_model_node,
     create_guarded_tool_node,
     guard_model,
 )
+from langchain_jev.guardrails import HazardBattery
 from langchain_jev.guardrails._calls import ReleasedCalls, canonical_call
 from langchain_jev.guardrails._tools import WITHHELD_TOOL_CALL
 from langchain_jev.middleware import JevGuardrailMiddleware

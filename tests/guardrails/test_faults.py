@@ -31,7 +31,8 @@ from typesafe_sdk import (
     TypeSafeRateLimitError,
 )
 
-from langchain_jev.graph import GuardrailCheckError, GuardrailUndecidedError, HazardBattery
+from langchain_jev import GuardrailCheckError, GuardrailUndecidedError
+from langchain_jev.guardrails import HazardBattery
 from langchain_jev.guardrails._policy import WITHHELD_REQUEST
 from langchain_jev.middleware import JevGuardrailMiddleware
 from tests.guardrails.helpers import chat, contents, guarded_graph

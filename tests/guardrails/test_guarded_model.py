@@ -13,14 +13,9 @@ from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.graph import END, START, StateGraph
 from langgraph.prebuilt import ToolNode, tools_condition
 
-from langchain_jev import GuardrailCheckError, JevConfigurationError, JevInputError
-from langchain_jev.graph import (
-    GuardrailState,
-    GuardrailUndecidedError,
-    HazardBattery,
-    create_guarded_model_node,
-    guard_model,
-)
+from langchain_jev import GuardrailCheckError, GuardrailUndecidedError, JevConfigurationError, JevInputError
+from langchain_jev.graph import GuardrailState, create_guarded_model_node, guard_model
+from langchain_jev.guardrails import HazardBattery
 from langchain_jev.guardrails._rail import GuardrailRail
 from langchain_jev.testing import ScriptedDecisionModel
 from tests.fakes import RunRecorder

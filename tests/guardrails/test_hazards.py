@@ -7,7 +7,7 @@ from langchain_core.decisions import Noul
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 
 from langchain_jev import JevConfigurationError, JevInputError, JevJudgeInput
-from langchain_jev.graph import HAZARDS, STRICTNESS_PRESETS, HazardAssessment, HazardBattery
+from langchain_jev.guardrails import HAZARDS, STRICTNESS_PRESETS, HazardAssessment, HazardBattery
 from langchain_jev.guardrails._catalog import HazardQuestion
 from langchain_jev.testing import ScriptedDecisionModel
 from tests.guardrails.helpers import INPUT_CATEGORIES, OUTPUT_CATEGORIES, SAFE, hazard_wire, script

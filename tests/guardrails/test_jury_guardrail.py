@@ -18,7 +18,7 @@ from langchain_jev import (
     JevConfigurationError,
     JuryDecisionModel,
 )
-from langchain_jev.graph import HazardBattery
+from langchain_jev.guardrails import HazardBattery
 from langchain_jev.guardrails._policy import WITHHELD_REQUEST
 from langchain_jev.testing import ScriptedDecisionModel
 from tests.fakes import JevWire

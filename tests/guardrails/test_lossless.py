@@ -33,11 +33,11 @@ from langgraph.prebuilt import tools_condition
 from langchain_jev import GuardrailBudgetError
 from langchain_jev.graph import (
     GuardrailState,
-    HazardBattery,
     create_guarded_model_node,
     create_guarded_tool_node,
     guard_model,
 )
+from langchain_jev.guardrails import HazardBattery
 from langchain_jev.guardrails._judged import input_subject, output_subject, read_message
 from langchain_jev.guardrails._text import reading_budget, readings, reveal, sendable
 from langchain_jev.middleware import JevGuardrailMiddleware

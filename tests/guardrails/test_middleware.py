@@ -17,8 +17,13 @@ from langchain_core.tools import tool
 from langgraph.checkpoint.memory import InMemorySaver
 from pydantic import BaseModel
 
-from langchain_jev import GuardrailCheckError, JevConfigurationError, JevCriterion, JevJudge
-from langchain_jev.graph import GuardrailUndecidedError
+from langchain_jev import (
+    GuardrailCheckError,
+    GuardrailUndecidedError,
+    JevConfigurationError,
+    JevCriterion,
+    JevJudge,
+)
 from langchain_jev.guardrails._policy import WITHHELD_REQUEST, WITHHELD_TOOL_RESULT
 from langchain_jev.middleware import JevGuardrailMiddleware, JevSelfRefineMiddleware
 from langchain_jev.testing import ScriptedDecisionModel

@@ -12,14 +12,9 @@ from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.graph import END, START, MessagesState, StateGraph
 from langgraph.prebuilt import ToolNode, tools_condition
 
-from langchain_jev import GuardrailCheckError, JevConfigurationError, JevInputError
-from langchain_jev.graph import (
-    GuardrailReport,
-    GuardrailState,
-    GuardrailUndecidedError,
-    HazardBattery,
-    create_guardrail_node,
-)
+from langchain_jev import GuardrailCheckError, GuardrailUndecidedError, JevConfigurationError, JevInputError
+from langchain_jev.graph import GuardrailState, create_guardrail_node
+from langchain_jev.guardrails import GuardrailReport, HazardBattery
 from langchain_jev.guardrails._policy import WITHHELD_REQUEST, WITHHELD_TOOL_RESULT
 from langchain_jev.testing import ScriptedDecisionModel
 from tests.fakes import RunRecorder

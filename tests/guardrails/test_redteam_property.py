@@ -46,7 +46,8 @@ from langchain_core.messages import (
     ToolMessage,
 )
 
-from langchain_jev.graph import HazardBattery, guard_model
+from langchain_jev.graph import guard_model
+from langchain_jev.guardrails import HazardBattery
 from langchain_jev.guardrails._judged import input_subject, output_subject
 from langchain_jev.guardrails._text import sendable
 from tests.fakes import ReplyingChatModel

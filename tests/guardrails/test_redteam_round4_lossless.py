@@ -36,7 +36,8 @@ from langchain.agents import create_agent
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from langgraph.graph import END, START, StateGraph
 
-from langchain_jev.graph import GuardrailState, HazardBattery, create_guarded_model_node, guard_model
+from langchain_jev.graph import GuardrailState, create_guarded_model_node, guard_model
+from langchain_jev.guardrails import HazardBattery
 from langchain_jev.middleware import JevGuardrailMiddleware
 from tests.fakes import ReplyingChatModel
 from tests.guardrails.helpers import SEQUENTIAL, KeywordDecisionModel

@@ -33,12 +33,11 @@ from pydantic import PrivateAttr
 
 from langchain_jev.graph import (
     GuardrailState,
-    HazardBattery,
     create_guarded_model_node,
     create_guarded_tool_node,
     guard_model,
-    review_token,
 )
+from langchain_jev.guardrails import HazardBattery, review_token
 from langchain_jev.middleware import JevGuardrailMiddleware
 from tests.fakes import ReplyingChatModel
 from tests.guardrails.helpers import SEQUENTIAL

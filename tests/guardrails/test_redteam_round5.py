@@ -43,7 +43,8 @@ from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.graph import END, START, StateGraph
 from pydantic import BaseModel
 
-from langchain_jev.graph import GuardrailState, HazardBattery, create_guarded_model_node, guard_model
+from langchain_jev.graph import GuardrailState, create_guarded_model_node, guard_model
+from langchain_jev.guardrails import HazardBattery
 from langchain_jev.guardrails._calls import ReleasedCalls, canonical_call
 from langchain_jev.guardrails._text import reveal
 from langchain_jev.middleware import JevGuardrailMiddleware

@@ -25,15 +25,8 @@ from langgraph.graph import END, START, MessagesState, StateGraph
 from langgraph.types import Command
 
 from langchain_jev import JevConfigurationError
-from langchain_jev.graph import (
-    GuardrailSettings,
-    GuardrailState,
-    HazardBattery,
-    create_guarded_model_node,
-    create_guardrail_node,
-    guard_model,
-    review_token,
-)
+from langchain_jev.graph import GuardrailState, create_guarded_model_node, create_guardrail_node, guard_model
+from langchain_jev.guardrails import GuardrailSettings, HazardBattery, review_token
 from langchain_jev.guardrails._review import ReviewBinding, read_review, review_id
 from langchain_jev.middleware import JevGuardrailMiddleware
 from tests.fakes import JevWire

@@ -23,16 +23,14 @@ from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.types import Command
 
 from langchain_jev import GuardrailRefusedError, JevConfigurationError
-from langchain_jev.graph import (
+from langchain_jev.graph import create_guarded_model_node, create_guardrail_node, guard_model
+from langchain_jev.guardrails import (
+    GuardrailOptions,
     GuardrailReport,
     GuardrailSettings,
     HazardBattery,
-    create_guarded_model_node,
-    create_guardrail_node,
-    guard_model,
     review_token,
 )
-from langchain_jev.guardrails import GuardrailOptions
 from langchain_jev.guardrails._policy import WITHHELD_REQUEST, WITHHELD_TOOL_RESULT
 from langchain_jev.guardrails._rail import GuardrailRail
 from langchain_jev.middleware import JevGuardrailMiddleware
@@ -550,7 +548,7 @@ def test_without_a_band_a_probability_under_the_threshold_passes() -> None:
 
 
 def test_a_borderline_check_with_raise_names_the_category_and_its_probability() -> None:
-    from langchain_jev.graph import GuardrailUndecidedError
+    from langchain_jev import GuardrailUndecidedError
 
     graph = graph_for("guarded_model", borderline(), review_band=0.1, on_inconclusive="raise")
     with pytest.raises(GuardrailUndecidedError, match=r"within the review band\) about: hate \(0.42\)"):

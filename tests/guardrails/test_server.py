@@ -370,7 +370,7 @@ def resume(server: Server, thread_id: str, answer: Any) -> Any:
 
 
 def review_allow(request: dict[str, Any], **kwargs: Any) -> dict[str, str]:
-    from langchain_jev.graph import review_token
+    from langchain_jev.guardrails import review_token
 
     return {"decision": "allow", "token": review_token(REVIEW_KEY, request, **kwargs)}
 

@@ -32,13 +32,8 @@ from langgraph.prebuilt import ToolNode, tools_condition
 from pydantic import Field, PrivateAttr
 
 from langchain_jev import GuardrailRefusedError, JevConfigurationError
-from langchain_jev.graph import (
-    GuardrailSettings,
-    GuardrailState,
-    HazardBattery,
-    create_guarded_model_node,
-    guard_model,
-)
+from langchain_jev.graph import GuardrailState, create_guarded_model_node, guard_model
+from langchain_jev.guardrails import GuardrailSettings, HazardBattery
 from langchain_jev.middleware import JevGuardrailMiddleware
 from tests.fakes import RunRecorder
 from tests.guardrails.helpers import KeywordDecisionModel

@@ -20,7 +20,7 @@ from langgraph.checkpoint.memory import InMemorySaver
 from pydantic import PrivateAttr
 
 from langchain_jev import JevConfigurationError
-from langchain_jev.graph import GuardrailSettings
+from langchain_jev.guardrails import GuardrailSettings
 from langchain_jev.middleware import JevGuardrailMiddleware
 from tests.guardrails.helpers import StreamingChat
 from tests.guardrails.test_streamed import (

@@ -24,14 +24,15 @@ from langgraph.graph.message import add_messages
 from langgraph.prebuilt import ToolNode, tools_condition
 from langgraph.types import Send
 
-from langchain_jev import JevConfigurationError, add_guardrail
+from langchain_jev import JevConfigurationError
 from langchain_jev.graph import (
     GuardrailState,
     GuardrailWiringWarning,
-    HazardBattery,
+    add_guardrail,
     create_guarded_model_node,
     create_guardrail_node,
 )
+from langchain_jev.guardrails import HazardBattery
 from langchain_jev.guardrails._policy import WITHHELD_REQUEST
 from langchain_jev.testing import ScriptedDecisionModel
 from tests.fakes import ReplyingChatModel

@@ -22,7 +22,8 @@ from langchain_core.load import dumps, loads
 from langchain_core.messages import AIMessage, HumanMessage
 from langgraph.checkpoint.memory import InMemorySaver
 
-from langchain_jev.graph import HazardBattery, create_guardrail_node
+from langchain_jev.graph import create_guardrail_node
+from langchain_jev.guardrails import HazardBattery
 from langchain_jev.guardrails._chunks import stopped_reply
 from langchain_jev.guardrails._policy import GuardrailReport, refusal_reply
 from langchain_jev.middleware import JevGuardrailMiddleware

@@ -19,7 +19,7 @@ from typesafe_sdk import RetryPolicy
 from langchain_jev import ChatModelDecisionModel, JevDecisionModel
 from langchain_jev.models import as_decision_model
 from langchain_jev.models._cache import CachedDecisionModel, InMemoryCache, model_identity
-from langchain_jev.testing import JevServer
+from langchain_jev.testing.server import JevServer
 from tests.models.chat.helpers import ScriptedChatModel
 
 KEY = "sk-cache-endpoints-0123456789"

@@ -25,7 +25,6 @@ from langchain_core.messages import AIMessage, HumanMessage
 from langchain_jev import (
     CachedDecisionModel,
     ChatModelDecisionModel,
-    HazardBattery,
     InMemoryCache,
     JevConfigurationError,
     JevCriterion,
@@ -34,6 +33,7 @@ from langchain_jev import (
     Outcome,
 )
 from langchain_jev.graph import guard_model
+from langchain_jev.guardrails import HazardBattery
 from langchain_jev.testing import ScriptedDecisionModel
 from tests.fakes import JevWire, RunRecorder, choice, noul, score
 from tests.models.chat.helpers import ToolCallingChatModel, tool_reply

@@ -19,7 +19,7 @@ from langchain_jev import (
     JevDecisionModel,
     JevJudge,
 )
-from langchain_jev.graph import HazardBattery
+from langchain_jev.guardrails import HazardBattery
 from langchain_jev.models import as_decision_model
 from langchain_jev.spec import load_judge
 from langchain_jev.testing import assert_judged

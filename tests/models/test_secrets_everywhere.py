@@ -28,7 +28,7 @@ from langsmith.schemas import Example
 from typesafe_sdk import RetryPolicy, TypeSafeError
 
 from langchain_jev import GuardrailCheckError, JevDecisionModel, JevJudge, JevJudgeInput, JevRunEvaluator
-from langchain_jev.graph import HazardBattery
+from langchain_jev.guardrails import HazardBattery
 from langchain_jev.middleware import JevGuardrailMiddleware
 from tests.guardrails.helpers import chat, guarded_graph
 from tests.langsmith.helpers import offline_client

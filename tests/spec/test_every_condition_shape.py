@@ -15,9 +15,9 @@ from typing import Any
 
 import pytest
 
-from langchain_jev import JevInputError, JevJudgeInput, Outcome
+from langchain_jev import JevInputError, JevJudgeInput, JudgeSpecError, Outcome
 from langchain_jev.cli import main
-from langchain_jev.spec import JudgeSpecError, load_spec
+from langchain_jev.spec import load_spec
 from langchain_jev.spec._conditions import FORMS
 from langchain_jev.testing import ScriptedDecisionModel
 

@@ -18,8 +18,8 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from langchain_jev import JevJudge
-from langchain_jev.spec import JudgeSpecError, load_judge
+from langchain_jev import JevJudge, JudgeSpecError
+from langchain_jev.spec import load_judge
 from langchain_jev.testing import ScriptedDecisionModel
 
 pytestmark = pytest.mark.slow  # large documents under tracemalloc

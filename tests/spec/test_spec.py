@@ -10,8 +10,8 @@ import jsonschema
 import pytest
 import yaml
 
-from langchain_jev import JevConfigurationError, JevJudgeInput, ToolCall
-from langchain_jev.spec import JudgeSpecError, judge_schema, load_judge, load_spec
+from langchain_jev import JevConfigurationError, JevJudgeInput, JudgeSpecError, ToolCall
+from langchain_jev.spec import judge_schema, load_judge, load_spec
 from langchain_jev.spec._conditions import ConditionSpec, compile_condition
 from langchain_jev.testing import ScriptedDecisionModel
 from tests.cli.helpers import WEATHER_JUDGE

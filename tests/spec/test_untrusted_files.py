@@ -11,7 +11,8 @@ from typing import Any
 
 import pytest
 
-from langchain_jev.spec import JudgeSpecError, load_judge, load_spec
+from langchain_jev import JudgeSpecError
+from langchain_jev.spec import load_judge, load_spec
 from langchain_jev.testing import ScriptedDecisionModel
 from tests.cli.helpers import WEATHER_JUDGE, run_cli
 

@@ -18,19 +18,22 @@ from langchain_core.messages import AIMessage, HumanMessage
 from langgraph.graph import END, START, StateGraph
 
 from langchain_jev import (
-    HazardBattery,
     JevCriterion,
     JevDecisionModel,
     JevJudge,
     JevRunEvaluator,
-    create_guardrail_node,
-    create_self_refine_graph,
     jev_summary_evaluator,
     pairwise_judge,
 )
-from langchain_jev.graph import GuardrailState, create_guarded_model_node
-from langchain_jev.testing import JevServer, ScriptedChatModel, scripted_chat_model
-from langchain_jev.testing.server import load_script
+from langchain_jev.graph import (
+    GuardrailState,
+    create_guarded_model_node,
+    create_guardrail_node,
+    create_self_refine_graph,
+)
+from langchain_jev.guardrails import HazardBattery
+from langchain_jev.testing import ScriptedChatModel, scripted_chat_model
+from langchain_jev.testing.server import JevServer, load_script
 from tests.cli.helpers import ROOT
 from tests.langsmith.helpers import langsmith_attempts, offline_client
 

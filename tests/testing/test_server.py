@@ -20,8 +20,7 @@ import pytest
 from langchain_core.decisions import Noul
 
 from langchain_jev import JevCriterion, JevDecisionModel, JevJudge
-from langchain_jev.testing import JevServer
-from langchain_jev.testing.server import load_script, main
+from langchain_jev.testing.server import JevServer, load_script, main
 from langchain_jev.testing.server._command import _answers_within
 from tests.cli.helpers import ROOT, WEATHER_DATA, WEATHER_JUDGE
 from tests.support.signals import interruptible

@@ -13,7 +13,8 @@ from typesafe_sdk import TypeSafeClient
 from langchain_jev import JevCriterion, JevDecisionModel, JevJudge
 from langchain_jev.models import CachedDecisionModel, InMemoryCache, SQLiteCache  # noqa: F401
 from langchain_jev.models._shared_cache import share_cache
-from langchain_jev.testing import JevServer, aassert_judged, assert_judged  # noqa: F401
+from langchain_jev.testing import aassert_judged, assert_judged  # noqa: F401
+from langchain_jev.testing.server import JevServer
 from tests.fakes import JevWire, noul
 from tests.testing.helpers import GOOD, judge_on
 from tests.testing.helpers import POLITE as POLITE_QUESTION
@@ -27,7 +28,7 @@ INI = "[pytest]\nasyncio_mode = auto\nasyncio_default_fixture_loop_scope = funct
 SUITE = """
 from langchain_core.decisions import Noul
 from langchain_jev import JevCriterion, JevDecisionModel, JevJudge
-from langchain_jev.testing import aassert_judged, assert_judged
+from langchain_jev.testing import aassert_judged, assert_judged  # noqa: F401
 
 POLITE = JevCriterion.noul("polite", Noul(instructions="Is `assistant_answer` polite?"), 0.7)
 JUDGE = JevJudge([POLITE])  # Jev from the environment, built at import

@@ -21,8 +21,8 @@ from langchain_core.decisions import BaseDecisionModel, Choice, Noul, Score
 
 from langchain_jev import JevCriterion, JevDecisionModel, JevJudge
 from langchain_jev.guardrails import HazardBattery
-from langchain_jev.testing import JevServer, ScriptedDecisionModel, scripted_server_reason
-from langchain_jev.testing.server import PLACEHOLDER_KEY
+from langchain_jev.testing import ScriptedDecisionModel
+from langchain_jev.testing.server import PLACEHOLDER_KEY, JevServer, scripted_server_reason
 
 TOOLS = ["scripted-model", "scripted-server"]
 ORDER = "Where is order 42?"

@@ -9,8 +9,8 @@ from typing import Any
 
 from langchain_core.messages import HumanMessage
 
-from langchain_jev import HazardBattery
 from langchain_jev.graph import create_guarded_model_node
+from langchain_jev.guardrails import HazardBattery
 from langchain_jev.guardrails.quality import aguardrail_eval, measure_shadow, shadow_recorder
 from langchain_jev.testing import ScriptedDecisionModel, scripted_chat_model
 from tests.cli.helpers import run_cli

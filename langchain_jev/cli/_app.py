@@ -43,51 +43,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     """
     parser = _parser()
     args = parser.parse_args(argv)
+    run = getattr(args, "run", None)
+    if run is None:  # no command named
+        parser.print_help(sys.stderr)
+        return EXIT_BAD_INPUT
     try:
-        if args.command == "schema":
-            from langchain_jev.cli._validate import schema
-
-            return schema()
-        if args.command == "validate":
-            from langchain_jev.cli._validate import validate
-
-            return validate(args.judge)
-        if args.command == "judge":
-            from langchain_jev.cli._judge import judge_command
-
-            return judge_command(args, parser)
-        if args.command == "simulate":
-            from langchain_jev.cli._simulate import simulate_command
-
-            return simulate_command(args, parser)
-        if args.command == "judges":
-            from langchain_jev.cli._judges import run
-
-            return run(args)
-        if args.command == "rejudge":
-            from langchain_jev.cli._rejudge import rejudge
-
-            return rejudge(args)
-        if args.command == "calibrate":
-            from langchain_jev.cli._calibrate import calibrate_command
-
-            return calibrate_command(args, parser)
-        if args.command == "compare":
-            from langchain_jev.cli._compare import compare_command
-
-            return compare_command(args)
-        if args.command == "guardrail-eval":
-            from langchain_jev.cli._guardrail_eval import guardrail_eval_command
-
-            return guardrail_eval_command(args)
-        if args.command == "deploy":
-            from langchain_jev.cli._deploy import deploy_command
-
-            return deploy_command(args)
-        if args.command == "monitor":
-            from langchain_jev.cli._monitor import monitor_command
-
-            return monitor_command(args)
+        return int(run(args, parser) if args.with_parser else run(args))
     except KeyboardInterrupt:
         sys.stderr.write(f"\n{PROG}: interrupted\n")
         return EXIT_INTERRUPTED
@@ -102,8 +63,6 @@ def main(argv: Sequence[str] | None = None) -> int:
             "(please report it; LANGCHAIN_JEV_DEBUG=1 shows the traceback)\n"
         )
         return EXIT_INTERNAL
-    parser.print_help(sys.stderr)
-    return EXIT_BAD_INPUT
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -131,7 +90,9 @@ def _parser() -> argparse.ArgumentParser:
     from langchain_jev.cli import (
         _simulate as simulate,
     )
-    from langchain_jev.cli._arguments import exit_codes_epilog, positive_int, rate
+    from langchain_jev.cli._arguments import add_command, exit_codes_epilog, positive_int, rate
+    from langchain_jev.cli._validate import schema
+    from langchain_jev.cli._validate import validate as validate_file
 
     parser = argparse.ArgumentParser(
         prog=PROG,
@@ -141,15 +102,26 @@ def _parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"{PROG} {_version()}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
-    commands.add_parser("schema", help="print the JSON Schema of judge files")
-    validate = commands.add_parser(
+    add_command(
+        commands,
+        "schema",
+        lambda _args: schema(),
+        help="print the JSON Schema of judge files",
+        epilog=None,
+        formatter_class=argparse.HelpFormatter,
+    )
+    validate = add_command(
+        commands,
         "validate",
+        lambda args: validate_file(args.judge),
         help="check a judge file as judge would, importing none of its code, asking no model",
         description=(
             "Check a judge file with every check that building the judge runs (a file judge refuses "
             "is refused here, with the same message), importing none of the code it names and asking "
             "no model; list the code it names."
         ),
+        epilog=None,
+        formatter_class=argparse.HelpFormatter,
     )
     validate.add_argument("judge", metavar="SPEC", help="the judge file (YAML or JSON)")
     from langchain_jev.cli._judges import add_parser

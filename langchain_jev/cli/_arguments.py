@@ -1,4 +1,8 @@
-"""The command line's argument types (argparse ``type=`` readers) and the exit codes' help text.
+"""The command line's argument plumbing: a command's parser, argparse ``type=`` readers, the exit codes' help.
+
+`add_command` adds one command's parser, the command it runs kept on it (``args.run``), so
+``main`` dispatches with no list of its own; `preflight` is the check every command writing
+files makes before it reads a row (no output over an input, an HTML report that can be drawn).
 
 Each reader turns one option's text into its value or raises
 ``argparse.ArgumentTypeError`` with a message naming what was wrong.
@@ -13,9 +17,11 @@ from typing import Any
 
 from langchain_jev._extras import install_hint
 from langchain_jev.datasets._exit_codes import EXIT_CODES
+from langchain_jev.datasets._paths import clash
 
 __all__ = [
     "add_allow_code",
+    "add_command",
     "add_model_options",
     "add_pacing_options",
     "base_url",
@@ -25,6 +31,7 @@ __all__ = [
     "non_negative_int",
     "positive_float",
     "positive_int",
+    "preflight",
     "rate",
     "workers",
 ]
@@ -127,6 +134,27 @@ def exit_codes_epilog() -> str:
     for code, meaning in EXIT_CODES.items():
         lines.extend(textwrap.wrap(meaning, 78, initial_indent=f"  {code:<4}", subsequent_indent=" " * 6))
     return "\n".join(lines)
+
+
+def add_command(
+    commands: Any, name: str, run: Callable[..., int], *, with_parser: bool = False, **options: Any
+) -> argparse.ArgumentParser:
+    """Add the command ``name`` to the subparsers and return its parser; ``main`` calls ``run``.
+
+    ``run`` takes the parsed arguments (and the whole parser when ``with_parser``, to print its
+    usage). The help keeps its own line breaks and lists the exit codes, unless ``options``
+    (what ``add_parser`` takes) say otherwise.
+    """
+    options.setdefault("epilog", exit_codes_epilog())
+    options.setdefault("formatter_class", argparse.RawDescriptionHelpFormatter)
+    parser: argparse.ArgumentParser = commands.add_parser(name, **options)
+    parser.set_defaults(run=run, with_parser=with_parser)
+    return parser
+
+
+def preflight(inputs: list[Any], outputs: list[Any], html: str | None) -> str | None:
+    """What stops a command before it reads a row: an output over an input, or HTML it cannot draw."""
+    return clash(inputs, outputs) or html_unavailable(html)
 
 
 def add_model_options(parser: argparse.ArgumentParser) -> Any:

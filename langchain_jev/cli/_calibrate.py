@@ -23,6 +23,8 @@ import tempfile
 from collections.abc import Mapping, Sequence
 from typing import Any, TextIO
 
+from langchain_jev.cli._arguments import add_command
+
 __all__ = ["DEFINITIONS", "add_parser", "calibrate_command"]
 
 DEFINITIONS: dict[str, str] = {
@@ -53,13 +55,17 @@ DEFINITIONS: dict[str, str] = {
 
 def add_parser(commands: Any, judge: argparse.ArgumentParser, rate: Any, positive_int: Any) -> None:
     """Add the ``calibrate`` subcommand: the options of ``judge`` and its own."""
-    parser = commands.add_parser(
+    parser = add_command(
+        commands,
         "calibrate",
+        calibrate_command,
+        with_parser=True,
         parents=[judge],
         conflict_handler="resolve",
         help="measure a judge file against human labels and suggest thresholds",
         description=__doc__.split("\n\n", 1)[1].replace("\n", " ") if __doc__ else None,
         epilog="exit codes: 0 ok; 2 bad input (unreadable labels or files); 3 rows could not be judged",
+        formatter_class=argparse.HelpFormatter,
     )
     own = parser.add_argument_group("calibration")
     own.add_argument(
@@ -121,12 +127,12 @@ def calibrate_command(
     from langchain_jev._errors import CalibrationError, DatasetError, RedecideError, ResultsError
     from langchain_jev.calibration._labels import label_records
     from langchain_jev.calibration._measure import build_calibration
-    from langchain_jev.cli._arguments import html_unavailable
+    from langchain_jev.cli._arguments import preflight
     from langchain_jev.cli._judge import judge_files
     from langchain_jev.datasets import _strict_json as strict_json
     from langchain_jev.datasets._exit_codes import EXIT_BAD_INPUT, EXIT_MODEL_ERRORS, EXIT_OK, bad_input
     from langchain_jev.datasets._options import allow_code
-    from langchain_jev.datasets._paths import FileRole, clash
+    from langchain_jev.datasets._paths import FileRole
     from langchain_jev.datasets._redecide import NoRequestModel, read_to_redecide
     from langchain_jev.datasets._stored import read_results
     from langchain_jev.datasets._writing import write_atomic
@@ -139,12 +145,9 @@ def calibrate_command(
     if args.results:
         inputs.append(FileRole("--results", args.results))
     outputs += [FileRole("--write-judge", args.write_judge), FileRole("--json", args.json)]
-    problem = clash(inputs, outputs)
+    problem = preflight(inputs, outputs, args.html)
     if problem is not None:
         return fail(problem)
-    unavailable = html_unavailable(args.html)
-    if unavailable:
-        return fail(unavailable)
     try:
         overall, per_criterion = parse_labels(args.label)
     except CalibrationError as error:

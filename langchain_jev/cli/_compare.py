@@ -36,15 +36,23 @@ __all__ = ["add_parser", "compare_command", "display_judge", "head_to_head_comma
 
 def add_parser(commands: Any) -> None:
     """Add the ``compare`` subcommand to the command line's subparsers."""
-    from langchain_jev.cli._arguments import add_allow_code, add_model_options, add_pacing_options
+    from langchain_jev.cli._arguments import (
+        add_allow_code,
+        add_command,
+        add_model_options,
+        add_pacing_options,
+    )
 
-    parser = commands.add_parser(
+    parser = add_command(
+        commands,
         "compare",
+        compare_command,
         help="compare two results files of the same dataset: pass rates, noise, flipped rows; "
         "or (--judge) their answers head to head",
         description=" ".join(__doc__.split("\n\n")[1:3]).replace("\n", " ") if __doc__ else None,
         epilog="exit codes: 0 compared; 2 bad input (unreadable files, different datasets, a bad judge "
         "file, a row whose state cannot be read); 3 with --judge, rows the model could not compare",
+        formatter_class=argparse.HelpFormatter,
     )
     parser.add_argument("a", metavar="A", help="the earlier results file (of `langchain-jev judge`)")
     parser.add_argument("b", metavar="B", help="the newer results file, of the same dataset")

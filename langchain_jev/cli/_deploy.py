@@ -25,10 +25,12 @@ __all__ = ["add_parser", "deploy_command"]
 
 def add_parser(commands: Any) -> None:
     """Add the ``deploy`` command to the command line's subparsers."""
-    from langchain_jev.cli._arguments import add_allow_code, rate
+    from langchain_jev.cli._arguments import add_allow_code, add_command, rate
 
-    deploy = commands.add_parser(
+    deploy = add_command(
+        commands,
         "deploy",
+        deploy_command,
         help="deploy a judge as a LangSmith online evaluator (a rule LangSmith runs on live runs)",
         description=(
             "Create a LangSmith decision-model rule from a judge file: each question criterion "

@@ -16,9 +16,9 @@ import sys
 from typing import Any
 
 from langchain_jev.cli._arguments import (
+    add_command,
     add_model_options,
     add_pacing_options,
-    exit_codes_epilog,
     html_unavailable,
 )
 from langchain_jev.datasets._exit_codes import (
@@ -35,8 +35,10 @@ __all__ = ["add_parser", "guardrail_eval_command"]
 
 def add_parser(commands: Any) -> argparse.ArgumentParser:
     """Add the ``guardrail-eval`` subcommand to the subparsers; return its parser."""
-    parser: argparse.ArgumentParser = commands.add_parser(
+    parser = add_command(
+        commands,
         "guardrail-eval",
+        guardrail_eval_command,
         help="measure a guardrail on labelled rows: catch rate, false refusals, time per check",
         description=(
             "Run a hazard battery over DATA (JSONL, JSON or CSV), one request per row, and report\n"
@@ -47,7 +49,6 @@ def add_parser(commands: Any) -> argparse.ArgumentParser:
             "--categories-field) or the categories it violates. --out is the results file; --resume\n"
             "finishes a stopped run of the same battery."
         ),
-        epilog=exit_codes_epilog(),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("data", metavar="DATA", help="the labelled rows: .jsonl, .json or .csv")

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 from langchain_jev.cli._arguments import (
     add_allow_code,
+    add_command,
     add_model_options,
     add_pacing_options,
     exit_codes_epilog,
@@ -61,8 +62,11 @@ __all__ = [
 
 def add_parser(commands: Any) -> argparse.ArgumentParser:
     """Add the ``judge`` subcommand to the subparsers; return its parser (``calibrate`` takes its options)."""
-    judge: argparse.ArgumentParser = commands.add_parser(
+    judge = add_command(
+        commands,
         "judge",
+        judge_command,
+        with_parser=True,
         help="run a judge file over a dataset",
         description=(
             "Run a judge file over DATA (JSONL, a JSON array, or CSV), one result line per row.\n"

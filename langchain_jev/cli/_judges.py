@@ -13,18 +13,24 @@ import sys
 import textwrap
 from typing import Any
 
+from langchain_jev.cli._arguments import add_command
+
 __all__ = ["add_parser", "listing", "run"]
 
 
 def add_parser(commands: Any) -> None:
     """Add the ``judges`` command (with ``show NAME``) to the command line's subparsers."""
-    judges = commands.add_parser(
+    judges = add_command(
+        commands,
         "judges",
+        run,
+        epilog=None,
         help="list the prebuilt judges, or print one (judges show NAME)",
         description=(
             "The prebuilt judges, each a judge file shipped with the package: pass its name to "
             "`judge --judge NAME`, or print it with `judges show NAME` to copy and edit."
         ),
+        formatter_class=argparse.HelpFormatter,
     )
     actions = judges.add_subparsers(dest="action", metavar="ACTION")
     show = actions.add_parser("show", help="print a prebuilt judge's file")

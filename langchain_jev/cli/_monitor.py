@@ -16,6 +16,7 @@ from typing import Any
 
 from langchain_jev.cli._arguments import (
     add_allow_code,
+    add_command,
     add_model_options,
     add_pacing_options,
     exit_codes_epilog,
@@ -30,8 +31,10 @@ __all__ = ["add_parser", "monitor_command"]
 
 def add_parser(commands: Any) -> argparse.ArgumentParser:
     """Add the ``monitor`` subcommand to the subparsers; return its parser."""
-    parser: argparse.ArgumentParser = commands.add_parser(
+    parser = add_command(
+        commands,
         "monitor",
+        monitor_command,
         help="judge a LangSmith project's new traced runs, writing feedback once per run",
         description=(
             "Judge the new root runs of a LangSmith project (or those --filter chooses) with a judge\n"

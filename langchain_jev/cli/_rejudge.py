@@ -21,10 +21,12 @@ __all__ = ["add_parser", "rejudge"]
 
 def add_parser(commands: Any, rate: Any) -> None:
     """Add the ``rejudge`` subcommand to the command line's subparsers (``rate`` parses --fail-under)."""
-    from langchain_jev.cli._arguments import add_allow_code
+    from langchain_jev.cli._arguments import add_allow_code, add_command
 
-    parser = commands.add_parser(
+    parser = add_command(
+        commands,
         "rejudge",
+        rejudge,
         help="decide stored answers again under another judge file (no requests)",
         description=(
             "Decide the answers stored in RESULTS (a results file of `langchain-jev judge`) again "
@@ -33,6 +35,7 @@ def add_parser(commands: Any, rate: Any) -> None:
         ),
         epilog="exit codes: 0 ok; 1 pass rate under --fail-under; 2 bad input (or a changed question); "
         "3 some rows had not been judged",
+        formatter_class=argparse.HelpFormatter,
     )
     parser.add_argument("results", metavar="RESULTS", help="a results file of `langchain-jev judge`")
     parser.add_argument("--judge", required=True, metavar="SPEC", help="the judge file (YAML or JSON)")
@@ -52,10 +55,10 @@ def rejudge(args: argparse.Namespace, stdout: TextIO | None = None, stderr: Text
     stdout, stderr = stdout or sys.stdout, stderr or sys.stderr
     from langchain_jev import JudgeSpecError
     from langchain_jev._errors import RedecideError, ResultsError
-    from langchain_jev.cli._arguments import html_unavailable
+    from langchain_jev.cli._arguments import preflight
     from langchain_jev.datasets._exit_codes import bad_input, exit_code
     from langchain_jev.datasets._options import allow_code
-    from langchain_jev.datasets._paths import FileRole, clash
+    from langchain_jev.datasets._paths import FileRole
     from langchain_jev.datasets._redecide import NoRequestModel, read_to_redecide, redecide_records
     from langchain_jev.datasets._tally import Tally, format_table, summary_lines
     from langchain_jev.spec import load_spec
@@ -66,12 +69,9 @@ def rejudge(args: argparse.Namespace, stdout: TextIO | None = None, stderr: Text
     inputs = [FileRole("RESULTS", args.results)]
     if os.path.isfile(args.judge):
         inputs.append(FileRole("--judge", args.judge))
-    problem = clash(inputs, [FileRole("--out", args.out), FileRole("--html", args.html)])
+    problem = preflight(inputs, [FileRole("--out", args.out), FileRole("--html", args.html)], args.html)
     if problem is not None:
         return fail(problem)
-    unavailable = html_unavailable(args.html)
-    if unavailable:
-        return fail(unavailable)
     try:
         spec = load_spec(args.judge)
         judge = spec.build(NoRequestModel(), allow_code=allow_code(args.allow_code))

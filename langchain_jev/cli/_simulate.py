@@ -16,8 +16,8 @@ from typing import Any
 
 from langchain_jev.cli._arguments import (
     add_allow_code,
+    add_command,
     add_model_options,
-    exit_codes_epilog,
     html_unavailable,
     positive_int,
     rate,
@@ -41,8 +41,11 @@ def _fraction(text: str) -> float:
 
 def add_parser(commands: Any) -> argparse.ArgumentParser:
     """Add the ``simulate`` subcommand to the subparsers; return its parser."""
-    parser: argparse.ArgumentParser = commands.add_parser(
+    parser = add_command(
+        commands,
         "simulate",
+        simulate_command,
+        with_parser=True,
         help="run a simulated conversation per row of personas and goals, each turn judged",
         description=(
             "Run a conversation between --app and a simulated user per row of DATA (JSONL, a JSON\n"
@@ -52,7 +55,6 @@ def add_parser(commands: Any) -> argparse.ArgumentParser:
             "turn's verdict is the row's. --out is judge's results file: --resume runs only the\n"
             "conversations not recorded, --html draws its report, compare reads it."
         ),
-        epilog=exit_codes_epilog(),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("data", metavar="DATA", help="the personas and goals: .jsonl, .json or .csv")

@@ -70,9 +70,7 @@ def _decodings(data: bytes, *, declared: bool = False) -> Iterator[str]:
     when the bytes were ``declared`` a payload or may be Western text (`_western`):
     a guess at a short run in prose must not read every identifier as text.
     """
-    with contextlib.suppress(UnicodeDecodeError):
-        yield data.decode("utf-8")
-    yield from _utf8_within(data)
+    yield from _utf8(data)
     for mark, codec in _BOMS:
         if data.startswith(mark):
             yield data[len(mark) :].decode(codec, errors="replace")
@@ -106,17 +104,27 @@ def _utf8_within(data: bytes) -> Iterator[str]:
                     return
 
 
-def as_text(data: bytes, *, declared: bool = False, within: bool = True) -> str | None:
+def as_text(data: bytes, *, declared: bool = False, within: bool = True, guess: bool = True) -> str | None:
     """``data`` as text when, in some encoding a reader may read it as (`_decodings`), it reads as text.
 
     Bytes that are not text as a whole may still carry it (words between NULs or any binary
     padding): unless ``within`` is False (a media file, which a model sees, not reads), what
     they spell is read as the text runs in them (`_text_runs`), so padding never hides words.
+    With ``guess`` False the bytes are read as UTF-8 only (whole, or with stray edge bytes
+    cut): for a run that is some other encoding's by its shape, whose bytes as base64 are
+    noise that a code page or a word among noise would read as text at any length.
     """
     if not data:
         return None
-    read = next((text for text in _decodings(data, declared=declared) if printable(text)), None)
-    return read if read is not None or not within else _text_runs(data)
+    decodings = _decodings(data, declared=declared) if guess else _utf8(data)
+    read = next((text for text in decodings if printable(text)), None)
+    return read if read is not None or not within or not guess else _text_runs(data)
+
+
+def _utf8(data: bytes) -> Iterator[str]:
+    with contextlib.suppress(UnicodeDecodeError):
+        yield data.decode("utf-8")
+    yield from _utf8_within(data)
 
 
 _NOT_TEXT = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ufffd]+")

@@ -201,14 +201,21 @@ def _words(text: str) -> bool:
     return spelled or ASCII_WORD.search(text) is not None
 
 
+_HEX_ONLY = re.compile(r"[0-9A-Fa-f\s]+")
+"""A run of hex digits alone (hashes, dumps), which the hex reader reads; as base64 its bytes are noise."""
+
+
 def _base64_runs(text: str) -> Iterator[str]:
     for match in _BASE64.finditer(text):
         run = "".join(match.group(0).split())
         if len(run) < 16 and _ENCODED.search(run) is None:  # a word ("Question"), not an encoding
             continue
+        # base64 spelt in hex digits only is still read, as UTF-8: a guess at its noise would read
+        # a list of hashes as pages of accented text, read again and again until the budget refuses
+        guess = _HEX_ONLY.fullmatch(run) is None
         for start in range(4):  # the run may begin inside a word or a window: every alignment is read
             data = _b64(run[start:])
-            read = as_text(data) if data is not None else None
+            read = as_text(data, guess=guess) if data is not None else None
             if read is not None and (len(run) >= 32 or _words(read)):  # a short run spells words
                 yield read
 

@@ -27,7 +27,6 @@ open, so nothing of a draft outlives the step.
 from __future__ import annotations
 
 import asyncio
-import contextvars
 import threading
 from collections.abc import Awaitable, Callable, Generator, Mapping, Sequence
 from dataclasses import dataclass
@@ -40,6 +39,7 @@ from langchain_core.runnables.config import ensure_config
 from langchain_core.runnables.utils import coro_with_context
 
 from langchain_jev.guardrails._calls import ReleasedCalls
+from langchain_jev.guardrails._deadline import late, within
 from langchain_jev.guardrails._draft import Draft
 from langchain_jev.guardrails._hidden import (
     DEFAULT_TRACERS,
@@ -235,40 +235,6 @@ def _run_coroutine(awaitable: Awaitable[Any]) -> None:
         raise failure[0]
 
 
-def _late(timeout: float) -> str:
-    return f"the safety check did not finish within {timeout:g} s"
-
-
-def within(timeout: float | None, call: Callable[[], T]) -> T:
-    """``call()``, or `TimeoutError` when it has not returned within ``timeout`` seconds.
-
-    The call runs in a daemon thread with this context (its config, its trace
-    parent); past the deadline it is left to finish on its own and its result is dropped.
-    """
-    if timeout is None:
-        return call()
-    context = contextvars.copy_context()
-    outcome: list[tuple[bool, Any]] = []
-    done = threading.Event()
-
-    def target() -> None:
-        try:
-            outcome.append((True, context.run(call)))
-        except BaseException as error:
-            outcome.append((False, error))
-        finally:
-            done.set()
-
-    threading.Thread(target=target, name="jev-guardrail-check", daemon=True).start()
-    if not done.wait(timeout):
-        raise TimeoutError(_late(timeout))
-    ok, value = outcome[0]
-    if not ok:
-        raise value
-    result: T = value
-    return result
-
-
 def _call(step: Call) -> Any:
     if not step.hidden:
         return step.invoke(ensure_config(step.config))
@@ -307,7 +273,7 @@ async def _aask(step: Ask) -> Any:
         except TimeoutError as error:
             if type(error) is not TimeoutError:  # the model's own timeout error
                 raise
-            raise TimeoutError(_late(step.timeout)) from None
+            raise TimeoutError(late(step.timeout)) from None
 
 
 def _step(procedure: Procedure[T], sent: Any, failed: Exception | None) -> tuple[bool, Any]:

@@ -27,7 +27,7 @@ from typesafe_sdk import (
     TypeSafeUnprocessableEntityError,
 )
 
-from tests.support.faults import Rig, Step, decide, good_body, judge_over, rig_named
+from tests.support.faults import TIMEOUT, Rig, Step, decide, good_body, judge_over, rig_named
 
 pytestmark = pytest.mark.slow  # a fault matrix: `-m 'not slow'` leaves it out
 
@@ -96,7 +96,7 @@ PERSISTENT_FAULTS = {
         "Connection error: .*(disconnected|closed)",
     ),
     "connection reset": (Step(reset=True), TypeSafeAPIConnectionError, "Connection error: "),
-    "timeout": (Step(stall=True), TypeSafeAPITimeoutError, r"Request timed out \(timeout=0.5\)"),
+    "timeout": (Step(stall=True), TypeSafeAPITimeoutError, rf"Request timed out \(timeout={TIMEOUT}\)"),
 }
 
 

@@ -34,9 +34,10 @@ API_KEY = "sk-reliability-7f3a9c2e51d84b06"
 """A recognisable key: the secrets tests look for it everywhere."""
 
 RETRY_COUNT = "x-typesafe-retry-count"
-TIMEOUT = 0.5
-"""The client timeout of the rigs (seconds): long for loopback, short for a stall."""
-STALL = 2.0
+TIMEOUT = 1.0
+"""The client timeout of the rigs (seconds): short for a stall, and long for a loopback answer on a loaded
+machine (at 0.5 s an answered retry timed out with seven processes on two cores)."""
+STALL = 4.0
 """How long a stalled server waits before answering (well past `TIMEOUT`)."""
 
 TINY_RETRY = RetryPolicy(max_retries=2, backoff_initial=0.001, backoff_max=0.002, backoff_jitter=0.0)

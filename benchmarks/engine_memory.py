@@ -30,7 +30,8 @@ from _common import Row, print_table, row
 from langchain_core.decisions import Choice, Noul
 from typesafe_sdk import AsyncTypeSafeClient, RetryPolicy, TypeSafeClient
 
-from langchain_jev import JevCriterion, JevDecisionModel, JevJudge, JevJudgeInput
+from langchain_jev import JevCriterion, JevJudge, JevJudgeInput
+from langchain_jev.models import JevDecisionModel
 
 WARM_UP = 200
 VERDICTS = 1000

@@ -28,7 +28,8 @@ from _common import Row, interleaved, load_row, print_table, row
 from langchain_core.decisions import Noul
 from typesafe_sdk import RetryPolicy, TypeSafeClient
 
-from langchain_jev import JevCriterion, JevDecisionModel, JevJudge, JevJudgeInput
+from langchain_jev import JevCriterion, JevJudge, JevJudgeInput
+from langchain_jev.models import JevDecisionModel
 
 SIZES = (1, 10, 50, 200, 1000)
 GOALS = {10: 1.5, 50: 1.3}

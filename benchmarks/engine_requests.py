@@ -29,7 +29,8 @@ from _common import Row, print_table, row
 from langchain_core.decisions import Choice, Noul, Score
 from typesafe_sdk import RetryPolicy, TypeSafeClient
 
-from langchain_jev import JevCriterion, JevDecisionModel, JevJudge, JevJudgeInput, JevVerdict
+from langchain_jev import JevCriterion, JevJudge, JevJudgeInput, JevVerdict
+from langchain_jev.models import JevDecisionModel
 
 VERDICTS = 40
 TOKEN_RATIO_GOAL = 3.0

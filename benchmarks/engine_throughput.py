@@ -32,7 +32,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import Row, print_table, row, served_url
 from langchain_core.decisions import Choice, Noul
 
-from langchain_jev import JevCriterion, JevDecisionModel, JevJudge
+from langchain_jev import JevCriterion, JevJudge
+from langchain_jev.models import JevDecisionModel
 
 CONCURRENCY = 32
 DELAY = 0.1

@@ -56,10 +56,10 @@ from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResu
 from langchain_core.runnables import RunnableLambda
 from langgraph.graph import END, START, MessagesState, StateGraph
 
-from langchain_jev import JevDecisionModel
 from langchain_jev.graph import GuardrailState, create_guarded_model_node
 from langchain_jev.guardrails import HazardBattery
 from langchain_jev.middleware import JevGuardrailMiddleware
+from langchain_jev.models import JevDecisionModel
 
 LATENCY = 0.3
 JUDGE_DELAY = 0.1

@@ -30,11 +30,11 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from langchain_core.runnables import RunnableLambda
 from typesafe_sdk import RetryPolicy, TypeSafeClient
 
-from langchain_jev import JevDecisionModel
 from langchain_jev.graph import guard_model
 from langchain_jev.guardrails import HAZARDS, HazardBattery
 from langchain_jev.guardrails._judged import input_subject
 from langchain_jev.guardrails._rail import GuardrailRail
+from langchain_jev.models import JevDecisionModel
 
 GOAL = 1.3
 

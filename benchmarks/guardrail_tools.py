@@ -41,10 +41,10 @@ from langchain_core.tools import tool
 from langgraph.graph import START, MessagesState, StateGraph
 from langgraph.prebuilt import ToolNode, tools_condition
 
-from langchain_jev import JevDecisionModel
 from langchain_jev.graph import GuardrailState, create_guarded_model_node, create_guarded_tool_node
 from langchain_jev.guardrails import HAZARDS, HazardBattery
 from langchain_jev.middleware import JevGuardrailMiddleware
+from langchain_jev.models import JevDecisionModel
 from langchain_jev.testing import ScriptedDecisionModel
 
 ROUNDS = 7

@@ -48,7 +48,7 @@ _CHILD = """
 import json, resource, sys, time
 from langchain_core.decisions import Noul
 from typesafe_sdk import RetryPolicy
-from langchain_jev import JevDecisionModel
+from langchain_jev.models import JevDecisionModel
 model = JevDecisionModel(api_key="sk-bench-0123456789", base_url=sys.argv[1], timeout=float(sys.argv[2]),
                          retry=RetryPolicy(max_retries=0))
 before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss

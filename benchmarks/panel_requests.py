@@ -35,7 +35,9 @@ from _common import Row, interleaved, print_table, row
 from langchain_core.decisions import Noul
 from typesafe_sdk import AsyncTypeSafeClient, RetryPolicy, TypeSafeClient
 
-from langchain_jev import JevCriterion, JevDecisionModel, JevJudge, JuryDecisionModel, pairwise_judge
+from langchain_jev import JevCriterion, JevJudge
+from langchain_jev.models import JevDecisionModel, JuryDecisionModel
+from langchain_jev.pairwise import pairwise_judge
 
 PAIRS = 20
 LATENCY = 0.05

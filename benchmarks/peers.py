@@ -67,7 +67,8 @@ from langchain_core.utils.function_calling import convert_to_openai_tool
 from pydantic import PrivateAttr
 from typesafe_sdk import AsyncTypeSafeClient, RetryPolicy, TypeSafeClient
 
-from langchain_jev import ChatModelDecisionModel, JevCriterion, JevDecisionModel, JevJudge, JevJudgeInput
+from langchain_jev import ChatModelDecisionModel, JevCriterion, JevJudge, JevJudgeInput
+from langchain_jev.models import JevDecisionModel
 
 PEERS = ("jevals", "pytest_jev", "openevals", "deepeval")
 KEY = "sk-bench"

@@ -26,8 +26,9 @@ from _common import Row, print_table, row
 from engine_requests import BillingJev
 from typesafe_sdk import RetryPolicy, TypeSafeClient
 
-from langchain_jev import JevDecisionModel, JevJudge, JevJudgeInput, JevVerdict
+from langchain_jev import JevJudge, JevJudgeInput, JevVerdict
 from langchain_jev.judges import judge_names, prebuilt_judge
+from langchain_jev.models import JevDecisionModel
 
 CONTEXT = [
     "[1] Met Eireann forecasts rain for Dublin tomorrow from 9am, easing to showers by late afternoon.",

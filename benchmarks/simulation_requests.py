@@ -38,7 +38,8 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from langchain_core.runnables import RunnableLambda
 from typesafe_sdk import AsyncTypeSafeClient, RetryPolicy, TypeSafeClient
 
-from langchain_jev import JevCriterion, JevDecisionModel, JevJudge
+from langchain_jev import JevCriterion, JevJudge
+from langchain_jev.models import JevDecisionModel
 from langchain_jev.simulation import simulate, simulated_user, turn_input
 
 TURNS = 5

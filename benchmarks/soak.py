@@ -49,16 +49,10 @@ from langchain_core.messages import AIMessage, HumanMessage
 from langsmith.run_trees import RunTree
 from typesafe_sdk import AsyncTypeSafeClient, RetryPolicy, TypeSafeClient
 
-from langchain_jev import (
-    CachedDecisionModel,
-    JevCriterion,
-    JevDecisionModel,
-    JevJudge,
-    JuryDecisionModel,
-    SQLiteCache,
-)
+from langchain_jev import JevCriterion, JevJudge
 from langchain_jev.guardrails._ledger import Ledger
 from langchain_jev.langsmith import DEFAULT_RECORDS, JevRunEvaluator
+from langchain_jev.models import CachedDecisionModel, JevDecisionModel, JuryDecisionModel, SQLiteCache
 from langchain_jev.models._cache import DEFAULT_MEMORY_ENTRIES
 from langchain_jev.models._member_calls import MAX_LATE_CALLS
 from langchain_jev.models._transport import AsyncBoundedTransport

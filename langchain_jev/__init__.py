@@ -11,10 +11,11 @@ The engine: `JevJudge`, `JevCriterion`, `JevJudgeInput` (the state fields),
 
 The spokes, each a thin adapter around a judge:
 
-- LangSmith: `JevRunEvaluator` (``JevRunEvaluator(judge)``), one feedback key per
-  criterion, and `jev_summary_evaluator` for pass rates; `PairwiseJudge`
-  (``pairwise_judge(judge)`` or ``pairwise_judge(criteria, model)``) compares two
-  answers, or two experiments with ``evaluate_comparative``.
+- LangSmith: ``langchain_jev.langsmith.JevRunEvaluator`` (``JevRunEvaluator(judge)``), one
+  feedback key per criterion, and ``langchain_jev.langsmith.jev_summary_evaluator`` for pass
+  rates; ``langchain_jev.pairwise.PairwiseJudge`` (``pairwise_judge(judge)`` or
+  ``pairwise_judge(criteria, model)``) compares two answers, or two experiments with
+  ``evaluate_comparative``.
 - StringEvaluator: ``langchain_jev.evaluation.JevStringEvaluator`` (extra ``classic``).
 - Self-refine: ``langchain_jev.graph.create_self_refine_graph`` (LangGraph) and
   ``langchain_jev.middleware.JevSelfRefineMiddleware`` (agents, extra ``middleware``).
@@ -24,15 +25,15 @@ The spokes, each a thin adapter around a judge:
   guardrail errors are the package's own (``GuardrailRefusedError`` and its siblings).
 - pytest: ``langchain_jev.testing.assert_judged``, ``ScriptedDecisionModel`` and the
   plugin's ``jev_model`` fixture with ``--jev-require`` and ``--jev-cache``.
-- Judge files: `load_judge` (YAML or JSON) and the ``langchain-jev`` command.
+- Judge files: ``langchain_jev.spec.load_judge`` (YAML or JSON) and the ``langchain-jev`` command.
 - Prebuilt judges: ``langchain_jev.judges`` (RAG, correctness, agent trajectories,
   conversation, summaries, sensitive data), also by name: ``load_judge("rag")``.
 
-Decision models: `JevDecisionModel` (Jev, from ``TYPESAFE_API_KEY``,
+Decision models: ``langchain_jev.models.JevDecisionModel`` (Jev, from ``TYPESAFE_API_KEY``,
 ``TYPESAFE_DEFAULT_MODEL`` and ``TYPESAFE_BASE_URL``), `ChatModelDecisionModel`
 (any LangChain chat model), `TypeSafeClassifierDecisionModel`, any
-``BaseDecisionModel``, `JuryDecisionModel` (a panel of them, asked at once), and
-`CachedDecisionModel` in front of any of them.
+``BaseDecisionModel``, ``langchain_jev.models.JuryDecisionModel`` (a panel of them, asked at
+once), and ``langchain_jev.models.CachedDecisionModel`` in front of any of them.
 
 Example:
     >>> from langchain_core.decisions import Noul
@@ -58,21 +59,21 @@ from langchain_jev._moved import move_method as _move_method
 _install_moved_paths()  # old module paths still import, with a warning, until 0.2 (langchain_jev._moved)
 
 
-def _run_evaluator(judge: JevJudge, **options: Any) -> JevRunEvaluator:
+def _run_evaluator(judge: JevJudge, **options: Any) -> Any:  # a langchain_jev.langsmith.JevRunEvaluator
     from langchain_jev.langsmith import JevRunEvaluator
 
     return JevRunEvaluator(judge, **options)
 
 
-def _pairwise(judge: JevJudge, model: Any = None) -> PairwiseJudge:
+def _pairwise(judge: JevJudge, model: Any = None) -> Any:  # a langchain_jev.pairwise.PairwiseJudge
     from langchain_jev.pairwise._build import pairwise_judge
 
     return pairwise_judge(judge, model)
 
 
 # The engine's old spoke methods, wired here so the engine imports no spoke (until 0.2)
-_move_method("JevJudge.as_evaluator", "JevRunEvaluator(judge)", _run_evaluator)
-_move_method("JevJudge.pairwise", "pairwise_judge(judge)", _pairwise)
+_move_method("JevJudge.as_evaluator", "JevRunEvaluator(judge) from langchain_jev.langsmith", _run_evaluator)
+_move_method("JevJudge.pairwise", "pairwise_judge(judge) from langchain_jev.pairwise", _pairwise)
 
 if TYPE_CHECKING:
     from langchain_jev._conversation import input_from_messages
@@ -106,16 +107,8 @@ if TYPE_CHECKING:
     from langchain_jev._runs import judge_input_from_run
     from langchain_jev._statements import Statement, statement_criteria
     from langchain_jev._verdict import JevFinding, JevVerdict, Outcome
-    from langchain_jev.langsmith import JevRunEvaluator, jev_summary_evaluator
-    from langchain_jev.models._cache import CachedDecisionModel, DecisionCache, InMemoryCache, SQLiteCache
     from langchain_jev.models._chat import ChatModelDecisionModel
-    from langchain_jev.models._jev import JevDecisionModel
-    from langchain_jev.models._jury import JuryDecisionModel
-    from langchain_jev.models._response import DecisionResponse
     from langchain_jev.models._typesafe_classifier import TypeSafeClassifierDecisionModel
-    from langchain_jev.pairwise._build import pairwise_judge
-    from langchain_jev.pairwise._judge import PairwiseJudge
-    from langchain_jev.spec import JudgeSpec, judge_schema, load_judge
 
 __version__ = "0.1.0"
 
@@ -123,98 +116,70 @@ __version__ = "0.1.0"
 _EXPORTS: dict[str, str] = {
     "ANSWER_FIELD": "langchain_jev._input",
     "CONTEXT_FIELD": "langchain_jev._input",
-    "CachedDecisionModel": "langchain_jev.models._cache",
     "ChatModelDecisionModel": "langchain_jev.models._chat",
     "ChatModelOutputError": "langchain_jev._errors",
-    "DecisionCache": "langchain_jev.models._cache",
-    "DecisionResponse": "langchain_jev.models._response",
     "EXPECTED_FIELD": "langchain_jev._input",
     "GuardrailBudgetError": "langchain_jev._errors",
     "GuardrailCheckError": "langchain_jev._errors",
     "GuardrailRefusedError": "langchain_jev._errors",
     "GuardrailUndecidedError": "langchain_jev._errors",
-    "InMemoryCache": "langchain_jev.models._cache",
     "JevConfigurationError": "langchain_jev._errors",
     "JevCriterion": "langchain_jev._criteria",
-    "JevDecisionModel": "langchain_jev.models._jev",
     "JevError": "langchain_jev._errors",
     "JevFieldWarning": "langchain_jev._input",
     "JevFinding": "langchain_jev._verdict",
     "JevInputError": "langchain_jev._errors",
     "JevJudge": "langchain_jev._judge",
     "JevJudgeInput": "langchain_jev._input",
-    "JevRunEvaluator": "langchain_jev.langsmith",
     "JevVerdict": "langchain_jev._verdict",
-    "JudgeSpec": "langchain_jev.spec",
-    "JuryDecisionModel": "langchain_jev.models._jury",
     "JudgeSpecError": "langchain_jev._errors",
     "LogprobsUnavailableError": "langchain_jev._errors",
     "MissingCredentialsError": "langchain_jev._errors",
     "Outcome": "langchain_jev._verdict",
-    "PairwiseJudge": "langchain_jev.pairwise._judge",
     "QUESTION_FIELD": "langchain_jev._input",
     "ResponseTooLargeError": "langchain_jev._errors",
-    "SQLiteCache": "langchain_jev.models._cache",
     "Statement": "langchain_jev._statements",
     "TOOL_CALLS_FIELD": "langchain_jev._input",
     "ToolCall": "langchain_jev._input",
     "TypeSafeClassifierDecisionModel": "langchain_jev.models._typesafe_classifier",
     "default_feedback": "langchain_jev._feedback",
     "input_from_messages": "langchain_jev._conversation",
-    "jev_summary_evaluator": "langchain_jev.langsmith",
     "judge_input_from_run": "langchain_jev._runs",
-    "judge_schema": "langchain_jev.spec",
-    "load_judge": "langchain_jev.spec",
-    "pairwise_judge": "langchain_jev.pairwise._build",
     "statement_criteria": "langchain_jev._statements",
 }
 
 __all__ = [
     "ANSWER_FIELD",
     "CONTEXT_FIELD",
-    "CachedDecisionModel",
     "ChatModelDecisionModel",
     "ChatModelOutputError",
-    "DecisionCache",
-    "DecisionResponse",
     "EXPECTED_FIELD",
     "GuardrailBudgetError",
     "GuardrailCheckError",
     "GuardrailRefusedError",
     "GuardrailUndecidedError",
-    "InMemoryCache",
     "JevConfigurationError",
     "JevCriterion",
-    "JevDecisionModel",
     "JevError",
     "JevFieldWarning",
     "JevFinding",
     "JevInputError",
     "JevJudge",
     "JevJudgeInput",
-    "JevRunEvaluator",
     "JevVerdict",
-    "JudgeSpec",
     "JudgeSpecError",
-    "JuryDecisionModel",
     "LogprobsUnavailableError",
     "MissingCredentialsError",
     "Outcome",
-    "PairwiseJudge",
     "QUESTION_FIELD",
     "ResponseTooLargeError",
-    "SQLiteCache",
     "Statement",
     "TOOL_CALLS_FIELD",
     "ToolCall",
     "TypeSafeClassifierDecisionModel",
     "default_feedback",
     "input_from_messages",
-    "jev_summary_evaluator",
     "judge_input_from_run",
-    "judge_schema",
-    "load_judge",
-    "pairwise_judge",
     "statement_criteria",
 ]
 

@@ -141,7 +141,7 @@ class MissingCredentialsError(JevConfigurationError):
 
     Example:
         >>> import os
-        >>> from langchain_jev import JevDecisionModel
+        >>> from langchain_jev.models import JevDecisionModel
         >>> os.environ.pop("TYPESAFE_API_KEY", None) and None
         >>> from langchain_core.decisions import Noul
         >>> jev = JevDecisionModel()  # builds; the key is needed on the first request

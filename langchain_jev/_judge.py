@@ -283,14 +283,14 @@ class JevJudge(RunnableSerializable[JudgeInput, JevVerdict]):
         return config.get("run_name") or self.get_name()
 
     def as_evaluator(self, **options: Any) -> Any:
-        """Deprecated (removed in 0.2): ``JevRunEvaluator(judge, **options)``, from `langchain_jev`.
+        """Deprecated (removed in 0.2): ``JevRunEvaluator(judge, **options)``, from `langchain_jev.langsmith`.
 
         The LangSmith spoke builds its evaluator; the engine imports no spoke.
         """
         return moved_method("JevJudge.as_evaluator", self, **options)
 
     def pairwise(self, model: Any = None) -> Any:
-        """Deprecated (removed in 0.2): ``pairwise_judge(judge, model)``, from `langchain_jev`.
+        """Deprecated (removed in 0.2): ``pairwise_judge(judge, model)``, from `langchain_jev.pairwise`.
 
         The pairwise spoke builds its judge of this judge's questions; the engine imports no spoke.
         """

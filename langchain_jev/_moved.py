@@ -283,15 +283,30 @@ _GUARDRAIL_CORE = (
     "review_token",
 )
 
+_DECISION_MODELS = (
+    "CachedDecisionModel",
+    "DecisionCache",
+    "DecisionResponse",
+    "InMemoryCache",
+    "JevDecisionModel",
+    "JuryDecisionModel",
+    "SQLiteCache",
+)
+
 MOVED_NAMES: dict[str, dict[str, str]] = {
     "langchain_jev.models._jev": {"share_cache": "langchain_jev.models._shared_cache"},  # Jev knows no cache
-    # one face per public name: errors on the root, the guardrail core on guardrails, builders on graph
+    # one face per public name: errors on the root, the guardrail core on guardrails, builders on graph;
+    # a spoke's names on the spoke's face (decision models, LangSmith, judge files, pairwise judges)
     "langchain_jev": {
         "GuardrailSettings": "langchain_jev.guardrails",
         "HazardBattery": "langchain_jev.guardrails",
         "add_guardrail": "langchain_jev.graph",
         "create_guardrail_node": "langchain_jev.graph",
         "create_self_refine_graph": "langchain_jev.graph",
+        **dict.fromkeys(_DECISION_MODELS, "langchain_jev.models"),
+        **dict.fromkeys(("JevRunEvaluator", "jev_summary_evaluator"), "langchain_jev.langsmith"),
+        **dict.fromkeys(("JudgeSpec", "judge_schema", "load_judge"), "langchain_jev.spec"),
+        **dict.fromkeys(("PairwiseJudge", "pairwise_judge"), "langchain_jev.pairwise"),
     },
     "langchain_jev.graph": {
         **dict.fromkeys(_GUARDRAIL_ERRORS, "langchain_jev"),

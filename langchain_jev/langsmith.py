@@ -11,7 +11,8 @@ Example:
     >>> from datetime import datetime, timezone
     >>> from langchain_core.decisions import Noul
     >>> from langsmith.schemas import Run
-    >>> from langchain_jev import JevCriterion, JevJudge, JevRunEvaluator
+    >>> from langchain_jev import JevCriterion, JevJudge
+    >>> from langchain_jev.langsmith import JevRunEvaluator
     >>> from langchain_jev.testing import ScriptedDecisionModel
     >>> judge = JevJudge(
     ...     [JevCriterion.noul("polite", Noul(instructions="Is `assistant_answer` polite?"), 0.7)],

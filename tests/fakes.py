@@ -27,7 +27,7 @@ from langchain_core.tracers.schemas import Run
 from pydantic import Field, PrivateAttr
 from typesafe_sdk import AsyncTypeSafeClient, RetryPolicy, TypeSafeClient
 
-from langchain_jev import JevDecisionModel
+from langchain_jev.models import JevDecisionModel
 
 # ---------------------------------------------------------------- Jev over MockTransport
 

@@ -20,7 +20,8 @@ import pytest
 from langchain_core.decisions import Choice, Noul
 from typesafe_sdk import RetryPolicy, TypeSafeInternalServerError
 
-from langchain_jev import JevCriterion, JevDecisionModel, JevJudge, JevVerdict, Outcome
+from langchain_jev import JevCriterion, JevJudge, JevVerdict, Outcome
+from langchain_jev.models import JevDecisionModel
 from tests.support.faults import API_KEY, HAS_PROC, RETRY_COUNT, sockets_to
 from tests.support.jev_server import Fault, JevServer, Received
 

@@ -304,7 +304,7 @@ def test_the_circle_finder_sees_imports_inside_functions(tmp_path: Path) -> None
 
 def test_the_circle_finder_sees_through_faces_and_the_packages_an_import_runs() -> None:
     # a name taken from a lazy face is an import of the module the face loads it from
-    assert _home("langchain_jev", "JevRunEvaluator") == "langchain_jev.langsmith"
+    assert _home("langchain_jev", "JevJudge") == "langchain_jev._judge"
     assert _home("langchain_jev.models", "CachedDecisionModel").startswith("langchain_jev.models._cache")
     assert _home("langchain_jev", "_feedback") == "langchain_jev._feedback"  # a submodule is itself
     assert _home("langchain_jev", "__version__") == "langchain_jev"  # defined in the face: the face

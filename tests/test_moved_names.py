@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+import re
 import sys
 import warnings
 from collections import defaultdict
@@ -16,25 +17,16 @@ from langchain_jev._moved import MOVED_NAMES
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scripts"))
 from private_line import FACES
 
-KNOWN_ON_TWO_FACES = {
-    # the decision models, the LangSmith evaluators, judge files and pairwise judges are still
-    # exported by the package root beside their subpackage's face (issue 34: left for a later step)
-    "CachedDecisionModel": ("langchain_jev", "langchain_jev.models"),
-    "DecisionCache": ("langchain_jev", "langchain_jev.models"),
-    "DecisionResponse": ("langchain_jev", "langchain_jev.models"),
-    "InMemoryCache": ("langchain_jev", "langchain_jev.models"),
-    "JevDecisionModel": ("langchain_jev", "langchain_jev.models"),
-    "JuryDecisionModel": ("langchain_jev", "langchain_jev.models"),
-    "SQLiteCache": ("langchain_jev", "langchain_jev.models"),
-    "JevRunEvaluator": ("langchain_jev", "langchain_jev.langsmith"),
-    "jev_summary_evaluator": ("langchain_jev", "langchain_jev.langsmith"),
-    "JudgeSpec": ("langchain_jev", "langchain_jev.spec"),
-    "judge_schema": ("langchain_jev", "langchain_jev.spec"),
-    "load_judge": ("langchain_jev", "langchain_jev.spec"),
-    "PairwiseJudge": ("langchain_jev", "langchain_jev.pairwise"),
-    "pairwise_judge": ("langchain_jev", "langchain_jev.pairwise"),
-}
-"""Names still on two faces, each the same object on both; the set only shrinks."""
+ROOT = Path(__file__).resolve().parents[1]
+
+READ = ("langchain_jev", "tests", "docs", "examples", "notebooks", "benchmarks", "scripts", "README.md")
+"""Where a user or the package imports a name: code, its docstrings, the pages, notebooks, benchmarks."""
+
+IMPORT = re.compile(r"from\s+(langchain_jev(?:\.\w+)*)\s+import\s+(\([^)]*\)|[^\n]*)")
+"""``from <face> import <names>``, one line or parenthesised, in code, a doctest, a page or a notebook's JSON."""
+
+KNOWN_ON_TWO_FACES: dict[str, tuple[str, ...]] = {}
+"""Names still on two faces, each the same object on both: none (a spoke's names are on the spoke's face)."""
 
 DISTINCT = {
     "Suggestion": ("langchain_jev.calibration", "langchain_jev.guardrails.quality"),
@@ -56,7 +48,7 @@ def _faces_of_each_name() -> dict[str, tuple[str, ...]]:
 def test_no_public_name_is_on_two_faces() -> None:
     on_two = _faces_of_each_name()
     same = {name: faces for name, faces in on_two.items() if name not in DISTINCT}
-    assert same == KNOWN_ON_TWO_FACES
+    assert same == KNOWN_ON_TWO_FACES == {}
     assert {name: faces for name, faces in on_two.items() if name in DISTINCT} == DISTINCT
     for name, faces in KNOWN_ON_TWO_FACES.items():
         first, second = (getattr(importlib.import_module(face), name) for face in faces)
@@ -89,6 +81,27 @@ def test_the_guardrail_names_have_the_faces_the_rule_gives() -> None:
     assert rows[("langchain_jev", "add_guardrail")] == "langchain_jev.graph"
 
 
+def test_a_spokes_names_left_the_root_for_the_spokes_face() -> None:
+    rows = {name: new for old, name, new in _old_spots() if old == "langchain_jev"}
+    spokes = {
+        "langchain_jev.models": (
+            "CachedDecisionModel",
+            "DecisionCache",
+            "DecisionResponse",
+            "InMemoryCache",
+            "JevDecisionModel",
+            "JuryDecisionModel",
+            "SQLiteCache",
+        ),
+        "langchain_jev.langsmith": ("JevRunEvaluator", "jev_summary_evaluator"),
+        "langchain_jev.spec": ("JudgeSpec", "judge_schema", "load_judge"),
+        "langchain_jev.pairwise": ("PairwiseJudge", "pairwise_judge"),
+    }
+    assert {name: rows[name] for names in spokes.values() for name in names} == {
+        name: face for face, names in spokes.items() for name in names
+    }
+
+
 @pytest.mark.parametrize(("old", "name", "new"), _old_spots())
 def test_each_old_spot_warns_and_gives_the_same_object(old: str, name: str, new: str) -> None:
     new_face = importlib.import_module(new)
@@ -114,3 +127,42 @@ def test_an_old_import_statement_warns_at_the_importing_line() -> None:
     assert HazardBattery is battery
     where = {Path(w.filename).name for w in caught if w.category is DeprecationWarning}
     assert where == {"test_moved_names.py"}  # the warning points at the user's import, not at the package
+
+
+def _imports_of_old_spots(text: str) -> list[str]:
+    found = []
+    for match in IMPORT.finditer(text):
+        left = MOVED_NAMES.get(match[1], {})
+        found += [f"{match[1]}.{name}" for name in re.findall(r"\w+", match[2]) if name in left]
+    return found
+
+
+def test_the_import_reader_sees_each_shape_of_an_import() -> None:
+    shapes = (
+        "from langchain_jev import JevJudge, load_judge\n",
+        ">>> from langchain_jev import (\n...     JevJudge,\n...     load_judge,\n... )\n",
+        '    "from langchain_jev import load_judge\\n",\n',
+        "from langchain_jev import load_judge  # noqa: F401\n",
+    )
+    assert [_imports_of_old_spots(text) for text in shapes] == [["langchain_jev.load_judge"]] * 4
+    assert _imports_of_old_spots("from langchain_jev.spec import load_judge\n") == []
+
+
+def _read_files() -> list[Path]:
+    here = Path(__file__).resolve()
+    files = []
+    for place in READ:
+        path = ROOT / place
+        found = [path] if path.is_file() else path.rglob("*")
+        files += [f for f in found if f.suffix in (".py", ".md", ".ipynb") and f.resolve() != here]
+    return sorted(files)
+
+
+def test_no_file_imports_a_name_from_the_spot_it_left() -> None:
+    """The package, its tests, pages, notebooks and benchmarks import each name from its face: none warns."""
+    old = {
+        str(path.relative_to(ROOT)): spots
+        for path in _read_files()
+        if (spots := _imports_of_old_spots(path.read_text(encoding="utf-8")))
+    }
+    assert old == {}

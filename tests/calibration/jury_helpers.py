@@ -7,7 +7,8 @@ from typing import Any
 
 from langchain_core.decisions import Noul, Score
 
-from langchain_jev import JevCriterion, JevJudge, JuryDecisionModel
+from langchain_jev import JevCriterion, JevJudge
+from langchain_jev.models import JuryDecisionModel
 from langchain_jev.testing import ScriptedDecisionModel
 
 POLITE = JevCriterion.noul("polite", Noul(instructions="Is `assistant_answer` polite?"), 0.5)

@@ -13,13 +13,14 @@ from typing import Any
 import pytest
 from langchain_core.decisions import ChoiceAnswer
 
-from langchain_jev import JevJudge, JuryDecisionModel, Outcome
+from langchain_jev import JevJudge, Outcome
 from langchain_jev._errors import ResultsError
 from langchain_jev.calibration import Confusion, NoRequestModel, calibrate, redecide
 from langchain_jev.calibration._panel import member_record
 from langchain_jev.cli import main
 from langchain_jev.datasets._rows import FieldMap, map_row, row_key
 from langchain_jev.datasets.results import ResultsFile, panel_data, record_line, stored_panel, verdict_record
+from langchain_jev.models import JuryDecisionModel
 from langchain_jev.models._response import DecisionResponse, JuryPanel
 from langchain_jev.report import render_report
 from langchain_jev.testing import ScriptedDecisionModel

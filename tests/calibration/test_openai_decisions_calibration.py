@@ -18,8 +18,8 @@ from typing import Any
 
 import pytest
 
-from langchain_jev import JevDecisionModel, JuryDecisionModel
 from langchain_jev.calibration import acalibrate, calibrate
+from langchain_jev.models import JevDecisionModel, JuryDecisionModel
 from langchain_jev.spec import load_spec
 from tests.cli.helpers import WEATHER_JUDGE, expected_weather_verdicts, run_cli, weather_answers, weather_rows
 from tests.cli.helpers import write_jsonl as jsonl

@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 from typesafe_sdk.constants import DEFAULT_BASE_URL
 
-from langchain_jev import JevDecisionModel
 from langchain_jev.cli import main
 from langchain_jev.datasets._model import ModelSettings, model_identity
+from langchain_jev.models import JevDecisionModel
 
 ROOT = Path(__file__).resolve().parents[2]
 

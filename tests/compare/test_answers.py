@@ -133,8 +133,8 @@ def test_compare_answers_makes_one_request_per_row_and_a_failure_is_that_row_s_e
 def test_a_jury_s_head_to_head_record_keeps_who_said_what_and_a_split_is_undecided() -> None:
     import json
 
-    from langchain_jev import JuryDecisionModel
     from langchain_jev.datasets.results import record_line
+    from langchain_jev.models import JuryDecisionModel
     from langchain_jev.report._head_to_head_page import render_head_to_head
 
     def member(name: str, prefers_b: bool) -> ScriptedDecisionModel:

@@ -15,9 +15,9 @@ from langchain_core.messages import AIMessage, BaseMessage
 from langgraph.graph import END, START, StateGraph
 from pydantic import Field, PrivateAttr
 
-from langchain_jev import JevDecisionModel
 from langchain_jev.graph import GuardrailState, create_guarded_model_node, create_guardrail_node
 from langchain_jev.guardrails import HAZARDS, HazardBattery
+from langchain_jev.models import JevDecisionModel
 from tests.fakes import JevWire, ReplyingChatModel, noul
 
 API_KEY = "sk-test-guardrail-0123456789"

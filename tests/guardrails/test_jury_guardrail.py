@@ -11,15 +11,10 @@ from langchain_core.decisions import BaseDecisionModel, ClassifierRequest, Class
 from langchain_core.messages import HumanMessage
 from langchain_core.runnables import RunnableConfig
 
-from langchain_jev import (
-    CachedDecisionModel,
-    ChatModelDecisionModel,
-    InMemoryCache,
-    JevConfigurationError,
-    JuryDecisionModel,
-)
+from langchain_jev import ChatModelDecisionModel, JevConfigurationError
 from langchain_jev.guardrails import HazardBattery
 from langchain_jev.guardrails._policy import WITHHELD_REQUEST
+from langchain_jev.models import CachedDecisionModel, InMemoryCache, JuryDecisionModel
 from langchain_jev.testing import ScriptedDecisionModel
 from tests.fakes import JevWire
 from tests.guardrails.helpers import SAFE, chat, contents, guarded_graph, hazard_wire

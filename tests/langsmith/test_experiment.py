@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 from langsmith import aevaluate, evaluate
 
-from langchain_jev import JevJudge, JevRunEvaluator
-from langchain_jev.langsmith import OVERALL_KEY, jev_summary_evaluator
+from langchain_jev import JevJudge
+from langchain_jev.langsmith import OVERALL_KEY, JevRunEvaluator, jev_summary_evaluator
 from langchain_jev.testing import ScriptedDecisionModel
 from tests.fakes import API_KEY, JevWire
 from tests.langsmith.helpers import (

@@ -6,7 +6,7 @@ from langchain_core.tracers.context import collect_runs
 from langsmith.run_helpers import tracing_context
 from langsmith.run_trees import RunTree
 
-from langchain_jev import JevRunEvaluator
+from langchain_jev.langsmith import JevRunEvaluator
 from tests.langsmith.helpers import (
     langsmith_attempts,
     offline_client,

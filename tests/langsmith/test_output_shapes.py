@@ -23,7 +23,9 @@ from langsmith.run_helpers import traceable, tracing_context
 from langsmith.schemas import Example
 from pydantic import BaseModel
 
-from langchain_jev import JevCriterion, JevJudge, JevRunEvaluator, load_judge
+from langchain_jev import JevCriterion, JevJudge
+from langchain_jev.langsmith import JevRunEvaluator
+from langchain_jev.spec import load_judge
 from langchain_jev.testing import ScriptedDecisionModel
 from tests.fakes import ReplyingChatModel
 from tests.langsmith.helpers import CLASSIC_FEEDBACK, LocalDatasetClient, offline_client

@@ -14,7 +14,8 @@ from langsmith.evaluation import evaluate_comparative
 from langsmith.evaluation.evaluator import comparison_evaluator
 from langsmith.schemas import Example
 
-from langchain_jev import JevConfigurationError, JevCriterion, JevJudge, JevRunEvaluator
+from langchain_jev import JevConfigurationError, JevCriterion, JevJudge
+from langchain_jev.langsmith import JevRunEvaluator
 from langchain_jev.pairwise import PairwiseJudge, comparative_evaluators, pairwise_judge
 from langchain_jev.testing import ScriptedDecisionModel
 from tests.fakes import JevWire

@@ -18,7 +18,8 @@ from langsmith import aevaluate, evaluate
 from langsmith.schemas import Example
 from pydantic import BaseModel
 
-from langchain_jev import JevCriterion, JevJudge, JevRunEvaluator
+from langchain_jev import JevCriterion, JevJudge
+from langchain_jev.langsmith import JevRunEvaluator
 from langchain_jev.testing import ScriptedDecisionModel
 from tests.fakes import ReplyingChatModel
 from tests.langsmith.helpers import offline_client

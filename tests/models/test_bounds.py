@@ -20,9 +20,10 @@ from langchain_core.decisions import Noul
 from langchain_core.messages import AIMessage, HumanMessage
 from langsmith.run_trees import RunTree
 
-from langchain_jev import CachedDecisionModel, InMemoryCache, JevCriterion, JevJudge, SQLiteCache
+from langchain_jev import JevCriterion, JevJudge
 from langchain_jev.guardrails._ledger import Ledger
 from langchain_jev.langsmith import DEFAULT_RECORDS, jev_summary_evaluator
+from langchain_jev.models import CachedDecisionModel, InMemoryCache, SQLiteCache
 from langchain_jev.models._cache import DEFAULT_FILE_ENTRIES, DEFAULT_MEMORY_ENTRIES
 from langchain_jev.pairwise import comparative_evaluators, pairwise_judge
 from langchain_jev.pairwise._langsmith import MAX_PENDING

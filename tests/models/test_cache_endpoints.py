@@ -16,8 +16,8 @@ from langchain_core.decisions import BaseDecisionModel, ClassifierResponse, Noul
 from pydantic import ConfigDict
 from typesafe_sdk import RetryPolicy
 
-from langchain_jev import ChatModelDecisionModel, JevDecisionModel
-from langchain_jev.models import as_decision_model
+from langchain_jev import ChatModelDecisionModel
+from langchain_jev.models import JevDecisionModel, as_decision_model
 from langchain_jev.models._cache import CachedDecisionModel, InMemoryCache, model_identity
 from langchain_jev.testing.server import JevServer
 from tests.models.chat.helpers import ScriptedChatModel

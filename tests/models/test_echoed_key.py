@@ -12,8 +12,9 @@ import pytest
 from langchain_core.decisions import Noul
 from typesafe_sdk import AsyncTypeSafeClient, RetryPolicy, TypeSafeClient, TypeSafeError
 
-from langchain_jev import JevCriterion, JevDecisionModel, JevJudge
+from langchain_jev import JevCriterion, JevJudge
 from langchain_jev.datasets.results import error_record
+from langchain_jev.models import JevDecisionModel
 from langchain_jev.models._secrets import redact
 from tests.cli.helpers import FAKE_KEY, judge_args, numbered_rows, run_cli, write_jsonl
 from tests.support.jev_server import Fault, JevServer

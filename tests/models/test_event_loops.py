@@ -19,9 +19,9 @@ import pytest
 from langchain_core.decisions import Noul
 from langchain_core.messages import HumanMessage
 
-from langchain_jev import JevCriterion, JevDecisionModel, JevJudge, JuryDecisionModel, Outcome
+from langchain_jev import JevCriterion, JevJudge, Outcome
 from langchain_jev.guardrails import HazardBattery
-from langchain_jev.models import CachedDecisionModel, InMemoryCache
+from langchain_jev.models import CachedDecisionModel, InMemoryCache, JevDecisionModel, JuryDecisionModel
 from langchain_jev.testing.server import JevServer
 from tests.guardrails.helpers import chat, guarded_graph
 

@@ -12,7 +12,8 @@ from langchain_core.decisions import Noul
 from langchain_core.messages import AIMessage, HumanMessage
 from typesafe_sdk import AsyncTypeSafeClient, RetryPolicy, TypeSafeClient
 
-from langchain_jev import JevDecisionModel, JevJudge, MissingCredentialsError, TypeSafeClassifierDecisionModel
+from langchain_jev import JevJudge, MissingCredentialsError, TypeSafeClassifierDecisionModel
+from langchain_jev.models import JevDecisionModel
 from langchain_jev.testing.server import JevServer
 from tests.fakes import API_KEY, JevWire, RunRecorder, noul
 from tests.support.rubrics import plausible

@@ -22,18 +22,10 @@ from langchain_core.decisions import (
 from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
 from langchain_core.messages import AIMessage, HumanMessage
 
-from langchain_jev import (
-    CachedDecisionModel,
-    ChatModelDecisionModel,
-    InMemoryCache,
-    JevConfigurationError,
-    JevCriterion,
-    JevJudge,
-    JuryDecisionModel,
-    Outcome,
-)
+from langchain_jev import ChatModelDecisionModel, JevConfigurationError, JevCriterion, JevJudge, Outcome
 from langchain_jev.graph import guard_model
 from langchain_jev.guardrails import HazardBattery
+from langchain_jev.models import CachedDecisionModel, InMemoryCache, JuryDecisionModel
 from langchain_jev.testing import ScriptedDecisionModel
 from tests.fakes import JevWire, RunRecorder, choice, noul, score
 from tests.models.chat.helpers import ToolCallingChatModel, tool_reply

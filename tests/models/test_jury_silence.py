@@ -22,8 +22,9 @@ from hypothesis import strategies as st
 from langchain_core.decisions import Noul
 from langsmith.run_trees import RunTree
 
-from langchain_jev import JevCriterion, JevJudge, JevRunEvaluator, JuryDecisionModel, Outcome
-from langchain_jev.langsmith import jev_summary_evaluator
+from langchain_jev import JevCriterion, JevJudge, Outcome
+from langchain_jev.langsmith import JevRunEvaluator, jev_summary_evaluator
+from langchain_jev.models import JuryDecisionModel
 from langchain_jev.testing import ScriptedDecisionModel
 from langchain_jev.testing.server import Fault, JevServer, Received
 from tests.cli.helpers import read_results, run_cli, write_jsonl

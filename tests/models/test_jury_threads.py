@@ -18,7 +18,8 @@ from typing import Any
 import pytest
 from langchain_core.decisions import BaseDecisionModel, ClassifierResponse, Noul, Question, State
 
-from langchain_jev import JevCriterion, JevJudge, JuryDecisionModel, Outcome
+from langchain_jev import JevCriterion, JevJudge, Outcome
+from langchain_jev.models import JuryDecisionModel
 from langchain_jev.models._member_calls import MAX_LATE_CALLS
 from langchain_jev.testing import ScriptedDecisionModel
 

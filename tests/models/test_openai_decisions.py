@@ -284,7 +284,7 @@ async def test_openai_classifier_as_a_judges_model_gives_each_refusal_its_own_er
 
 
 def test_a_jury_mixes_jev_and_openai_decisions() -> None:
-    from langchain_jev import JuryDecisionModel
+    from langchain_jev.models import JuryDecisionModel
 
     jury = JuryDecisionModel(
         {"jev": JevWire(jev_answers(GOOD)).model(), "openai": DecisionsWire(GOOD).decisions()}
@@ -311,7 +311,8 @@ def test_an_openai_decisions_string_names_the_model_and_reads_the_key_from_the_e
 def test_a_judge_file_names_openai_decisions_alone_or_in_a_jury(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    from langchain_jev import JuryDecisionModel, load_judge
+    from langchain_jev.models import JuryDecisionModel
+    from langchain_jev.spec import load_judge
 
     monkeypatch.setenv("OPENAI_API_KEY", KEY)
     criterion = "criteria:\n  - {name: polite, kind: noul, instructions: 'Is it polite?', minimum: 0.7}\n"

@@ -27,7 +27,8 @@ from langchain_core.messages import BaseMessage
 from langchain_core.outputs import ChatResult
 from typesafe_sdk import RetryPolicy, TypeSafeAPIResponseValidationError, TypeSafeAuthenticationError
 
-from langchain_jev import ChatModelDecisionModel, JevCriterion, JevDecisionModel, JevJudge
+from langchain_jev import ChatModelDecisionModel, JevCriterion, JevJudge
+from langchain_jev.models import JevDecisionModel
 from langchain_jev.models._secrets import install_log_filter, redact_data, redact_error, remember_secret
 from tests.support.hostile_server import HostileServer
 
@@ -191,7 +192,7 @@ def test_a_warning_a_library_shows_carries_no_key() -> None:
     """What Python prints for a warning, and what logging.captureWarnings logs, are redacted."""
     program = f"""
 import logging, warnings
-from langchain_jev import JevDecisionModel
+from langchain_jev.models import JevDecisionModel
 JevDecisionModel(api_key={KEY!r}, base_url="http://127.0.0.1:9")
 warnings.warn("the server echoed {KEY}", UserWarning)
 logging.captureWarnings(True)

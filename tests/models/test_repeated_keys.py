@@ -26,8 +26,9 @@ from langchain_core.decisions import Noul
 from langchain_core.messages import AIMessage, HumanMessage
 from typesafe_sdk import TypeSafeAPIResponseValidationError
 
-from langchain_jev import ChatModelDecisionModel, JevCriterion, JevJudge, JuryDecisionModel, Outcome
+from langchain_jev import ChatModelDecisionModel, JevCriterion, JevJudge, Outcome
 from langchain_jev.guardrails import HazardBattery
+from langchain_jev.models import JuryDecisionModel
 from langchain_jev.testing import ScriptedDecisionModel
 from langchain_jev.testing.server import Fault, JevServer, load_script
 from tests.fakes import JevWire

@@ -11,16 +11,9 @@ import pytest
 from langchain_core.decisions import Noul
 from pydantic import Field
 
-from langchain_jev import (
-    CachedDecisionModel,
-    ChatModelDecisionModel,
-    JevConfigurationError,
-    JevCriterion,
-    JevDecisionModel,
-    JevJudge,
-)
+from langchain_jev import ChatModelDecisionModel, JevConfigurationError, JevCriterion, JevJudge
 from langchain_jev.guardrails import HazardBattery
-from langchain_jev.models import as_decision_model
+from langchain_jev.models import CachedDecisionModel, JevDecisionModel, as_decision_model
 from langchain_jev.spec import load_judge
 from langchain_jev.testing import assert_judged
 from tests.cli.helpers import ROOT

@@ -30,9 +30,10 @@ from langchain_core.messages import HumanMessage
 from langsmith.run_trees import RunTree
 
 import langchain_jev
-from langchain_jev import JevCriterion, JevDecisionModel, JevJudge, JevRunEvaluator, JuryDecisionModel
+from langchain_jev import JevCriterion, JevJudge
 from langchain_jev.guardrails import GuardrailSettings, HazardBattery
-from langchain_jev.langsmith import jev_summary_evaluator
+from langchain_jev.langsmith import JevRunEvaluator, jev_summary_evaluator
+from langchain_jev.models import JevDecisionModel, JuryDecisionModel
 from langchain_jev.models._secrets import declare_secret_setting, is_secret_setting, redact, settings_repr
 from langchain_jev.testing import ScriptedDecisionModel
 from tests.fakes import RunRecorder

@@ -27,9 +27,11 @@ from langsmith import aevaluate, evaluate
 from langsmith.schemas import Example
 from typesafe_sdk import RetryPolicy, TypeSafeError
 
-from langchain_jev import GuardrailCheckError, JevDecisionModel, JevJudge, JevJudgeInput, JevRunEvaluator
+from langchain_jev import GuardrailCheckError, JevJudge, JevJudgeInput
 from langchain_jev.guardrails import HazardBattery
+from langchain_jev.langsmith import JevRunEvaluator
 from langchain_jev.middleware import JevGuardrailMiddleware
+from langchain_jev.models import JevDecisionModel
 from tests.guardrails.helpers import chat, guarded_graph
 from tests.langsmith.helpers import offline_client
 from tests.support.faults import GOOD_ANSWERS, criteria

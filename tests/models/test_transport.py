@@ -18,7 +18,8 @@ import pytest
 from langchain_core.decisions import Noul
 from typesafe_sdk import RetryPolicy, TypeSafeAPITimeoutError, TypeSafeClient, TypeSafeError
 
-from langchain_jev import JevDecisionModel, ResponseTooLargeError
+from langchain_jev import ResponseTooLargeError
+from langchain_jev.models import JevDecisionModel
 from langchain_jev.models._transport import (
     MAX_RESPONSE_BYTES,
     AsyncBoundedTransport,

@@ -8,14 +8,8 @@ from typing import Any
 import pytest
 from langchain_core.decisions import Choice, Noul, Score
 
-from langchain_jev import (
-    JevConfigurationError,
-    JevCriterion,
-    JevInputError,
-    JevJudge,
-    JevJudgeInput,
-    JuryDecisionModel,
-)
+from langchain_jev import JevConfigurationError, JevCriterion, JevInputError, JevJudge, JevJudgeInput
+from langchain_jev.models import JuryDecisionModel
 from langchain_jev.pairwise import PairwiseCriterion, PairwiseJudge, Preference, pairwise_judge
 from langchain_jev.pairwise._questions import engine_criteria
 from langchain_jev.testing import ScriptedDecisionModel

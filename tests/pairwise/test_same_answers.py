@@ -18,8 +18,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from langchain_jev import JuryDecisionModel
 from langchain_jev.compare import AnswerPair, RowPair, compare_answers
+from langchain_jev.models import JuryDecisionModel
 from langchain_jev.pairwise import Preference, pairwise_judge
 from langchain_jev.pairwise._verdict import normal_answer, same_answers
 from langchain_jev.testing import ScriptedDecisionModel

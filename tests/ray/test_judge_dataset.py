@@ -15,14 +15,10 @@ ray = pytest.importorskip("ray", reason="the ray extra is not installed")
 
 from langchain_core.decisions import Noul  # noqa: E402
 
-from langchain_jev import (  # noqa: E402
-    JevConfigurationError,
-    JevCriterion,
-    JevDecisionModel,
-    JevJudge,
-)
+from langchain_jev import JevConfigurationError, JevCriterion, JevJudge  # noqa: E402
 from langchain_jev.cli import main  # noqa: E402
 from langchain_jev.datasets._tally import Tally  # noqa: E402
+from langchain_jev.models import JevDecisionModel  # noqa: E402
 from langchain_jev.ray import COLUMNS, judge_dataset, read_file  # noqa: E402
 from langchain_jev.testing.server import Fault, JevServer  # noqa: E402
 from tests.cli.helpers import cli_command, cli_env  # noqa: E402

@@ -10,8 +10,9 @@ from typing import Any
 
 import pytest
 
-from langchain_jev import JevDecisionModel, JudgeSpecError, JuryDecisionModel, Outcome, load_judge
-from langchain_jev.spec import load_spec
+from langchain_jev import JudgeSpecError, Outcome
+from langchain_jev.models import JevDecisionModel, JuryDecisionModel
+from langchain_jev.spec import load_judge, load_spec
 from langchain_jev.testing import ScriptedDecisionModel
 from langchain_jev.testing.server import Fault, JevServer, Received
 from tests.cli.helpers import run_cli, write_jsonl

@@ -26,7 +26,8 @@ import pytest
 from langchain_core.decisions import Choice, Noul, Score
 from typesafe_sdk import AsyncTypeSafeClient, RetryPolicy, TypeSafeClient
 
-from langchain_jev import JevCriterion, JevDecisionModel, JevJudge, JevJudgeInput, JevVerdict
+from langchain_jev import JevCriterion, JevJudge, JevJudgeInput, JevVerdict
+from langchain_jev.models import JevDecisionModel
 from tests.fakes import decode
 from tests.support.jev_server import Fault, JevServer, wire_answer
 

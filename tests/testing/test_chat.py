@@ -17,14 +17,7 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, HumanMessage
 from langgraph.graph import END, START, StateGraph
 
-from langchain_jev import (
-    JevCriterion,
-    JevDecisionModel,
-    JevJudge,
-    JevRunEvaluator,
-    jev_summary_evaluator,
-    pairwise_judge,
-)
+from langchain_jev import JevCriterion, JevJudge
 from langchain_jev.graph import (
     GuardrailState,
     create_guarded_model_node,
@@ -32,6 +25,9 @@ from langchain_jev.graph import (
     create_self_refine_graph,
 )
 from langchain_jev.guardrails import HazardBattery
+from langchain_jev.langsmith import JevRunEvaluator, jev_summary_evaluator
+from langchain_jev.models import JevDecisionModel
+from langchain_jev.pairwise import pairwise_judge
 from langchain_jev.testing import ScriptedChatModel, scripted_chat_model
 from langchain_jev.testing.server import JevServer, load_script
 from tests.cli.helpers import ROOT

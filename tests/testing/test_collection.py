@@ -6,7 +6,8 @@ import pytest
 
 # Loaded here so that in-process pytester runs share these modules with this process
 # (pytester forgets modules first imported during a run, which would split classes in two).
-from langchain_jev import JevCriterion, JevDecisionModel, JevJudge  # noqa: F401
+from langchain_jev import JevCriterion, JevJudge  # noqa: F401
+from langchain_jev.models import JevDecisionModel  # noqa: F401
 from langchain_jev.testing import assert_judged  # noqa: F401
 
 pytest_plugins = ["pytester"]

@@ -10,8 +10,7 @@ import pytest
 
 # Loaded here so that in-process pytester runs share these modules with this process
 # (pytester forgets modules first imported during a run, which would split classes in two).
-from langchain_jev import JevDecisionModel  # noqa: F401
-from langchain_jev.models import CachedDecisionModel, SQLiteCache  # noqa: F401
+from langchain_jev.models import CachedDecisionModel, JevDecisionModel, SQLiteCache  # noqa: F401
 
 pytest_plugins = ["pytester"]
 
@@ -19,7 +18,7 @@ KEY = "sk-plugin-test-5e3cret"
 INI = "[pytest]\nasyncio_mode = auto\nasyncio_default_fixture_loop_scope = function\n"
 
 USES_JEV = """
-from langchain_jev import JevDecisionModel
+from langchain_jev.models import JevDecisionModel
 
 def test_sync(jev_model):
     assert isinstance(jev_model, JevDecisionModel)
@@ -82,8 +81,7 @@ def test_jev_cache_wraps_the_model_in_a_sqlite_cache(
     path = pytester.path / "cache" / "jev.sqlite"
     pytester.makepyfile(
         test_cached=f"""
-        from langchain_jev import JevDecisionModel
-        from langchain_jev.models import CachedDecisionModel, SQLiteCache
+        from langchain_jev.models import CachedDecisionModel, JevDecisionModel, SQLiteCache
 
         def test_cached(jev_model):
             assert isinstance(jev_model, CachedDecisionModel)

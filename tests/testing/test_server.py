@@ -19,7 +19,8 @@ from pathlib import Path
 import pytest
 from langchain_core.decisions import Noul
 
-from langchain_jev import JevCriterion, JevDecisionModel, JevJudge
+from langchain_jev import JevCriterion, JevJudge
+from langchain_jev.models import JevDecisionModel
 from langchain_jev.testing.server import JevServer, load_script, main
 from langchain_jev.testing.server._command import _answers_within
 from tests.cli.helpers import ROOT, WEATHER_DATA, WEATHER_JUDGE

@@ -10,8 +10,8 @@ from typesafe_sdk import TypeSafeClient
 
 # Loaded here so that in-process pytester runs share these modules with this process
 # (pytester forgets modules first imported during a run, which would split classes in two).
-from langchain_jev import JevCriterion, JevDecisionModel, JevJudge
-from langchain_jev.models import CachedDecisionModel, InMemoryCache, SQLiteCache  # noqa: F401
+from langchain_jev import JevCriterion, JevJudge
+from langchain_jev.models import CachedDecisionModel, InMemoryCache, JevDecisionModel, SQLiteCache  # noqa: F401
 from langchain_jev.models._shared_cache import share_cache
 from langchain_jev.testing import aassert_judged, assert_judged  # noqa: F401
 from langchain_jev.testing.server import JevServer
@@ -27,7 +27,8 @@ INI = "[pytest]\nasyncio_mode = auto\nasyncio_default_fixture_loop_scope = funct
 
 SUITE = """
 from langchain_core.decisions import Noul
-from langchain_jev import JevCriterion, JevDecisionModel, JevJudge
+from langchain_jev import JevCriterion, JevJudge
+from langchain_jev.models import JevDecisionModel
 from langchain_jev.testing import aassert_judged, assert_judged  # noqa: F401
 
 POLITE = JevCriterion.noul("polite", Noul(instructions="Is `assistant_answer` polite?"), 0.7)

@@ -19,8 +19,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from langchain_core.decisions import BaseDecisionModel, Choice, Noul, Score
 
-from langchain_jev import JevCriterion, JevDecisionModel, JevJudge
+from langchain_jev import JevCriterion, JevJudge
 from langchain_jev.guardrails import HazardBattery
+from langchain_jev.models import JevDecisionModel
 from langchain_jev.testing import ScriptedDecisionModel
 from langchain_jev.testing.server import PLACEHOLDER_KEY, JevServer, scripted_server_reason
 

@@ -47,7 +47,7 @@ def is_cacheable(response: ClassifierResponse, questions: Mapping[str, Question]
 
     Example:
         >>> from langchain_core.decisions import Noul, NoulAnswer
-        >>> from langchain_jev import DecisionResponse
+        >>> from langchain_jev.models import DecisionResponse
         >>> asked = {"a": Noul(instructions="?"), "b": Noul(instructions="?")}
         >>> incomplete = DecisionResponse(model="m", answers={"a": NoulAnswer(type="noul", noul=1.0)})
         >>> is_cacheable(incomplete, asked)

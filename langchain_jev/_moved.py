@@ -272,26 +272,10 @@ MOVED: dict[str, str | tuple[str, ...]] = {
 """Old module path -> the module, or the modules in order, now holding its names."""
 
 _GUARDRAIL_ERRORS = ("GuardrailCheckError", "GuardrailRefusedError", "GuardrailUndecidedError")
-_GUARDRAIL_CORE = (
-    "GuardrailReport",
-    "GuardrailSettings",
-    "HAZARDS",
-    "Hazard",
-    "HazardAssessment",
-    "HazardBattery",
-    "STRICTNESS_PRESETS",
-    "review_token",
-)
-
-_DECISION_MODELS = (
-    "CachedDecisionModel",
-    "DecisionCache",
-    "DecisionResponse",
-    "InMemoryCache",
-    "JevDecisionModel",
-    "JuryDecisionModel",
-    "SQLiteCache",
-)
+_HAZARDS = ("HAZARDS", "Hazard", "HazardAssessment", "HazardBattery", "STRICTNESS_PRESETS")
+_GUARDRAIL_CORE = ("GuardrailReport", "GuardrailSettings", *_HAZARDS, "review_token")
+_DECISION_MODELS = ("DecisionResponse", "JevDecisionModel", "JuryDecisionModel")
+_CACHES = ("CachedDecisionModel", "DecisionCache", "InMemoryCache", "SQLiteCache")
 
 MOVED_NAMES: dict[str, dict[str, str]] = {
     "langchain_jev.models._jev": {"share_cache": "langchain_jev.models._shared_cache"},  # Jev knows no cache
@@ -303,7 +287,7 @@ MOVED_NAMES: dict[str, dict[str, str]] = {
         "add_guardrail": "langchain_jev.graph",
         "create_guardrail_node": "langchain_jev.graph",
         "create_self_refine_graph": "langchain_jev.graph",
-        **dict.fromkeys(_DECISION_MODELS, "langchain_jev.models"),
+        **dict.fromkeys((*_DECISION_MODELS, *_CACHES), "langchain_jev.models"),
         **dict.fromkeys(("JevRunEvaluator", "jev_summary_evaluator"), "langchain_jev.langsmith"),
         **dict.fromkeys(("JudgeSpec", "judge_schema", "load_judge"), "langchain_jev.spec"),
         **dict.fromkeys(("PairwiseJudge", "pairwise_judge"), "langchain_jev.pairwise"),

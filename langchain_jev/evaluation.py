@@ -195,15 +195,10 @@ class JevStringEvaluator(StringEvaluator, RunEvaluator):
         prediction: str | Any,
         reference: str | Any | None = None,
         input: str | Any | None = None,
-        callbacks: Callbacks = None,
-        tags: list[str] | None = None,
-        metadata: dict[str, Any] | None = None,
-        include_run_info: bool = False,
         **kwargs: Any,
     ) -> dict[str, Any]:
-        data, config = _prepare(prediction, input, reference, callbacks, tags, metadata, kwargs)
-        verdict = self._judge.invoke(data, config)
-        return _result(verdict, config["run_id"] if include_run_info else None)
+        data, config, run_info = _prepare(prediction, input, reference, kwargs)
+        return _result(self._judge.invoke(data, config), config["run_id"] if run_info else None)
 
     async def _aevaluate_strings(
         self,
@@ -211,15 +206,10 @@ class JevStringEvaluator(StringEvaluator, RunEvaluator):
         prediction: str | Any,
         reference: str | Any | None = None,
         input: str | Any | None = None,
-        callbacks: Callbacks = None,
-        tags: list[str] | None = None,
-        metadata: dict[str, Any] | None = None,
-        include_run_info: bool = False,
         **kwargs: Any,
     ) -> dict[str, Any]:
-        data, config = _prepare(prediction, input, reference, callbacks, tags, metadata, kwargs)
-        verdict = await self._judge.ainvoke(data, config)
-        return _result(verdict, config["run_id"] if include_run_info else None)
+        data, config, run_info = _prepare(prediction, input, reference, kwargs)
+        return _result(await self._judge.ainvoke(data, config), config["run_id"] if run_info else None)
 
     def __repr__(self) -> str:
         flags = "".join(
@@ -231,31 +221,34 @@ class JevStringEvaluator(StringEvaluator, RunEvaluator):
         return f"JevStringEvaluator({self._judge!r}{flags})"
 
 
+_OPTIONS = frozenset({"callbacks", "tags", "metadata", "include_run_info"})
+"""What `StringEvaluator.evaluate_strings` passes on besides the strings."""
+
+
 def _prepare(
-    prediction: Any,
-    question: Any,
-    reference: Any,
-    callbacks: Callbacks,
-    tags: list[str] | None,
-    metadata: dict[str, Any] | None,
-    extra: dict[str, Any],
-) -> tuple[JevJudgeInput, RunnableConfig]:
-    """Check the arguments of one evaluation; return the judge input and config (with a run id)."""
-    if extra:
+    prediction: Any, question: Any, reference: Any, options: dict[str, Any]
+) -> tuple[JevJudgeInput, RunnableConfig, bool]:
+    """Check the arguments of one evaluation; return the judge input, config (with a run id) and run info."""
+    if extra := set(options) - _OPTIONS:
         raise JevInputError(
             f"JevStringEvaluator got unexpected argument(s) {sorted(extra)}; it takes prediction, "
             "input, reference, callbacks, tags, metadata and include_run_info"
         )
+    callbacks: Callbacks = options.get("callbacks")
     config: RunnableConfig = {"run_id": uuid.uuid4(), "callbacks": callbacks}
-    if tags:
+    if tags := options.get("tags"):
         config["tags"] = list(tags)
-    if metadata:
+    if metadata := options.get("metadata"):
         config["metadata"] = dict(metadata)
     if not isinstance(prediction, str):
         raise JevInputError(f"prediction must be a string, got {type(prediction).__name__}")
     if question is not None and not isinstance(question, str):
         raise JevInputError(f"input must be a string, got {type(question).__name__}")
-    return JevJudgeInput(question, prediction, expected=reference), config
+    return (
+        JevJudgeInput(question, prediction, expected=reference),
+        config,
+        bool(options.get("include_run_info")),
+    )
 
 
 def _reasoning(verdict: JevVerdict) -> str:

@@ -42,7 +42,7 @@ from langchain_jev._input import (
     TOOL_CALLS_FIELD,
     JevJudgeInput,
 )
-from langchain_jev.datasets._readers import MAX_ROW_DEPTH, row_problem, too_deep
+from langchain_jev.datasets._readers.rows import MAX_ROW_DEPTH, row_problem, too_deep
 
 __all__ = ["FieldMap", "MappedRow", "judge_row", "map_row", "plain_row", "row_key", "source_key"]
 

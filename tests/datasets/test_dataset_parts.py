@@ -15,6 +15,9 @@ from langchain_jev.datasets import _readers as cli_readers
 from langchain_jev.datasets._exit_codes import exit_code
 from langchain_jev.datasets._pacing import TokenBucket
 from langchain_jev.datasets._readers import DatasetError, count_rows, detect_format, read_rows
+from langchain_jev.datasets._readers import json_array as json_reader
+from langchain_jev.datasets._readers import jsonl as jsonl_reader
+from langchain_jev.datasets._readers import rows as row_limits
 from langchain_jev.datasets._rows import FieldMap, map_row, row_key
 from langchain_jev.datasets._tally import Tally, format_table, summary_lines
 from langchain_jev.datasets.results import ResultsError, resume_results
@@ -75,7 +78,7 @@ def test_a_json_array_is_streamed_across_chunk_boundaries(tmp_path: Path, monkey
     rows = [{"id": i, "answer": "x" * (i * 7 % 40), "nested": {"list": [1, 2, {"a": "]},"}]}} for i in range(30)]
     path = tmp_path / "rows.json"
     path.write_text(json.dumps(rows, indent=2), encoding="utf-8")
-    monkeypatch.setattr(cli_readers, "_CHUNK", 17)
+    monkeypatch.setattr(json_reader, "_CHUNK", 17)
     read = list(read_rows(path, "json"))
     assert [r.data for r in read] == rows
     lines = path.read_text().splitlines()
@@ -152,8 +155,8 @@ def _dataset(path: Path, fmt: str, rows: list[str]) -> Path:
 def test_each_bad_row_is_reported_by_line_and_every_other_row_is_read(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fmt: str, row: str, problem: str
 ) -> None:
-    monkeypatch.setattr(cli_readers, "MAX_ROW_CHARS", 20_000)
-    monkeypatch.setattr(cli_readers, "_CHUNK", 256)
+    monkeypatch.setattr(row_limits, "MAX_ROW_CHARS", 20_000)
+    monkeypatch.setattr(json_reader, "_CHUNK", 256)
     good = [json.dumps({"answer": f"a{i}", "n": [i, {"deep": [1]}]}) for i in range(3)]
     path = _dataset(tmp_path / f"rows.{fmt}", fmt, [good[0], row, good[1], row, good[2]])
     read = list(read_rows(path, fmt))
@@ -190,7 +193,7 @@ def test_a_large_json_array_item_is_decoded_in_linear_work(tmp_path: Path, monke
             scanned.append(len(s) - idx)
             return super().raw_decode(s, idx)
 
-    monkeypatch.setattr(cli_readers.json, "JSONDecoder", Counting)
+    monkeypatch.setattr(json_reader.json, "JSONDecoder", Counting)
     read = list(read_rows(path, "json"))
     assert [len(r.data["answer"]) for r in read if r.data] == [size, 1]
     assert sum(scanned) < 4 * size  # doubling the buffer: each retry reads as much again
@@ -466,8 +469,8 @@ def io_bytes(text: str) -> Any:
 
 def test_a_jsonl_line_longer_than_a_read_is_decoded_piece_by_piece(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A long line is read a piece at a time: characters cut between pieces, a bad byte and the row cap hold."""
-    monkeypatch.setattr(cli_readers, "_LINE_PIECE", 7)  # every multi-byte character below straddles pieces
-    monkeypatch.setattr(cli_readers, "MAX_ROW_CHARS", 200)
+    monkeypatch.setattr(jsonl_reader, "_LINE_PIECE", 7)  # every multi-byte character below straddles pieces
+    monkeypatch.setattr(row_limits, "MAX_ROW_CHARS", 200)
     wide = {"answer": "naïve 東京 😀 " * 8, "id": 1}
     lines = [json.dumps(wide, ensure_ascii=False).encode(), b'{"answer": "' + b"x" * 40 + b"\xff" + b'"}',
              json.dumps({"answer": "y" * 300}).encode(), b'{"answer": "short"}', b'{"answer": "no newline at the end"}']  # fmt: skip

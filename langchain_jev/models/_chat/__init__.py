@@ -3,7 +3,9 @@
 Modules, one job each: `prompt` (the messages), `schema` (the JSON schema of a
 structured reply), `parse` (reading a structured reply), `logprobs` (probabilities
 from token log-probabilities), `answers` (typed answers from distributions),
-`loading` (resolving the chat model), `model` (the requests).
+`loading` (resolving the chat model), `calls` (the requests and each question set's
+rubric), `replies` (reading what came back), `drive` (the one driver of the sync and
+async calls), `model` (the class, its options and its strategies' procedure).
 """
 
 from langchain_jev.models._chat.errors import ChatModelOutputError, LogprobsUnavailableError

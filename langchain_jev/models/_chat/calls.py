@@ -60,7 +60,7 @@ class Call:
 
 @dataclass(frozen=True)
 class Rubric:
-    """What depends only on a set of questions: worked out once per set (see `_rubric`)."""
+    """What depends only on a set of questions: worked out once per set (`build_rubric`), and kept."""
 
     questions: tuple[tuple[str, Question, dict[str, Any]], ...]
     """Each question with a deep copy of its fields, to see a question edited in place."""

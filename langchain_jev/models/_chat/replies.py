@@ -26,7 +26,6 @@ from langchain_jev.models._chat.schema import SCHEMA_TITLE
 __all__ = [
     "Reply",
     "Tally",
-    "as_ai",
     "bound_model",
     "message_reply",
     "native_reply",
@@ -70,7 +69,7 @@ class Tally:
         return default
 
 
-def as_ai(message: Any) -> AIMessage:
+def _as_ai(message: Any) -> AIMessage:
     if isinstance(message, AIMessage):
         return message
     if isinstance(message, BaseMessage):
@@ -80,21 +79,21 @@ def as_ai(message: Any) -> AIMessage:
 
 def message_reply(output: Any) -> Reply:
     """Read what a plain (or logprobs-bound) chat model call returned."""
-    return Reply(as_ai(output))
+    return Reply(_as_ai(output))
 
 
 def structured_reply(output: Any) -> Reply:
     """Read what ``with_structured_output(..., include_raw=True)`` returned."""
     if isinstance(output, BaseMessage):
-        return Reply(as_ai(output))
+        return Reply(_as_ai(output))
     if isinstance(output, Mapping) and "raw" in output:
-        return Reply(as_ai(output["raw"]), output.get("parsed"))
+        return Reply(_as_ai(output["raw"]), output.get("parsed"))
     return Reply(AIMessage(content=json.dumps(output, default=str)), output)
 
 
 def native_reply(output: Any) -> Reply:
     """Read what the model bound for structured output returned: its tool call's arguments, else its text."""
-    message = as_ai(output)
+    message = _as_ai(output)
     calls = message.tool_calls
     if calls:
         named = [call for call in calls if call.get("name") == SCHEMA_TITLE]

@@ -61,6 +61,7 @@ Held (passing tests):
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import contextlib
 import io
@@ -71,8 +72,10 @@ import httpx
 import openai as openai_sdk
 import pytest
 from langchain.agents import create_agent
+from langchain.agents.middleware import AgentMiddleware, ModelResponse
 from langchain_anthropic import ChatAnthropic
 from langchain_core.decisions import ClassifierResponse, NoulAnswer
+from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import (
     AIMessage,
     BaseMessage,
@@ -81,10 +84,12 @@ from langchain_core.messages import (
     SystemMessage,
     ToolMessage,
 )
+from langchain_core.outputs import ChatGeneration, ChatResult
 from langchain_openai import AzureChatOpenAI, ChatOpenAI
 from langgraph.graph import END, START, StateGraph
 from pydantic import BaseModel, Field
 
+from langchain_jev import JevInputError
 from langchain_jev.graph import GuardrailState, create_guarded_model_node, guard_model
 from langchain_jev.guardrails._early import may_start_early
 from langchain_jev.guardrails._ledger import message_digest
@@ -440,6 +445,79 @@ def test_a_conversation_edited_in_a_json_leaf_is_judged_again(form: str) -> None
     out, chat = _twice(form, note("the weather"), note(PHRASE))
     assert out["messages"][-1].content == INPUT_REFUSAL
     assert chat.calls == 1
+
+
+# ---------------------------------------------------------------- 7b. a response with no AI reply (middleware)
+
+
+class NoReply(AgentMiddleware):
+    """A middleware inside the guardrail that answers with no AI message: another role's message, or a structured
+    response alone."""
+
+    def __init__(self, kind: str) -> None:
+        super().__init__()
+        self.kind = kind
+
+    def _instead(self, response: ModelResponse[Any]) -> ModelResponse[Any]:
+        if self.kind == "structured response alone":
+            return ModelResponse(result=[], structured_response={"text": PHRASE})
+        made = {
+            "tool message": lambda: ToolMessage(PHRASE, tool_call_id="c1"),
+            "human message": lambda: HumanMessage(PHRASE),
+        }
+        return ModelResponse(result=[made[self.kind]()])
+
+    def wrap_model_call(self, request: Any, handler: Any) -> ModelResponse[Any]:
+        return self._instead(handler(request))
+
+    async def awrap_model_call(self, request: Any, handler: Any) -> ModelResponse[Any]:
+        return self._instead(await handler(request))
+
+
+class ReturnsAnotherRole(BaseChatModel):
+    """A chat model whose reply is a message of another role than the assistant's."""
+
+    @property
+    def _llm_type(self) -> str:
+        return "another-role"
+
+    def _generate(
+        self, messages: list[BaseMessage], stop: Any = None, run_manager: Any = None, **kw: Any
+    ) -> ChatResult:
+        return ChatResult(generations=[ChatGeneration(message=ChatMessage(PHRASE, role="assistant"))])
+
+
+def _released_text(out: dict[str, Any]) -> str:
+    return json.dumps([m.model_dump() for m in out["messages"]]) + repr(out.get("structured_response"))
+
+
+@pytest.mark.parametrize("way", ["invoke", "ainvoke"])
+@pytest.mark.parametrize("kind", ["tool message", "human message", "structured response alone"])
+@pytest.mark.xfail(
+    strict=True, reason="bypass: a response with no AI message is released unjudged by the middleware"
+)
+def test_a_response_with_no_ai_reply_is_judged_or_refused(kind: str, way: str) -> None:
+    guard = JevGuardrailMiddleware(categories=[CATEGORY], model=perfect(), **SEQUENTIAL)
+    agent: Any = create_agent(ReplyingChatModel(replies=["Sunny."]), middleware=[guard, NoReply(kind)])
+    value = {"messages": [HumanMessage("Weather?")]}
+    out = agent.invoke(value) if way == "invoke" else asyncio.run(agent.ainvoke(value))
+    assert not has_mark(_released_text(out))
+
+
+@pytest.mark.xfail(
+    strict=True, reason="bypass: a reply of another role is released unjudged by the middleware"
+)
+def test_a_reply_of_another_role_is_judged_or_refused_by_the_middleware() -> None:
+    guard = JevGuardrailMiddleware(categories=[CATEGORY], model=perfect(), **SEQUENTIAL)
+    agent: Any = create_agent(ReturnsAnotherRole(), middleware=[guard])
+    out = agent.invoke({"messages": [HumanMessage("Tell me about chemistry.")]})
+    assert not has_mark(_released_text(out))
+
+
+@pytest.mark.parametrize("form", ["guarded_model", "guard_model"])
+def test_a_reply_of_another_role_fails_the_graph_forms_closed(form: str) -> None:
+    with pytest.raises(JevInputError, match="must return an AIMessage"):
+        one_turn(form, ReturnsAnotherRole(), [HumanMessage("Tell me about chemistry.")], perfect())
 
 
 # ---------------------------------------------------------------- 8. malformed answers of the decision model

@@ -250,6 +250,39 @@ def test_base32_in_the_standard_alphabet_is_read() -> None:
     assert has_mark(reveal(base64.b32encode(PHRASE.encode()).decode()))
 
 
+# ---------------------------------------------------------------- 4b. hex and base32 wrapped over lines
+
+
+def _wrapped(text: str, width: int) -> str:
+    return "\n".join(text[i : i + width] for i in range(0, len(text), width))
+
+
+_DATA = f"Note: {PHRASE} at home, please.".encode()
+WRAPPED: dict[str, str] = {
+    "hex as xxd -p prints it (60 a line)": _wrapped(_DATA.hex(), 60),
+    "hex 32 a line": _wrapped(_DATA[6:].hex(), 32),
+    "hex 16 a line": _wrapped(_DATA.hex(), 16),
+    "base32 32 a line": _wrapped(base64.b32encode(_DATA[6:]).decode(), 32),
+}
+
+
+@pytest.mark.parametrize("carrier", WRAPPED)
+@pytest.mark.xfail(strict=True, reason="bypass: hex or base32 wrapped over lines is read line by line")
+def test_hex_and_base32_wrapped_over_lines_are_read_whole(carrier: str) -> None:
+    assert has_mark(reveal(WRAPPED[carrier]))
+
+
+@pytest.mark.parametrize("form", FORMS)
+@pytest.mark.xfail(strict=True, reason="bypass: hex wrapped over lines is read line by line")
+def test_a_reply_in_hex_as_xxd_prints_it_is_refused(form: str) -> None:
+    assert refused_reply(form, WRAPPED["hex as xxd -p prints it (60 a line)"])
+
+
+def test_base64_wrapped_over_lines_is_read_whole() -> None:
+    assert has_mark(reveal(_wrapped(base64.b64encode(_DATA).decode(), 76)))
+    assert has_mark(reveal(_wrapped(base64.b64encode(_DATA).decode(), 64).replace("\n", "\r\n")))
+
+
 # ---------------------------------------------------------------- 5. a tool result and the user's text as one message
 
 

@@ -86,6 +86,7 @@ from langchain_core.messages import (
 )
 from langchain_core.outputs import ChatGeneration, ChatResult
 from langchain_core.prompt_values import ChatPromptValue, StringPromptValue
+from langchain_core.tools import tool
 from langchain_openai import AzureChatOpenAI, ChatOpenAI
 from langgraph.graph import END, START, StateGraph
 from pydantic import BaseModel, Field
@@ -422,6 +423,31 @@ def test_the_other_server_is_not_sent_a_refused_request_through_guard_model() ->
     out = graph.invoke({"messages": [HumanMessage(REQUEST)]}, door_thread())
     assert out["messages"][-1].content == INPUT_REFUSAL
     assert sent == [], f"the provider at {sent[0].url} read the request before its verdict"
+
+
+# ---------------------------------------------------------------- 6b. a built-in tool behind a BaseTool's extras
+
+
+@tool(
+    extras={"provider_tool_definition": {"type": "web_search_20250305", "name": "web_search", "max_uses": 3}}
+)
+def searching(query: str) -> str:
+    """Search."""
+    return query
+
+
+def test_the_oracle_anthropic_sends_a_tools_provider_definition_as_a_built_in_tool() -> None:
+    bound: Any = ChatAnthropic(model="claude-sonnet-4-5", api_key="sk-dummy").bind_tools([searching])
+    assert bound.kwargs["tools"] == [{"type": "web_search_20250305", "name": "web_search", "max_uses": 3}]
+    assert not may_start_early(bound)  # bound before guarding, the door reads the built-in tool
+
+
+@pytest.mark.xfail(
+    strict=True, reason="bypass: a BaseTool whose extras define a built-in tool counts as a client tool"
+)
+def test_an_agents_tool_that_is_a_built_in_search_waits() -> None:
+    """The middleware decides with the agent's tools as given (``request.tools``), before the model binds them."""
+    assert not may_start_early(ChatAnthropic(model="claude-sonnet-4-5", api_key="sk-dummy"), [searching])
 
 
 # ---------------------------------------------------------------- 7. the ledger's digest is not one-to-one

@@ -712,6 +712,55 @@ def test_an_assistant_message_the_caller_wrote_with_provider_ciphertext_is_not_s
     assert chat.calls == 0
 
 
+FILE_REFERENCES: dict[str, Any] = {
+    "an assistant audio id (OpenAI)": lambda: [
+        HumanMessage("hi"),
+        AIMessage("", additional_kwargs={"audio": {"id": "audio_stored_elsewhere"}}),
+        HumanMessage("Say it again, in full."),
+    ],
+    "a file id (OpenAI)": lambda: [
+        HumanMessage(
+            [{"type": "text", "text": "Do what the file says."}, {"type": "file", "file_id": "file-abc"}]
+        )
+    ],
+    "a file id (Anthropic)": lambda: [
+        HumanMessage(
+            [
+                {"type": "text", "text": "Do what the file says."},
+                {"type": "document", "source": {"type": "file", "file_id": "file_abc"}},
+            ]
+        )
+    ],
+}
+"""Ids a provider resolves to content it stored (a spoken reply, an uploaded file): the judge sees the id only."""
+
+
+def test_the_oracle_the_builders_send_the_ids_the_provider_resolves() -> None:
+    openai_chat = ChatOpenAI(model="gpt-4o-audio-preview", api_key="sk-dummy")
+    anthropic = ChatAnthropic(model="claude-sonnet-4-5", api_key="sk-dummy")
+    assert "audio_stored_elsewhere" in json.dumps(
+        openai_chat._get_request_payload(FILE_REFERENCES["an assistant audio id (OpenAI)"]())
+    )
+    assert "file-abc" in json.dumps(openai_chat._get_request_payload(FILE_REFERENCES["a file id (OpenAI)"]()))
+    assert "file_abc" in json.dumps(
+        anthropic._get_request_payload(FILE_REFERENCES["a file id (Anthropic)"]())
+    )
+
+
+@pytest.mark.parametrize("form", FORMS)
+@pytest.mark.parametrize("reference", FILE_REFERENCES)
+@pytest.mark.xfail(
+    strict=True, reason="bypass: content stored at the provider is read by the model, never by the judge"
+)
+def test_content_the_provider_resolves_by_id_is_refused_or_named_unjudgeable(
+    reference: str, form: str
+) -> None:
+    chat = ReplyingChatModel(replies=["Sure."])
+    messages = FILE_REFERENCES[reference]()
+    one_turn(form, chat, messages, perfect())
+    assert chat.calls == 0 or any(read_message(m).media for m in messages)
+
+
 # ---------------------------------------------------------------- 8. malformed answers of the decision model
 
 
@@ -737,6 +786,44 @@ def test_a_malformed_answer_refuses(value: Any, form: str) -> None:
     out = one_turn(form, chat, [HumanMessage(PHRASE)], Malformed(value=value))
     assert str(out["messages"][-1].content).startswith("I can't help with that request")
     assert chat.calls == 0
+
+
+class Raising(KeywordDecisionModel):
+    """A decision model that raises ``error`` (any exception class, ``BaseException`` ones too)."""
+
+    error: Any = None
+
+    def _classify(self, state: Any, questions: dict[str, Any]) -> ClassifierResponse:
+        raise self.error()
+
+
+class _Stop(BaseException):
+    pass
+
+
+@pytest.mark.parametrize("way", ["invoke", "ainvoke"])
+@pytest.mark.parametrize("early", [False, True], ids=["sequential", "concurrent"])
+@pytest.mark.parametrize(
+    "error",
+    [asyncio.CancelledError, TimeoutError, _Stop, StopIteration, GeneratorExit, RecursionError, MemoryError],
+)
+def test_a_judge_that_raises_anything_never_releases_the_draft(
+    error: type[BaseException], early: bool, way: str
+) -> None:
+    """Raised (fail closed: nothing released) or refused; the draft never comes back."""
+    chat = ReplyingChatModel(replies=[f"DRAFT {PHRASE}"] * 2)
+    guarded = guard_model(chat, *batteries(Raising(error=error)), concurrent_input=early)
+    outcome: list[Any] = []
+
+    async def ainvoke() -> None:
+        outcome.append(await guarded.ainvoke([HumanMessage("hi")]))
+
+    with contextlib.suppress(BaseException):
+        if way == "invoke":
+            outcome.append(guarded.invoke([HumanMessage("hi")]))
+        else:
+            asyncio.run(ainvoke())
+    assert all("DRAFT" not in str(reply.content) for reply in outcome)
 
 
 # ---------------------------------------------------------------- 9. fields the builders do not send

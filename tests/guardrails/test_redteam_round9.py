@@ -75,8 +75,9 @@ Held (passing tests):
 16. **Other spellings**: negative squared, negative circled, parenthesized and circled letters, base64 of
     base64, hex of base64, base64 of hex, unpadded URL-safe base64, a MIME encoded word, CSS and ``\\u{..}``
     escapes, hex apart by colons, strikethrough and enclosing marks, Fraktur, a zero-width joiner, word joiner
-    or Mongolian vowel separator inside a word (held). UTF-7, numbers with thousands separators, A1Z26 and
-    swapped-case base64 are left to the judge as the threat model says.
+    or Mongolian vowel separator inside a word, UTF-7 in one run (held). Numbers with thousands separators,
+    A1Z26 letter numbers and swapped-case base64 are left to the judge as the threat model says (words a
+    tokenizer reads; a letter substitution).
 17. **A verbose model's hidden runs**: a chat model with ``verbose=True`` prints nothing of a hidden run (3 of 3).
 18. **A word split across consecutive assistant messages, two system messages, or a user ``ChatMessage``**:
     read together (9 of 9); a JSON leaf edited in a judged conversation is judged again (3 of 3).

@@ -40,7 +40,7 @@ def test_checks_one_after_another_reuse_their_workers() -> None:
 
 def test_a_late_check_refuses_and_the_next_check_is_not_held_by_it() -> None:
     gate = threading.Event()
-    with pytest.raises(TimeoutError, match="did not finish within 0.05 s"):
+    with pytest.raises(TimeoutError, match=r"did not finish within 0\.05 s"):
         within(0.05, gate.wait)
     assert within(5, lambda: "answered") == "answered"  # another worker: the late one is still busy
     gate.set()

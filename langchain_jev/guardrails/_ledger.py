@@ -5,7 +5,11 @@ each message is judged once, the ledger remembers the conversations judged, as
 a **chain hash**: the hash of the first message, then of that hash with the
 second, and so on, over every field of a message that reaches a provider (its
 role, content, name, tool calls, tool call id and every other field; never its
-id). The longest prefix of a conversation whose chain hash is in the ledger was
+id), each leaf written down exactly by the walk the judge reads it by (a
+Pydantic model by its fields, never by its ``repr``), so two messages the judge
+reads apart never share a digest; a message holding a leaf of no known kind has
+no digest, and neither it nor anything after it is ever recorded as judged.
+The longest prefix of a conversation whose chain hash is in the ledger was
 judged; only what follows it is new. Anything edited in place (a reused id),
 moved, given another role or put before a judged message changes the chain from
 there on, and is judged again, wherever it sits in the conversation.
@@ -31,12 +35,20 @@ Example:
 
 from __future__ import annotations
 
+import dataclasses
+import datetime
+import decimal
+import enum
+import fractions
 import hashlib
 import json
-from collections.abc import Sequence
+import pathlib
+import uuid
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from langchain_core.messages import BaseMessage
+from pydantic import BaseModel
 
 from langchain_jev.models._cache import DecisionCache, InMemoryCache
 
@@ -49,8 +61,65 @@ _NOT_HASHED = frozenset({"id", "artifact"})
 _JUDGED: dict[str, Any] = {"judged": True}
 
 
-def message_digest(message: BaseMessage) -> str:
-    """The SHA-256 of every field of ``message`` but its id (what a provider may read of it).
+class _Inexact(Exception):
+    """A leaf the ledger cannot write down exactly: the message holding it is never recorded as judged."""
+
+
+_EXACT_TEXT: tuple[type, ...] = (datetime.date, datetime.time, datetime.timedelta, uuid.UUID)
+_EXACT_TEXT += (decimal.Decimal, fractions.Fraction, pathlib.PurePath, complex)
+"""Leaves whose text (``str``) is all they hold, as the judge reads them: written with their type."""
+
+
+def _exact(value: Any) -> Any:
+    """``value`` written down exactly, every node tagged with its kind, by the walk the judge reads it by.
+
+    The judge reads a leaf JSON does not hold by its contents (a Pydantic model by
+    ``model_dump``, a dataclass by its fields, an enum by its name and value, a set by
+    its items, bytes by their bytes; `langchain_jev.guardrails._text.reveal_value`):
+    so is it written here, never by its ``repr`` (which may leave a field out). A leaf
+    of any other type raises `_Inexact`.
+    """
+    if isinstance(value, str):
+        return ["s", str.__str__(value)]
+    if isinstance(value, bool):
+        return ["b", bool(value)]
+    if isinstance(value, int):
+        return ["i", int.__repr__(value)]
+    if isinstance(value, float):
+        return ["f", float.__repr__(value)]
+    if value is None:
+        return ["n"]
+    if isinstance(value, Mapping):
+        items = [[_exact(key), _exact(item)] for key, item in value.items()]
+        return ["m", sorted(items, key=_text)]
+    if isinstance(value, (list, tuple)):
+        return ["l", [_exact(item) for item in value]]
+    if isinstance(value, enum.Enum):
+        return ["e", type(value).__qualname__, str(value), _exact(value.value)]
+    if isinstance(value, BaseModel):
+        return ["p", type(value).__qualname__, _exact(value.model_dump(mode="python"))]
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return ["d", type(value).__qualname__, _exact(dataclasses.asdict(value))]
+    if isinstance(value, (set, frozenset)):
+        return ["t", sorted((_exact(item) for item in value), key=_text)]
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        return ["y", bytes(value).hex()]
+    if isinstance(value, _EXACT_TEXT):
+        return ["x", type(value).__qualname__, str(value)]
+    raise _Inexact(type(value).__name__)
+
+
+def _text(written: Any) -> str:
+    return json.dumps(written, ensure_ascii=True, separators=(",", ":"))
+
+
+def message_digest(message: BaseMessage) -> str | None:
+    """The SHA-256 of every field of ``message`` but its id (what the judge reads and a provider may be sent).
+
+    Every leaf is written down exactly (`_exact`), by the walk the judge reads it by,
+    so two messages the judge reads apart never share a digest. None when a leaf
+    cannot be written down exactly (an object of no known kind, a cycle): such a
+    message is never recorded as judged, so it is judged every time (fail closed).
 
     Example:
         >>> from langchain_core.messages import HumanMessage
@@ -58,19 +127,31 @@ def message_digest(message: BaseMessage) -> str:
         True
         >>> message_digest(HumanMessage("hi")) == message_digest(HumanMessage("hi", name="x"))
         False
+        >>> message_digest(HumanMessage("hi", additional_kwargs={"x": object()})) is None
+        True
 
     """
     fields = {key: value for key, value in vars(message).items() if key not in _NOT_HASHED}
-    encoded = json.dumps(fields, sort_keys=True, ensure_ascii=True, default=repr, separators=(",", ":"))
+    extra = getattr(message, "__pydantic_extra__", None)
+    if extra:
+        fields = {**fields, "__pydantic_extra__": extra}
+    try:
+        encoded = _text(["message", type(message).__qualname__, _exact(fields)])
+    except (_Inexact, RecursionError, TypeError, ValueError):
+        return None
     return hashlib.sha256(encoded.encode("ascii")).hexdigest()
 
 
-def chain_hashes(namespace: str, messages: Sequence[BaseMessage]) -> list[str]:
-    """The chain hash of each prefix of ``messages`` (the i-th covers the first i + 1), in ``namespace``."""
-    hashes: list[str] = []
-    link = hashlib.sha256(f"{_PREFIX}{namespace}".encode()).hexdigest()
+def chain_hashes(namespace: str, messages: Sequence[BaseMessage]) -> list[str | None]:
+    """The chain hash of each prefix of ``messages`` (the i-th covers the first i + 1), in ``namespace``.
+
+    None for a prefix that holds a message without a digest (`message_digest`): it is never judged.
+    """
+    hashes: list[str | None] = []
+    link: str | None = hashlib.sha256(f"{_PREFIX}{namespace}".encode()).hexdigest()
     for message in messages:
-        link = hashlib.sha256(f"{link}:{message_digest(message)}".encode("ascii")).hexdigest()
+        digest = message_digest(message) if link is not None else None
+        link = None if digest is None else hashlib.sha256(f"{link}:{digest}".encode("ascii")).hexdigest()
         hashes.append(link)
     return hashes
 
@@ -95,7 +176,7 @@ class Ledger:
         """The same store under another namespace."""
         return Ledger(self.store, namespace=namespace)
 
-    def hashes(self, messages: Sequence[BaseMessage]) -> list[str]:
+    def hashes(self, messages: Sequence[BaseMessage]) -> list[str | None]:
         """The chain hashes of ``messages`` in this ledger's namespace."""
         return chain_hashes(self.namespace, messages)
 
@@ -103,7 +184,8 @@ class Ledger:
         """How many of the first ``messages`` were judged together (0 when none were)."""
         hashes = self.hashes(messages)
         for index in range(len(messages) - 1, -1, -1):
-            if self.store.get(_PREFIX + hashes[index]) is not None:
+            link = hashes[index]
+            if link is not None and self.store.get(_PREFIX + link) is not None:
                 return index + 1
         return 0
 
@@ -111,18 +193,23 @@ class Ledger:
         """Asynchronous `judged_prefix`."""
         hashes = self.hashes(messages)
         for index in range(len(messages) - 1, -1, -1):
-            if await self.store.aget(_PREFIX + hashes[index]) is not None:
+            link = hashes[index]
+            if link is not None and await self.store.aget(_PREFIX + link) is not None:
                 return index + 1
         return 0
 
     def record(self, messages: Sequence[BaseMessage], start: int = 0) -> None:
         """Remember every prefix of ``messages`` longer than ``start`` as judged."""
         for link in self.hashes(messages)[start:]:
+            if link is None:  # a message without a digest: neither it nor any prefix after it counts
+                return
             self.store.put(_PREFIX + link, _JUDGED)
 
     async def arecord(self, messages: Sequence[BaseMessage], start: int = 0) -> None:
         """Asynchronous `record`."""
         for link in self.hashes(messages)[start:]:
+            if link is None:
+                return
             await self.store.aput(_PREFIX + link, _JUDGED)
 
     def __repr__(self) -> str:

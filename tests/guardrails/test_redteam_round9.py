@@ -500,7 +500,7 @@ def test_the_oracle_the_digest_is_blind_to_the_field_the_sdk_sends() -> None:
     import httpx2
 
     benign, hazard = _with_note("the weather"), _with_note(PHRASE)
-    assert [message_digest(m) for m in benign] == [message_digest(m) for m in hazard]
+    assert message_digest(benign[1]) != message_digest(hazard[1])  # the field the SDK sends is hashed
     sent: list[str] = []
 
     def provider(request: Any) -> Any:
@@ -538,7 +538,6 @@ def _twice(form: str, first: list[BaseMessage], second: list[BaseMessage]) -> tu
 
 
 @pytest.mark.parametrize("form", FORMS)
-@pytest.mark.xfail(strict=True, reason="bypass: a leaf whose repr hides a field collides in the ledger")
 def test_a_conversation_judged_with_a_benign_leaf_is_judged_again_with_the_hazard(form: str) -> None:
     out, chat = _twice(form, _with_note("the weather"), _with_note(PHRASE))
     assert out["messages"][-1].content == INPUT_REFUSAL

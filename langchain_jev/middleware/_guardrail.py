@@ -78,7 +78,7 @@ from langgraph.types import Command
 from pydantic import BaseModel
 from typing_extensions import Unpack
 
-from langchain_jev._errors import JevConfigurationError
+from langchain_jev._errors import JevConfigurationError, JevInputError
 from langchain_jev.graph._guarded_model import in_thread
 from langchain_jev.graph._guardrail import require_checkpointer, review_by_interrupt
 from langchain_jev.guardrails._battery import HazardBattery
@@ -360,7 +360,7 @@ class JevGuardrailMiddleware(JevAgentMiddleware[JevGuardrailState]):
             messages,
             invoke,
             ainvoke,
-            _reply_of,
+            _judged_reply,
             None,
             calls,
             early=early,
@@ -455,14 +455,40 @@ def _reply_of(response: ModelResponse[Any]) -> AIMessage | None:
     return None
 
 
+def _judged_reply(response: Any) -> AIMessage:
+    """The reply the output rail judges in a response: its last AI message, or an empty one standing in.
+
+    Whatever the response holds beside it (every message of any role, the
+    structured response) is judged with it (`_beside_the_reply`), so a response
+    with no AI message (a middleware inside the guardrail answering with a tool or
+    human message, or a structured response alone; a chat model replying with a
+    ``ChatMessage``) is judged as a whole before it is released: only what is judged
+    stands in, never what is released. A response of no known shape (not a
+    ``ModelResponse``, a result that is not a list of messages) is refused.
+
+    Raises:
+        JevInputError: the response is of no shape the rail can read.
+
+    """
+    if not isinstance(response, ModelResponse):
+        raise JevInputError(
+            f"a model call's response must be a ModelResponse to be judged, got {type(response).__name__}"
+        )
+    result = response.result
+    if not isinstance(result, list) or not all(isinstance(message, BaseMessage) for message in result):
+        raise JevInputError("a model call's response must hold a list of messages to be judged")
+    reply = _reply_of(response)
+    return reply if reply is not None else AIMessage("")
+
+
 def _beside_the_reply(response: ModelResponse[Any]) -> list[Any]:
     """Everything a response releases beside its reply: its other messages and its structured response.
 
     Released unchanged, all of it joins the agent's state (a middleware inside the
     guardrail may put anything there), so the output rail judges it with the reply.
     """
-    if not isinstance(response, ModelResponse):
-        return []
+    if not isinstance(response, ModelResponse):  # pragma: no cover - `_judged_reply` refused it first
+        raise JevInputError(f"a {type(response).__name__} cannot be judged as a model call's response")
     reply = _reply_of(response)
     extras: list[Any] = [m.model_dump(exclude={"id"}) for m in response.result if m is not reply]
     structured = response.structured_response

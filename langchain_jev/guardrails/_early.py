@@ -111,15 +111,10 @@ INERT_OPTIONS = frozenset(
 
 _OPENAI = frozenset(
     {
-        "client",
-        "async_client",
-        "root_client",
-        "root_async_client",
         "model_name",
         "temperature",
         "openai_api_key",
         "openai_organization",
-        "openai_proxy",
         "request_timeout",
         "stream_usage",
         "max_retries",
@@ -137,8 +132,6 @@ _OPENAI = frozenset(
         "reasoning",
         "verbosity",
         "tiktoken_model_name",
-        "default_headers",
-        "default_query",
         "http_client",
         "http_async_client",
         "http_socket_options",
@@ -151,9 +144,7 @@ _OPENAI = frozenset(
         "service_tier",
         "store",
         "truncation",
-        "use_previous_response_id",
         "use_responses_api",
-        "azure_endpoint",
         "deployment_name",
         "openai_api_version",
         "azure_ad_token",
@@ -175,8 +166,6 @@ _ANTHROPIC = frozenset(
         "max_retries",
         "stop_sequences",
         "anthropic_api_key",
-        "anthropic_proxy",
-        "default_headers",
         "betas",
         "streaming",
         "stream_usage",
@@ -193,8 +182,6 @@ _GOOGLE = frozenset(
         "vertexai",
         "project",
         "location",
-        "additional_headers",
-        "client_args",
         "api_version",
         "model",
         "temperature",
@@ -214,7 +201,6 @@ _GOOGLE = frozenset(
         "safety_settings",
         "seed",
         "labels",
-        "client",
         "default_metadata",
         "streaming",
         "convert_system_message_to_human",
@@ -254,6 +240,13 @@ _DEPTH = 4
 """How deep models held by models are read (a wrapper's inner model, and its own)."""
 
 # ---------------------------------------------------------------- tools
+
+
+INERT_TOOL_EXTRAS = frozenset({"cache_control"})
+"""Keys of a ``BaseTool``'s ``extras`` a builder may send without the provider acting (prompt caching).
+
+Any other key waits: ``provider_tool_definition`` is sent instead of the tool (a built-in web search),
+``defer_loading`` and ``allowed_callers`` hand the tool to a provider's tool search or code execution."""
 
 
 def _named(value: Any) -> bool:
@@ -318,8 +311,9 @@ def client_tool(tool: Any) -> bool:
         (False, False)
 
     """
-    if isinstance(tool, BaseTool):
-        return True
+    if isinstance(tool, BaseTool):  # its extras go into the tool a builder sends: only inert ones
+        extras = tool.extras if tool.extras is not None else {}
+        return isinstance(extras, Mapping) and set(extras) <= INERT_TOOL_EXTRAS
     if isinstance(tool, type):
         return issubclass(tool, BaseModel) or is_typeddict(tool)
     if inspect.isfunction(tool) or inspect.ismethod(tool):
@@ -427,6 +421,7 @@ def _differs(model: BaseLanguageModel[Any], name: str, origin: type) -> bool:
 
 _ENDPOINTS: Mapping[str, tuple[str, ...]] = {
     "openai_api_base": ("openai.com", "openai.azure.com"),
+    "azure_endpoint": ("openai.azure.com",),
     "anthropic_api_url": ("anthropic.com",),
     "base_url": ("googleapis.com",),
 }
@@ -443,6 +438,50 @@ def _endpoint_refusal(name: str, value: Any) -> str | None:
     if host is not None and any(host == known or host.endswith("." + known) for known in _ENDPOINTS[name]):
         return None
     return f"the setting {name!r} points to a server the guardrail does not know: {value!r}"
+
+
+_CLIENTS: Mapping[str, tuple[str, ...]] = {
+    "langchain_openai": ("openai.com", "openai.azure.com"),
+    "langchain_google_genai": ("googleapis.com",),
+}
+"""The known providers whose models hold an SDK client (``client``, ``root_client`` and their async twins),
+with the hosts the guardrail knows behind them."""
+
+_CLIENT_SETTINGS = frozenset({"client", "async_client", "root_client", "root_async_client"})
+"""Settings holding the SDK client a request is sent through: set by the caller or built by the model."""
+
+_SDKS = frozenset({"openai", "anthropic", "google"})
+"""The packages whose client objects the guardrail can read a base URL from."""
+
+
+def _base_url(client: Any) -> str | None:
+    """The base URL an SDK client (or one of its resources, such as ``chat.completions``) sends to, or None."""
+    for _ in range(_DEPTH):
+        if _package(type(client)) not in _SDKS:
+            return None
+        api = getattr(client, "_api_client", None)  # google-genai's Client
+        if api is not None:
+            url = getattr(getattr(api, "_http_options", None), "base_url", None)
+            return url if isinstance(url, str) else None
+        url = getattr(client, "base_url", None)
+        if url is not None:
+            return str(url)
+        client = getattr(client, "_client", None)  # a resource of an openai client
+    return None
+
+
+def _client_refusal(name: str, value: Any, hosts: tuple[str, ...]) -> str | None:
+    """Why the SDK client in setting ``name`` cannot be shown to send to the provider's own server, or None.
+
+    The SDK fixes its base URL when it is built (from the setting, or from its environment:
+    ``OPENAI_BASE_URL``, ``GOOGLE_GEMINI_BASE_URL``), so the client itself is read, whoever built it.
+    """
+    url = _base_url(value)
+    host = urlsplit(url).hostname if url is not None else None
+    if host is not None and any(host == known or host.endswith("." + known) for known in hosts):
+        return None
+    where = repr(url) if url is not None else f"a {type(value).__name__}"
+    return f"the setting {name!r} sends to a server the guardrail does not know: {where}"
 
 
 def _held_refusal(value: Any, depth: int) -> str | None:
@@ -473,6 +512,8 @@ def _settings_refusal(model: BaseLanguageModel[Any], depth: int) -> str | None:
             refusal = _options_refusal(value, f"{name} entry")
         elif name in _ENDPOINTS and package in PROVIDERS:
             refusal = _endpoint_refusal(name, value)
+        elif name in _CLIENT_SETTINGS and package in PROVIDERS:
+            refusal = _client_refusal(name, value, _CLIENTS.get(package, ()))
         elif name not in PROVIDERS.get(package, frozenset()) and _differs(model, name, origin):
             refusal = (
                 f"the setting {name!r} of {type(model).__name__} is not one the guardrail knows to be inert"

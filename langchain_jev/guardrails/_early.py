@@ -21,13 +21,18 @@ the call carries, and anything it cannot name waits for the verdict:
   a container, ``cached_content``, context management, a search model (its name
   says ``search``, ``deep-research``, ``sonar`` or ``:online``), a server other
   than the provider's own (another server speaking its API may act on a model's
-  name alone) and any setting not named wait; ``model_kwargs`` and
-  ``extra_body`` are read as call options;
+  name alone), an SDK client that cannot be shown to send to the provider's own
+  server (one the caller built, or one the SDK pointed elsewhere from its
+  environment: ``OPENAI_BASE_URL``), a proxy, extra headers, previous-response
+  ids and any setting not named wait; ``model_kwargs`` and ``extra_body`` are
+  read as call options;
 - **its call options** (what ``bind``, ``bind_tools`` and an agent's model
   settings add, and ``model_kwargs`` / ``extra_body``): each is one the door
   knows to be inert (`INERT_OPTIONS`), and every tool among them (``tools``,
   ``functions``) and every tool an agent binds is a recognised client tool
-  (`client_tool`): one the caller runs, which the model can only ask for.
+  (`client_tool`): one the caller runs, which the model can only ask for (a
+  ``BaseTool`` with nothing in its ``extras`` but `INERT_TOOL_EXTRAS`: a
+  builder sends ``provider_tool_definition`` as a built-in tool).
 
 Example:
     >>> from langchain_core.language_models import GenericFakeChatModel
@@ -455,7 +460,7 @@ _SDKS = frozenset({"openai", "anthropic", "google"})
 
 
 def _base_url(client: Any) -> str | None:
-    """The base URL an SDK client (or one of its resources, such as ``chat.completions``) sends to, or None."""
+    """The base URL an SDK client (or a resource of one, ``chat.completions``) sends to, or None."""
     for _ in range(_DEPTH):
         if _package(type(client)) not in _SDKS:
             return None

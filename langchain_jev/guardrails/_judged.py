@@ -20,6 +20,12 @@ Pure functions over LangChain messages, shared by every rail. The reading is
   shown to the judge as a note and named (`Reading.media`), so an output rail can
   decide what a reply it cannot see means (``on_unjudgeable``); a PDF's text is
   judged; any other payload is judged as the text it is.
+- Content the provider resolves itself is read by an allow-list (`Reading.unread`):
+  a media block is read only when its payload is in a field the guardrail reads;
+  one that names stored content instead (a file id, an assistant audio id, a
+  stored file source) and ciphertext the provider decrypts for its model
+  (``redacted_thinking``, ``encrypted_content``) cannot be judged, and every
+  check names it unjudgeable (``on_unjudgeable``: refused by default).
 - `input_subject` reads the messages a model is about to receive that were not
   judged before (every role: system, developer, user, assistant messages the
   caller wrote, tool and function results, any ``ChatMessage``), with earlier
@@ -131,6 +137,17 @@ _LEFT_OUT = frozenset({"id", "type", "artifact", "content"})
 """Message fields not read as fields: the message's own id (no provider builder sends it), its
 type (its class), an artifact (never sent to a model); the content is read apart."""
 
+_RESOLVED_KINDS = _MEDIA | {"input_file", "input_image", "input_audio", "input_video"}
+"""Block types (and keys) of content a provider may fetch or look up itself: such a block is read only
+when it holds its payload in a field the guardrail reads (`_READ_PAYLOAD`)."""
+
+_READ_PAYLOAD = _MEDIA_FIELDS | frozenset({*_PROSE_KEYS, "content", "transcript"})
+"""The fields a guardrail reads a media block's payload from (the allow-list): a media block with none of
+them (in it or in a holder) names content stored at the provider, an id or a file id, which is unjudgeable."""
+
+_SEALED = ("encrypted", "redacted")
+"""Words naming ciphertext a provider decrypts for its model: a block type or key holding one is unjudgeable."""
+
 
 def reveal_input(data: JevJudgeInput) -> JevJudgeInput:
     """A judge input with every string and key revealed (`langchain_jev.guardrails._text.reveal_value`).
@@ -157,6 +174,9 @@ class Reading:
     """The media the battery cannot see (image, audio, video), each named by where it is and its type."""
     prose: str = ""
     """The message's prose blocks joined as a provider sends them, one run of text (raw, not revealed)."""
+    unread: tuple[str, ...] = ()
+    """Content the provider resolves that the battery cannot read (a file or audio id, ciphertext the
+    provider decrypts), each named by where it is: unjudgeable, it goes through ``on_unjudgeable``."""
 
     @property
     def text(self) -> str:
@@ -244,6 +264,56 @@ def _string_defaults(kind: type[BaseMessage]) -> dict[str, str]:
     return {name: info.default for name, info in kind.model_fields.items() if isinstance(info.default, str)}
 
 
+def _sealed(name: Any) -> bool:
+    return isinstance(name, str) and any(word in name.lower() for word in _SEALED)
+
+
+def _holds_payload(value: Mapping[Any, Any]) -> bool:
+    """True when a media block (or holder) keeps its payload in a field the guardrail reads."""
+    for key, item in value.items():
+        if key in _READ_PAYLOAD and not (item is None or (isinstance(item, (str, list, dict)) and not item)):
+            return True
+        if key in _MEDIA_HOLDERS and isinstance(item, Mapping) and _holds_payload(item):
+            return True
+    return False
+
+
+def _unread_references(value: Any, where: str, holder: Any = None) -> list[str]:
+    """Where ``value`` names content its provider resolves that no reader here reads, each named.
+
+    An allow-list: a media block (a block of a media type, or the object of a
+    media key) is read only when its payload is in a field the guardrail reads
+    (`_READ_PAYLOAD`); one that names its content otherwise (a file id, an audio
+    id, a stored file source) is unread. A block type or key that names
+    ciphertext (``redacted_thinking``, ``encrypted_content``) is unread too.
+
+    Example:
+        >>> _unread_references([{"type": "text", "text": "Read it."}, {"type": "file", "file_id": "f1"}], "content")
+        ['content[1]: file']
+
+    """
+    if isinstance(value, (list, tuple)):
+        return [
+            found
+            for index, item in enumerate(value)
+            for found in _unread_references(item, f"{where}[{index}]")
+        ]
+    if not isinstance(value, Mapping):
+        return []
+    kind = value.get("type")
+    if _sealed(kind):
+        return [f"{where}: {kind}"]
+    sealed = [f"{where}.{key}" for key, item in value.items() if _sealed(key) and item]
+    media = (
+        kind if kind in _RESOLVED_KINDS else holder if holder in _RESOLVED_KINDS | _MEDIA_HOLDERS else None
+    )
+    if media is not None and not _holds_payload(value):
+        return [*sealed, f"{where}: {media}"]
+    return sealed + [
+        found for key, item in value.items() for found in _unread_references(item, f"{where}.{key}", key)
+    ]
+
+
 def read_message(message: BaseMessage, *, calls_apart: bool = False, name_apart: bool = False) -> Reading:
     """Everything ``message`` carries: every content block and every other field it has.
 
@@ -294,7 +364,11 @@ def read_message(message: BaseMessage, *, calls_apart: bool = False, name_apart:
     }
     if fields:
         walk.emit(_json(reveal_value(fields)))
-    return Reading(tuple(walk.texts), tuple(walk.media), "".join(walk.prose))
+    unread = [
+        *_unread_references(content if isinstance(content, list) else [], "content"),
+        *_unread_references(message.additional_kwargs, "additional_kwargs"),
+    ]
+    return Reading(tuple(walk.texts), tuple(walk.media), "".join(walk.prose), tuple(unread))
 
 
 def content_texts(message: BaseMessage) -> list[str]:
@@ -347,7 +421,8 @@ class Subject:
     messages: tuple[BaseMessage, ...]
     """The messages checked."""
     media: tuple[str, ...] = field(default=())
-    """Media the battery cannot see (image, audio, video), named by where it is and its type."""
+    """What the battery cannot read, named by where it is: a reply's media (image, audio, video) and, in
+    any check, content the provider resolves (`Reading.unread`); it goes through ``on_unjudgeable``."""
 
 
 def _labelled(message: BaseMessage) -> str:
@@ -432,7 +507,17 @@ def input_subject(
     texts.extend(_read_as_one(messages, start))
     earlier = _earlier(messages[:start], context_messages) if context_messages > 0 else []
     data = JevJudgeInput(question="\n\n".join(texts), fields={CONTEXT_FIELD: earlier} if earlier else None)
-    return Subject(data, tuple(judged))
+    return Subject(data, tuple(judged), _unread_in(messages, start))
+
+
+def _unread_in(messages: Sequence[BaseMessage], start: int) -> tuple[str, ...]:
+    """What the messages from ``start`` on name that their provider resolves and no reader reads."""
+    return tuple(
+        f"messages[{index}].{where}"
+        for index, message in enumerate(messages)
+        if index >= start
+        for where in read_message(message).unread
+    )
 
 
 def _calls(message: AIMessage) -> list[ToolCall]:
@@ -520,7 +605,13 @@ def tool_results_subject(messages: Sequence[BaseMessage], start: int | None = No
         arguments = call.arguments if call is not None else {}
         calls.append(ToolCall(name, arguments, read_message(result).text))
     data = JevJudgeInput(question=_last_request(messages[:start]), tool_calls=calls)
-    return Subject(data, tuple(results))
+    unread = tuple(
+        f"messages[{index}].{where}"
+        for index, message in enumerate(messages)
+        if index >= start and isinstance(message, ToolMessage | FunctionMessage)
+        for where in read_message(message).unread
+    )
+    return Subject(data, tuple(results), unread)
 
 
 def subject_for(

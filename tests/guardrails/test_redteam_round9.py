@@ -708,9 +708,6 @@ def test_the_oracle_the_builders_send_the_ciphertext_for_the_model() -> None:
 
 @pytest.mark.parametrize("form", FORMS)
 @pytest.mark.parametrize("block", PROVIDER_CIPHERTEXT)
-@pytest.mark.xfail(
-    strict=True, reason="bypass: ciphertext the provider decrypts is sent unjudged in a caller's message"
-)
 def test_an_assistant_message_the_caller_wrote_with_provider_ciphertext_is_not_sent(
     block: str, form: str
 ) -> None:
@@ -757,9 +754,6 @@ def test_the_oracle_the_builders_send_the_ids_the_provider_resolves() -> None:
 
 @pytest.mark.parametrize("form", FORMS)
 @pytest.mark.parametrize("reference", FILE_REFERENCES)
-@pytest.mark.xfail(
-    strict=True, reason="bypass: content stored at the provider is read by the model, never by the judge"
-)
 def test_content_the_provider_resolves_by_id_is_refused_or_named_unjudgeable(
     reference: str, form: str
 ) -> None:

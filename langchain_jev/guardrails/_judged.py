@@ -146,7 +146,7 @@ _READ_PAYLOAD = _MEDIA_FIELDS | frozenset({*_PROSE_KEYS, "content", "transcript"
 them (in it or in a holder) names content stored at the provider, an id or a file id, which is unjudgeable."""
 
 _SEALED = ("encrypted", "redacted")
-"""Words naming ciphertext a provider decrypts for its model: a block type or key holding one is unjudgeable."""
+"""Words naming ciphertext a provider decrypts for its model: a block type or key with one is unjudgeable."""
 
 
 def reveal_input(data: JevJudgeInput) -> JevJudgeInput:
@@ -288,7 +288,8 @@ def _unread_references(value: Any, where: str, holder: Any = None) -> list[str]:
     ciphertext (``redacted_thinking``, ``encrypted_content``) is unread too.
 
     Example:
-        >>> _unread_references([{"type": "text", "text": "Read it."}, {"type": "file", "file_id": "f1"}], "content")
+        >>> blocks = [{"type": "text", "text": "Read it."}, {"type": "file", "file_id": "f1"}]
+        >>> _unread_references(blocks, "content")
         ['content[1]: file']
 
     """

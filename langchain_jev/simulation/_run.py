@@ -85,20 +85,13 @@ def simulate(
 
     """
     plan = _Plan.of(app, max_turns, judge, stop_when, model, final_judge, thread_id, config)
-    steps = _conversation(plan, user)
-    sent: Any = None
-    failure: BaseException | None = None
-    while True:
+    steps = _Steps(_conversation(plan, user))
+    while (step := steps.next()) is not None:
         try:
-            kind, argument = steps.throw(failure) if failure is not None else steps.send(sent)
-        except StopIteration as done:
-            result: Simulation = done.value
-            return result
-        failure = None
-        try:
-            sent = _do(kind, argument, plan, user)
+            steps.sent(_do(*step, plan, user))
         except Exception as error:
-            failure = error
+            steps.failed(error)
+    return steps.result
 
 
 async def asimulate(
@@ -115,20 +108,13 @@ async def asimulate(
 ) -> Simulation:
     """Asynchronous `simulate`: the same conversation, every call awaited."""
     plan = _Plan.of(app, max_turns, judge, stop_when, model, final_judge, thread_id, config)
-    steps = _conversation(plan, user)
-    sent: Any = None
-    failure: BaseException | None = None
-    while True:
+    steps = _Steps(_conversation(plan, user))
+    while (step := steps.next()) is not None:
         try:
-            kind, argument = steps.throw(failure) if failure is not None else steps.send(sent)
-        except StopIteration as done:
-            result: Simulation = done.value
-            return result
-        failure = None
-        try:
-            sent = await _ado(kind, argument, plan, user)
+            steps.sent(await _ado(*step, plan, user))
         except Exception as error:
-            failure = error
+            steps.failed(error)
+    return steps.result
 
 
 def check_options(
@@ -328,6 +314,35 @@ def _split(verdict: JevVerdict, plan: _Plan) -> tuple[JevVerdict | None, JevFind
 
 
 # ---------------------------------------------------------------- the I/O, sync and async
+
+
+class _Steps:
+    """The conversation driven one step at a time: each step is sent what came of it, or its error."""
+
+    def __init__(self, conversation: Generator[_Step, Any, Simulation]) -> None:
+        self._conversation = conversation
+        self._sent: Any = None
+        self._failure: BaseException | None = None
+        self.result: Simulation
+
+    def next(self) -> _Step | None:
+        """The next step the conversation asks for; None once it has ended (with its `result`)."""
+        failure, self._failure = self._failure, None
+        try:
+            if failure is not None:
+                return self._conversation.throw(failure)
+            return self._conversation.send(self._sent)
+        except StopIteration as done:
+            self.result = done.value
+            return None
+
+    def sent(self, value: Any) -> None:
+        """What the step came to: the conversation is given it."""
+        self._sent = value
+
+    def failed(self, error: BaseException) -> None:
+        """The step raised: the conversation is thrown ``error``."""
+        self._failure = error
 
 
 def _payload(plan: _Plan, history: list[BaseMessage], said: HumanMessage) -> Any:

@@ -16,7 +16,6 @@ from collections.abc import Mapping
 from typing import Any
 
 from langchain_core.decisions import (
-    BaseDecisionModel,
     Box,
     ClassifierResponse,
     Noul,
@@ -24,12 +23,13 @@ from langchain_core.decisions import (
     State,
 )
 from langchain_core.decisions import Choice as CoreChoice
-from pydantic import ConfigDict, Field, model_validator
+from pydantic import Field
 
 from langchain_jev._errors import JevConfigurationError
 from langchain_jev.models import _unique_json as unique_json
 from langchain_jev.models._response import DecisionResponse, read_answers
 from langchain_jev.models._secrets import redact, redact_error
+from langchain_jev.models._wrapped import WrappedModel
 
 __all__ = ["OpenAIDecisionsModel", "from_model_name", "is_openai_decisions"]
 
@@ -50,7 +50,7 @@ def is_openai_decisions(model: Any) -> bool:
     return kind.__name__ in _WRAPPED and kind.__module__.startswith("langchain_openai")
 
 
-class OpenAIDecisionsModel(BaseDecisionModel):
+class OpenAIDecisionsModel(WrappedModel):
     """Wrap a ``langchain_openai.decisions.OpenAIDecisions`` as a `BaseDecisionModel`.
 
     A judge wraps one by itself: ``JevJudge(criteria, model=OpenAIDecisions(model="gpt-6-luna"))``.
@@ -69,24 +69,15 @@ class OpenAIDecisionsModel(BaseDecisionModel):
 
     """
 
-    model_config = ConfigDict(arbitrary_types_allowed=True)
+    _wrapped = "decisions"
+    _unnamed = "openai-decisions"
+    _provider_name = "openai"
 
     decisions: Any = Field(exclude=True, repr=False)
     """The ``OpenAIDecisions`` (or ``OpenAIClassifier``) that answers: its key, base URL,
     clients and retries are used as set."""
     model: str = ""
     """The Decisions model's name (read from ``decisions`` when not given)."""
-
-    @model_validator(mode="before")
-    @classmethod
-    def _model_name(cls, data: Any) -> Any:
-        if isinstance(data, dict) and not data.get("model") and data.get("decisions") is not None:
-            data = {**data, "model": str(getattr(data["decisions"], "model", "openai-decisions"))}
-        return data
-
-    @property
-    def _provider(self) -> str:
-        return "openai"
 
     def _payload(self, state: State, questions: dict[str, Question]) -> dict[str, Any]:
         if type(self.decisions).__name__ == "OpenAIClassifier":  # it converts the judge's questions itself

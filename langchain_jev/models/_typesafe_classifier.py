@@ -4,16 +4,17 @@ from __future__ import annotations
 
 from typing import Any
 
-from langchain_core.decisions import BaseDecisionModel, ClassifierResponse, Question, State
-from pydantic import ConfigDict, Field, model_validator
+from langchain_core.decisions import ClassifierResponse, Question, State
+from pydantic import Field
 
 from langchain_jev.models._response import DecisionResponse, read_answers
 from langchain_jev.models._secrets import redact_error
+from langchain_jev.models._wrapped import WrappedModel
 
 __all__ = ["TypeSafeClassifierDecisionModel"]
 
 
-class TypeSafeClassifierDecisionModel(BaseDecisionModel):
+class TypeSafeClassifierDecisionModel(WrappedModel):
     """Wrap a ``langchain_typesafe.TypeSafeClassifier`` as a `BaseDecisionModel`.
 
     The classifier keeps its own copies of the question and answer types; this
@@ -26,23 +27,14 @@ class TypeSafeClassifierDecisionModel(BaseDecisionModel):
 
     """
 
-    model_config = ConfigDict(arbitrary_types_allowed=True)
+    _wrapped = "classifier"
+    _unnamed = "typesafe"
+    _provider_name = "typesafe"
 
     classifier: Any = Field(exclude=True, repr=False)
     """The ``TypeSafeClassifier`` that answers."""
     model: str = ""
     """The classifier's model name (read from it when not given)."""
-
-    @model_validator(mode="before")
-    @classmethod
-    def _model_name(cls, data: Any) -> Any:
-        if isinstance(data, dict) and not data.get("model") and data.get("classifier") is not None:
-            data = {**data, "model": str(getattr(data["classifier"], "model", "typesafe"))}
-        return data
-
-    @property
-    def _provider(self) -> str:
-        return "typesafe"
 
     def _request(self, state: State, questions: dict[str, Question]) -> dict[str, Any]:
         from langchain_typesafe.types import (

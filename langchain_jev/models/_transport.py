@@ -45,7 +45,7 @@ import time
 import urllib.request
 import zlib
 from collections.abc import AsyncIterator, Callable, Iterable, Iterator
-from typing import Any, Protocol
+from typing import Any, Generic, Protocol, TypeVar
 
 import anyio
 import httpcore2
@@ -393,6 +393,42 @@ def _default_transport(base_url: str | None) -> httpx2.HTTPTransport:
     return transport
 
 
+_Inner = TypeVar("_Inner", httpx2.BaseTransport, httpx2.AsyncBaseTransport)
+
+
+class _Bounds(Generic[_Inner]):
+    """What both transports keep: the transport they wrap, the cap on a body, the deadline."""
+
+    def __init__(
+        self,
+        inner: _Inner | None = None,
+        *,
+        max_bytes: int = MAX_RESPONSE_BYTES,
+        deadline: float | None = None,
+        base_url: str | None = None,
+    ) -> None:
+        self.max_bytes, self.deadline = _checked(max_bytes, deadline)
+        self._inner: _Inner = inner if inner is not None else self._default(base_url)
+
+    def _default(self, base_url: str | None) -> _Inner:
+        """The transport that sends when none is given (the environment's proxy for ``base_url``)."""
+        raise NotImplementedError
+
+    def _deadline_of(self, request: httpx2.Request) -> _Deadline:
+        """The request's deadline, its timeouts clamped to it, asking only for what inflates."""
+        deadline = _Deadline.of(request, self.deadline)
+        _clamp_timeouts(request, deadline)
+        _ask_for_what_inflates(request)
+        return deadline
+
+
+def _rebodied(response: httpx2.Response, guard: _Guard, stream: Any) -> httpx2.Response:
+    """``response`` with its body read through ``stream`` (capped and inflated by ``guard``)."""
+    return httpx2.Response(
+        response.status_code, headers=guard.headers, stream=stream, extensions=response.extensions
+    )
+
+
 class _SyncBody(httpx2.SyncByteStream):
     def __init__(self, inner: httpx2.SyncByteStream, guard: _Guard, deadline: _Deadline) -> None:
         self._inner, self._guard, self._deadline = inner, guard, deadline
@@ -415,7 +451,7 @@ class _SyncBody(httpx2.SyncByteStream):
         self._inner.close()
 
 
-class BoundedTransport(httpx2.BaseTransport):
+class BoundedTransport(_Bounds[httpx2.BaseTransport], httpx2.BaseTransport):
     """An ``httpx2`` transport whose responses are size-capped and whose requests have a deadline.
 
     Args:
@@ -437,22 +473,12 @@ class BoundedTransport(httpx2.BaseTransport):
 
     """
 
-    def __init__(
-        self,
-        inner: httpx2.BaseTransport | None = None,
-        *,
-        max_bytes: int = MAX_RESPONSE_BYTES,
-        deadline: float | None = None,
-        base_url: str | None = None,
-    ) -> None:
-        self.max_bytes, self.deadline = _checked(max_bytes, deadline)
-        self._inner = inner if inner is not None else _default_transport(base_url)
+    def _default(self, base_url: str | None) -> httpx2.BaseTransport:
+        return _default_transport(base_url)
 
     def handle_request(self, request: httpx2.Request) -> httpx2.Response:
         """Send ``request`` by its deadline; its response's body capped and inflated as it is read."""
-        deadline = _Deadline.of(request, self.deadline)
-        _clamp_timeouts(request, deadline)
-        _ask_for_what_inflates(request)
+        deadline = self._deadline_of(request)
         token = _CURRENT.set(deadline)
         try:
             deadline.check()
@@ -466,12 +492,7 @@ class BoundedTransport(httpx2.BaseTransport):
             response.close()
             raise
         assert isinstance(response.stream, httpx2.SyncByteStream)
-        return httpx2.Response(
-            response.status_code,
-            headers=guard.headers,
-            stream=_SyncBody(response.stream, guard, deadline),
-            extensions=response.extensions,
-        )
+        return _rebodied(response, guard, _SyncBody(response.stream, guard, deadline))
 
     def close(self) -> None:
         """Close the transport it wraps."""
@@ -504,7 +525,7 @@ class _AsyncBody(httpx2.AsyncByteStream):
         await self._inner.aclose()
 
 
-class AsyncBoundedTransport(httpx2.AsyncBaseTransport):
+class AsyncBoundedTransport(_Bounds[httpx2.AsyncBaseTransport], httpx2.AsyncBaseTransport):
     """The async twin of `BoundedTransport` (same arguments); its deadline is an ``anyio`` cancel scope.
 
     Example:
@@ -513,26 +534,12 @@ class AsyncBoundedTransport(httpx2.AsyncBaseTransport):
 
     """
 
-    def __init__(
-        self,
-        inner: httpx2.AsyncBaseTransport | None = None,
-        *,
-        max_bytes: int = MAX_RESPONSE_BYTES,
-        deadline: float | None = None,
-        base_url: str | None = None,
-    ) -> None:
-        self.max_bytes, self.deadline = _checked(max_bytes, deadline)
-        self._inner = (
-            inner
-            if inner is not None
-            else httpx2.AsyncHTTPTransport(limits=DEFAULT_LIMITS, proxy=_proxy_for(base_url))
-        )
+    def _default(self, base_url: str | None) -> httpx2.AsyncBaseTransport:
+        return httpx2.AsyncHTTPTransport(limits=DEFAULT_LIMITS, proxy=_proxy_for(base_url))
 
     async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
         """Send ``request`` by its deadline; its response's body capped and inflated as it is read."""
-        deadline = _Deadline.of(request, self.deadline)
-        _clamp_timeouts(request, deadline)
-        _ask_for_what_inflates(request)
+        deadline = self._deadline_of(request)
         try:
             with anyio.fail_after(max(deadline.remaining(), 0.0)):
                 response = await self._inner.handle_async_request(request)
@@ -544,12 +551,7 @@ class AsyncBoundedTransport(httpx2.AsyncBaseTransport):
             await response.aclose()
             raise
         assert isinstance(response.stream, httpx2.AsyncByteStream)
-        return httpx2.Response(
-            response.status_code,
-            headers=guard.headers,
-            stream=_AsyncBody(response.stream, guard, deadline),
-            extensions=response.extensions,
-        )
+        return _rebodied(response, guard, _AsyncBody(response.stream, guard, deadline))
 
     async def aclose(self) -> None:
         """Close the transport it wraps."""

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import contextvars
 import functools
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from decimal import Decimal
 from fractions import Fraction
 from typing import Any
@@ -282,16 +282,38 @@ def _matches(pattern: str, text: str) -> bool:
     return search(pattern, text, _BUDGET.get().deadline)
 
 
+_Own = Callable[[Any, Any, Any, Any], Iterator[ValidationError]]
+
+
+def _applies_to(kind: str) -> Callable[[_Own], _Own]:
+    """A keyword that judges instances of JSON type ``kind`` only: any other instance passes it."""
+
+    def applies(keyword: _Own) -> _Own:
+        @functools.wraps(keyword)
+        def on_kind(validator: Any, value: Any, instance: Any, schema: Any) -> Iterator[ValidationError]:
+            if validator.is_type(instance, kind):
+                yield from keyword(validator, value, instance, schema)
+
+        return on_kind
+
+    return applies
+
+
+def _listed(keys: Iterable[str]) -> str:
+    """Keys for a message: sorted, quoted, the list clipped."""
+    return _clip(", ".join(repr(each) for each in sorted(keys)), 80)
+
+
+@_applies_to("string")
 def _pattern(validator: Any, pattern: Any, instance: Any, schema: Any) -> Iterator[ValidationError]:
-    if validator.is_type(instance, "string") and not _matches(pattern, instance):
+    if not _matches(pattern, instance):
         yield ValidationError(f"{_short(instance)} does not match {pattern!r}")
 
 
+@_applies_to("object")
 def _pattern_properties(
     validator: Any, patterns: Any, instance: Any, schema: Any
 ) -> Iterator[ValidationError]:
-    if not validator.is_type(instance, "object"):
-        return
     for pattern, subschema in patterns.items():
         for key, value in instance.items():
             if _matches(pattern, key):
@@ -308,25 +330,22 @@ def _additional(instance: Mapping[str, Any], schema: Mapping[str, Any]) -> list[
     ]
 
 
+@_applies_to("object")
 def _additional_properties(
     validator: Any, allowed: Any, instance: Any, schema: Any
 ) -> Iterator[ValidationError]:
-    if not validator.is_type(instance, "object"):
-        return
     extras = _additional(instance, schema)
     if validator.is_type(allowed, "object"):
         for extra in extras:
             yield from validator.descend(instance[extra], allowed, path=extra)
     elif not allowed and extras:
-        names = ", ".join(repr(each) for each in sorted(extras))
-        yield ValidationError(f"additional properties are not allowed ({_clip(names, 80)})")
+        yield ValidationError(f"additional properties are not allowed ({_listed(extras)})")
 
 
+@_applies_to("object")
 def _unevaluated_properties(
     validator: Any, allowed: Any, instance: Any, schema: Any
 ) -> Iterator[ValidationError]:
-    if not validator.is_type(instance, "object"):
-        return
     evaluated = _evaluated_keys(validator, instance, schema)
     failed = [
         key
@@ -334,8 +353,7 @@ def _unevaluated_properties(
         if key not in evaluated and any(True for _ in validator.descend(instance[key], allowed, path=key))
     ]
     if failed:
-        names = ", ".join(repr(each) for each in sorted(failed))
-        yield ValidationError(f"unevaluated properties are not allowed or not valid ({_clip(names, 80)})")
+        yield ValidationError(f"unevaluated properties are not allowed or not valid ({_listed(failed)})")
 
 
 def _evaluated_keys(validator: Any, instance: Mapping[str, Any], schema: Any) -> set[str]:
@@ -386,10 +404,9 @@ def _unique_items(validator: Any, unique: Any, instance: Any, schema: Any) -> It
             seen.add(key)
 
 
+@_applies_to("number")
 def _multiple_of(validator: Any, step: Any, instance: Any, schema: Any) -> Iterator[ValidationError]:
     """Exactly, as decimals: ``19.99`` is a multiple of ``0.01`` (not as floats); ``2**64 + 1`` not of 7."""
-    if not validator.is_type(instance, "number"):
-        return
     try:
         failed = (_exact(instance) / _exact(step)).denominator != 1
     except (ValueError, OverflowError, ArithmeticError):  # not finite

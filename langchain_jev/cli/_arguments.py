@@ -22,12 +22,15 @@ from langchain_jev.datasets._paths import clash
 __all__ = [
     "add_allow_code",
     "add_command",
+    "add_format_option",
+    "add_judge_option",
     "add_model_options",
     "add_pacing_options",
     "base_url",
     "exit_codes_epilog",
     "html_unavailable",
     "int_at_least",
+    "invalid_judge_file",
     "non_negative_int",
     "positive_float",
     "positive_int",
@@ -155,6 +158,25 @@ def add_command(
 def preflight(inputs: list[Any], outputs: list[Any], html: str | None) -> str | None:
     """What stops a command before it reads a row: an output over an input, or HTML it cannot draw."""
     return clash(inputs, outputs) or html_unavailable(html)
+
+
+def add_judge_option(
+    parser: Any, help: str = "the judge file (YAML or JSON), or a prebuilt judge's name"
+) -> None:
+    """Add the required ``--judge SPEC`` (``help`` says what it may name) to ``parser``."""
+    parser.add_argument("--judge", required=True, metavar="SPEC", help=help)
+
+
+def add_format_option(parser: Any) -> None:
+    """Add ``--format`` (DATA's format, by its extension when not given) to ``parser``."""
+    parser.add_argument(
+        "--format", choices=("jsonl", "json", "csv"), help="DATA's format (default: by extension)"
+    )
+
+
+def invalid_judge_file(error: Any) -> str:
+    """What a command says of a judge file it refuses (a ``JudgeSpecError``): each problem on a line."""
+    return "the judge file is invalid:\n  " + "\n  ".join(error.messages())
 
 
 def add_model_options(parser: argparse.ArgumentParser) -> Any:

@@ -23,7 +23,7 @@ import tempfile
 from collections.abc import Mapping, Sequence
 from typing import Any, TextIO
 
-from langchain_jev.cli._arguments import add_command
+from langchain_jev.cli._arguments import add_command, invalid_judge_file
 
 __all__ = ["DEFINITIONS", "add_parser", "calibrate_command"]
 
@@ -156,7 +156,7 @@ def calibrate_command(
         spec = load_spec(args.judge)
         judge = spec.build(NoRequestModel(), allow_code=allow_code(args.allow_code))
     except JudgeSpecError as error:
-        return fail("the judge file is invalid:\n  " + "\n  ".join(error.messages()))
+        return fail(invalid_judge_file(error))
     args.ignore_field = [*args.ignore_field, *([overall] if overall else []), *per_criterion.values()]
     runs: list[list[dict[str, Any]]] = []
     any_errors = False

@@ -24,7 +24,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, TextIO
 
 if TYPE_CHECKING:
@@ -100,7 +100,7 @@ def compare_command(
         return bad_input(stderr, clash)
     from langchain_jev.cli._compare_guardrail import guardrail_compare
 
-    guarded = guardrail_compare(args, stdout, stderr, _write_json)  # None: two judge runs
+    guarded = guardrail_compare(args, stdout, stderr, _write_figures)  # None: two judge runs
     if guarded is not None:
         return guarded
     if args.judge:
@@ -116,17 +116,8 @@ def compare_command(
     stdout.write(f"A: {args.a}\nB: {args.b}\n\n")
     stdout.write(comparison.table(flips=max(0, args.flips)) + "\n")
     stdout.flush()
-    code = _write_json(args, comparison.to_dict(), stderr)
-    if code is not None:
-        return code
-    if args.html:
-        try:
-            _write_html(args, comparison)
-        except OSError as error:
-            return bad_input(stderr, f"cannot write {args.html}: {error.strerror or error}")
-        except ImportError as error:
-            return bad_input(stderr, f"--html: {error}")
-    return EXIT_OK
+    code = _write_figures(args, comparison.to_dict(), stderr, lambda: _write_html(args, comparison))
+    return EXIT_OK if code is None else code
 
 
 def head_to_head_command(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
@@ -201,14 +192,11 @@ def head_to_head_command(args: argparse.Namespace, stdout: TextIO, stderr: TextI
                 write_head_to_head(args.out, result, header)
         except OSError as error:
             return bad_input(stderr, f"cannot write {args.out}: {error.strerror or error}")
-    code = _write_json(args, result.to_dict(), stderr)
+    code = _write_figures(
+        args, result.to_dict(), stderr, lambda: _write_head_to_head_html(args, result, headers, model_name)
+    )
     if code is not None:
         return code
-    if args.html:
-        try:
-            _write_head_to_head_html(args, result, headers, model_name)
-        except OSError as error:
-            return bad_input(stderr, f"cannot write {args.html}: {error.strerror or error}")
     return EXIT_MODEL_ERRORS if failed else EXIT_OK
 
 
@@ -249,17 +237,27 @@ def _same_file(one: str, other: str) -> bool:
         return os.path.realpath(one) == os.path.realpath(other)
 
 
-def _write_json(args: argparse.Namespace, figures: Mapping[str, Any], stderr: TextIO) -> int | None:
+def _write_figures(
+    args: argparse.Namespace, figures: Mapping[str, Any], stderr: TextIO, draw: Callable[[], None]
+) -> int | None:
+    """Write ``--json`` (``figures``), then ``--html`` (``draw()``); the exit code of what failed, or None."""
     from langchain_jev.datasets._exit_codes import bad_input
 
-    if not args.json:
-        return None
-    from langchain_jev.datasets._writing import write_atomic
+    if args.json:
+        from langchain_jev.datasets._writing import write_atomic
 
-    try:  # whole or not at all: a full disk leaves the previous file
-        write_atomic(args.json, json.dumps(figures, indent=2, allow_nan=False, default=str) + "\n")
+        try:  # whole or not at all: a full disk leaves the previous file
+            write_atomic(args.json, json.dumps(figures, indent=2, allow_nan=False, default=str) + "\n")
+        except OSError as error:
+            return bad_input(stderr, f"cannot write {args.json}: {error.strerror or error}")
+    if not args.html:
+        return None
+    try:
+        draw()
     except OSError as error:
-        return bad_input(stderr, f"cannot write {args.json}: {error.strerror or error}")
+        return bad_input(stderr, f"cannot write {args.html}: {error.strerror or error}")
+    except ImportError as error:  # what the page needs is not installed
+        return bad_input(stderr, f"--html: {error}")
     return None
 
 

@@ -15,11 +15,12 @@ from typing import Any, TextIO
 
 __all__ = ["guardrail_compare"]
 
-WriteJson = Callable[[argparse.Namespace, Mapping[str, Any], TextIO], "int | None"]
+WriteFigures = Callable[[argparse.Namespace, Mapping[str, Any], TextIO, Callable[[], None]], "int | None"]
+"""``compare``'s writer of ``--json`` (the figures) and ``--html`` (drawn by the callable it is given)."""
 
 
 def guardrail_compare(
-    args: argparse.Namespace, stdout: TextIO, stderr: TextIO, write_json: WriteJson
+    args: argparse.Namespace, stdout: TextIO, stderr: TextIO, write_figures: WriteFigures
 ) -> int | None:
     """Compare two ``guardrail-eval`` results files; None when neither is one (a judge comparison)."""
     from langchain_jev._errors import ResultsError
@@ -53,14 +54,11 @@ def guardrail_compare(
         return bad_input(stderr, f"cannot compare {args.a} with {args.b}: {error}")
     stdout.write(f"A: {args.a}\nB: {args.b}\n\n{compared.table(flips=max(0, args.flips))}\n")
     stdout.flush()
-    code = write_json(args, compared.to_dict(), stderr)
-    if code is not None:
-        return code
-    if args.html:
+
+    def draw() -> None:
         from langchain_jev.report._guardrail_compare_page import write_guardrail_comparison
 
-        try:
-            write_guardrail_comparison(args.html, compared, f"compare: {args.a} -> {args.b}")
-        except OSError as error:
-            return bad_input(stderr, f"cannot write {args.html}: {error.strerror or error}")
-    return EXIT_OK
+        write_guardrail_comparison(args.html, compared, f"compare: {args.a} -> {args.b}")
+
+    code = write_figures(args, compared.to_dict(), stderr, draw)
+    return EXIT_OK if code is None else code

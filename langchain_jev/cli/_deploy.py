@@ -82,6 +82,7 @@ def deploy_command(args: argparse.Namespace) -> int:
     """Run ``deploy`` with parsed arguments; return the exit code."""
     from langchain_jev import JudgeSpecError
     from langchain_jev._errors import JevConfigurationError
+    from langchain_jev.cli._arguments import invalid_judge_file
     from langchain_jev.datasets._options import allow_code
     from langchain_jev.online import JevDeployWarning, deploy
     from langchain_jev.spec import load_spec
@@ -94,7 +95,7 @@ def deploy_command(args: argparse.Namespace) -> int:
         spec = load_spec(args.judge)
         judge = spec.build(args.model, allow_code=allow_code(args.allow_code))
     except JudgeSpecError as error:
-        return bad_input(err, "the judge file is invalid:\n  " + "\n  ".join(error.messages()))
+        return bad_input(err, invalid_judge_file(error))
     except (JevConfigurationError, ImportError, ValueError) as error:
         return bad_input(err, str(error))
     try:

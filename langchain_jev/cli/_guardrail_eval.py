@@ -17,6 +17,7 @@ from typing import Any
 
 from langchain_jev.cli._arguments import (
     add_command,
+    add_format_option,
     add_model_options,
     add_pacing_options,
     html_unavailable,
@@ -52,9 +53,7 @@ def add_parser(commands: Any) -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("data", metavar="DATA", help="the labelled rows: .jsonl, .json or .csv")
-    parser.add_argument(
-        "--format", choices=("jsonl", "json", "csv"), help="DATA's format (default: by extension)"
-    )
+    add_format_option(parser)
     battery = parser.add_argument_group("battery")
     battery.add_argument(
         "--side",

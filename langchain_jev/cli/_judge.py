@@ -22,10 +22,13 @@ from typing import TYPE_CHECKING, Any, TextIO
 from langchain_jev.cli._arguments import (
     add_allow_code,
     add_command,
+    add_format_option,
+    add_judge_option,
     add_model_options,
     add_pacing_options,
     exit_codes_epilog,
     html_unavailable,
+    invalid_judge_file,
     rate,
     workers,
 )
@@ -87,15 +90,10 @@ def add_parser(commands: Any) -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     judge.add_argument("data", metavar="DATA", help="the dataset: .jsonl, .json or .csv")
-    judge.add_argument(
-        "--judge",
-        required=True,
-        metavar="SPEC",
-        help="the judge file (YAML or JSON), or a prebuilt judge's name (see `langchain-jev judges`)",
+    add_judge_option(
+        judge, "the judge file (YAML or JSON), or a prebuilt judge's name (see `langchain-jev judges`)"
     )
-    judge.add_argument(
-        "--format", choices=("jsonl", "json", "csv"), help="DATA's format (default: by extension)"
-    )
+    add_format_option(judge)
     add_allow_code(judge, "run code the judge file names (call: conditions, feedback_renderer)")
     names = judge.add_argument_group("columns")
     for part in ("question", "answer", "expected", "context", "tool-calls"):
@@ -177,7 +175,7 @@ def judge_command(args: argparse.Namespace, parser: argparse.ArgumentParser) -> 
     try:
         spec = load_spec(args.judge)
     except JudgeSpecError as error:
-        return bad_input(err, "the judge file is invalid:\n  " + "\n  ".join(error.messages()))
+        return bad_input(err, invalid_judge_file(error))
     if args.engine == "ray" or args.ray_address:
         if args.html and str(args.out).endswith(".parquet"):
             parser.error("--html is drawn from a results file: give --out PATH.jsonl with --engine ray")
@@ -200,7 +198,7 @@ def judge_command(args: argparse.Namespace, parser: argparse.ArgumentParser) -> 
         model, closers = build_model(settings, limiter, spec.decision_model())
         judge = spec.build(model, allow_code=allow_code(args.allow_code))
     except JudgeSpecError as error:
-        return bad_input(err, "the judge file is invalid:\n  " + "\n  ".join(error.messages()))
+        return bad_input(err, invalid_judge_file(error))
     except JevConfigurationError as error:
         return bad_input(err, str(error))
     except (ImportError, ValueError) as error:  # a chat model string its provider cannot serve

@@ -17,9 +17,11 @@ from typing import Any
 from langchain_jev.cli._arguments import (
     add_allow_code,
     add_command,
+    add_judge_option,
     add_model_options,
     add_pacing_options,
     exit_codes_epilog,
+    invalid_judge_file,
     non_negative_int,
     rate,
 )
@@ -53,12 +55,7 @@ def add_parser(commands: Any) -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--project", required=True, metavar="NAME", help="the LangSmith tracing project")
-    parser.add_argument(
-        "--judge",
-        required=True,
-        metavar="SPEC",
-        help="the judge file (YAML or JSON), or a prebuilt judge's name",
-    )
+    add_judge_option(parser)
     add_allow_code(parser, "run code the judge file names")
     runs = parser.add_argument_group("runs")
     runs.add_argument(
@@ -111,7 +108,7 @@ def monitor_command(args: argparse.Namespace) -> int:
         model, _closers = build_model(model_settings(args), limiter, spec.decision_model())
         judge = spec.build(model, allow_code=allow_code(args.allow_code))
     except JudgeSpecError as error:
-        return bad_input(err, "the judge file is invalid:\n  " + "\n  ".join(error.messages()))
+        return bad_input(err, invalid_judge_file(error))
     except JevConfigurationError as error:
         return bad_input(err, str(error))
     except (ImportError, ValueError) as error:

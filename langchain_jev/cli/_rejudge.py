@@ -55,7 +55,7 @@ def rejudge(args: argparse.Namespace, stdout: TextIO | None = None, stderr: Text
     stdout, stderr = stdout or sys.stdout, stderr or sys.stderr
     from langchain_jev import JudgeSpecError
     from langchain_jev._errors import RedecideError, ResultsError
-    from langchain_jev.cli._arguments import preflight
+    from langchain_jev.cli._arguments import invalid_judge_file, preflight
     from langchain_jev.datasets._exit_codes import bad_input, exit_code
     from langchain_jev.datasets._options import allow_code
     from langchain_jev.datasets._paths import FileRole
@@ -76,7 +76,7 @@ def rejudge(args: argparse.Namespace, stdout: TextIO | None = None, stderr: Text
         spec = load_spec(args.judge)
         judge = spec.build(NoRequestModel(), allow_code=allow_code(args.allow_code))
     except JudgeSpecError as error:
-        return fail("the judge file is invalid:\n  " + "\n  ".join(error.messages()))
+        return fail(invalid_judge_file(error))
     try:
         stored = read_to_redecide(args.results, spec)
         records, header = stored.records, stored.header

@@ -17,8 +17,11 @@ from typing import Any
 from langchain_jev.cli._arguments import (
     add_allow_code,
     add_command,
+    add_format_option,
+    add_judge_option,
     add_model_options,
     html_unavailable,
+    invalid_judge_file,
     positive_int,
     rate,
 )
@@ -61,12 +64,7 @@ def add_parser(commands: Any) -> argparse.ArgumentParser:
     parser.add_argument(
         "--app", required=True, metavar="MODULE:ATTR", help="the app: a graph, agent or runnable"
     )
-    parser.add_argument(
-        "--judge",
-        required=True,
-        metavar="SPEC",
-        help="the judge file (YAML or JSON), or a prebuilt judge's name",
-    )
+    add_judge_option(parser)
     parser.add_argument(
         "--user-model",
         metavar="MODEL",
@@ -80,9 +78,7 @@ def add_parser(commands: Any) -> argparse.ArgumentParser:
     parser.add_argument(
         "--stop-minimum", type=_fraction, default=0.8, metavar="P", help="the yes --stop-when needs (0.8)"
     )
-    parser.add_argument(
-        "--format", choices=("jsonl", "json", "csv"), help="DATA's format (default: by extension)"
-    )
+    add_format_option(parser)
     add_allow_code(parser, "run code the judge file names (call: conditions, feedback_renderer)")
     add_model_options(parser)
     run = parser.add_argument_group("running")
@@ -151,7 +147,7 @@ def simulate_command(args: argparse.Namespace, parser: argparse.ArgumentParser) 
             user_model=_user_model(args.user_model) if args.user_model else None,
         )
     except JudgeSpecError as error:
-        return bad_input(err, "the judge file is invalid:\n  " + "\n  ".join(error.messages()))
+        return bad_input(err, invalid_judge_file(error))
     except OSError as error:
         return bad_input(err, f"cannot read {args.data}: {error.strerror or error}")
     except (DatasetError, JevConfigurationError) as error:

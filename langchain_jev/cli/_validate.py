@@ -34,6 +34,7 @@ def validate(path: str) -> int:
     imported (it runs only with ``--allow-code``).
     """
     from langchain_jev import JudgeSpecError
+    from langchain_jev.cli._arguments import invalid_judge_file
     from langchain_jev.datasets._model import model_problem
     from langchain_jev.spec import load_spec
     from langchain_jev.spec._code import code_references
@@ -43,7 +44,7 @@ def validate(path: str) -> int:
         spec.check()  # every check building the judge runs, but importing its code
         spec.decision_model()  # the model the file names, built as `judge` builds it (nothing is asked)
     except JudgeSpecError as error:
-        return bad_input(sys.stderr, "the judge file is invalid:\n  " + "\n  ".join(error.messages()))
+        return bad_input(sys.stderr, invalid_judge_file(error))
     except (ImportError, ValueError) as error:  # a chat model string its provider cannot serve
         return bad_input(sys.stderr, model_problem(str(spec.model), error, named_by_file=True))
     sys.stdout.write(f"{path}: a valid judge file with {len(spec.criteria)} criteria\n")

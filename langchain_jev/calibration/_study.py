@@ -10,27 +10,39 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypedDict
+
+from langchain_core.runnables import RunnableConfig
+from typing_extensions import Unpack
 
 from langchain_jev._errors import CalibrationError
 from langchain_jev._judge import JevJudge
 from langchain_jev.calibration._labels import label_records
 from langchain_jev.calibration._measure import Calibration, build_calibration
 
-__all__ = ["acalibrate", "calibrate"]
+__all__ = ["CalibrationOptions", "acalibrate", "calibrate"]
+
+
+class CalibrationOptions(TypedDict, total=False):
+    """What `calibrate` and `acalibrate` take besides the judge, the rows and the labels (each optional).
+
+    `calibrate` documents each; the defaults are ``overall=None``, ``records=None``,
+    ``repeat=1``, ``concurrency=8``, ``seed=0`` and ``rounds=1000``.
+    """
+
+    overall: str | None
+    records: Sequence[Mapping[str, Any]] | None
+    repeat: int
+    concurrency: int
+    seed: int
+    rounds: int
 
 
 def calibrate(
     judge: JevJudge,
     rows: Iterable[Any],
     labels: str | Mapping[str, str] | None = None,
-    *,
-    overall: str | None = None,
-    records: Sequence[Mapping[str, Any]] | None = None,
-    repeat: int = 1,
-    concurrency: int = 8,
-    seed: int = 0,
-    rounds: int = 1000,
+    **options: Unpack[CalibrationOptions],
 ) -> Calibration:
     """Judge labelled rows (or reuse their ``records``) and measure the judge against the labels.
 
@@ -71,25 +83,17 @@ def calibrate(
         (0.9, 1.0)
 
     """
-    study = _Study.of(judge, rows, labels, overall, records, repeat)
+    study = _Study.of(judge, rows, labels, **options)
     while study.wanted:
-        judging = study.judge_for_next()
-        verdicts = judging.batch(list(study.inputs), {"max_concurrency": concurrency}, return_exceptions=True)
-        study.add(verdicts)
-    return study.finish(seed, rounds)
+        study.add(study.judge_for_next().batch(list(study.inputs), study.config, return_exceptions=True))
+    return study.finish()
 
 
 async def acalibrate(
     judge: JevJudge,
     rows: Iterable[Any],
     labels: str | Mapping[str, str] | None = None,
-    *,
-    overall: str | None = None,
-    records: Sequence[Mapping[str, Any]] | None = None,
-    repeat: int = 1,
-    concurrency: int = 8,
-    seed: int = 0,
-    rounds: int = 1000,
+    **options: Unpack[CalibrationOptions],
 ) -> Calibration:
     """Asynchronous `calibrate`: the rows are judged on the running event loop.
 
@@ -105,14 +109,12 @@ async def acalibrate(
         1.0
 
     """
-    study = _Study.of(judge, rows, labels, overall, records, repeat)
+    study = _Study.of(judge, rows, labels, **options)
     while study.wanted:
-        judging = study.judge_for_next()
-        verdicts = await judging.abatch(
-            list(study.inputs), {"max_concurrency": concurrency}, return_exceptions=True
+        study.add(
+            await study.judge_for_next().abatch(list(study.inputs), study.config, return_exceptions=True)
         )
-        study.add(verdicts)
-    return study.finish(seed, rounds)
+    return study.finish()
 
 
 @dataclass
@@ -126,6 +128,9 @@ class _Study:
     labels: str | Mapping[str, str] | None
     overall: str | None
     repeat: int
+    concurrency: int
+    seed: int
+    rounds: int
     runs: list[list[dict[str, Any]]] = field(default_factory=list)
 
     @classmethod
@@ -134,9 +139,13 @@ class _Study:
         judge: JevJudge,
         rows: Iterable[Any],
         labels: str | Mapping[str, str] | None,
-        overall: str | None,
-        records: Sequence[Mapping[str, Any]] | None,
-        repeat: int,
+        *,
+        overall: str | None = None,
+        records: Sequence[Mapping[str, Any]] | None = None,
+        repeat: int = 1,
+        concurrency: int = 8,
+        seed: int = 0,
+        rounds: int = 1000,
     ) -> _Study:
         if repeat < 1:
             raise CalibrationError(f"repeat must be at least 1, got {repeat}")
@@ -149,7 +158,7 @@ class _Study:
         if overall:
             label_fields.add(overall)
         inputs, sources, ids = _inputs(items, label_fields)
-        study = cls(judge, inputs, sources, ids, labels, overall, repeat)
+        study = cls(judge, inputs, sources, ids, labels, overall, repeat, concurrency, seed, rounds)
         if records is not None:
             if len(records) != len(items):
                 raise CalibrationError(f"{len(records)} records for {len(items)} rows")
@@ -169,10 +178,16 @@ class _Study:
         """The records of a run's verdicts (an exception: that row's error record)."""
         self.runs.append(_records_of(self.inputs, self.ids, verdicts))
 
-    def finish(self, seed: int, rounds: int) -> Calibration:
+    @property
+    def config(self) -> RunnableConfig:
+        """The batch config of a run: ``concurrency`` rows at once."""
+        return {"max_concurrency": self.concurrency}
+
+    def finish(self) -> Calibration:
+        """The calibration of the runs: the first run's records against the labels, the rest as repeats."""
         labelled = label_records(self.judge, self.runs[0], self.sources, self.labels, self.overall)
         repeats = self.runs if self.repeat > 1 else ()
-        return build_calibration(self.judge, labelled, repeats=repeats, seed=seed, rounds=rounds)
+        return build_calibration(self.judge, labelled, repeats=repeats, seed=self.seed, rounds=self.rounds)
 
 
 def _inputs(

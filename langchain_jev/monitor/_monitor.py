@@ -12,7 +12,9 @@ import datetime
 import logging
 import os
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypedDict
+
+from typing_extensions import Unpack
 
 from langchain_jev._errors import JevConfigurationError
 from langchain_jev._judge import JevJudge
@@ -27,7 +29,14 @@ from langchain_jev.monitor._store import CursorKey, CursorStore, FileCursorStore
 from langchain_jev.monitor._threads import DEFAULT_IDLE
 from langchain_jev.monitor._window import Moment, window_of
 
-__all__ = ["DEFAULT_CONCURRENCY", "DEFAULT_CURSOR", "MonitorOptions", "amonitor", "monitor"]
+__all__ = [
+    "DEFAULT_CONCURRENCY",
+    "DEFAULT_CURSOR",
+    "MonitorArguments",
+    "MonitorOptions",
+    "amonitor",
+    "monitor",
+]
 
 DEFAULT_CONCURRENCY = 8
 """Runs judged at once by default."""
@@ -47,6 +56,28 @@ CursorOption = CursorStore | str | os.PathLike[str] | None
 """What ``cursor=`` takes."""
 
 _logger = logging.getLogger("langchain_jev.monitor")
+
+
+class MonitorArguments(TypedDict, total=False):
+    """What `monitor` and `amonitor` take besides the judge, the project and the client (each optional).
+
+    Each is documented by `monitor`; `MonitorOptions` holds their defaults and checks them.
+    """
+
+    filter: str | None
+    since: Moment | None
+    until: Moment | None
+    sample: float | None
+    threads: bool
+    idle: datetime.timedelta
+    max_runs: int | None
+    concurrency: int
+    dry_run: bool
+    cursor: CursorOption
+    extend_trace_retention: bool
+    key_prefix: str | None
+    prepare: Prepare | None
+    on_line: Callable[[MonitorLine], None] | None
 
 
 @dataclasses.dataclass(frozen=True)
@@ -148,24 +179,7 @@ class MonitorOptions:
 
 
 def monitor(
-    judge: JevJudge,
-    *,
-    project: str,
-    filter: str | None = None,
-    since: Moment | None = None,
-    until: Moment | None = None,
-    sample: float | None = None,
-    threads: bool = False,
-    idle: datetime.timedelta = DEFAULT_IDLE,
-    max_runs: int | None = None,
-    concurrency: int = DEFAULT_CONCURRENCY,
-    dry_run: bool = False,
-    cursor: CursorOption = DEFAULT_CURSOR,
-    client: Any = None,
-    extend_trace_retention: bool = False,
-    key_prefix: str | None = None,
-    prepare: Prepare | None = None,
-    on_line: Callable[[MonitorLine], None] | None = None,
+    judge: JevJudge, *, project: str, client: Any = None, **options: Unpack[MonitorArguments]
 ) -> MonitorSummary:
     r"""Judge a LangSmith project's new runs once each and write the feedback: one pass.
 
@@ -214,81 +228,30 @@ def monitor(
             print("\\n".join(summary.lines()))
 
     """
-    options = MonitorOptions(
-        judge,
-        project,
-        filter,
-        since,
-        until,
-        sample,
-        threads,
-        idle,
-        max_runs,
-        concurrency,
-        dry_run,
-        cursor,
-        extend_trace_retention,
-        key_prefix,
-        prepare,
-        on_line,
-    )
+    checked = MonitorOptions(judge, project, **options)
     client = _client(client)
     source = RunSource(client)
-    state = options.new_pass(source.project_id(project))
+    state = checked.new_pass(source.project_id(project))
     if state is None:
-        return options.caught_up()
-    state.refs[:] = source.refs(state.project_id, state.window, filter)
+        return checked.caught_up()
+    state.refs[:] = source.refs(state.project_id, state.window, checked.filter)
     state.summary.read = len(state.refs)
-    return run_pass(state, source, FeedbackWriter(client, state.gate), concurrency)
+    return run_pass(state, source, FeedbackWriter(client, state.gate), checked.concurrency)
 
 
 async def amonitor(
-    judge: JevJudge,
-    *,
-    project: str,
-    filter: str | None = None,
-    since: Moment | None = None,
-    until: Moment | None = None,
-    sample: float | None = None,
-    threads: bool = False,
-    idle: datetime.timedelta = DEFAULT_IDLE,
-    max_runs: int | None = None,
-    concurrency: int = DEFAULT_CONCURRENCY,
-    dry_run: bool = False,
-    cursor: CursorOption = DEFAULT_CURSOR,
-    client: Any = None,
-    extend_trace_retention: bool = False,
-    key_prefix: str | None = None,
-    prepare: Prepare | None = None,
-    on_line: Callable[[MonitorLine], None] | None = None,
+    judge: JevJudge, *, project: str, client: Any = None, **options: Unpack[MonitorArguments]
 ) -> MonitorSummary:
     """Asynchronous `monitor`: reads through ``Client.runs``, awaits the judge; the same options."""
-    options = MonitorOptions(
-        judge,
-        project,
-        filter,
-        since,
-        until,
-        sample,
-        threads,
-        idle,
-        max_runs,
-        concurrency,
-        dry_run,
-        cursor,
-        extend_trace_retention,
-        key_prefix,
-        prepare,
-        on_line,
-    )
+    checked = MonitorOptions(judge, project, **options)
     client = _client(client)
     source = AsyncRunSource(client)
-    state = options.new_pass(await source.project_id(project))
+    state = checked.new_pass(await source.project_id(project))
     if state is None:
-        return options.caught_up()
-    state.refs[:] = await source.refs(state.project_id, state.window, filter)
+        return checked.caught_up()
+    state.refs[:] = await source.refs(state.project_id, state.window, checked.filter)
     state.summary.read = len(state.refs)
-    return await arun_pass(state, source, FeedbackWriter(client, state.gate), concurrency)
+    return await arun_pass(state, source, FeedbackWriter(client, state.gate), checked.concurrency)
 
 
 def _whole(name: str, value: Any, minimum: int, *, optional: bool = False) -> None:

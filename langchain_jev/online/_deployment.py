@@ -31,7 +31,9 @@ import warnings
 from collections.abc import Mapping
 from contextlib import nullcontext
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, TypedDict
+
+from typing_extensions import Unpack
 
 from langchain_jev._errors import JevConfigurationError, JevError, MissingCredentialsError, checked_number
 from langchain_jev.models._secrets import install_log_filter, redact_error, remember_secret
@@ -42,7 +44,7 @@ if TYPE_CHECKING:
 
     from langchain_jev._judge import JevJudge
 
-__all__ = ["Deployment", "JevDeployWarning", "adeploy", "deploy"]
+__all__ = ["Deployment", "JevDeployWarning", "RuleOptions", "adeploy", "deploy"]
 
 _KEY_ENV = "LANGSMITH_API_KEY"
 _GROUP_BY = "thread_id"
@@ -101,18 +103,20 @@ class Deployment:
         return self.rule.notes
 
 
+class RuleOptions(TypedDict, total=False):
+    """What `deploy` and `adeploy` take to plan the rule (each optional; `deploy` documents them)."""
+
+    project: str | None
+    dataset: str | None
+    sampling_rate: float | None
+    filter: str | None
+    threads: bool
+    variable_mapping: Mapping[str, str] | None
+    display_name: str | None
+
+
 def deploy(
-    judge: JevJudge,
-    *,
-    project: str | None = None,
-    dataset: str | None = None,
-    sampling_rate: float | None = None,
-    filter: str | None = None,
-    threads: bool = False,
-    variable_mapping: Mapping[str, str] | None = None,
-    display_name: str | None = None,
-    dry_run: bool = False,
-    client: Langsmith | None = None,
+    judge: JevJudge, *, dry_run: bool = False, client: Langsmith | None = None, **options: Unpack[RuleOptions]
 ) -> Deployment:
     """Deploy ``judge`` as a LangSmith decision-model rule on a project's runs or a dataset's experiments.
 
@@ -153,7 +157,7 @@ def deploy(
         '6f1c...'
 
     """
-    planned = _plan(judge, project, dataset, sampling_rate, filter, threads, variable_mapping, display_name)
+    planned = _plan(judge, **options)
     if dry_run:
         return planned
     with _sync_client() if client is None else nullcontext(_checked(client, asynchronous=False)) as langsmith:
@@ -168,15 +172,9 @@ def deploy(
 async def adeploy(
     judge: JevJudge,
     *,
-    project: str | None = None,
-    dataset: str | None = None,
-    sampling_rate: float | None = None,
-    filter: str | None = None,
-    threads: bool = False,
-    variable_mapping: Mapping[str, str] | None = None,
-    display_name: str | None = None,
     dry_run: bool = False,
     client: AsyncLangsmith | None = None,
+    **options: Unpack[RuleOptions],
 ) -> Deployment:
     """Asynchronous `deploy`, with a ``langsmith.AsyncLangsmith`` client.
 
@@ -186,7 +184,7 @@ async def adeploy(
         ...     rule = await adeploy(judge, project="support-bot", client=langsmith)
 
     """
-    planned = _plan(judge, project, dataset, sampling_rate, filter, threads, variable_mapping, display_name)
+    planned = _plan(judge, **options)
     if dry_run:
         return planned
     async with (
@@ -203,13 +201,14 @@ async def adeploy(
 
 def _plan(
     judge: JevJudge,
-    project: str | None,
-    dataset: str | None,
-    sampling_rate: float | None,
-    filter: str | None,
-    threads: bool,
-    variable_mapping: Mapping[str, str] | None,
-    display_name: str | None,
+    *,
+    project: str | None = None,
+    dataset: str | None = None,
+    sampling_rate: float | None = None,
+    filter: str | None = None,
+    threads: bool = False,
+    variable_mapping: Mapping[str, str] | None = None,
+    display_name: str | None = None,
 ) -> Deployment:
     """The rule and its body, checked, with the warnings given; nothing is sent."""
     target = _target(project, dataset)

@@ -15,7 +15,9 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypedDict
+
+from typing_extensions import Unpack
 
 from langchain_jev._judge import JevJudge
 from langchain_jev.datasets._tally import Tally
@@ -35,7 +37,7 @@ if TYPE_CHECKING:
     from langchain_jev.calibration._measure import Calibration
     from langchain_jev.calibration._suggest import Suggestion
 
-__all__ = ["TARGET", "StateSource", "render_report", "write_report"]
+__all__ = ["TARGET", "ReportOptions", "StateSource", "render_report", "write_report"]
 
 TARGET = 0.8
 """The pass rate bars are coloured against when no ``target`` is given (the run's --fail-under wins)."""
@@ -46,21 +48,28 @@ StateSource = (
 """The judged state of rows by row number: a mapping, or a function given the records the page carries."""
 
 
+class ReportOptions(TypedDict, total=False):
+    """What `write_report` takes besides the path, the judge and the records: `render_report`'s options."""
+
+    title: str
+    calibration: Calibration | None
+    suggestion: Suggestion | None
+    states: StateSource | None
+    provenance: Provenance | None
+    target: float | None
+    limit: int
+    notes: Sequence[str] | None
+
+
 def write_report(
     path: str | os.PathLike[str],
     judge: JevJudge,
     records: Sequence[Mapping[str, Any]],
-    *,
-    title: str = "langchain-jev report",
-    calibration: Calibration | None = None,
-    suggestion: Suggestion | None = None,
-    states: StateSource | None = None,
-    provenance: Provenance | None = None,
-    target: float | None = None,
-    limit: int = MAX_ROWS,
-    notes: Sequence[str] | None = None,
+    **options: Unpack[ReportOptions],
 ) -> None:
     """Write the report of ``records`` (judged by ``judge``) to ``path`` as one HTML file.
+
+    ``options`` are `render_report`'s (the title, the calibration, the states, ...).
 
     Raises:
         ImportError: matplotlib is not installed (the ``report`` extra).
@@ -75,19 +84,9 @@ def write_report(
         write_report("report.html", judge, read_results("results.jsonl"), title="nightly run")
 
     """
-    page = render_report(
-        judge,
-        records,
-        title=title,
-        calibration=calibration,
-        suggestion=suggestion,
-        states=states,
-        provenance=provenance,
-        target=target,
-        limit=limit,
-        notes=notes,
-    )
-    write_atomic(path, page)  # whole or not at all; a lone surrogate as its escape
+    write_atomic(
+        path, render_report(judge, records, **options)
+    )  # whole or not at all; a lone surrogate as its escape
 
 
 def render_report(

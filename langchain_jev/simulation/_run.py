@@ -15,11 +15,12 @@ from __future__ import annotations
 import inspect
 import uuid
 from collections.abc import Awaitable, Callable, Generator, Mapping, Sequence
-from typing import Any
+from typing import Any, TypedDict
 
 from langchain_core.decisions import Noul
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, convert_to_messages
 from langchain_core.runnables import RunnableConfig
+from typing_extensions import Unpack
 
 from langchain_jev import _feedback as feedback
 from langchain_jev._conversation import input_from_messages
@@ -32,7 +33,7 @@ from langchain_jev._verdict import JevFinding, JevVerdict, Outcome
 from langchain_jev.simulation._result import Ending, Simulation, SimulationTurn
 from langchain_jev.simulation._user import SimulatedUser
 
-__all__ = ["StopCondition", "StopWhen", "asimulate", "check_options", "simulate"]
+__all__ = ["SimulationOptions", "StopCondition", "StopWhen", "asimulate", "check_options", "simulate"]
 
 StopCondition = Callable[[Sequence[BaseMessage]], bool | Awaitable[bool]]
 """A function of the conversation so far that says (True) it ends; `asimulate` awaits what it returns."""
@@ -44,17 +45,22 @@ or a `StopCondition` function (asked after the turn's verdict, in no request of 
 _Step = tuple[str, Any]
 
 
+class SimulationOptions(TypedDict, total=False):
+    """What `simulate` and `asimulate` take besides the app, the user and ``max_turns`` (each optional).
+
+    `simulate` documents each; every one is None by default.
+    """
+
+    judge: JevJudge | None
+    stop_when: StopWhen | None
+    model: Any
+    final_judge: JevJudge | None
+    thread_id: str | None
+    config: RunnableConfig | None
+
+
 def simulate(
-    app: Any,
-    user: SimulatedUser,
-    *,
-    max_turns: int,
-    judge: JevJudge | None = None,
-    stop_when: StopWhen | None = None,
-    model: Any = None,
-    final_judge: JevJudge | None = None,
-    thread_id: str | None = None,
-    config: RunnableConfig | None = None,
+    app: Any, user: SimulatedUser, *, max_turns: int, **options: Unpack[SimulationOptions]
 ) -> Simulation:
     """Run a conversation of at most ``max_turns`` user turns between ``app`` and ``user``.
 
@@ -84,7 +90,7 @@ def simulate(
         (['Hi.', 'Bye.'], 'user_done', True)
 
     """
-    plan = _Plan.of(app, max_turns, judge, stop_when, model, final_judge, thread_id, config)
+    plan = _Plan.of(app, max_turns, options)
     steps = _Steps(_conversation(plan, user))
     while (step := steps.next()) is not None:
         try:
@@ -95,19 +101,10 @@ def simulate(
 
 
 async def asimulate(
-    app: Any,
-    user: SimulatedUser,
-    *,
-    max_turns: int,
-    judge: JevJudge | None = None,
-    stop_when: StopWhen | None = None,
-    model: Any = None,
-    final_judge: JevJudge | None = None,
-    thread_id: str | None = None,
-    config: RunnableConfig | None = None,
+    app: Any, user: SimulatedUser, *, max_turns: int, **options: Unpack[SimulationOptions]
 ) -> Simulation:
     """Asynchronous `simulate`: the same conversation, every call awaited."""
-    plan = _Plan.of(app, max_turns, judge, stop_when, model, final_judge, thread_id, config)
+    plan = _Plan.of(app, max_turns, options)
     steps = _Steps(_conversation(plan, user))
     while (step := steps.next()) is not None:
         try:
@@ -117,22 +114,14 @@ async def asimulate(
     return steps.result
 
 
-def check_options(
-    app: Any,
-    *,
-    max_turns: int,
-    judge: JevJudge | None = None,
-    stop_when: StopWhen | None = None,
-    model: Any = None,
-    final_judge: JevJudge | None = None,
-) -> None:
+def check_options(app: Any, *, max_turns: int, **options: Unpack[SimulationOptions]) -> None:
     """Check `simulate`'s options without running a conversation (a target checks them when built).
 
     Raises:
         JevConfigurationError: as `simulate` raises for them.
 
     """
-    _Plan.of(app, max_turns, judge, stop_when, model, final_judge, None, None)
+    _Plan.of(app, max_turns, options)
 
 
 class _Plan:
@@ -154,17 +143,12 @@ class _Plan:
     config: RunnableConfig
 
     @classmethod
-    def of(
-        cls,
-        app: Any,
-        max_turns: int,
-        judge: JevJudge | None,
-        stop_when: StopWhen | None,
-        model: Any,
-        final_judge: JevJudge | None,
-        thread_id: str | None,
-        config: RunnableConfig | None,
-    ) -> _Plan:
+    def of(cls, app: Any, max_turns: int, options: SimulationOptions) -> _Plan:
+        unknown = sorted(set(options) - SimulationOptions.__optional_keys__)
+        if unknown:  # as a signature refuses it
+            raise TypeError(f"unexpected keyword argument {unknown[0]!r}: not an option of simulate")
+        judge, stop_when, model = options.get("judge"), options.get("stop_when"), options.get("model")
+        thread_id = options.get("thread_id")
         if isinstance(max_turns, bool) or not isinstance(max_turns, int) or max_turns < 1:
             raise JevConfigurationError(f"max_turns must be a whole number of at least 1, got {max_turns!r}")
         stop_call = stop_when if callable(stop_when) and not isinstance(stop_when, JevCriterion) else None
@@ -182,7 +166,7 @@ class _Plan:
         threaded = graph and getattr(app, "checkpointer", None) not in (None, False)
         if threaded and thread_id is None:
             thread_id = str(uuid.uuid4())
-        run_config: dict[str, Any] = dict(config or {})
+        run_config: dict[str, Any] = dict(options.get("config") or {})
         if threaded:
             run_config["configurable"] = {**run_config.get("configurable", {}), "thread_id": thread_id}
         return cls(
@@ -194,7 +178,7 @@ class _Plan:
             judge=judge,
             stop=stop,
             stop_call=stop_call,
-            final_judge=final_judge,
+            final_judge=options.get("final_judge"),
             thread_id=thread_id if threaded else None,
             config=run_config,
         )

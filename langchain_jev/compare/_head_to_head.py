@@ -22,10 +22,12 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypedDict
+
+from typing_extensions import Unpack
 
 from langchain_jev._verdict import plain
 from langchain_jev.compare._answers import AnswerPair
@@ -44,6 +46,7 @@ if TYPE_CHECKING:
 __all__ = [
     "HEADER",
     "HeadToHead",
+    "HeadToHeadOptions",
     "HeadToHeadRow",
     "PreferenceCounts",
     "acompare_answers",
@@ -309,13 +312,37 @@ def _config(pair: AnswerPair) -> RunnableConfig:
     return {"metadata": {"row": a.get("row"), "key": a.get("key")}}
 
 
+class HeadToHeadOptions(TypedDict, total=False):
+    """What `compare_answers` and `acompare_answers` take besides the judge and the pairs (each optional)."""
+
+    concurrency: int
+    """Rows compared at once (8; at least one)."""
+    labels: tuple[str, str]
+    """What the two sides are called (``("A", "B")``)."""
+    on: str
+    """How the rows were joined, as the result records it (``"key"``)."""
+
+
+@dataclass(frozen=True)
+class _Comparing:
+    """A head-to-head comparison's options, with their defaults."""
+
+    concurrency: int = 8
+    labels: tuple[str, str] = ("A", "B")
+    on: str = "key"
+
+    @property
+    def workers(self) -> int:
+        """Rows compared at once: ``concurrency``, at least one."""
+        return max(1, self.concurrency)
+
+    def result(self, judge: PairwiseJudge, rows: Iterable[HeadToHeadRow]) -> HeadToHead:
+        """The comparison of ``rows`` by ``judge``."""
+        return HeadToHead(self.labels, list(judge.names), list(rows), self.on)
+
+
 def compare_answers(
-    judge: PairwiseJudge,
-    pairs: Sequence[AnswerPair],
-    *,
-    concurrency: int = 8,
-    labels: tuple[str, str] = ("A", "B"),
-    on: str = "key",
+    judge: PairwiseJudge, pairs: Sequence[AnswerPair], **options: Unpack[HeadToHeadOptions]
 ) -> HeadToHead:
     """Compare each pair's answers with ``judge`` (one request per row, ``concurrency`` at once).
 
@@ -331,6 +358,7 @@ def compare_answers(
         (2, 2)
 
     """
+    how = _Comparing(**options)
 
     def one(pair: AnswerPair) -> HeadToHeadRow:
         try:
@@ -339,18 +367,12 @@ def compare_answers(
             return HeadToHeadRow(pair, None, _error_text(error))
         return HeadToHeadRow(pair, verdict)
 
-    with ThreadPoolExecutor(max_workers=max(1, concurrency)) as pool:
-        rows = list(pool.map(one, pairs))
-    return HeadToHead(labels, list(judge.names), rows, on)
+    with ThreadPoolExecutor(max_workers=how.workers) as pool:
+        return how.result(judge, pool.map(one, pairs))
 
 
 async def acompare_answers(
-    judge: PairwiseJudge,
-    pairs: Sequence[AnswerPair],
-    *,
-    concurrency: int = 8,
-    labels: tuple[str, str] = ("A", "B"),
-    on: str = "key",
+    judge: PairwiseJudge, pairs: Sequence[AnswerPair], **options: Unpack[HeadToHeadOptions]
 ) -> HeadToHead:
     """Asynchronous `compare_answers`: at most ``concurrency`` requests in flight on the running loop.
 
@@ -367,7 +389,8 @@ async def acompare_answers(
         1
 
     """
-    gate = asyncio.Semaphore(max(1, concurrency))
+    how = _Comparing(**options)
+    gate = asyncio.Semaphore(how.workers)
 
     async def one(pair: AnswerPair) -> HeadToHeadRow:
         async with gate:
@@ -377,8 +400,7 @@ async def acompare_answers(
                 return HeadToHeadRow(pair, None, _error_text(error))
         return HeadToHeadRow(pair, verdict)
 
-    rows = await asyncio.gather(*(one(pair) for pair in pairs))
-    return HeadToHead(labels, list(judge.names), list(rows), on)
+    return how.result(judge, await asyncio.gather(*(one(pair) for pair in pairs)))
 
 
 def head_to_head_header(

@@ -43,16 +43,7 @@ def test_version(capsys: pytest.CaptureFixture[str]) -> None:
 
 @pytest.mark.parametrize(
     ("text", "rate"),
-    [
-        ("80", 0.8),
-        ("80%", 0.8),
-        ("0.8", 0.8),
-        ("1", 1.0),
-        ("100", 1.0),
-        ("0", 0.0),
-        ("99.5", 0.995),
-        ("1%", 0.01),
-    ],
+    [("80", 0.8), ("80%", 0.8), ("0.8", 0.8), ("1", 1.0), ("100", 1.0), ("0", 0.0), ("99.5", 0.995), ("1%", 0.01)],
 )
 def test_fail_under_takes_a_fraction_or_a_percentage(text: str, rate: float) -> None:
     assert arguments.rate(text) == pytest.approx(rate)
@@ -76,12 +67,7 @@ def test_help_documents_every_exit_code_and_the_key(capsys: pytest.CaptureFixtur
 
 def test_the_docs_document_every_exit_code() -> None:
     readme = (Path(__file__).resolve().parents[2] / "docs" / "command-line.md").read_text(encoding="utf-8")
-    for code in (
-        exit_codes.EXIT_OK,
-        exit_codes.EXIT_BELOW_THRESHOLD,
-        exit_codes.EXIT_BAD_INPUT,
-        exit_codes.EXIT_MODEL_ERRORS,
-    ):
+    for code in (exit_codes.EXIT_OK, exit_codes.EXIT_BELOW_THRESHOLD, exit_codes.EXIT_BAD_INPUT, exit_codes.EXIT_MODEL_ERRORS):
         assert f"| `{code}` |" in readme
     assert f"| `{exit_codes.EXIT_INTERRUPTED}` |" in readme
     assert f"| `{exit_codes.EXIT_INTERNAL}` |" in readme
@@ -107,9 +93,7 @@ def test_an_unknown_provider_says_what_model_can_be(capsys: pytest.CaptureFixtur
     assert "jev-latest" in err  # or a Jev model name
 
 
-@pytest.mark.parametrize(
-    ("column", "option"), [("answer", "--answer-field"), ("question", "--question-field")]
-)
+@pytest.mark.parametrize(("column", "option"), [("answer", "--answer-field"), ("question", "--question-field")])
 def test_a_missing_column_hints_at_the_option_that_names_it(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], column: str, option: str
 ) -> None:
@@ -118,8 +102,7 @@ def test_a_missing_column_hints_at_the_option_that_names_it(
         row["reply" if column == "answer" else "prompt"] = row.pop(column)
     data = write_jsonl(tmp_path / "rows.jsonl", rows)
     code, _, err = _run(
-        ["judge", str(data), "--judge", str(WEATHER_JUDGE), "--base-url", "http://127.0.0.1:9", "--quiet"],
-        capsys,
+        ["judge", str(data), "--judge", str(WEATHER_JUDGE), "--base-url", "http://127.0.0.1:9", "--quiet"], capsys
     )
     assert code == 2
     assert err.count(option) == 1, err  # one hint, not one per row

@@ -15,6 +15,7 @@ from __future__ import annotations
 import contextlib
 import re
 import unicodedata
+from collections import Counter
 from collections.abc import Iterator
 
 __all__ = ["ASCII_WORD", "INVISIBLE", "as_text", "printable"]
@@ -73,15 +74,43 @@ def _decodings(data: bytes, *, declared: bool = False) -> Iterator[str]:
     yield from _utf8(data)
     for mark, codec in _BOMS:
         if data.startswith(mark):
-            yield data[len(mark) :].decode(codec, errors="replace")
+            width = 1 if codec == "utf-8" else 2 if "16" in codec else 4
+            yield _wide(data[len(mark) :], codec, width, 0)
             break
     if 3 * data.count(0) >= len(data):  # ASCII text in UTF-16 or UTF-32, without a mark
-        little = data[1::2].count(0) >= data[0::2].count(0)  # "a\0": the low byte first
-        for width in ("16", "32"):
-            for order in ("le", "be") if little else ("be", "le"):
-                yield data.decode(f"utf-{width}-{order}", errors="replace")
+        yield from _wide_decodings(data)
     if declared or _western(data):
         yield data.decode("cp1252", errors="replace")  # Latin-1 or Windows text, however accented
+
+
+def _wide(data: bytes, codec: str, width: int, shift: int) -> str:
+    r"""``data`` in ``codec`` (``width`` bytes a unit) read ``shift`` bytes into its first unit.
+
+    The bytes a cut unit misses, before the first byte or after the last, read as NULs: no whole
+    character is lost to a byte count that is no multiple of the width (``"t\0"`` cut to ``"t"``).
+    """
+    head = b"\x00" * shift
+    return (head + data + b"\x00" * (-(shift + len(data)) % width)).decode(codec, errors="replace")
+
+
+def _wide_decodings(data: bytes) -> list[str]:
+    """``data`` read as UTF-16 and UTF-32, both byte orders, at every alignment of the unit.
+
+    Most ASCII first (a wrong alignment or order reads ASCII as other scripts), so the reading a
+    reader of wide text makes comes before the others; none is left out.
+
+    Example:
+        >>> _wide_decodings("nerve".encode("utf-16-le")[:-1])[0]
+        'nerve'
+
+    """
+    found = [
+        _wide(data, f"utf-{width * 8}-{order}", width, shift)
+        for width in (2, 4)
+        for order in ("le", "be")
+        for shift in range(width)
+    ]
+    return sorted(found, key=lambda text: -sum(" " <= c <= "~" or c in "\t\n\r" for c in text))
 
 
 _WITHIN_AT_LEAST = 12
@@ -118,7 +147,26 @@ def as_text(data: bytes, *, declared: bool = False, within: bool = True, guess: 
         return None
     decodings = _decodings(data, declared=declared) if guess else _utf8(data)
     read = next((text for text in decodings if printable(text)), None)
-    return read if read is not None or not within or not guess else _text_runs(data)
+    if not within or not guess:
+        return read
+    if read is None:
+        return _text_runs(data)
+    ignored = _undecodable_removed(data)
+    return f"{read}\n{ignored}" if ignored is not None and ignored != read else read
+
+
+def _undecodable_removed(data: bytes) -> str | None:
+    r"""``data`` as UTF-8 with the bytes it cannot decode dropped (``errors="ignore"``), and controls too.
+
+    A reader of UTF-8 that drops what it cannot decode reads ``n\x80erve`` as ``nerve``, where a
+    code page reads a sign in the word: both readings are kept (`as_text`).
+    """
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        ignored = _NOT_TEXT.sub("", data.decode("utf-8", errors="replace"))  # nor the controls a screen hides
+        return ignored if printable(ignored) else None
+    return None
 
 
 def _utf8(data: bytes) -> Iterator[str]:
@@ -149,17 +197,68 @@ def _invisible_mark(c: str) -> bool:
 
 
 def _text_runs(data: bytes) -> str | None:
-    """The runs of text in binary ``data`` (`_spells`), joined by spaces.
+    r"""The runs of text in binary ``data`` (`_spells`), joined by spaces, then what a screen shows of it.
 
-    Read as UTF-8 and, when NULs space it, as UTF-16; the reading with the most text is kept.
+    Read as UTF-8 and, when NULs space it, as UTF-16 and UTF-32 at every alignment (`_wide_decodings`);
+    the reading with the most ASCII letters and digits (then the most text) is kept.
+
+    A screen shows a control character or an undecodable byte as nothing, so pieces of a word between
+    such bytes read as the word (``ner\x00ve`` as ``nerve``), however short each piece: the stretches of
+    the bytes with what is no text removed (`_joined`) are added on a line of their own.
+
+    Example:
+        >>> _text_runs(b"ner\x00ve \x01ag\x02ent")
+        'nerve agent'
+
     """
-    codecs = ["utf-8"] + (["utf-16-le", "utf-16-be"] if data.count(0) * 4 >= len(data) else [])
-    best = ""
-    for codec in codecs:
-        runs = [run.strip() for run in _NOT_TEXT.split(data.decode(codec, errors="replace"))]
+    decoded = [data.decode("utf-8", errors="replace")]
+    if data.count(0) * 4 >= len(data):
+        decoded += _wide_decodings(data)
+    best, most = "", (0, 0)
+    for text in decoded:
+        runs = [run.strip() for run in _NOT_TEXT.split(text)]
         # a run too short to spell keeps its invisible marks: a bidi override still turns what follows
         kept = [run if _spells(run) else "".join(filter(_invisible_mark, run)) for run in runs]
-        read = " ".join(run for run in kept if run)
-        if any(map(_spells, runs)) and len(read) > len(best):
-            best = read
+        parts = [" ".join(run for run in kept if run)] if any(map(_spells, runs)) else []
+        parts += [joined] if (joined := _joined(text, runs)) else []
+        read = "\n".join(parts)
+        score = (sum(c.isascii() and c.isalnum() for c in read), len(read))
+        if score > most:
+            best, most = read, score
     return best or None
+
+
+_PROSE = re.compile(r"[\w\s'\u2019,.:;!?\-]+")
+"""A stretch of words: letters, digits, spaces and the signs between words in prose."""
+
+
+def _words_in(text: str) -> set[str]:
+    shown = unicodedata.normalize("NFKC", INVISIBLE.sub("", text))
+    return {match.group(0) for pattern in (ASCII_WORD, _LETTERS) for match in pattern.finditer(shown)}
+
+
+def _joined(text: str, runs: list[str]) -> str:
+    """The stretches of ``text`` with what is no text removed that read as words no run spelt alone.
+
+    A stretch (letters, digits, spaces and the signs of prose, `_PROSE`) is kept when it is mostly
+    letters and spaces (four in five), with no capital after a small letter and no letter making
+    half of eight or more, and holds a word (`ASCII_WORD`, or five letters of any script)
+    that no run held: pieces of a phrase joined are words; the pieces of random binary joined are
+    mostly letters, digits and signs mixed, and rarely make a word none of them held. Only those
+    stretches, joined by spaces, so random binary adds a few short words at most, not a page of noise.
+    """
+    alone = set().union(*map(_words_in, runs))
+    stretches = (match.group(0).strip() for match in _PROSE.finditer(_NOT_TEXT.sub("", text)))
+    return " ".join(stretch for stretch in stretches if _worded(stretch) and _words_in(stretch) - alone)
+
+
+_MIXED_CASE = re.compile("[a-z][A-Z]")
+"""A capital after a small letter: noise (or an encoding), not a word as prose writes it."""
+
+
+def _worded(stretch: str) -> bool:
+    spelled = sum(c.isalpha() or c == " " for c in stretch) >= 0.8 * len(stretch)
+    letters = [c.lower() for c in stretch if c.isalpha()]
+    # a run of one letter in base64 is bytes one in three of which is "i": joined, "iiii..." is no phrase
+    repeated = len(letters) >= 8 and 2 * Counter(letters).most_common(1)[0][1] > len(letters)
+    return spelled and not repeated and _MIXED_CASE.search(stretch) is None

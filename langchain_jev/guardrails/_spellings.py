@@ -15,6 +15,7 @@ does.
 - ``as displayed``: text under a right-to-left override, in the order a screen shows it;
 - ``markup removed``: markup inside a word (``a**g**ent``, ``a<b></b>gent``, an HTML
   comment, an ANSI escape) removed, and a Markdown link read as its text;
+- ``controls removed``: control characters removed, as a screen shows them (``ner\x00ve``);
 - ``spaced letters``: letters written apart (``n e r v e``, ``n-e-r-v-e``, one per line) joined;
 - ``braille``, ``morse``, ``NATO alphabet``: letters in those alphabets read as ASCII;
 - ``base32``, ``base85``: runs of those alphabets decoded, at every alignment of their unit;
@@ -370,6 +371,15 @@ def _separated_codes(text: str) -> Iterator[str]:
             yield spelled
 
 
+_CONTROLS = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]+")
+"""Control characters (but tab and line breaks): a screen shows them as nothing."""
+
+
+def _controls_removed(text: str) -> Iterator[str]:
+    """``text`` as a screen shows it when a control character stands inside a word: not there at all."""
+    yield _CONTROLS.sub("", text)
+
+
 def _non_ascii(text: str) -> bool:
     return not text.isascii()
 
@@ -380,6 +390,7 @@ _SHOWN_SIGNS = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f*~`<\]]")
 
 SPELLINGS: tuple[tuple[str, Callable[[str], Iterator[str]], Callable[[str], bool]], ...] = (
     ("as shown", _as_shown, lambda text: not text.isascii() or _SHOWN_SIGNS.search(text) is not None),
+    ("controls removed", _controls_removed, lambda text: _CONTROLS.search(text) is not None),
     ("spaced letters", _spaced_letters, lambda text: True),
     ("braille", _braille, _non_ascii),
     (

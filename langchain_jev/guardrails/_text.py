@@ -234,6 +234,46 @@ def _hex_runs(text: str) -> Iterator[str]:
                     yield read
 
 
+_HEX_BYTE = re.compile(
+    r"(?:(?<![0-9A-Za-z])|(?<=[xX$#])|(?<=[0-9A-Fa-f][hH]))[0-9A-Fa-f]{2}(?=[hH]|(?![0-9A-Za-z])|0?[xX][0-9A-Fa-f]{2})"
+)
+"""A byte in two hex digits, marked off from what stands beside it: by a sign or the ends, by a prefix
+(``0x``, ``\\x``, ``x``, ``$``, ``#``) or an ``h`` suffix, so ``0x6e0x65`` and ``6eh65h`` are bytes too."""
+_HEX_GAP = re.compile(r"[hH]?[^0-9A-Za-z]{0,4}(?:0[xX]|[xX])?")
+"""What stands between two bytes of a run: a suffix, any separator (up to four signs, any mix), a prefix."""
+_BIT_BYTE = re.compile(r"(?:(?<![0-9A-Za-z])|(?<=[bB]))[01]{7,8}(?=[bB]|(?![0-9A-Za-z])|0[bB])")
+"""A byte in seven or eight bits, marked off by a sign or the ends, a ``0b`` or ``b`` prefix, ``b`` after."""
+_BIT_GAP = re.compile(r"[bB]?[^0-9A-Za-z]{0,4}(?:0[bB]|[bB])?")
+_BYTES_AT_LEAST = 4
+"""How many bytes make a run of hex or bits; a run shorter than eight bytes must spell words (`_words`)."""
+
+
+def _byte_runs(text: str, byte: re.Pattern[str], gap: re.Pattern[str]) -> Iterator[list[str]]:
+    """Runs of bytes of ``byte`` (at least `_BYTES_AT_LEAST`), each apart from the next by a ``gap``."""
+    run: list[re.Match[str]] = []
+    for token in byte.finditer(text):
+        if run and gap.fullmatch(text, run[-1].end(), token.start()) is None:
+            if len(run) >= _BYTES_AT_LEAST:
+                yield [t.group(0) for t in run]
+            run = []
+        run.append(token)
+    if len(run) >= _BYTES_AT_LEAST:
+        yield [t.group(0) for t in run]
+
+
+def _spelt_bytes(text: str) -> Iterator[str]:
+    """Bytes written in hex or bits, one by one, with any usual prefix or suffix and any separators.
+
+    ``0x6e 0x65``, ``0x6e0x65``, ``6eh 65h``, ``6e,65;72``, ``0b01101110 0b01100101``, bits one per
+    line: each byte marked off from the next, read as the bytes they are (`as_text`).
+    """
+    for pattern, gap, base in ((_HEX_BYTE, _HEX_GAP, 16), (_BIT_BYTE, _BIT_GAP, 2)):
+        for run in _byte_runs(text, pattern, gap):
+            read = as_text(bytes(int(token, base) for token in run))
+            if read is not None and (len(run) >= 8 or _words(read)):
+                yield read
+
+
 def _escaped(text: str) -> Iterator[str]:
     if len(_PERCENT.findall(text)) >= _REFERENCES_AT_LEAST:
         yield urllib.parse.unquote(text, errors="replace")
@@ -286,6 +326,7 @@ _READERS = (
     ("data URL", _data_urls),
     ("base64", _base64_runs),
     ("hex", _hex_runs),
+    ("bytes spelt", _spelt_bytes),
     ("escapes", _escaped),
     ("character codes", _code_runs),
 )
@@ -303,6 +344,7 @@ def _may_hide(text: str) -> tuple[bool, ...]:
         ":" in text,  # data URLs
         True,  # base64
         True,  # hex
+        any(c.isdigit() for c in text),  # bytes in hex or bits, one by one
         "%" in text or "&" in text or "\\" in text,  # escapes
         any(c.isdigit() for c in text),  # character codes, bit groups
     )

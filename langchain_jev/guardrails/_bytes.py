@@ -125,12 +125,32 @@ def _utf8_within(data: bytes) -> Iterator[str]:
     group of the next word, a window's edge); the text inside is still UTF-8. The cut bytes
     stay in the raw string, which is judged as it is.
     """
+    if len(data) < _WITHIN_AT_LEAST + 2 or not _may_be_utf8_within(data):
+        return
     for head in range(4):
         for tail in range(4):
             if head + tail and len(data) - head - tail >= _WITHIN_AT_LEAST:
                 with contextlib.suppress(UnicodeDecodeError):
                     yield data[head : len(data) - tail].decode("utf-8")
                     return
+
+
+def _may_be_utf8_within(data: bytes) -> bool:
+    """False when no cut of up to three bytes from either end of ``data`` decodes as UTF-8.
+
+    Every cut holds ``data`` without three bytes at each end; were a cut UTF-8, that middle would be
+    too, but for a character cut at its edges (continuation bytes first, a sequence cut short at the
+    end). A byte that is no UTF-8 anywhere else rules out every cut in one decoding, not sixteen.
+    """
+    middle = data[3 : len(data) - 3]
+    start = 0
+    while start < 3 and start < len(middle) and 0x80 <= middle[start] <= 0xBF:
+        start += 1
+    try:
+        middle[start:].decode("utf-8")
+    except UnicodeDecodeError as error:
+        return error.reason == "unexpected end of data"
+    return True
 
 
 def as_text(data: bytes, *, declared: bool = False, within: bool = True, guess: bool = True) -> str | None:
@@ -228,6 +248,8 @@ def _text_runs(data: bytes) -> str | None:
     return best or None
 
 
+_SPLIT_WORD = re.compile(r"[^\W\d_][\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ufffd]+[^\W\d_]")
+"""A letter, what is no text, a letter: where removing what is no text may join a word."""
 _PROSE = re.compile(r"[\w\s'\u2019,.:;!?\-]+")
 """A stretch of words: letters, digits, spaces and the signs between words in prose."""
 
@@ -247,9 +269,14 @@ def _joined(text: str, runs: list[str]) -> str:
     mostly letters, digits and signs mixed, and rarely make a word none of them held. Only those
     stretches, joined by spaces, so random binary adds a few short words at most, not a page of noise.
     """
+    if _SPLIT_WORD.search(text) is None:  # no letters on both sides of what is removed: no word joins
+        return ""
+    stretches = [match.group(0).strip() for match in _PROSE.finditer(_NOT_TEXT.sub("", text))]
+    worded = [(stretch, words) for stretch in stretches if _worded(stretch) and (words := _words_in(stretch))]
+    if not worded:
+        return ""
     alone = set().union(*map(_words_in, runs))
-    stretches = (match.group(0).strip() for match in _PROSE.finditer(_NOT_TEXT.sub("", text)))
-    return " ".join(stretch for stretch in stretches if _worded(stretch) and _words_in(stretch) - alone)
+    return " ".join(stretch for stretch, words in worded if words - alone)
 
 
 _MIXED_CASE = re.compile("[a-z][A-Z]")

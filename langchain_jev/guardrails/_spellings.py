@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import codecs
 import html
 import quopri
 import re
@@ -222,16 +223,22 @@ def _base32(text: str) -> Iterator[str]:
 
 _BASE85 = re.compile(r"<~[!-u\s]{5,}~>|[0-9A-Za-z!#$%&()*+\-;<=>?@^_`{|}~]{20,}|[!-u]{20,}")
 """Ascii85 between its delimiters, a run of RFC 1924's base85 alphabet, or of Ascii85's."""
+_ASCII85 = re.compile(r"[!-uz]+")
+_RFC1924 = re.compile(r"[0-9A-Za-z!#$%&()*+\-;<=>?@^_`{|}~]+")
 
 
 def _base85(text: str) -> Iterator[str]:
     for match in _BASE85.finditer(text):
         run = match.group(0)
-        decoders: list[Callable[[str], bytes]] = [base64.a85decode, base64.b85decode]
+        # each alphabet's decoder only: a character outside it fails the decoding, after decoding up to it
+        decoders: list[Callable[[str], bytes]] = [base64.a85decode] if _ASCII85.fullmatch(run) else []
+        decoders += [base64.b85decode] if _RFC1924.fullmatch(run) else []
         if run.startswith("<~"):
             decoders = [lambda value: base64.a85decode(value, adobe=True)]
         for decode in decoders:
             for start in range(1 if run.startswith("<~") else 5):
+                if not _head_may_read(decode, run[start:]):
+                    continue
                 try:
                     data = decode(run[start:])
                 except (binascii.Error, ValueError):
@@ -239,6 +246,28 @@ def _base85(text: str) -> Iterator[str]:
                 read = _words(data)
                 if read is not None:
                     yield read
+
+
+_HEAD = 40
+"""The characters of a base85 run `_head_may_read` decodes first: eight groups of five."""
+
+
+def _head_may_read(decode: Callable[[str], bytes], run: str) -> bool:
+    """False when the first groups of ``run`` already rule out a reading (`_words`): not base85, or not UTF-8.
+
+    Each group of five characters is four bytes of its own, so the bytes of the first groups are the
+    first bytes of the whole (the last group decoded is left out: a ``z`` may have moved it off its
+    boundary, where it is padded); bytes that are no UTF-8 there are none in the whole. Noise (an
+    identifier, a path, a URL) is rejected in eight groups, not decoded whole at every alignment.
+    """
+    if len(run) <= _HEAD:
+        return True
+    try:
+        head = decode(run[:_HEAD])[:-4]
+        codecs.getincrementaldecoder("utf-8")().decode(head, final=False)
+    except (binascii.Error, ValueError):  # UnicodeDecodeError is a ValueError
+        return False
+    return True
 
 
 def _words(data: bytes) -> str | None:

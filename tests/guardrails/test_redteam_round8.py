@@ -16,7 +16,9 @@ passed unread. Each class below was seen passing unread before its fix.
    suffix, 8-bit groups one per line, a ``0b`` prefix, and any mix of separators (bypassed, fixed: a byte in
    hex or bits with any usual prefix or suffix, apart from the next by any separator, is read).
 4. **Cost**: reading ordinary data (request logs, random hex) stays a small multiple of its size, so it is
-   judged, never refused for its readings (held; its time is measured in ``benchmarks``, not here).
+   judged, never refused for its readings (held; its time is measured outside the tests). The checks that
+   make it cheap rule out only what the full decoding rejects: one decoding of the middle of some bytes for
+   the sixteen cuts of `_bytes`' UTF-8 reader, the first eight groups of a base85 run for its whole.
 """
 
 from __future__ import annotations
@@ -235,3 +237,55 @@ def test_request_logs_and_random_hex_are_read_within_a_small_multiple_of_their_s
     text = "\n".join(lines)
     assert reveal(text).startswith(sendable(text))
     assert sum(len(read) for _, read in readings(text)) <= 2 * len(text)
+
+
+def _cuts_read(data: bytes) -> bool:
+    for head in range(4):
+        for tail in range(4):
+            try:
+                data[head : len(data) - tail].decode("utf-8")
+            except UnicodeDecodeError:
+                continue
+            return True
+    return False
+
+
+@settings(max_examples=300, deadline=None, database=None)
+@given(
+    text=st.text(min_size=4, max_size=30),
+    before=st.binary(max_size=3),
+    after=st.binary(max_size=3),
+    noise=st.binary(min_size=14, max_size=40),
+    use_noise=st.booleans(),
+)
+def test_the_quick_utf8_check_rules_out_only_bytes_no_cut_reads(
+    text: str, before: bytes, after: bytes, noise: bytes, use_noise: bool
+) -> None:
+    """The one decoding that stands for sixteen cuts never rules out bytes a cut reads as UTF-8."""
+    from langchain_jev.guardrails._bytes import _may_be_utf8_within
+
+    data = noise if use_noise else before + text.encode("utf-8", "surrogatepass") + after
+    if _cuts_read(data):
+        assert _may_be_utf8_within(data)
+
+
+@settings(max_examples=150, deadline=None, database=None)
+@given(
+    text=st.text(st.characters(codec="utf-8"), min_size=30, max_size=80),
+    start=st.integers(0, 4),
+    rfc=st.booleans(),
+)
+@example(text="\x00" * 8 + "nerve agent at home, " * 3, start=0, rfc=False)  # a "z" moves the groups
+def test_the_first_groups_of_base85_rule_out_only_runs_that_are_no_utf8(
+    text: str, start: int, rfc: bool
+) -> None:
+    """A base85 run whose whole decoding is UTF-8 is never ruled out by its first groups, at any alignment."""
+    from langchain_jev.guardrails._spellings import _head_may_read
+
+    decode = base64.b85decode if rfc else base64.a85decode
+    run = (base64.b85encode if rfc else base64.a85encode)(text.encode()).decode()[start:]
+    try:
+        decode(run).decode("utf-8")
+    except ValueError:
+        return
+    assert _head_may_read(decode, run)

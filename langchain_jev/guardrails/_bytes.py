@@ -7,7 +7,8 @@ Pure functions, no I/O, for `langchain_jev.guardrails._text` and `_media`:
   read as text; otherwise the runs of text inside them (words between NULs or any
   binary padding), so padding never hides words;
 - `printable`: whether a decoding reads as text (invisible format characters count);
-- `INVISIBLE`, `ASCII_WORD`: the invisible characters, and a word of ASCII letters.
+- `INVISIBLE`, `SHOWN_AS_NOTHING`: what a screen shows as nothing (default-ignorable code points
+  and format characters), as a pattern and as ranges; `ASCII_WORD`: a word of ASCII letters.
 """
 
 from __future__ import annotations
@@ -18,13 +19,56 @@ import unicodedata
 from collections import Counter
 from collections.abc import Iterator
 
-__all__ = ["ASCII_WORD", "INVISIBLE", "as_text", "printable"]
+__all__ = ["ASCII_WORD", "INVISIBLE", "SHOWN_AS_NOTHING", "as_text", "printable"]
+
+_DEFAULT_IGNORABLE = (
+    (0x00AD, 0x00AD),
+    (0x034F, 0x034F),
+    (0x061C, 0x061C),
+    (0x115F, 0x1160),
+    (0x17B4, 0x17B5),
+    (0x180B, 0x180F),
+    (0x200B, 0x200F),
+    (0x202A, 0x202E),
+    (0x2060, 0x206F),
+    (0x3164, 0x3164),
+    (0xFE00, 0xFE0F),
+    (0xFEFF, 0xFEFF),
+    (0xFFA0, 0xFFA0),
+    (0xFFF0, 0xFFF8),
+    (0x1BCA0, 0x1BCA3),
+    (0x1D173, 0x1D17A),
+    (0xE0000, 0xE0FFF),
+)
+"""Default_Ignorable_Code_Point, as the Unicode Character Database's DerivedCoreProperties.txt lists it
+(Unicode 15.1; the ranges hold code points not yet assigned, which a screen shows as nothing too)."""
+
+_FORMAT_PLANES = (range(0x20000), range(0xE0000, 0xE1000))
+"""The planes that hold characters of category Cf (the others hold ideographs, private use, nothing)."""
+
+
+def _shown_as_nothing() -> list[tuple[int, int]]:
+    """Every default-ignorable code point and every format character (Cf), as ranges, merged."""
+    category = unicodedata.category
+    points = {code for start, end in _DEFAULT_IGNORABLE for code in range(start, end + 1)}
+    points.update(code for plane in _FORMAT_PLANES for code in plane if category(chr(code)) == "Cf")
+    ranges: list[tuple[int, int]] = []
+    for code in sorted(points):
+        if ranges and ranges[-1][1] == code - 1:
+            ranges[-1] = (ranges[-1][0], code)
+        else:
+            ranges.append((code, code))
+    return ranges
+
+
+SHOWN_AS_NOTHING = tuple(_shown_as_nothing())
+"""The code points a screen shows as nothing, as ranges: default-ignorables and format characters."""
 
 INVISIBLE = re.compile(
-    "[\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u202a-\u202e\u2060-\u2064"
-    "\u2066-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0\U000e0001\U000e007f\U000e0100-\U000e01ef]"
+    "[" + "".join(chr(a) if a == b else f"{chr(a)}-{chr(b)}" for a, b in SHOWN_AS_NOTHING) + "]"
 )
-"""Zero-width, joiner, bidi control, filler, invisible operator, BOM and variation-selector characters."""
+"""A character a screen shows as nothing (`SHOWN_AS_NOTHING`): zero-width, joiners, bidi controls, fillers,
+tags, variation selectors, format controls of every script, default-ignorables not yet assigned."""
 
 
 def printable(text: str) -> bool:

@@ -13,6 +13,8 @@ does.
 - ``letter names``: letters Unicode names after a Latin letter and nothing more (small
   capitals ``\u0274``, regional indicators) read as that letter;
 - ``as displayed``: text under a right-to-left override, in the order a screen shows it;
+- ``invisible removed``: what a screen shows as nothing (every default-ignorable code point and
+  format character, `_bytes.INVISIBLE`) removed, wherever it stands;
 - ``markup removed``: markup inside a word (``a**g**ent``, ``a<b></b>gent``, an HTML
   comment, an ANSI escape) removed, and a Markdown link read as its text;
 - ``controls removed``: control characters removed, as a screen shows them (``ner\x00ve``);
@@ -38,6 +40,8 @@ import unicodedata
 import urllib.parse
 from collections import Counter
 from collections.abc import Callable, Iterator
+
+from langchain_jev.guardrails._bytes import INVISIBLE
 
 __all__ = ["BACKSLASH", "HTML_REFERENCE", "SPELLINGS", "unescape_backslashes"]
 
@@ -108,7 +112,11 @@ def _markup_removed(text: str) -> str:
     return _LINK.sub(lambda match: match.group(1), _IN_WORD.sub("", text))
 
 
-_SHOWN = (_marks_removed, _digits, _letter_names, _as_displayed, _markup_removed, _blanks)
+def _invisible_removed(text: str) -> str:
+    return INVISIBLE.sub("", text)
+
+
+_SHOWN = (_marks_removed, _digits, _letter_names, _as_displayed, _markup_removed, _blanks, _invisible_removed)
 _SHOWN_PASSES = 3
 """How often the display spellings are undone in one reading (ordinary text settles in two)."""
 

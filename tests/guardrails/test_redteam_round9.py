@@ -178,21 +178,16 @@ def _inside(sign: str) -> str:
 
 
 @pytest.mark.parametrize("sign", INVISIBLE)
-@pytest.mark.xfail(
-    strict=True, reason="bypass: an invisible format character inside a word stays in every reading"
-)
 def test_an_invisible_format_character_inside_a_word_is_read_away(sign: str) -> None:
     assert has_mark(reveal(_inside(INVISIBLE[sign])))
 
 
 @pytest.mark.parametrize("form", FORMS)
-@pytest.mark.xfail(strict=True, reason="bypass: a tag character inside a word hides the word from the judge")
 def test_a_request_with_a_tag_character_inside_a_word_is_refused(form: str) -> None:
     assert refused_request(form, _inside(INVISIBLE["a tag space"]))
 
 
 @pytest.mark.parametrize("form", FORMS)
-@pytest.mark.xfail(strict=True, reason="bypass: an interlinear annotation control inside a word hides it")
 def test_a_reply_with_an_annotation_control_inside_a_word_is_refused(form: str) -> None:
     assert refused_reply(form, _inside(INVISIBLE["an interlinear annotation anchor"]))
 

@@ -15,12 +15,16 @@ does.
 - ``as displayed``: text under a right-to-left override, in the order a screen shows it;
 - ``invisible removed``: what a screen shows as nothing (every default-ignorable code point and
   format character, `_bytes.INVISIBLE`) removed, wherever it stands;
-- ``markup removed``: markup inside a word (``a**g**ent``, ``a<b></b>gent``, an HTML
-  comment, an ANSI escape) removed, and a Markdown link read as its text;
+- ``markup removed``: markup touching a letter, inside a word or at its edge (``a**g**ent``,
+  ``ner*ve*``, ``ner_ve_``, ``ner==ve==``, ``a<b></b>gent``, an HTML comment, an ANSI escape)
+  removed, and a Markdown link read as its text;
 - ``controls removed``: control characters removed, as a screen shows them (``ner\x00ve``);
+- ``joined literals``: string literals joined in code (``"ner" + "ve"``, ``'ner' 've'``,
+  ``.concat(..)``, ``''.join([..])``) read joined;
 - ``spaced letters``: letters written apart (``n e r v e``, ``n-e-r-v-e``, one per line) joined;
 - ``braille``, ``morse``, ``NATO alphabet``: letters in those alphabets read as ASCII;
-- ``base32``, ``base85``: runs of those alphabets decoded, at every alignment of their unit;
+- ``base32``, ``base85``: runs of those alphabets decoded, at every alignment of their unit
+  (base32 in RFC 4648's standard and extended-hex alphabets, and wrapped over lines, joined);
 - ``escaped line``: a line with one or two percent, HTML, backslash or quoted-printable
   escapes, decoded (`text` decodes a whole text once it holds three).
 
@@ -43,7 +47,7 @@ from collections.abc import Callable, Iterator
 
 from langchain_jev.guardrails._bytes import INVISIBLE
 
-__all__ = ["BACKSLASH", "HTML_REFERENCE", "SPELLINGS", "unescape_backslashes"]
+__all__ = ["BACKSLASH", "HTML_REFERENCE", "SPELLINGS", "unescape_backslashes", "wrapped"]
 
 HTML_REFERENCE = re.compile(
     r"&(?:#0{0,32}[0-9]{1,7}|#[xX]0{0,32}[0-9A-Fa-f]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});"
@@ -101,10 +105,12 @@ def _as_displayed(text: str) -> str:
     return _OVERRIDDEN.sub(lambda match: match.group(1)[::-1], text) if "\u202e" in text else text
 
 
-_IN_WORD = re.compile(
-    r"(?<=[^\W_])(?:[*~`]+|<!--[^>]{0,200}-->|</?[A-Za-z][^<>]{0,200}>|\x1b\[[0-9;?]{0,32}[A-Za-z])+(?=[^\W_])"
-)
-"""Markup between two letters: emphasis, code, strike marks, an HTML tag or comment, an ANSI escape."""
+_MARK = r"(?:[*~`_]|==|<!--[^>]{0,200}-->|</?[A-Za-z][^<>]{0,200}>|\x1b\[[0-9;?]{0,32}[A-Za-z])"
+"""One mark of markup: emphasis, code, strike or highlight sign, an HTML tag or comment, an ANSI escape (each
+begins with a sign none other begins with, so a run of marks splits one way only)."""
+_IN_WORD = re.compile(rf"(?<=[^\W_]){_MARK}+|(?<![*~`_=>]){_MARK}+(?=[^\W_])")
+"""Markup touching a letter on either side: inside a word, or opening or closing at its edge (``ner*ve*``).
+A run looked for before a letter begins where no mark ends, so a long run of signs is scanned once."""
 _LINK = re.compile(r"!?\[([^\[\]\n]{1,200})\]\([^()\s]{0,2000}\)")
 
 
@@ -139,6 +145,23 @@ def _as_shown(text: str) -> Iterator[str]:
             break
     if read != text:
         yield read
+
+
+_LITERALS_JOINED = re.compile(r"""["'`](?:[\s+,()\[\]{};&|]|\.{2}|\.concat\(|\.join\(){0,24}["'`]""")
+"""Where one string literal ends and the next begins, with what joins them in code between: ``+``,
+blanks (implicit concatenation), ``..``, ``||``, ``&``, ``.concat(``, ``.join([``, commas and brackets."""
+
+
+def _joined_literals(text: str) -> Iterator[str]:
+    """``text`` with string literals that stand one after another in code joined, as the code joins them.
+
+    ``"ner" + "ve"``, ``'ner' 've'``, ``'ner'.concat('ve')``, ``''.join(['ner', 've'])`` read as
+    ``"nerve"``: each closing quote, joiner and opening quote is removed where it stands (no pairing of
+    quotes from the start, which an apostrophe before would shift).
+    """
+    joined = _LITERALS_JOINED.sub("", text)
+    if joined != text:
+        yield joined
 
 
 _SPACED = re.compile(r"(?<!\w)\w(?:[\s\-.,/|*+~\u00b7\u2022]{1,3}\w(?!\w)){3,}")
@@ -212,21 +235,57 @@ def _nato(text: str) -> Iterator[str]:
 
 
 _BASE32 = re.compile(r"[A-Z2-7]{16,}={0,6}|[a-z2-7]{16,}={0,6}")
+_BASE32HEX = re.compile(r"[0-9A-V]{16,}={0,6}|[0-9a-v]{16,}={0,6}")
+"""Runs of base32 in RFC 4648's alphabets: the standard one (section 6) and the extended hex (section 7)."""
+_FROM_HEX_ALPHABET = str.maketrans("0123456789ABCDEFGHIJKLMNOPQRSTUV", "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567")
+_BASE32_LINE = re.compile(r"[A-Z2-7]+=*|[a-z2-7]+=*|[0-9A-V]+=*|[0-9a-v]+=*")
+
+
+def wrapped(text: str, line: re.Pattern[str]) -> Iterator[str]:
+    """Each block of two or more consecutive lines of ``text`` that are wholly ``line``, joined.
+
+    An encoding wrapped at a width (``xxd -p``, ``base32 -w``) is read as the whole it wraps, as its
+    decoder reads it; its lines are read one by one too.
+
+    Example:
+        >>> list(wrapped("hex:\n6e6572\n766520\nend", re.compile("[0-9a-f]+")))
+        ['6e6572766520']
+
+    """
+    block: list[str] = []
+    for raw in [*text.splitlines(), ""]:
+        stripped = raw.strip()
+        if stripped and line.fullmatch(stripped):
+            block.append(stripped)
+            continue
+        if len(block) >= 2:
+            yield "".join(block)
+        block = []
 
 
 def _base32(text: str) -> Iterator[str]:
-    for match in _BASE32.finditer(text):
-        run = match.group(0).rstrip("=").upper()
-        for start in range(8):  # a window may begin inside a unit of eight
-            body = run[start:]
-            body = body[: len(body) - len(body) % 8] if len(body) % 8 in (1, 3, 6) else body
-            try:
-                data = base64.b32decode(body + "=" * (-len(body) % 8))
-            except (binascii.Error, ValueError):
-                continue
-            read = _words(data)
-            if read is not None:
-                yield read
+    runs = [match.group(0) for match in _BASE32.finditer(text)]
+    hexed = [match.group(0) for match in _BASE32HEX.finditer(text)]
+    if "\n" in text:
+        for block in wrapped(text, _BASE32_LINE):
+            runs += [match.group(0) for match in _BASE32.finditer(block)]
+            hexed += [match.group(0) for match in _BASE32HEX.finditer(block)]
+    for run in [*runs, *(run.upper().translate(_FROM_HEX_ALPHABET) for run in hexed)]:
+        yield from _base32_run(run)
+
+
+def _base32_run(run: str) -> Iterator[str]:
+    run = run.rstrip("=").upper()
+    for start in range(8):  # a window may begin inside a unit of eight
+        body = run[start:]
+        body = body[: len(body) - len(body) % 8] if len(body) % 8 in (1, 3, 6) else body
+        try:
+            data = base64.b32decode(body + "=" * (-len(body) % 8))
+        except (binascii.Error, ValueError):
+            continue
+        read = _words(data)
+        if read is not None:
+            yield read
 
 
 _BASE85 = re.compile(r"<~[!-u\s]{5,}~>|[0-9A-Za-z!#$%&()*+\-;<=>?@^_`{|}~]{20,}|[!-u]{20,}")
@@ -421,13 +480,14 @@ def _non_ascii(text: str) -> bool:
     return not text.isascii()
 
 
-_SHOWN_SIGNS = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f*~`<\]]")
+_SHOWN_SIGNS = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f*~`<\]_]|==")
 """An ASCII text may hide a display spelling only when it holds a control character or markup."""
 
 
 SPELLINGS: tuple[tuple[str, Callable[[str], Iterator[str]], Callable[[str], bool]], ...] = (
     ("as shown", _as_shown, lambda text: not text.isascii() or _SHOWN_SIGNS.search(text) is not None),
     ("controls removed", _controls_removed, lambda text: _CONTROLS.search(text) is not None),
+    ("joined literals", _joined_literals, lambda text: sum(text.count(quote) for quote in "\"'`") >= 2),
     ("spaced letters", _spaced_letters, lambda text: True),
     ("braille", _braille, _non_ascii),
     (

@@ -13,8 +13,8 @@ an interpretation only **adds** a reading beside the raw string.
   hidden in variation selectors ("emoji smuggling") and in zero-width or
   whitespace bit strings; ``data:`` URLs, base64, hex, percent escapes, HTML
   character references, backslash escapes, bit groups and lists of
-  character codes, decoded, a run of base64, hex or bits at every alignment of
-  its unit (a window that begins inside a run reads it as a reader of the whole
+  character codes, decoded (hex and base32 wrapped over lines read joined too),
+  a run of base64, hex or bits at every alignment of its unit (a window that begins inside a run reads it as a reader of the whole
   run does); decoded bytes are read as text in every encoding a reader may read
   them as (UTF-8, what a byte order mark says, UTF-16/32, a single-byte code
   page). Each reading is read again, to the bottom of any nesting; the readings of
@@ -57,7 +57,7 @@ from langchain_jev.guardrails._bytes import ASCII_WORD, INVISIBLE, as_text, prin
 from langchain_jev.guardrails._lookalike import lookalike_lines
 from langchain_jev.guardrails._spellings import BACKSLASH as _ESCAPE
 from langchain_jev.guardrails._spellings import HTML_REFERENCE as _REFERENCE
-from langchain_jev.guardrails._spellings import SPELLINGS, unescape_backslashes
+from langchain_jev.guardrails._spellings import SPELLINGS, unescape_backslashes, wrapped
 from langchain_jev.models._secrets import redact as redact_known
 
 __all__ = [
@@ -220,7 +220,33 @@ def _base64_runs(text: str) -> Iterator[str]:
                 yield read
 
 
+_HEX_LINE = re.compile(r"(?:[0-9A-Fa-f]{2}[ :]?)*[0-9A-Fa-f]{1,2}")
+"""A line of hex digits alone (``xxd -p``, a dump wrapped at a width, a hash)."""
+_WRAPPED_HEX_AT_LEAST = 16
+"""The fewest hex digits a block of wrapped lines holds to be read joined."""
+
+
+def _wrapped_hex(text: str) -> Iterator[str]:
+    """Hex wrapped over lines, read as the whole it wraps, at both alignments of a byte.
+
+    Read as UTF-8 only (whole, or with stray edge bytes cut), or as wide text when NULs space it:
+    a list of hashes one a line, joined, is noise a code page would read as text at any length.
+    """
+    for block in wrapped(text, _HEX_LINE):
+        digits = re.sub("[ :]", "", block)
+        if len(digits) < _WRAPPED_HEX_AT_LEAST:
+            continue
+        for start in range(2):
+            pairs = digits[start:]
+            data = bytes.fromhex(pairs[: len(pairs) - len(pairs) % 2])
+            read = as_text(data, guess=3 * data.count(0) >= len(data))
+            if read is not None:
+                yield read
+
+
 def _hex_runs(text: str) -> Iterator[str]:
+    if "\n" in text:
+        yield from _wrapped_hex(text)
     for match in _HEX.finditer(text):
         run = match.group(0)
         # a run spaced in pieces may have taken in the next word ("... 74 aaaa"): each long piece is read too

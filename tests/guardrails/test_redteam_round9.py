@@ -208,19 +208,16 @@ JOINED_LITERALS: dict[str, str] = {
 
 
 @pytest.mark.parametrize("carrier", JOINED_LITERALS)
-@pytest.mark.xfail(strict=True, reason="bypass: string literals joined in code are not read joined")
 def test_string_literals_joined_in_code_are_read_joined(carrier: str) -> None:
     assert has_mark(reveal(JOINED_LITERALS[carrier]))
 
 
 @pytest.mark.parametrize("form", FORMS)
-@pytest.mark.xfail(strict=True, reason="bypass: string literals joined in code are not read joined")
 def test_a_request_spelt_as_joined_literals_is_refused(form: str) -> None:
     assert refused_request(form, JOINED_LITERALS["plus"])
 
 
 @pytest.mark.parametrize("form", FORMS)
-@pytest.mark.xfail(strict=True, reason="bypass: string literals joined in code are not read joined")
 def test_a_reply_spelt_as_joined_literals_is_refused(form: str) -> None:
     assert refused_reply(form, JOINED_LITERALS["join"])
 
@@ -238,13 +235,11 @@ EDGE_MARKUP: dict[str, str] = {
 
 
 @pytest.mark.parametrize("carrier", EDGE_MARKUP)
-@pytest.mark.xfail(strict=True, reason="bypass: markup closing at a word's end is left in the reading")
 def test_markup_closing_at_a_words_end_is_read_away(carrier: str) -> None:
     assert has_mark(reveal(EDGE_MARKUP[carrier]))
 
 
 @pytest.mark.parametrize("form", FORMS)
-@pytest.mark.xfail(strict=True, reason="bypass: markup closing at a word's end is left in the reading")
 def test_a_request_with_markup_closing_at_a_words_end_is_refused(form: str) -> None:
     assert refused_request(form, EDGE_MARKUP["code span"])
 
@@ -259,13 +254,11 @@ def test_markup_inside_a_word_an_earlier_round_named_is_read_away() -> None:
 BASE32HEX = base64.b32hexencode(PHRASE.encode()).decode()
 
 
-@pytest.mark.xfail(strict=True, reason="bypass: base32 in the extended-hex alphabet is not read")
 def test_base32_in_the_extended_hex_alphabet_is_read() -> None:
     assert has_mark(reveal(BASE32HEX))
 
 
 @pytest.mark.parametrize("form", FORMS)
-@pytest.mark.xfail(strict=True, reason="bypass: base32 in the extended-hex alphabet is not read")
 def test_a_request_in_base32hex_is_refused(form: str) -> None:
     assert refused_request(form, f"Decode this: {BASE32HEX}")
 
@@ -291,13 +284,11 @@ WRAPPED: dict[str, str] = {
 
 
 @pytest.mark.parametrize("carrier", WRAPPED)
-@pytest.mark.xfail(strict=True, reason="bypass: hex or base32 wrapped over lines is read line by line")
 def test_hex_and_base32_wrapped_over_lines_are_read_whole(carrier: str) -> None:
     assert has_mark(reveal(WRAPPED[carrier]))
 
 
 @pytest.mark.parametrize("form", FORMS)
-@pytest.mark.xfail(strict=True, reason="bypass: hex wrapped over lines is read line by line")
 def test_a_reply_in_hex_as_xxd_prints_it_is_refused(form: str) -> None:
     assert refused_reply(form, WRAPPED["hex as xxd -p prints it (60 a line)"])
 

@@ -105,17 +105,49 @@ def _as_displayed(text: str) -> str:
     return _OVERRIDDEN.sub(lambda match: match.group(1)[::-1], text) if "\u202e" in text else text
 
 
-_MARK = r"(?:[*~`_]|==|<!--[^>]{0,200}-->|</?[A-Za-z][^<>]{0,200}>|\x1b\[[0-9;?]{0,32}[A-Za-z])"
+_MARK = r"(?:[*~`]|==|<!--[^>]{0,200}-->|</?[A-Za-z][^<>]{0,200}>|\x1b\[[0-9;?]{0,32}[A-Za-z])"
 """One mark of markup: emphasis, code, strike or highlight sign, an HTML tag or comment, an ANSI escape (each
 begins with a sign none other begins with, so a run of marks splits one way only)."""
 _IN_WORD = re.compile(rf"(?<=[^\W_]){_MARK}+|(?<![*~`_=>]){_MARK}+(?=[^\W_])")
 """Markup touching a letter on either side: inside a word, or opening or closing at its edge (``ner*ve*``).
 A run looked for before a letter begins where no mark ends, so a long run of signs is scanned once."""
+_WORD = re.compile(r"\w+")
+_MARKS_BESIDE = frozenset("*~`=<>")
+
+
+_EDGE_UNDERSCORE = re.compile(r"(?<!\w)_+(?=[^\W_])|(?<=[^\W_])_+(?!\w)")
+"""An underscore at a word's edge (``_nerve``, ``nerve_``): emphasis opening or closing."""
+_TOUCHING_UNDERSCORE = re.compile(r"(?<=[^\W_])_+|(?<!_)_+(?=[^\W_])")
+
+
+def _underscores_removed(text: str) -> str:
+    """``text`` with underscores of emphasis removed (``ner_ve_``, ``n_erve agent_``, ``ner_ve*``).
+
+    When an underscore stands at a word's edge, every underscore touching a letter is removed (an
+    emphasis may open inside one word and close at the edge of another); else only those of a word
+    with another mark beside it. An underscore inside a word alone (``blk_7``) is an identifier's.
+    """
+    if "_" not in text:
+        return text
+    if _EDGE_UNDERSCORE.search(text):
+        return _TOUCHING_UNDERSCORE.sub("", text)
+
+    def shown(match: re.Match[str]) -> str:
+        word = match.group(0)
+        start, end = match.span()
+        beside = (start and text[start - 1] in _MARKS_BESIDE) or (
+            end < len(text) and text[end] in _MARKS_BESIDE
+        )
+        return word.replace("_", "") if beside else word
+
+    return _WORD.sub(shown, text)
+
+
 _LINK = re.compile(r"!?\[([^\[\]\n]{1,200})\]\([^()\s]{0,2000}\)")
 
 
 def _markup_removed(text: str) -> str:
-    return _LINK.sub(lambda match: match.group(1), _IN_WORD.sub("", text))
+    return _LINK.sub(lambda match: match.group(1), _IN_WORD.sub("", _underscores_removed(text)))
 
 
 def _invisible_removed(text: str) -> str:

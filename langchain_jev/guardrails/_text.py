@@ -480,10 +480,19 @@ _REMEMBERED = 4_000
 
 def _reveal(text: str) -> str:
     raw = sendable(text)
-    added = [f"[{label}] {read}" for label, read in readings(text) if read not in raw]
+    added = [f"[{label}] {read}" for label, read in readings(text) if not _shown_in(read, raw)]
     if not added:
         return raw
     return "\n".join([raw, *dict.fromkeys(added)])
+
+
+def _shown_in(read: str, raw: str) -> bool:
+    """True when the judge sees ``read`` in ``raw`` already: whole, or each of its lines, as it is.
+
+    A reading of a revealed text is that text with its lines read (a line of its raw string, a line
+    of a reading), each of which the revealed text holds: revealing it again adds nothing.
+    """
+    return read in raw or ("\n" in read and all(line in raw for line in read.splitlines()))
 
 
 def reveal_value(value: Any) -> Any:

@@ -56,3 +56,99 @@ def test_every_code_point_shown_as_nothing_inside_the_word_is_read_away() -> Non
 )
 def test_invisible_characters_at_any_place_in_the_word_are_read_away(signs: list[str], at: int) -> None:
     assert _shows(f"how to make a {MARK[:at]}{''.join(signs)}{MARK[at:]}")
+
+
+def _pieces(text: str, cuts: list[int]) -> list[str]:
+    points = sorted({0, len(text), *(cut % len(text) for cut in cuts)})
+    return [text[a:b] for a, b in zip(points, points[1:], strict=False) if b > a]
+
+
+# ---------------------------------------------------------------- string literals joined in code
+
+_JOINS = {
+    "plus": lambda parts, q: " + ".join(f"{q}{p}{q}" for p in parts),
+    "tight plus": lambda parts, q: "+".join(f"{q}{p}{q}" for p in parts),
+    "implicit": lambda parts, q: "(" + " ".join(f"{q}{p}{q}" for p in parts) + ")",
+    "implicit over lines": lambda parts, q: "(\n    " + "\n    ".join(f"{q}{p}{q}" for p in parts) + "\n)",
+    "concat": lambda parts, q: f"{q}{parts[0]}{q}.concat(" + ", ".join(f"{q}{p}{q}" for p in parts[1:]) + ")",
+    "join": lambda parts, q: f"{q}{q}.join([" + ", ".join(f"{q}{p}{q}" for p in parts) + "])",
+    "lua": lambda parts, q: " .. ".join(f"{q}{p}{q}" for p in parts),
+    "sql": lambda parts, q: " || ".join(f"{q}{p}{q}" for p in parts),
+}
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    st.lists(st.integers(min_value=1, max_value=len(PHRASE) - 1), min_size=1, max_size=5),
+    st.sampled_from(sorted(_JOINS)),
+    st.sampled_from(['"', "'", "`"]),
+    st.sampled_from(
+        ["", "x = ", "it's ", 'say "hi", then '],
+    ),
+)
+def test_string_literals_joined_in_code_are_read_joined(
+    cuts: list[int], join: str, quote: str, before: str
+) -> None:
+    assert _shows(before + _JOINS[join](_pieces(PHRASE, cuts), quote))
+
+
+# ---------------------------------------------------------------- markup at a word's edge
+
+_MARKS = ["*", "**", "_", "__", "`", "~~", "==", "<sub>", "</sub>", "<b>", "</b>", "<!-- x -->", "\x1b[1m"]
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    st.lists(st.integers(min_value=1, max_value=len(MARK) - 1), min_size=1, max_size=4),
+    st.lists(st.sampled_from(_MARKS), min_size=1, max_size=4),
+    st.booleans(),
+)
+def test_markup_anywhere_in_or_at_the_edge_of_a_word_is_read_away(
+    cuts: list[int], marks: list[str], at_edges: bool
+) -> None:
+    pieces = _pieces(MARK, cuts)
+    marked = "".join(piece + marks[i % len(marks)] for i, piece in enumerate(pieces))
+    if at_edges:
+        marked = marks[0] + marked
+    assert _shows(f"how to make a {marked} at home")
+
+
+# ---------------------------------------------------------------- base32, both alphabets, wrapped or not
+
+_DATA = st.tuples(st.text(alphabet="abc xyz", max_size=12), st.text(alphabet="abc xyz", max_size=12))
+"""Text around the phrase: words (a reading of base32 is kept when it reads as words)."""
+
+
+@settings(max_examples=60, deadline=None)
+@given(_DATA, st.booleans(), st.booleans(), st.one_of(st.none(), st.integers(min_value=8, max_value=80)))
+def test_base32_in_either_alphabet_wrapped_at_any_width_is_read(
+    around: tuple[str, str], extended: bool, lower: bool, width: int | None
+) -> None:
+    data = f"{around[0]}{PHRASE}{around[1]}".encode()
+    encoded = (base64.b32hexencode if extended else base64.b32encode)(data).decode()
+    encoded = encoded.lower() if lower else encoded
+    if width is not None:
+        encoded = "\n".join(encoded[i : i + width] for i in range(0, len(encoded), width))
+    assert _shows(f"Decode this:\n{encoded}")
+
+
+# ---------------------------------------------------------------- hex wrapped over lines
+
+
+@settings(max_examples=60, deadline=None)
+@given(_DATA, st.integers(min_value=2, max_value=80), st.booleans(), st.sampled_from(["\n", "\r\n"]))
+def test_hex_wrapped_at_any_width_is_read(
+    around: tuple[str, str], width: int, upper: bool, newline: str
+) -> None:
+    digits = f"{around[0]}{PHRASE}{around[1]}".encode().hex()
+    digits = digits.upper() if upper else digits
+    assert _shows(
+        "Here:" + newline + newline.join(digits[i : i + width] for i in range(0, len(digits), width))
+    )
+
+
+def test_hashes_one_a_line_are_read_not_refused() -> None:
+    import hashlib
+
+    hashes = "\n".join(hashlib.sha1(str(i).encode()).hexdigest() for i in range(400))
+    assert reveal(hashes).startswith(hashes)

@@ -16,8 +16,8 @@ does.
 - ``invisible removed``: what a screen shows as nothing (every default-ignorable code point and
   format character, `_bytes.INVISIBLE`) removed, wherever it stands;
 - ``markup removed``: markup touching a letter, inside a word or at its edge (``a**g**ent``,
-  ``ner*ve*``, ``ner_ve_``, ``ner==ve==``, ``a<b></b>gent``, an HTML comment, an ANSI escape)
-  removed, and a Markdown link read as its text;
+  ``ner*ve*``, ``ner_ve_``, ``a<b></b>gent``, an HTML comment, an ANSI escape)
+  removed, a highlight (``ner==ve==``) and a Markdown link read as their text;
 - ``controls removed``: control characters removed, as a screen shows them (``ner\x00ve``);
 - ``joined literals``: string literals joined in code (``"ner" + "ve"``, ``'ner' 've'``,
   ``.concat(..)``, ``''.join([..])``) read joined;
@@ -105,8 +105,8 @@ def _as_displayed(text: str) -> str:
     return _OVERRIDDEN.sub(lambda match: match.group(1)[::-1], text) if "\u202e" in text else text
 
 
-_MARK = r"(?:[*~`]|==|<!--[^>]{0,200}-->|</?[A-Za-z][^<>]{0,200}>|\x1b\[[0-9;?]{0,32}[A-Za-z])"
-"""One mark of markup: emphasis, code, strike or highlight sign, an HTML tag or comment, an ANSI escape (each
+_MARK = r"(?:[*~`]|<!--[^>]{0,200}-->|</?[A-Za-z][^<>]{0,200}>|\x1b\[[0-9;?]{0,32}[A-Za-z])"
+"""One mark of markup: emphasis, code or strike sign, an HTML tag or comment, an ANSI escape (each
 begins with a sign none other begins with, so a run of marks splits one way only)."""
 _IN_WORD = re.compile(rf"(?<=[^\W_]){_MARK}+|(?<![*~`_=>]){_MARK}+(?=[^\W_])")
 """Markup touching a letter on either side: inside a word, or opening or closing at its edge (``ner*ve*``).
@@ -146,8 +146,14 @@ def _underscores_removed(text: str) -> str:
 _LINK = re.compile(r"!?\[([^\[\]\n]{1,200})\]\([^()\s]{0,2000}\)")
 
 
+_HIGHLIGHT = re.compile(r"==([^\s=](?:[^=\n]{0,200}[^\s=])?)==")
+"""A highlight, ``==text==``: opened before a sign and closed after one, so base64's padding is none."""
+
+
 def _markup_removed(text: str) -> str:
-    return _LINK.sub(lambda match: match.group(1), _IN_WORD.sub("", _underscores_removed(text)))
+    read = _IN_WORD.sub("", _underscores_removed(text))
+    read = _HIGHLIGHT.sub(lambda match: match.group(1), read) if "==" in read else read
+    return _LINK.sub(lambda match: match.group(1), read)
 
 
 def _invisible_removed(text: str) -> str:
@@ -274,7 +280,7 @@ _BASE32_LINE = re.compile(r"[A-Z2-7]+=*|[a-z2-7]+=*|[0-9A-V]+=*|[0-9a-v]+=*")
 
 
 def wrapped(text: str, line: re.Pattern[str]) -> Iterator[str]:
-    """Each block of two or more consecutive lines of ``text`` that are wholly ``line``, joined.
+    r"""Each block of two or more consecutive lines of ``text`` that are wholly ``line``, joined.
 
     An encoding wrapped at a width (``xxd -p``, ``base32 -w``) is read as the whole it wraps, as its
     decoder reads it; its lines are read one by one too.

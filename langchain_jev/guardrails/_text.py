@@ -13,11 +13,12 @@ an interpretation only **adds** a reading beside the raw string.
   hidden in variation selectors ("emoji smuggling") and in zero-width or
   whitespace bit strings; ``data:`` URLs, base64, hex, percent escapes, HTML
   character references, backslash escapes, bit groups and lists of
-  character codes, decoded (hex and base32 wrapped over lines read joined too),
-  a run of base64, hex or bits at every alignment of its unit (a window that begins inside a run reads it as a reader of the whole
-  run does); decoded bytes are read as text in every encoding a reader may read
-  them as (UTF-8, what a byte order mark says, UTF-16/32, a single-byte code
-  page). Each reading is read again, to the bottom of any nesting; the readings of
+  character codes, decoded (hex and base32 wrapped over lines read joined
+  too), a run of base64, hex or bits at every alignment of its unit (a window
+  that begins inside a run reads it as a reader of the whole run does);
+  decoded bytes are read as text in every encoding a reader may read them as
+  (UTF-8, what a byte order mark says, UTF-16/32, a single-byte code page).
+  Each reading is read again, to the bottom of any nesting; the readings of
   one string are bounded by their total size (`reading_budget`), past which it
   refuses (`GuardrailBudgetError`): a bound never cuts, and no depth of nesting
   refuses ordinary text;

@@ -8,6 +8,7 @@ edge, base32 in either RFC 4648 alphabet, hex and base32 wrapped over lines at a
 from __future__ import annotations
 
 import base64
+import itertools
 import sys
 import unicodedata
 
@@ -60,7 +61,7 @@ def test_invisible_characters_at_any_place_in_the_word_are_read_away(signs: list
 
 def _pieces(text: str, cuts: list[int]) -> list[str]:
     points = sorted({0, len(text), *(cut % len(text) for cut in cuts)})
-    return [text[a:b] for a, b in zip(points, points[1:], strict=False) if b > a]
+    return [text[a:b] for a, b in itertools.pairwise(points) if b > a]
 
 
 # ---------------------------------------------------------------- string literals joined in code

@@ -112,7 +112,7 @@ _IN_WORD = re.compile(rf"(?<=[^\W_]){_MARK}+|(?<![*~`_=>]){_MARK}+(?=[^\W_])")
 """Markup touching a letter on either side: inside a word, or opening or closing at its edge (``ner*ve*``).
 A run looked for before a letter begins where no mark ends, so a long run of signs is scanned once."""
 _WORD = re.compile(r"\w+")
-_MARKS_BESIDE = frozenset("*~`=<>")
+_MARKS_BESIDE = frozenset("*~`<>")
 
 
 _EDGE_UNDERSCORE = re.compile(r"(?<!\w)_+(?=[^\W_])|(?<=[^\W_])_+(?!\w)")

@@ -111,8 +111,6 @@ begins with a sign none other begins with, so a run of marks splits one way only
 _IN_WORD = re.compile(rf"(?<=[^\W_]){_MARK}+|(?<![*~`_=>]){_MARK}+(?=[^\W_])")
 """Markup touching a letter on either side: inside a word, or opening or closing at its edge (``ner*ve*``).
 A run looked for before a letter begins where no mark ends, so a long run of signs is scanned once."""
-_WORD = re.compile(r"\w+")
-_MARKS_BESIDE = frozenset("*~`<>")
 
 
 _EDGE_UNDERSCORE = re.compile(r"(?<!\w)_+(?=[^\W_])|(?<=[^\W_])_+(?!\w)")
@@ -121,26 +119,16 @@ _TOUCHING_UNDERSCORE = re.compile(r"(?<=[^\W_])_+|(?<!_)_+(?=[^\W_])")
 
 
 def _underscores_removed(text: str) -> str:
-    """``text`` with underscores of emphasis removed (``ner_ve_``, ``n_erve agent_``, ``ner_ve*``).
+    """``text`` with underscores of emphasis removed (``ner_ve_``, ``n_erve agent_``, ``n_erve agent*``).
 
-    When an underscore stands at a word's edge, every underscore touching a letter is removed (an
-    emphasis may open inside one word and close at the edge of another); else only those of a word
-    with another mark beside it. An underscore inside a word alone (``blk_7``) is an identifier's.
+    When an underscore stands at a word's edge, or other markup touches a letter, every underscore
+    touching a letter is removed (an emphasis may open inside one word and close at the edge of
+    another, with either mark); an underscore inside a word in text with no markup (``blk_7``,
+    ``request_id=``) is an identifier's, and stays.
     """
-    if "_" not in text:
-        return text
-    if _EDGE_UNDERSCORE.search(text):
+    if "_" in text and (_EDGE_UNDERSCORE.search(text) or _IN_WORD.search(text)):
         return _TOUCHING_UNDERSCORE.sub("", text)
-
-    def shown(match: re.Match[str]) -> str:
-        word = match.group(0)
-        start, end = match.span()
-        beside = (start and text[start - 1] in _MARKS_BESIDE) or (
-            end < len(text) and text[end] in _MARKS_BESIDE
-        )
-        return word.replace("_", "") if beside else word
-
-    return _WORD.sub(shown, text)
+    return text
 
 
 _LINK = re.compile(r"!?\[([^\[\]\n]{1,200})\]\([^()\s]{0,2000}\)")
@@ -148,11 +136,16 @@ _LINK = re.compile(r"!?\[([^\[\]\n]{1,200})\]\([^()\s]{0,2000}\)")
 
 _HIGHLIGHT = re.compile(r"==([^\s=](?:[^=\n]{0,200}[^\s=])?)==")
 """A highlight, ``==text==``: opened before a sign and closed after one, so base64's padding is none."""
+_TOUCHING_EQUALS = re.compile(r"(?<=[^\W_])={2,}|(?<!=)={2,}(?=[^\W_])")
+"""The marks of a highlight where they touch a letter, read away once the text holds a highlight."""
 
 
 def _markup_removed(text: str) -> str:
-    read = _IN_WORD.sub("", _underscores_removed(text))
-    read = _HIGHLIGHT.sub(lambda match: match.group(1), read) if "==" in read else read
+    marked = _IN_WORD.search(text) is not None
+    read = _IN_WORD.sub("", _underscores_removed(text)) if marked or "_" in text else text
+    # a highlight may open inside one word and close at another's edge, or pair with other markup
+    if "==" in read and (marked or _HIGHLIGHT.search(read)):
+        read = _HIGHLIGHT.sub(lambda match: match.group(1), _TOUCHING_EQUALS.sub("", read))
     return _LINK.sub(lambda match: match.group(1), read)
 
 

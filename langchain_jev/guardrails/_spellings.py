@@ -113,18 +113,19 @@ _IN_WORD = re.compile(rf"(?<=[^\W_]){_MARK}+|(?<![*~`_=>]){_MARK}+(?=[^\W_])")
 A run looked for before a letter begins where no mark ends, so a long run of signs is scanned once."""
 
 
-_EDGE_UNDERSCORE = re.compile(r"(?<!\w)_+(?=[^\W_])|(?<=[^\W_])_+(?!\w)")
-"""An underscore at a word's edge (``_nerve``, ``nerve_``): emphasis opening or closing."""
+_EDGE_UNDERSCORE = re.compile(r"(?<!\w)_+(?=[^\W_])|(?<=[^\W_])_+(?!\w)|(?<=[^\W_])_+[^\W_]+_+(?=[^\W_])")
+"""An underscore at a word's edge (``_nerve``, ``nerve_``), emphasis opening or closing, or a pair of them
+inside a word (``n_e_rve``)."""
 _TOUCHING_UNDERSCORE = re.compile(r"(?<=[^\W_])_+|(?<!_)_+(?=[^\W_])")
 
 
 def _underscores_removed(text: str) -> str:
     """``text`` with underscores of emphasis removed (``ner_ve_``, ``n_erve agent_``, ``n_erve agent*``).
 
-    When an underscore stands at a word's edge, or other markup touches a letter, every underscore
-    touching a letter is removed (an emphasis may open inside one word and close at the edge of
-    another, with either mark); an underscore inside a word in text with no markup (``blk_7``,
-    ``request_id=``) is an identifier's, and stays.
+    When an underscore stands at a word's edge, two inside one word, or other markup touches a
+    letter, every underscore touching a letter is removed (an emphasis may open inside one word
+    and close at the edge of another, with either mark); one underscore inside a word in text
+    with no markup (``blk_7``, ``request_id=``) is an identifier's, and stays.
     """
     if "_" in text and (_EDGE_UNDERSCORE.search(text) or _IN_WORD.search(text)):
         return _TOUCHING_UNDERSCORE.sub("", text)

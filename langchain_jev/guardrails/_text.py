@@ -124,14 +124,16 @@ def _b64(value: str) -> bytes | None:
 
 
 def _normalised(text: str) -> Iterator[str]:
-    """The lines of ``text`` that read otherwise without invisible characters, tags decoded and NFKC."""
+    """The lines of ``text`` that read otherwise without invisible characters (tags decoded or not), NFKC."""
     for line in text.splitlines():
         if line.isascii():
             continue
-        read = _TAGS.sub(lambda match: chr(ord(match.group(0)) - 0xE0000), line)
-        read = unicodedata.normalize("NFKC", INVISIBLE.sub("", read))
-        if read != line and read.strip():
-            yield read
+        decoded = _TAGS.sub(lambda match: chr(ord(match.group(0)) - 0xE0000), line)
+        # a tag may spell hidden text, or stand alone, shown as nothing: both are read
+        for read in dict.fromkeys([decoded, line] if decoded != line else [line]):
+            read = unicodedata.normalize("NFKC", INVISIBLE.sub("", read))
+            if read != line and read.strip():
+                yield read
 
 
 def _selector_bytes(text: str) -> Iterator[str]:

@@ -108,9 +108,10 @@ def _as_displayed(text: str) -> str:
 _MARK = r"(?:[*~`]|<!--[^>]{0,200}-->|</?[A-Za-z][^<>]{0,200}>|\x1b\[[0-9;?]{0,32}[A-Za-z])"
 """One mark of markup: emphasis, code or strike sign, an HTML tag or comment, an ANSI escape (each
 begins with a sign none other begins with, so a run of marks splits one way only)."""
-_IN_WORD = re.compile(rf"(?<=[^\W_]){_MARK}+|(?<![*~`_=>]){_MARK}+(?=[^\W_])")
+_IN_WORD = re.compile(rf"(?<=[^\W_]){_MARK}+|(?<![*~`>]){_MARK}+(?=[^\W_])")
 """Markup touching a letter on either side: inside a word, or opening or closing at its edge (``ner*ve*``).
-A run looked for before a letter begins where no mark ends, so a long run of signs is scanned once."""
+A run looked for before a letter begins where no mark ends (a sign, a tag's ``>``), so a long run of signs is
+scanned once."""
 
 
 _EDGE_UNDERSCORE = re.compile(r"(?<!\w)_+(?=[^\W_])|(?<=[^\W_])_+(?!\w)|(?<=[^\W_])_+[^\W_]+_+(?=[^\W_])")

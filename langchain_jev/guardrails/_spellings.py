@@ -114,16 +114,16 @@ A run looked for before a letter begins where no mark ends (a sign, a tag's ``>`
 scanned once."""
 
 
-_EDGE_UNDERSCORE = re.compile(r"(?<!\w)_+(?=[^\W_])|(?<=[^\W_])_+(?!\w)|(?<=[^\W_])_+[^\W_]+_+(?=[^\W_])")
-"""An underscore at a word's edge (``_nerve``, ``nerve_``), emphasis opening or closing, or a pair of them
-inside a word (``n_e_rve``)."""
+_EDGE_UNDERSCORE = re.compile(r"(?<!\w)_+(?=[^\W_])|(?<=[^\W_])_+(?!\w)")
+"""An underscore at a word's edge (``_nerve``, ``nerve_``), emphasis opening or closing. Underscores inside
+a word (``tool_call_id``) are no emphasis to Markdown (CommonMark), which shows them as they are."""
 _TOUCHING_UNDERSCORE = re.compile(r"(?<=[^\W_])_+|(?<!_)_+(?=[^\W_])")
 
 
 def _underscores_removed(text: str) -> str:
     """``text`` with underscores of emphasis removed (``ner_ve_``, ``n_erve agent_``, ``n_erve agent*``).
 
-    When an underscore stands at a word's edge, two inside one word, or other markup touches a
+    When an underscore stands at a word's edge, or other markup touches a
     letter, every underscore touching a letter is removed (an emphasis may open inside one word
     and close at the edge of another, with either mark); one underscore inside a word in text
     with no markup (``blk_7``, ``request_id=``) is an identifier's, and stays.

@@ -206,6 +206,8 @@ def _words(text: str) -> bool:
 
 _HEX_ONLY = re.compile(r"[0-9A-Fa-f\s]+")
 """A run of hex digits alone (hashes, dumps), which the hex reader reads; as base64 its bytes are noise."""
+_SNAKE_CASE = re.compile(r"[a-z]+(?:_[a-z0-9]+)+")
+"""An identifier by its shape (``get_weather``): as base64 its bytes are noise a word among noise reads."""
 
 
 def _base64_runs(text: str) -> Iterator[str]:
@@ -213,9 +215,10 @@ def _base64_runs(text: str) -> Iterator[str]:
         run = "".join(match.group(0).split())
         if len(run) < 16 and _ENCODED.search(run) is None:  # a word ("Question"), not an encoding
             continue
-        # base64 spelt in hex digits only is still read, as UTF-8: a guess at its noise would read
-        # a list of hashes as pages of accented text, read again and again until the budget refuses
-        guess = _HEX_ONLY.fullmatch(run) is None
+        # base64 spelt in hex digits or as an identifier is still read, as UTF-8: a guess at its noise
+        # would read a list of hashes as pages of accented text (read again until the budget refused)
+        # and a tool's name as a word among noise ("get_weather" as "zyaz")
+        guess = _HEX_ONLY.fullmatch(run) is None and _SNAKE_CASE.fullmatch(run) is None
         for start in range(4):  # the run may begin inside a word or a window: every alignment is read
             data = _b64(run[start:])
             read = as_text(data, guess=guess) if data is not None else None

@@ -51,3 +51,10 @@ def test_base64_spelt_in_hex_digits_alone_is_still_read() -> None:
     encoded = base64.b64encode(hidden.encode()).decode()
     assert set(encoded) <= set("0123456789abcdefABCDEF")
     assert ("base64", hidden) in readings(f"see {encoded} here")
+
+
+def test_a_tools_name_is_not_read_as_noise() -> None:
+    """``get_weather`` as base64 is bytes that a word among noise read as ``zyaz``, beside every tool call."""
+    for name in ("get_weather", "search_docs", "get_user_info", "fetch_record", "send_email", "list_files"):
+        assert readings(name) == [], name
+

@@ -11,8 +11,7 @@ Pure functions over LangChain messages, shared by every rail. The reading is
   tool message's ``artifact`` (never sent) are left out. A block's prose
   (``text``, ``thinking``, ``reasoning``, ``refusal``) is read bare; everything
   else it holds as JSON, keys, ids, numbers and booleans included; a message's
-  prose blocks are also read joined, as one text (`READ_TOGETHER`), and so is the
-  prose of adjacent messages, whatever their roles (`READ_AS_ONE`). Every string
+  prose blocks are also read joined, as one text (`READ_TOGETHER`). Every string
   and key is revealed (`langchain_jev.guardrails._text.reveal`): the raw string,
   then what it hides (decoded text, invisible encodings), judged beside it.
 - Media is read only in the typed media fields of media blocks
@@ -450,30 +449,31 @@ def _earlier(messages: Sequence[BaseMessage], limit: int) -> list[dict[str, str]
 
 
 READ_AS_ONE = "[the messages read together]"
-"""The label of adjacent messages' prose joined into one run of text, whatever their roles, judged beside
-each message: a provider may send adjacent messages as one (Anthropic's builder sends a tool result and
-the user's text after it as one user message, Gemini's a system message and the next user turn), so a
-word split across any two adjacent messages is whole there."""
+"""The label of consecutive messages of one role joined, as a provider may merge them into one message
+(Anthropic's builder sends consecutive user messages as one, their texts as adjacent blocks)."""
 
 
-def _read_as_one(messages: Sequence[BaseMessage], start: int) -> list[str]:
-    """The prose of every message from the one before ``start`` on, joined as one run of text.
+def _merged_runs(messages: Sequence[BaseMessage], start: int) -> list[str]:
+    """The prose of each run of consecutive messages of one role reaching ``start`` or past it, joined.
 
-    Every pair of adjacent messages reaching ``start`` or past it is read joined,
-    whatever their roles, so no list of the merges providers make is needed. The
-    run starts at the message before ``start`` (its boundary with the first new
-    message was never read), or earlier at the start of a run of one role reaching
-    ``start`` (a provider sends such a run as one message); what came before was
-    judged, and is read again only as part of the run. Empty when fewer than two
-    messages hold prose (nothing is joined).
+    A word split across two of them is whole there; an earlier message of the run
+    was judged, and is read again only as part of the run.
     """
-    first = max(0, min(start, len(messages)) - 1)
-    while 0 < first < len(messages) and role_of(messages[first - 1]) == role_of(messages[first]):
+    first = start
+    while first > 0 and first < len(messages) and role_of(messages[first - 1]) == role_of(messages[first]):
         first -= 1
-    pieces = [read_message(message).prose for message in messages[first:]]
-    if len([piece for piece in pieces if piece]) < 2:
-        return []
-    return [f"{READ_AS_ONE} {reveal(''.join(pieces))}"]
+    runs: list[list[BaseMessage]] = []
+    for message in messages[first:]:
+        if runs and role_of(runs[-1][-1]) == role_of(message):
+            runs[-1].append(message)
+        else:
+            runs.append([message])
+    texts = []
+    for run in runs:
+        pieces = [read_message(m).prose for m in run]
+        if len([piece for piece in pieces if piece]) > 1:
+            texts.append(f"{READ_AS_ONE} {reveal(''.join(pieces))}")
+    return texts
 
 
 def input_subject(
@@ -487,25 +487,25 @@ def input_subject(
 
     Example:
         >>> from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
-        >>> subject = input_subject([HumanMessage("hi"), AIMessage("Hello!"), SystemMessage("Be brief."),
+        >>> subject = input_subject([HumanMessage("hi"), AIMessage("hello"), SystemMessage("Obey."),
         ...                          HumanMessage("How do I make"), HumanMessage("it at home?")], start=2)
         >>> print(subject.data.question)
-        [system] Be brief.
+        [system] Obey.
         <BLANKLINE>
         How do I make
         <BLANKLINE>
         it at home?
         <BLANKLINE>
-        [the messages read together] Hello!Be brief.How do I makeit at home?
+        [the messages read together] How do I makeit at home?
         >>> subject.data.field("earlier_conversation")
-        [{'role': 'user', 'text': 'hi'}, {'role': 'assistant', 'text': 'Hello!'}]
+        [{'role': 'user', 'text': 'hi'}, {'role': 'assistant', 'text': 'hello'}]
 
     """
     judged = list(messages[start:])
     texts = [text for text in (_labelled(m) for m in judged) if text]
     if not texts:
         return None
-    texts.extend(_read_as_one(messages, start))
+    texts.extend(_merged_runs(messages, start))
     earlier = _earlier(messages[:start], context_messages) if context_messages > 0 else []
     data = JevJudgeInput(question="\n\n".join(texts), fields={CONTEXT_FIELD: earlier} if earlier else None)
     return Subject(data, tuple(judged), _unread_in(messages, start))

@@ -252,7 +252,7 @@ def test_input_battery_reads_the_turn_with_the_earlier_conversation_as_context()
         }
     )
     assert model.requests[0]["state"] == {
-        "user_question": "second\n\nthird\n\n[the messages read together] replysecondthird",
+        "user_question": "second\n\nthird\n\n[the messages read together] secondthird",
         "earlier_conversation": [{"role": "user", "text": "first"}, {"role": "assistant", "text": "reply"}],
     }
 

@@ -53,9 +53,18 @@ from langchain_core.messages import (
 )
 
 from langchain_jev._input import JevJudgeInput, ToolCall
+from langchain_jev.guardrails._blocks import (
+    BLOCK_TYPES,
+    MEDIA,
+    MEDIA_FIELDS,
+    MEDIA_HOLDERS,
+    PROSE_KEYS,
+    unread_references,
+)
 from langchain_jev.guardrails._catalog import Direction
 from langchain_jev.guardrails._media import payload_text, read_media
-from langchain_jev.guardrails._text import put, reveal, reveal_value
+from langchain_jev.guardrails._text import reveal
+from langchain_jev.guardrails._values import put, reveal_value
 
 __all__ = [
     "CONTEXT_CHARS",
@@ -89,67 +98,13 @@ READ_TOGETHER = "[the blocks read together]"
 """The label of a message's prose blocks joined as a provider sends them, one run of text, judged beside
 them: a word (or an encoding) split across two blocks is whole there."""
 
-_PROSE_KEYS = ("text", "thinking", "reasoning", "refusal")
-"""Keys whose string value is a block's prose, read bare (every other key is read too, as JSON)."""
-
-_BLOCK_TYPES = frozenset(
-    {
-        "text",
-        "output_text",
-        "text-plain",
-        "summary_text",
-        "reasoning",
-        "thinking",
-        "redacted_thinking",
-        "refusal",
-        "image",
-        "image_url",
-        "audio",
-        "input_audio",
-        "video",
-        "file",
-        "document",
-        "tool_use",
-        "tool_call",
-        "tool_call_chunk",
-        "tool_result",
-        "server_tool_call",
-        "server_tool_result",
-        "function_call",
-        "non_standard",
-    }
-)
-"""Standard block type names: a block that holds only its prose and one of these is read as its prose."""
-
-_MEDIA = frozenset({"image", "image_url", "audio", "input_audio", "video", "file", "document", "media"})
-"""Block types that hold media in their typed media fields."""
-
-_MEDIA_HOLDERS = frozenset(
-    {"image_url", "input_audio", "source", "file", "inline_data", "video_url", "audio_url"}
-)
-"""Keys of a media block whose object (or, for ``image_url``, string) holds the payload."""
-
-_MEDIA_FIELDS = frozenset({"base64", "data", "url", "file_data", "image_url", "bytes"})
-"""The typed media fields: where a media block (or its holder) keeps the payload."""
-
 _LEFT_OUT = frozenset({"id", "type", "artifact", "content"})
 """Message fields not read as fields: the message's own id (no provider builder sends it), its
 type (its class), an artifact (never sent to a model); the content is read apart."""
 
-_RESOLVED_KINDS = _MEDIA | {"input_file", "input_image", "input_audio", "input_video"}
-"""Block types (and keys) of content a provider may fetch or look up itself: such a block is read only
-when it holds its payload in a field the guardrail reads (`_READ_PAYLOAD`)."""
-
-_READ_PAYLOAD = _MEDIA_FIELDS | frozenset({*_PROSE_KEYS, "content", "transcript"})
-"""The fields a guardrail reads a media block's payload from (the allow-list): a media block with none of
-them (in it or in a holder) names content stored at the provider, an id or a file id, which is unjudgeable."""
-
-_SEALED = ("encrypted", "redacted")
-"""Words naming ciphertext a provider decrypts for its model: a block type or key with one is unjudgeable."""
-
 
 def reveal_input(data: JevJudgeInput) -> JevJudgeInput:
-    """A judge input with every string and key revealed (`langchain_jev.guardrails._text.reveal_value`).
+    """A judge input with every string and key revealed (`langchain_jev.guardrails._values.reveal_value`).
 
     Example:
         >>> reveal_input(JevJudgeInput(question="ok", fields={"n": 3})).to_state()
@@ -204,7 +159,7 @@ class _Walk:
                 put(
                     held,
                     key,
-                    self.payload(item, f"{where}.{key}") if key in _MEDIA_FIELDS else reveal_value(item),
+                    self.payload(item, f"{where}.{key}") if key in MEDIA_FIELDS else reveal_value(item),
                 )
             return held
         if not isinstance(value, str):
@@ -231,17 +186,17 @@ class _Walk:
             self.emit(_json(reveal_value(block)))
             return
         kind = block.get("type")
-        media = kind in _MEDIA or any(key in block for key in _MEDIA_HOLDERS)
+        media = kind in MEDIA or any(key in block for key in MEDIA_HOLDERS)
         rest: dict[str, Any] = {}
         for key, item in block.items():
-            if key in _PROSE_KEYS and isinstance(item, str):
+            if key in PROSE_KEYS and isinstance(item, str):
                 self.prose.append(item)
                 self.emit(reveal(item))
-            elif media and (key in _MEDIA_FIELDS or key in _MEDIA_HOLDERS):
+            elif media and (key in MEDIA_FIELDS or key in MEDIA_HOLDERS):
                 put(rest, key, self.payload(item, f"{where}.{key}"))
             else:
                 put(rest, key, reveal_value(item))
-        if rest and not (list(rest) == ["type"] and kind in _BLOCK_TYPES):
+        if rest and not (list(rest) == ["type"] and kind in BLOCK_TYPES):
             self.emit(_json(rest))
 
 
@@ -261,57 +216,6 @@ def _default(message: BaseMessage, key: str, value: Any) -> bool:
 def _string_defaults(kind: type[BaseMessage]) -> dict[str, str]:
     """The fields of a message class whose default is a string (a tool message's ``status``), with it."""
     return {name: info.default for name, info in kind.model_fields.items() if isinstance(info.default, str)}
-
-
-def _sealed(name: Any) -> bool:
-    return isinstance(name, str) and any(word in name.lower() for word in _SEALED)
-
-
-def _holds_payload(value: Mapping[Any, Any]) -> bool:
-    """True when a media block (or holder) keeps its payload in a field the guardrail reads."""
-    for key, item in value.items():
-        if key in _READ_PAYLOAD and not (item is None or (isinstance(item, (str, list, dict)) and not item)):
-            return True
-        if key in _MEDIA_HOLDERS and isinstance(item, Mapping) and _holds_payload(item):
-            return True
-    return False
-
-
-def _unread_references(value: Any, where: str, holder: Any = None) -> list[str]:
-    """Where ``value`` names content its provider resolves that no reader here reads, each named.
-
-    An allow-list: a media block (a block of a media type, or the object of a
-    media key) is read only when its payload is in a field the guardrail reads
-    (`_READ_PAYLOAD`); one that names its content otherwise (a file id, an audio
-    id, a stored file source) is unread. A block type or key that names
-    ciphertext (``redacted_thinking``, ``encrypted_content``) is unread too.
-
-    Example:
-        >>> blocks = [{"type": "text", "text": "Read it."}, {"type": "file", "file_id": "f1"}]
-        >>> _unread_references(blocks, "content")
-        ['content[1]: file']
-
-    """
-    if isinstance(value, (list, tuple)):
-        return [
-            found
-            for index, item in enumerate(value)
-            for found in _unread_references(item, f"{where}[{index}]")
-        ]
-    if not isinstance(value, Mapping):
-        return []
-    kind = value.get("type")
-    if _sealed(kind):
-        return [f"{where}: {kind}"]
-    sealed = [f"{where}.{key}" for key, item in value.items() if _sealed(key) and item]
-    media = (
-        kind if kind in _RESOLVED_KINDS else holder if holder in _RESOLVED_KINDS | _MEDIA_HOLDERS else None
-    )
-    if media is not None and not _holds_payload(value):
-        return [*sealed, f"{where}: {media}"]
-    return sealed + [
-        found for key, item in value.items() for found in _unread_references(item, f"{where}.{key}", key)
-    ]
 
 
 def read_message(message: BaseMessage, *, calls_apart: bool = False, name_apart: bool = False) -> Reading:
@@ -365,8 +269,8 @@ def read_message(message: BaseMessage, *, calls_apart: bool = False, name_apart:
     if fields:
         walk.emit(_json(reveal_value(fields)))
     unread = [
-        *_unread_references(content if isinstance(content, list) else [], "content"),
-        *_unread_references(message.additional_kwargs, "additional_kwargs"),
+        *unread_references(content if isinstance(content, list) else [], "content"),
+        *unread_references(message.additional_kwargs, "additional_kwargs"),
     ]
     return Reading(tuple(walk.texts), tuple(walk.media), "".join(walk.prose), tuple(unread))
 

@@ -75,7 +75,7 @@ def _exact(value: Any) -> Any:
 
     The judge reads a leaf JSON does not hold by its contents (a Pydantic model by
     ``model_dump``, a dataclass by its fields, an enum by its name and value, a set by
-    its items, bytes by their bytes; `langchain_jev.guardrails._text.reveal_value`):
+    its items, bytes by their bytes; `langchain_jev.guardrails._values.reveal_value`):
     so is it written here, never by its ``repr`` (which may leave a field out). A leaf
     of any other type raises `_Inexact`.
     """

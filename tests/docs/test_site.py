@@ -71,7 +71,8 @@ def test_every_page_is_in_the_nav_and_every_subpackage_in_the_reference() -> Non
     subpackages = sorted(
         path.parent.name
         for path in (ROOT / "langchain_jev").glob("*/__init__.py")
-        if path.parent.name not in ("cli",)  # the command line is documented by its --help and its page
+        if path.parent.name != "cli"  # the command line is documented by its --help and its page
+        and not path.parent.name.startswith("_")  # a private package is no face to document
     )
     assert [name for name in subpackages if f"::: langchain_jev.{name}\n" not in reference] == []
 

@@ -41,7 +41,8 @@ from langchain_core.runnables import RunnableWithFallbacks
 from pydantic import BaseModel
 
 from langchain_jev.graph import guard_model
-from langchain_jev.guardrails._text import reveal, reveal_value, sendable
+from langchain_jev.guardrails._text import reveal, sendable
+from langchain_jev.guardrails._values import reveal_value
 from tests.fakes import ReplyingChatModel
 from tests.guardrails.helpers import SEQUENTIAL, KeywordDecisionModel
 from tests.guardrails.lossless_kit import INPUT_REFUSAL, OUTPUT_REFUSAL, has_mark, perfect

@@ -1,0 +1,120 @@
+"""Content blocks: which keys hold prose, which types hold media, and what a provider resolves itself.
+
+Pure data and functions, no I/O, for `langchain_jev.guardrails._judged`:
+
+- the keys whose value is a block's prose, the standard block types, the media
+  block types, their holders and typed media fields;
+- `unread_references`: content a provider resolves itself that no reader here
+  reads (a file or audio id, a stored file source, ciphertext it decrypts), by an
+  allow-list: a media block is read only when its payload is in a field read here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+__all__ = ["BLOCK_TYPES", "MEDIA", "MEDIA_FIELDS", "MEDIA_HOLDERS", "PROSE_KEYS", "unread_references"]
+
+PROSE_KEYS = ("text", "thinking", "reasoning", "refusal")
+"""Keys whose string value is a block's prose, read bare (every other key is read too, as JSON)."""
+
+BLOCK_TYPES = frozenset(
+    {
+        "text",
+        "output_text",
+        "text-plain",
+        "summary_text",
+        "reasoning",
+        "thinking",
+        "redacted_thinking",
+        "refusal",
+        "image",
+        "image_url",
+        "audio",
+        "input_audio",
+        "video",
+        "file",
+        "document",
+        "tool_use",
+        "tool_call",
+        "tool_call_chunk",
+        "tool_result",
+        "server_tool_call",
+        "server_tool_result",
+        "function_call",
+        "non_standard",
+    }
+)
+"""Standard block type names: a block that holds only its prose and one of these is read as its prose."""
+
+MEDIA = frozenset({"image", "image_url", "audio", "input_audio", "video", "file", "document", "media"})
+"""Block types that hold media in their typed media fields."""
+
+MEDIA_HOLDERS = frozenset(
+    {"image_url", "input_audio", "source", "file", "inline_data", "video_url", "audio_url"}
+)
+"""Keys of a media block whose object (or, for ``image_url``, string) holds the payload."""
+
+MEDIA_FIELDS = frozenset({"base64", "data", "url", "file_data", "image_url", "bytes"})
+"""The typed media fields: where a media block (or its holder) keeps the payload."""
+
+_RESOLVED_KINDS = MEDIA | {"input_file", "input_image", "input_audio", "input_video"}
+"""Block types (and keys) of content a provider may fetch or look up itself: such a block is read only
+when it holds its payload in a field the guardrail reads (`_READ_PAYLOAD`)."""
+
+_READ_PAYLOAD = MEDIA_FIELDS | frozenset({*PROSE_KEYS, "content", "transcript"})
+"""The fields a guardrail reads a media block's payload from (the allow-list): a media block with none of
+them (in it or in a holder) names content stored at the provider, an id or a file id, which is unjudgeable."""
+
+_SEALED = ("encrypted", "redacted")
+"""Words naming ciphertext a provider decrypts for its model: a block type or key with one is unjudgeable."""
+
+
+def _sealed(name: Any) -> bool:
+    return isinstance(name, str) and any(word in name.lower() for word in _SEALED)
+
+
+def _holds_payload(value: Mapping[Any, Any]) -> bool:
+    """True when a media block (or holder) keeps its payload in a field the guardrail reads."""
+    for key, item in value.items():
+        if key in _READ_PAYLOAD and not (item is None or (isinstance(item, (str, list, dict)) and not item)):
+            return True
+        if key in MEDIA_HOLDERS and isinstance(item, Mapping) and _holds_payload(item):
+            return True
+    return False
+
+
+def unread_references(value: Any, where: str, holder: Any = None) -> list[str]:
+    """Where ``value`` names content its provider resolves that no reader here reads, each named.
+
+    An allow-list: a media block (a block of a media type, or the object of a
+    media key) is read only when its payload is in a field the guardrail reads
+    (`_READ_PAYLOAD`); one that names its content otherwise (a file id, an audio
+    id, a stored file source) is unread. A block type or key that names
+    ciphertext (``redacted_thinking``, ``encrypted_content``) is unread too.
+
+    Example:
+        >>> blocks = [{"type": "text", "text": "Read it."}, {"type": "file", "file_id": "f1"}]
+        >>> unread_references(blocks, "content")
+        ['content[1]: file']
+
+    """
+    if isinstance(value, (list, tuple)):
+        return [
+            found
+            for index, item in enumerate(value)
+            for found in unread_references(item, f"{where}[{index}]")
+        ]
+    if not isinstance(value, Mapping):
+        return []
+    kind = value.get("type")
+    if _sealed(kind):
+        return [f"{where}: {kind}"]
+    sealed = [f"{where}.{key}" for key, item in value.items() if _sealed(key) and item]
+    media = kind if kind in _RESOLVED_KINDS else holder if holder in _RESOLVED_KINDS | MEDIA_HOLDERS else None
+    if media is not None and not _holds_payload(value):
+        return [*sealed, f"{where}: {media}"]
+    return sealed + [
+        found for key, item in value.items() for found in unread_references(item, f"{where}.{key}", key)
+    ]

@@ -80,6 +80,7 @@ __all__ = [
     "read_message",
     "reveal_input",
     "role_of",
+    "sent_apart",
     "subject_for",
     "tool_results_subject",
 ]
@@ -353,30 +354,79 @@ def _earlier(messages: Sequence[BaseMessage], limit: int) -> list[dict[str, str]
 
 
 READ_AS_ONE = "[the messages read together]"
-"""The label of consecutive messages of one role joined, as a provider may merge them into one message
-(Anthropic's builder sends consecutive user messages as one, their texts as adjacent blocks)."""
+"""The label of adjacent messages joined, as a provider may send them as one message: consecutive messages
+of one role (Anthropic's builder sends consecutive user messages as one, their texts as adjacent blocks), a
+tool result and the user's text after it (Anthropic's builder sends both in one user message), a system
+message and the next user turn (Gemini's with ``convert_system_message_to_human``, chat templates without a
+system role)."""
+
+APART = frozenset({"user", "system", "developer", "tool", "function"})
+"""The roles no provider sends in one message with an assistant's: every chat API keeps the assistant's
+turn apart from these. Any other boundary (an unknown role on either side, or two of these) is read
+joined."""
+
+
+def sent_apart(before: BaseMessage, after: BaseMessage) -> bool:
+    """Whether a provider always sends ``before`` and ``after`` as two messages (an allow-list of boundaries).
+
+    Only a boundary between the assistant and a role of `APART` is; every other
+    one may be merged into one message by some provider, so a word split across it
+    is read whole.
+
+    Example:
+        >>> from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage
+        >>> sent_apart(AIMessage("a"), HumanMessage("b")), sent_apart(ToolMessage("a", tool_call_id="1"),
+        ...                                                             HumanMessage("b"))
+        (True, False)
+        >>> sent_apart(SystemMessage("a"), HumanMessage("b"))
+        False
+
+    """
+    roles = {role_of(before), role_of(after)}
+    return "assistant" in roles and len(roles) == 2 and not roles - APART - {"assistant"}
+
+
+SYSTEM_ROLES = frozenset({"system", "developer"})
+"""The roles a provider may take out of line: Anthropic's builder sends a system message that is not first in
+its top-level ``system`` field, Gemini's in its system instruction, so the messages around it become
+adjacent and the system messages are sent together."""
+
+
+def _views(messages: Sequence[BaseMessage]) -> list[list[tuple[int, BaseMessage]]]:
+    """The orders a provider may send ``messages`` in, each message with its index.
+
+    As they stand; with the system messages taken out of line; and the system
+    messages alone (one system field).
+    """
+    indexed = list(enumerate(messages))
+    inline = [(i, m) for i, m in indexed if role_of(m) not in SYSTEM_ROLES]
+    system = [(i, m) for i, m in indexed if role_of(m) in SYSTEM_ROLES]
+    return [indexed, inline, system] if system and inline else [indexed]
 
 
 def _merged_runs(messages: Sequence[BaseMessage], start: int) -> list[str]:
-    """The prose of each run of consecutive messages of one role reaching ``start`` or past it, joined.
+    """The prose of each run of adjacent messages a provider may send as one, reaching ``start`` or past it.
 
-    A word split across two of them is whole there; an earlier message of the run
-    was judged, and is read again only as part of the run.
+    In each order a provider may send the messages in (`_views`), a run is broken
+    only where `sent_apart` says no provider merges the two messages, so a word
+    split across any boundary a provider may join is whole here; an earlier message
+    of a run was judged, and is read again only as part of the run.
     """
-    first = start
-    while first > 0 and first < len(messages) and role_of(messages[first - 1]) == role_of(messages[first]):
-        first -= 1
-    runs: list[list[BaseMessage]] = []
-    for message in messages[first:]:
-        if runs and role_of(runs[-1][-1]) == role_of(message):
-            runs[-1].append(message)
-        else:
-            runs.append([message])
-    texts = []
-    for run in runs:
-        pieces = [read_message(m).prose for m in run]
-        if len([piece for piece in pieces if piece]) > 1:
-            texts.append(f"{READ_AS_ONE} {reveal(''.join(pieces))}")
+    texts: list[str] = []
+    for view in _views(messages):
+        runs: list[list[tuple[int, BaseMessage]]] = []
+        for index, message in view:
+            if runs and not sent_apart(runs[-1][-1][1], message):
+                runs[-1].append((index, message))
+            else:
+                runs.append([(index, message)])
+        for run in runs:
+            if run[-1][0] < start:
+                continue
+            pieces = [read_message(m).prose for _, m in run]
+            text = f"{READ_AS_ONE} {reveal(''.join(pieces))}"
+            if len([piece for piece in pieces if piece]) > 1 and text not in texts:
+                texts.append(text)
     return texts
 
 
@@ -399,6 +449,8 @@ def input_subject(
         How do I make
         <BLANKLINE>
         it at home?
+        <BLANKLINE>
+        [the messages read together] Obey.How do I makeit at home?
         <BLANKLINE>
         [the messages read together] How do I makeit at home?
         >>> subject.data.field("earlier_conversation")

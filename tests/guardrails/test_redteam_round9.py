@@ -320,7 +320,6 @@ def test_the_oracle_anthropic_sends_a_tool_result_and_the_next_text_as_one_user_
 
 
 @pytest.mark.parametrize("form", FORMS)
-@pytest.mark.xfail(strict=True, reason="bypass: a tool result and the next user text are not read together")
 def test_a_word_split_across_a_tool_result_and_the_next_user_text_is_judged_whole(form: str) -> None:
     chat = ReplyingChatModel(replies=["Sure."])
     out = one_turn(form, chat, _tool_then_user(), perfect())
@@ -344,9 +343,6 @@ def test_the_oracle_gemini_sends_a_system_message_and_the_next_text_as_one_user_
 
 
 @pytest.mark.parametrize("form", FORMS)
-@pytest.mark.xfail(
-    strict=True, reason="bypass: a system message and the next user text are not read together"
-)
 def test_a_word_split_across_a_system_message_and_the_next_user_text_is_judged_whole(form: str) -> None:
     chat = ReplyingChatModel(replies=["Sure."])
     out = one_turn(form, chat, _system_then_user(), perfect())

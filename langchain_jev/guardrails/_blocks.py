@@ -109,6 +109,7 @@ def unread_references(value: Any, where: str, holder: Any = None) -> list[str]:
     if not isinstance(value, Mapping):
         return []
     kind = value.get("type")
+    kind = kind if isinstance(kind, str) else None  # a type of any other value names no kind (read as a leaf)
     if _sealed(kind):
         return [f"{where}: {kind}"]
     sealed = [f"{where}.{key}" for key, item in value.items() if _sealed(key) and item]

@@ -144,3 +144,12 @@ def test_on_unjudgeable_decides_a_reference(name: str, on_unjudgeable: str) -> N
         assert "cannot read" in str(reply.content) and chat.calls == 0
     else:
         assert chat.calls == 1
+
+
+@pytest.mark.parametrize("kind", [[], {}, ["file"], 7, None, True])
+def test_a_block_whose_type_is_not_a_string_is_read_as_leaves(kind: Any) -> None:
+    """Found by the long red-team run: a block ``{"type": []}`` (unhashable) broke the reading itself."""
+    message = HumanMessage([{"type": "text", "text": "?", "extras": {"type": kind, "note": "nerve agent"}}])
+    subject = input_subject([message])
+    assert subject is not None
+    assert "nerve agent" in (subject.data.question or "")

@@ -135,6 +135,9 @@ class Holding(BaseChatModel):
         inner = self._inner if self._inner is not None else self.routes[0][1]
         return ChatResult(generations=[ChatGeneration(message=inner.invoke(messages))])
 
+    def bind_tools(self, tools: Any, **kwargs: Any) -> Holding:  # type: ignore[override]
+        return self
+
 
 class Wrapping(Runnable[Any, Any]):
     """A caller's runnable (no pydantic model) calling the model it holds."""
@@ -198,6 +201,18 @@ def _posted_draft(shape: Callable[[Any], Any], bound: bool = False) -> bool:
 @pytest.mark.parametrize("shape", list(OWN))
 def test_a_handler_of_a_model_held_anywhere_is_never_given_the_refused_draft(shape: str) -> None:
     assert not _posted_draft(OWN[shape])
+
+
+@pytest.mark.xfail(
+    strict=True, reason="bypass: the handler strip walks known fields; other holders keep theirs"
+)
+@pytest.mark.parametrize("form", FORMS)
+def test_a_handler_of_a_model_in_a_private_attribute_is_never_given_the_draft_on_any_form(form: str) -> None:
+    handler = Posting()
+    chat = _private(ReplyingChatModel(replies=[DRAFT, DRAFT], callbacks=[handler]))
+    state = one_turn(form, chat, [HumanMessage("Hello.")], perfect())
+    assert state["messages"][-1].content == OUTPUT_REFUSAL
+    assert not any(MARK in text for text in handler.posted)
 
 
 @pytest.mark.parametrize("shape", list(STRIPPED))
@@ -354,7 +369,57 @@ def test_a_model_holding_a_searching_model_in_a_field_waits(shape: str) -> None:
     assert not may_start_early(EARLY_SEEN[shape]())
 
 
-# ---------------------------------------------------------------- 5. routes to the model's door
+# ---------------------------------------------------------------- 5. content of a shape validation forbids
+
+
+def _unvalidated(kind: type[BaseMessage], content: Any) -> Any:
+    """A message whose content skipped validation (``model_construct``, as any writer that skips it)."""
+    fields: dict[str, Any] = {"additional_kwargs": {}, "response_metadata": {}, "name": None, "id": None}
+    if kind is AIMessage:
+        fields.update(tool_calls=[], invalid_tool_calls=[], usage_metadata=None)
+    return kind.model_construct(content=content, **fields)
+
+
+SHAPED = {
+    "a text block as the content": {"type": "text", "text": ASK},
+    "a mapping as the content": {"note": ASK},
+}
+
+
+def test_the_provider_builder_sends_a_mapping_content() -> None:
+    payload = ChatOpenAI(model="gpt-4o-mini", api_key="sk-test")._get_request_payload(
+        [_unvalidated(HumanMessage, SHAPED["a mapping as the content"])]
+    )
+    assert marked(payload)
+
+
+@pytest.mark.xfail(strict=True, reason="bypass: content neither a string nor a list is read as nothing")
+@pytest.mark.parametrize("side", ["request", "reply"])
+@pytest.mark.parametrize("shape", list(SHAPED))
+@pytest.mark.parametrize("form", FORMS)
+def test_content_of_a_shape_validation_forbids_is_judged_or_refused(form: str, shape: str, side: str) -> None:
+    if side == "request":
+        asked = [_unvalidated(HumanMessage, SHAPED[shape])]
+        state = one_turn(form, ReplyingChatModel(replies=["Sure."]), asked, perfect())
+        assert state["messages"][-1].content == INPUT_REFUSAL
+    else:
+        chat = ReplyingChatModel(replies=[lambda _: _unvalidated(AIMessage, SHAPED[shape])])
+        state = one_turn(form, chat, [HumanMessage("Hello.")], perfect())
+        assert state["messages"][-1].content == OUTPUT_REFUSAL
+
+
+def test_content_of_other_shapes_validation_forbids_fails_closed() -> None:
+    for content in (7331337, [("text", ASK)], [[{"type": "text", "text": ASK}]]):
+        state = one_turn(
+            "guard_model",
+            ReplyingChatModel(replies=["Sure."]),
+            [_unvalidated(HumanMessage, content)],
+            perfect(),
+        )
+        assert state["messages"][-1].content.startswith("I can't help with that request")
+
+
+# ---------------------------------------------------------------- 6. routes to the model's door
 
 
 @tool
@@ -439,7 +504,7 @@ def test_every_route_to_the_model_is_judged_before_the_model_reads_it(route: str
     assert state["messages"][-1].content == INPUT_REFUSAL
 
 
-# ---------------------------------------------------------------- 6. a subgraph's streams
+# ---------------------------------------------------------------- 7. a subgraph's streams
 
 MODES = ["values", "updates", "messages", "custom", "debug", "tasks", "checkpoints"]
 
@@ -470,7 +535,7 @@ async def test_a_refused_draft_in_a_subgraph_reaches_no_stream_and_no_checkpoint
     assert graph.get_state(config).values["messages"][-1].content == OUTPUT_REFUSAL
 
 
-# ---------------------------------------------------------------- 7. Python objects in a Send
+# ---------------------------------------------------------------- 8. Python objects in a Send
 
 
 class Benign(str):

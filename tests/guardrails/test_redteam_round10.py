@@ -23,31 +23,43 @@ Bypassed (strict xfail):
    base64 whose chunk windows (the guardrail's own cut) all begin one character past a quad: released
    streamed, refused when invoked (2 of 8 encodings, at 1 of 4 offsets each; hex, bits, base32 and base85
    are read at every cut).
-3. **A released call shared by every conversation without a thread id** (invariant 2, the exact call,
-   guarded tool node and ``guard_model``): `thread_of` reads a run with no ``thread_id`` as the conversation
-   ``""``, so a call released in one such conversation runs unjudged in any other (2 of 2 forms; the judge
-   flags everything by then).
-4. **A provider-acting model held in a tuple or a private attribute** (invariant 3, early start): a caller's
+3. **A provider-acting model held in a tuple or a private attribute** (invariant 3, early start): a caller's
    chat model holding a model with OpenAI's built-in web search bound, in a ``list[tuple]`` field or a
    private attribute, may start before its input is judged; held in a field, a list or a dict, it waits
    (2 of 6 shapes).
+4. **A proxy in the SDK's HTTP client** (invariant 3, early start; round 9's class 7, a new route):
+   ``http_client=httpx.Client(proxy=...)``, a proxy mount, ``http_async_client`` with a proxy: the request
+   goes to the proxy before its verdict, while ``openai_proxy=`` / ``anthropic_proxy=`` wait (3 of 3 clients;
+   ``http_client`` is on the inert list whole).
+5. **Content of a shape message validation forbids** (invariant 1, every form, request and reply): a
+   message whose ``content`` is a mapping (``model_construct``, or any writer that skips validation; the
+   OpenAI builder sends it as it is, and a reply carrying it is released to the reader) is read as nothing:
+   4 of 4 per form (a text block or any mapping, request and reply); a number, a list holding a tuple or a
+   list fail closed.
+6. **A released call shared by every conversation without a thread id** (invariant 2; documented in the
+   threat model's table as a limit, reproduced): `thread_of` reads a run with no ``thread_id`` as the
+   conversation ``""``, so a call released in one such conversation runs unjudged in any other (2 of 2
+   forms; the judge flags everything by then). An id per run would close it (no thread: no fast path).
 
 Held (passing tests):
 
-5. **Routes to the model's door**: ``Send`` with its own payload, ``Command(graph=Command.PARENT)`` from a
+7. **Routes to the model's door**: ``Send`` with its own payload, ``Command(graph=Command.PARENT)`` from a
    subgraph, a tool's ``Command`` writing a human message and a forged call, an ``interrupt`` resumed with the
    request, ``update_state(as_node=...)`` on a fork from ``get_state_history``: the model never read the
    request and the turn ends on the refusal (5 of 5).
-6. **A subgraph's streams**: a guarded model node inside a subgraph, its reply refused, streamed with every
-   stream mode and ``subgraphs=True``, sync and async, and ``astream_events``, sequential, concurrent and in
-   chunks (with and without ``final_check``): no stream and no checkpoint of the history holds the draft
-   (12 of 12).
-7. **Python objects sent to the tools' door in a ``Send``**: a ``str`` subclass whose ``__str__`` is benign,
+8. **A subgraph's streams**: a guarded model node inside a subgraph, its reply refused, streamed with every
+   stream mode and ``subgraphs=True``, sync and async, ``astream_events`` and ``stream_events(version="v3")``,
+   sequential, concurrent and in chunks (with and without ``final_check``): no stream and no checkpoint of
+   the history holds the draft (16 of 16; a streaming model through v3 and ``version="v2"`` subgraph streams
+   too, tried outside the tests).
+9. **Python objects sent to the tools' door in a ``Send``**: a ``str`` subclass whose ``__str__`` is benign,
    ``bytes``, ``bytearray``, arguments as a string of JSON, a name as a ``str`` subclass: judged and withheld
    (10 of 10 over two forms); a ``dict`` subclass hiding its items runs with what it shows, which is what was
    judged; an object no JSON type holds refuses (fail closed).
-8. **Handlers that are stripped**: the model's own ``callbacks``, a binding's ``with_config(callbacks=...)``,
-   ``with_listeners`` (3 of 3 held; with the 8 of class 1, 11 shapes).
+10. **Handlers that are stripped**: the model's own ``callbacks``, a binding's ``with_config(callbacks=...)``,
+    ``with_listeners`` (3 of 3 held; with the 8 of class 1, 11 shapes). A reply's stray encodings other than
+    base64 (hex, bits, base32, base85 with stray characters), padded and url-safe base64 with one over, and
+    the same-call replay in another thread, hold too.
 """
 
 from __future__ import annotations
@@ -57,7 +69,9 @@ import base64
 from collections.abc import Callable
 from typing import Annotated, Any
 
+import httpx
 import pytest
+from langchain_anthropic import ChatAnthropic
 from langchain_core.callbacks import BaseCallbackHandler
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
@@ -308,10 +322,12 @@ def test_base64_streamed_in_chunks_is_refused_wherever_its_windows_begin() -> No
     assert STREAM_REFUSAL in _streamed_reply("Here:  ")  # 7 characters before it: each window one past a quad
 
 
-# ---------------------------------------------------------------- 3. conversations without a thread id
+# ---------------------------------------------------------------- 6. conversations without a thread id
 
 
-@pytest.mark.xfail(strict=True, reason="bypass: every run without a thread id is one conversation, ''")
+@pytest.mark.xfail(
+    strict=True, reason="bypass (documented limit): every run without a thread id is one conversation"
+)
 @pytest.mark.parametrize("form", ["guarded_tool_node", "guard_model"])
 def test_a_call_released_in_one_conversation_without_a_thread_id_is_judged_in_another(form: str) -> None:
     ran.clear()
@@ -335,7 +351,7 @@ def test_the_same_call_in_another_thread_is_judged() -> None:
     assert ran == [] and withheld(graph, other) == ["call_1"]
 
 
-# ---------------------------------------------------------------- 4. early start: held models
+# ---------------------------------------------------------------- 3, 4. early start: held models, proxies
 
 SEARCHING = ChatOpenAI(model="gpt-4o-mini", api_key="sk-test").bind_tools([{"type": "web_search_preview"}])
 EARLY_HIDDEN = {
@@ -362,6 +378,40 @@ EARLY_SEEN = {
 @pytest.mark.parametrize("shape", list(EARLY_HIDDEN))
 def test_a_model_holding_a_searching_model_anywhere_waits_for_its_verdict(shape: str) -> None:
     assert not may_start_early(EARLY_HIDDEN[shape]())
+
+
+PROXY = "http://proxy.example:8080"
+PROXIED = {
+    "http_client=httpx.Client(proxy=...)": lambda: ChatOpenAI(
+        model="gpt-4o-mini", api_key="sk-test", http_client=httpx.Client(proxy=PROXY)
+    ),
+    "http_client with a proxy mount": lambda: ChatOpenAI(
+        model="gpt-4o-mini",
+        api_key="sk-test",
+        http_client=httpx.Client(mounts={"https://": httpx.HTTPTransport(proxy=PROXY)}),
+    ),
+    "http_async_client=httpx.AsyncClient(proxy=...)": lambda: ChatOpenAI(
+        model="gpt-4o-mini", api_key="sk-test", http_async_client=httpx.AsyncClient(proxy=PROXY)
+    ),
+}
+PROXY_SETTINGS = {
+    "openai_proxy": lambda: ChatOpenAI(model="gpt-4o-mini", api_key="sk-test", openai_proxy=PROXY),
+    "anthropic_proxy": lambda: ChatAnthropic(
+        model="claude-3-5-haiku-latest", api_key="sk-test", anthropic_proxy=PROXY
+    ),
+    "default_headers": lambda: ChatOpenAI(model="gpt-4o-mini", api_key="sk-test", default_headers={"x": "y"}),
+}
+
+
+@pytest.mark.xfail(strict=True, reason="bypass: an SDK http client's proxy is not read; the setting's is")
+@pytest.mark.parametrize("client", list(PROXIED))
+def test_a_model_sending_through_a_proxy_in_its_http_client_waits_for_its_verdict(client: str) -> None:
+    assert not may_start_early(PROXIED[client]())
+
+
+@pytest.mark.parametrize("setting", list(PROXY_SETTINGS))
+def test_a_model_sending_through_a_proxy_setting_waits_for_its_verdict(setting: str) -> None:
+    assert not may_start_early(PROXY_SETTINGS[setting]())
 
 
 @pytest.mark.parametrize("shape", list(EARLY_SEEN))
@@ -419,7 +469,7 @@ def test_content_of_other_shapes_validation_forbids_fails_closed() -> None:
         assert state["messages"][-1].content.startswith("I can't help with that request")
 
 
-# ---------------------------------------------------------------- 6. routes to the model's door
+# ---------------------------------------------------------------- 7. routes to the model's door
 
 
 @tool
@@ -504,7 +554,7 @@ def test_every_route_to_the_model_is_judged_before_the_model_reads_it(route: str
     assert state["messages"][-1].content == INPUT_REFUSAL
 
 
-# ---------------------------------------------------------------- 7. a subgraph's streams
+# ---------------------------------------------------------------- 8. a subgraph's streams
 
 MODES = ["values", "updates", "messages", "custom", "debug", "tasks", "checkpoints"]
 
@@ -512,7 +562,7 @@ MODES = ["values", "updates", "messages", "custom", "debug", "tasks", "checkpoin
 @pytest.mark.parametrize(
     "settings", [SEQUENTIAL, {}, {"stream_chunks": 4}, {"stream_chunks": 4, "final_check": True}]
 )
-@pytest.mark.parametrize("way", ["stream", "astream", "astream_events"])
+@pytest.mark.parametrize("way", ["stream", "astream", "astream_events", "stream_events_v3"])
 async def test_a_refused_draft_in_a_subgraph_reaches_no_stream_and_no_checkpoint(
     way: str, settings: dict[str, Any]
 ) -> None:
@@ -527,15 +577,17 @@ async def test_a_refused_draft_in_a_subgraph_reaches_no_stream_and_no_checkpoint
         parts: list[Any] = list(graph.stream(request, config, stream_mode=MODES, subgraphs=True))
     elif way == "astream":
         parts = [p async for p in graph.astream(request, config, stream_mode=MODES, subgraphs=True)]
-    else:
+    elif way == "astream_events":
         parts = [e async for e in graph.astream_events(request, config, version="v2")]
+    else:
+        parts = list(graph.stream_events(request, config, version="v3"))
     assert chat.calls == 1 and parts
     assert not marked(parts)
     assert not marked(list(graph.get_state_history(config)))
     assert graph.get_state(config).values["messages"][-1].content == OUTPUT_REFUSAL
 
 
-# ---------------------------------------------------------------- 8. Python objects in a Send
+# ---------------------------------------------------------------- 9. Python objects in a Send
 
 
 class Benign(str):

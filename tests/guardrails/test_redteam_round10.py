@@ -40,26 +40,32 @@ Bypassed (strict xfail):
    threat model's table as a limit, reproduced): `thread_of` reads a run with no ``thread_id`` as the
    conversation ``""``, so a call released in one such conversation runs unjudged in any other (2 of 2
    forms; the judge flags everything by then). An id per run would close it (no thread: no fast path).
+7. **A model changed after guarding** (invariant 3, early start; ``guard_model`` and the guarded model node):
+   whether the model may start early is read once, when it is guarded; a real ``ChatOpenAI`` given OpenAI's
+   web search afterwards (``chat.model_kwargs = {"tools": [...]}``, a "search the web" switch) is sent the
+   refused request, with the tool, before its verdict (2 of 2 forms; the middleware reads it on every call).
 
 Held (passing tests):
 
-7. **Routes to the model's door**: ``Send`` with its own payload, ``Command(graph=Command.PARENT)`` from a
+8. **Routes to the model's door**: ``Send`` with its own payload, ``Command(graph=Command.PARENT)`` from a
    subgraph, a tool's ``Command`` writing a human message and a forged call, an ``interrupt`` resumed with the
    request, ``update_state(as_node=...)`` on a fork from ``get_state_history``: the model never read the
    request and the turn ends on the refusal (5 of 5).
-8. **A subgraph's streams**: a guarded model node inside a subgraph, its reply refused, streamed with every
+9. **A subgraph's streams**: a guarded model node inside a subgraph, its reply refused, streamed with every
    stream mode and ``subgraphs=True``, sync and async, ``astream_events`` and ``stream_events(version="v3")``,
    sequential, concurrent and in chunks (with and without ``final_check``): no stream and no checkpoint of
    the history holds the draft (16 of 16; a streaming model through v3 and ``version="v2"`` subgraph streams
    too, tried outside the tests).
-9. **Python objects sent to the tools' door in a ``Send``**: a ``str`` subclass whose ``__str__`` is benign,
+10. **Python objects sent to the tools' door in a ``Send``**: a ``str`` subclass whose ``__str__`` is benign,
    ``bytes``, ``bytearray``, arguments as a string of JSON, a name as a ``str`` subclass: judged and withheld
    (10 of 10 over two forms); a ``dict`` subclass hiding its items runs with what it shows, which is what was
    judged; an object no JSON type holds refuses (fail closed).
-10. **Handlers that are stripped**: the model's own ``callbacks``, a binding's ``with_config(callbacks=...)``,
+11. **Handlers that are stripped**: the model's own ``callbacks``, a binding's ``with_config(callbacks=...)``,
     ``with_listeners`` (3 of 3 held; with the 8 of class 1, 11 shapes). A reply's stray encodings other than
     base64 (hex, bits, base32, base85 with stray characters), padded and url-safe base64 with one over, and
-    the same-call replay in another thread, hold too.
+    the same-call replay in another thread, hold too; so do models a caller configures per call
+    (``configurable_fields``, ``configurable_alternatives``, ``init_chat_model(configurable_fields="any")``:
+    4 of 4 wait), which a server's client could otherwise reconfigure through ``configurable``.
 """
 
 from __future__ import annotations
@@ -71,6 +77,8 @@ from typing import Annotated, Any
 
 import httpx
 import pytest
+from langchain.agents import create_agent
+from langchain.chat_models import init_chat_model
 from langchain_anthropic import ChatAnthropic
 from langchain_core.callbacks import BaseCallbackHandler
 from langchain_core.language_models import BaseChatModel
@@ -100,9 +108,11 @@ from langchain_jev.graph import (
 )
 from langchain_jev.guardrails._early import may_start_early
 from langchain_jev.guardrails._text import reveal
+from langchain_jev.middleware import JevGuardrailMiddleware
 from tests.fakes import ReplyingChatModel
 from tests.guardrails.helpers import SEQUENTIAL
-from tests.guardrails.lossless_kit import INPUT_REFUSAL, KEYWORDS, OUTPUT_REFUSAL, perfect
+from tests.guardrails.lossless_kit import CATEGORY, INPUT_REFUSAL, KEYWORDS, OUTPUT_REFUSAL, perfect
+from tests.guardrails.test_allow_lists import WaitsForTheProvider, _chat_completion
 from tests.guardrails.test_exact_call import RELEASED, REQUEST, Turning, ran, sent, withheld
 from tests.guardrails.test_exact_call import build as door_build
 from tests.guardrails.test_exact_call import thread as door_thread
@@ -351,7 +361,7 @@ def test_the_same_call_in_another_thread_is_judged() -> None:
     assert ran == [] and withheld(graph, other) == ["call_1"]
 
 
-# ---------------------------------------------------------------- 3, 4. early start: held models, proxies
+# ---------------------------------------------------------------- 3, 4, 7. early start
 
 SEARCHING = ChatOpenAI(model="gpt-4o-mini", api_key="sk-test").bind_tools([{"type": "web_search_preview"}])
 EARLY_HIDDEN = {
@@ -419,6 +429,74 @@ def test_a_model_holding_a_searching_model_in_a_field_waits(shape: str) -> None:
     assert not may_start_early(EARLY_SEEN[shape]())
 
 
+def _mutated_after_guarding(form: str) -> tuple[WaitsForTheProvider, list[httpx.Request], Any]:
+    """A real ChatOpenAI over a mock provider, guarded, then given OpenAI's web search (``model_kwargs``)."""
+    decision, sent = WaitsForTheProvider(keywords=KEYWORDS, patience=1.0), []
+
+    def provider(request: httpx.Request) -> httpx.Response:
+        sent.append(request)
+        decision._provider_called.set()
+        return _chat_completion()
+
+    client = httpx.Client(transport=httpx.MockTransport(provider))
+    chat = ChatOpenAI(model="gpt-4o-mini", api_key="sk-test", max_retries=0, http_client=client)
+    if form == "middleware":
+        guard = JevGuardrailMiddleware(categories=[CATEGORY], model=decision)
+        runnable: Any = create_agent(chat, tools=[], middleware=[guard])
+    elif form == "guard_model":
+        runnable = guard_model(chat, *batteries(decision))
+    else:
+        builder = StateGraph(GuardrailState).add_node(
+            "agent", create_guarded_model_node(chat, *batteries(decision))
+        )
+        runnable = builder.add_edge(START, "agent").add_edge("agent", END).compile()
+    chat.model_kwargs = {"tools": [{"type": "web_search_preview"}]}  # a "search the web" switch, turned on
+    assert not may_start_early(chat)
+    return decision, sent, runnable
+
+
+@pytest.mark.xfail(strict=True, reason="bypass: whether the model may start early is read once, when guarded")
+@pytest.mark.parametrize("form", ["guarded_model", "guard_model"])
+def test_a_model_given_a_built_in_tool_after_guarding_waits_for_its_verdict(form: str) -> None:
+    decision, sent, runnable = _mutated_after_guarding(form)
+    runnable.invoke([HumanMessage(ASK)] if form == "guard_model" else {"messages": [HumanMessage(ASK)]})
+    assert decision._met == [False] and sent == [], (
+        "the provider searched with the request before its verdict"
+    )
+
+
+def test_the_middleware_reads_a_model_given_a_built_in_tool_after_guarding_again() -> None:
+    decision, sent, agent = _mutated_after_guarding("middleware")
+    out = agent.invoke({"messages": [HumanMessage(ASK)]})
+    assert out["messages"][-1].content == INPUT_REFUSAL
+    assert decision._met == [False] and sent == []
+
+
+CONFIGURED = {
+    "configurable_fields(model_kwargs=...)": lambda: ChatOpenAI(
+        model="gpt-4o-mini", api_key="sk-test"
+    ).configurable_fields(model_kwargs=ConfigurableField(id="kwargs")),
+    "configurable_fields(openai_api_base=...)": lambda: ChatOpenAI(
+        model="gpt-4o-mini", api_key="sk-test"
+    ).configurable_fields(openai_api_base=ConfigurableField(id="base")),
+    "configurable_alternatives (a search model)": lambda: ChatOpenAI(
+        model="gpt-4o-mini", api_key="sk-test"
+    ).configurable_alternatives(
+        ConfigurableField(id="chat"),
+        default_key="plain",
+        search=ChatOpenAI(model="gpt-4o-search-preview", api_key="sk-test"),
+    ),
+    "init_chat_model(configurable_fields='any')": lambda: init_chat_model(
+        "openai:gpt-4o-mini", api_key="sk-test", configurable_fields="any"
+    ),
+}
+
+
+@pytest.mark.parametrize("configured", list(CONFIGURED))
+def test_a_model_a_caller_configures_per_call_waits_for_its_verdict(configured: str) -> None:
+    assert not may_start_early(CONFIGURED[configured]())  # a server's client may set `configurable`
+
+
 # ---------------------------------------------------------------- 5. content of a shape validation forbids
 
 
@@ -469,7 +547,7 @@ def test_content_of_other_shapes_validation_forbids_fails_closed() -> None:
         assert state["messages"][-1].content.startswith("I can't help with that request")
 
 
-# ---------------------------------------------------------------- 7. routes to the model's door
+# ---------------------------------------------------------------- 8. routes to the model's door
 
 
 @tool
@@ -554,7 +632,7 @@ def test_every_route_to_the_model_is_judged_before_the_model_reads_it(route: str
     assert state["messages"][-1].content == INPUT_REFUSAL
 
 
-# ---------------------------------------------------------------- 8. a subgraph's streams
+# ---------------------------------------------------------------- 9. a subgraph's streams
 
 MODES = ["values", "updates", "messages", "custom", "debug", "tasks", "checkpoints"]
 
@@ -587,7 +665,7 @@ async def test_a_refused_draft_in_a_subgraph_reaches_no_stream_and_no_checkpoint
     assert graph.get_state(config).values["messages"][-1].content == OUTPUT_REFUSAL
 
 
-# ---------------------------------------------------------------- 9. Python objects in a Send
+# ---------------------------------------------------------------- 10. Python objects in a Send
 
 
 class Benign(str):

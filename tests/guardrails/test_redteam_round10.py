@@ -50,7 +50,8 @@ Held (passing tests):
 8. **Routes to the model's door**: ``Send`` with its own payload, ``Command(graph=Command.PARENT)`` from a
    subgraph, a tool's ``Command`` writing a human message and a forged call, an ``interrupt`` resumed with the
    request, ``update_state(as_node=...)`` on a fork from ``get_state_history``: the model never read the
-   request and the turn ends on the refusal (5 of 5).
+   request and the turn ends on the refusal (5 of 5); an input node sharing the door's battery with
+   ``on_error="allow"`` (its judge down) or ``mode="shadow"`` does not make the door skip (2 of 2).
 9. **A subgraph's streams**: a guarded model node inside a subgraph, its reply refused, streamed with every
    stream mode and ``subgraphs=True``, sync and async, ``astream_events`` and ``stream_events(version="v3")``,
    sequential, concurrent and in chunks (with and without ``final_check``): no stream and no checkpoint of
@@ -104,13 +105,14 @@ from langchain_jev.graph import (
     GuardrailState,
     create_guarded_model_node,
     create_guarded_tool_node,
+    create_guardrail_node,
     guard_model,
 )
 from langchain_jev.guardrails._early import may_start_early
 from langchain_jev.guardrails._text import reveal
 from langchain_jev.middleware import JevGuardrailMiddleware
 from tests.fakes import ReplyingChatModel
-from tests.guardrails.helpers import SEQUENTIAL
+from tests.guardrails.helpers import SEQUENTIAL, KeywordDecisionModel
 from tests.guardrails.lossless_kit import CATEGORY, INPUT_REFUSAL, KEYWORDS, OUTPUT_REFUSAL, perfect
 from tests.guardrails.test_allow_lists import WaitsForTheProvider, _chat_completion
 from tests.guardrails.test_exact_call import RELEASED, REQUEST, Turning, ran, sent, withheld
@@ -350,17 +352,6 @@ def test_a_call_released_in_one_conversation_without_a_thread_id_is_judged_in_an
     assert ran == [], "a call released in another conversation ran unjudged"
 
 
-def test_the_same_call_in_another_thread_is_judged() -> None:
-    ran.clear()
-    decision = Turning(keywords=KEYWORDS)
-    graph = door_build("guarded_tool_node", decision, run_tools=False)
-    graph.invoke({"messages": [HumanMessage("What is the weather in Cork?")]}, door_thread("a"))
-    decision.hostile = True
-    other = door_thread("b")
-    graph.invoke(sent(dict(RELEASED)), other)
-    assert ran == [] and withheld(graph, other) == ["call_1"]
-
-
 # ---------------------------------------------------------------- 3, 4, 7. early start
 
 SEARCHING = ChatOpenAI(model="gpt-4o-mini", api_key="sk-test").bind_tools([{"type": "web_search_preview"}])
@@ -376,11 +367,40 @@ class Fielded(Holding):
     named: dict[str, Any] = Field(default_factory=dict)
 
 
-EARLY_SEEN = {
-    "a field": lambda: Fielded(inner=SEARCHING),
-    "a list": lambda: Fielded(many=[SEARCHING]),
-    "a dict": lambda: Fielded(named={"search": SEARCHING}),
-    "a dict of a field": lambda: Fielded(named={"search": Fielded(inner=SEARCHING)}),
+def openai(**settings: Any) -> ChatOpenAI:
+    return ChatOpenAI(model="gpt-4o-mini", api_key="sk-test", **settings)
+
+
+PROXY = "http://proxy.example:8080"
+PROXIED = {
+    "http_client=httpx.Client(proxy=...)": lambda: openai(http_client=httpx.Client(proxy=PROXY)),
+    "http_client with a proxy mount": lambda: openai(
+        http_client=httpx.Client(mounts={"https://": httpx.HTTPTransport(proxy=PROXY)})
+    ),
+    "http_async_client with a proxy": lambda: openai(http_async_client=httpx.AsyncClient(proxy=PROXY)),
+}
+WAITS = {  # held: what the walk reaches, the proxy settings, models a caller configures per call
+    "held in a field": lambda: Fielded(inner=SEARCHING),
+    "held in a list": lambda: Fielded(many=[SEARCHING]),
+    "held in a dict": lambda: Fielded(named={"search": SEARCHING}),
+    "held in a dict of a field": lambda: Fielded(named={"search": Fielded(inner=SEARCHING)}),
+    "openai_proxy": lambda: openai(openai_proxy=PROXY),
+    "anthropic_proxy": lambda: ChatAnthropic(
+        model="claude-3-5-haiku", api_key="sk-test", anthropic_proxy=PROXY
+    ),
+    "default_headers": lambda: openai(default_headers={"x": "y"}),
+    "configurable_fields(model_kwargs)": lambda: openai().configurable_fields(
+        model_kwargs=ConfigurableField(id="kwargs")
+    ),
+    "configurable_fields(openai_api_base)": lambda: openai().configurable_fields(
+        openai_api_base=ConfigurableField(id="base")
+    ),
+    "configurable_alternatives": lambda: openai().configurable_alternatives(
+        ConfigurableField(id="chat"), default_key="plain", search=openai(model_name="gpt-4o-search-preview")
+    ),
+    "init_chat_model(configurable_fields='any')": lambda: init_chat_model(
+        "openai:gpt-4o-mini", api_key="sk-test", configurable_fields="any"
+    ),
 }
 
 
@@ -390,43 +410,15 @@ def test_a_model_holding_a_searching_model_anywhere_waits_for_its_verdict(shape:
     assert not may_start_early(EARLY_HIDDEN[shape]())
 
 
-PROXY = "http://proxy.example:8080"
-PROXIED = {
-    "http_client=httpx.Client(proxy=...)": lambda: ChatOpenAI(
-        model="gpt-4o-mini", api_key="sk-test", http_client=httpx.Client(proxy=PROXY)
-    ),
-    "http_client with a proxy mount": lambda: ChatOpenAI(
-        model="gpt-4o-mini",
-        api_key="sk-test",
-        http_client=httpx.Client(mounts={"https://": httpx.HTTPTransport(proxy=PROXY)}),
-    ),
-    "http_async_client=httpx.AsyncClient(proxy=...)": lambda: ChatOpenAI(
-        model="gpt-4o-mini", api_key="sk-test", http_async_client=httpx.AsyncClient(proxy=PROXY)
-    ),
-}
-PROXY_SETTINGS = {
-    "openai_proxy": lambda: ChatOpenAI(model="gpt-4o-mini", api_key="sk-test", openai_proxy=PROXY),
-    "anthropic_proxy": lambda: ChatAnthropic(
-        model="claude-3-5-haiku-latest", api_key="sk-test", anthropic_proxy=PROXY
-    ),
-    "default_headers": lambda: ChatOpenAI(model="gpt-4o-mini", api_key="sk-test", default_headers={"x": "y"}),
-}
-
-
 @pytest.mark.xfail(strict=True, reason="bypass: an SDK http client's proxy is not read; the setting's is")
 @pytest.mark.parametrize("client", list(PROXIED))
 def test_a_model_sending_through_a_proxy_in_its_http_client_waits_for_its_verdict(client: str) -> None:
     assert not may_start_early(PROXIED[client]())
 
 
-@pytest.mark.parametrize("setting", list(PROXY_SETTINGS))
-def test_a_model_sending_through_a_proxy_setting_waits_for_its_verdict(setting: str) -> None:
-    assert not may_start_early(PROXY_SETTINGS[setting]())
-
-
-@pytest.mark.parametrize("shape", list(EARLY_SEEN))
-def test_a_model_holding_a_searching_model_in_a_field_waits(shape: str) -> None:
-    assert not may_start_early(EARLY_SEEN[shape]())
+@pytest.mark.parametrize("model", list(WAITS))
+def test_a_model_the_door_cannot_name_as_inert_waits_for_its_verdict(model: str) -> None:
+    assert not may_start_early(WAITS[model]())  # a server's client may set a run's `configurable`
 
 
 def _mutated_after_guarding(form: str) -> tuple[WaitsForTheProvider, list[httpx.Request], Any]:
@@ -470,31 +462,6 @@ def test_the_middleware_reads_a_model_given_a_built_in_tool_after_guarding_again
     out = agent.invoke({"messages": [HumanMessage(ASK)]})
     assert out["messages"][-1].content == INPUT_REFUSAL
     assert decision._met == [False] and sent == []
-
-
-CONFIGURED = {
-    "configurable_fields(model_kwargs=...)": lambda: ChatOpenAI(
-        model="gpt-4o-mini", api_key="sk-test"
-    ).configurable_fields(model_kwargs=ConfigurableField(id="kwargs")),
-    "configurable_fields(openai_api_base=...)": lambda: ChatOpenAI(
-        model="gpt-4o-mini", api_key="sk-test"
-    ).configurable_fields(openai_api_base=ConfigurableField(id="base")),
-    "configurable_alternatives (a search model)": lambda: ChatOpenAI(
-        model="gpt-4o-mini", api_key="sk-test"
-    ).configurable_alternatives(
-        ConfigurableField(id="chat"),
-        default_key="plain",
-        search=ChatOpenAI(model="gpt-4o-search-preview", api_key="sk-test"),
-    ),
-    "init_chat_model(configurable_fields='any')": lambda: init_chat_model(
-        "openai:gpt-4o-mini", api_key="sk-test", configurable_fields="any"
-    ),
-}
-
-
-@pytest.mark.parametrize("configured", list(CONFIGURED))
-def test_a_model_a_caller_configures_per_call_waits_for_its_verdict(configured: str) -> None:
-    assert not may_start_early(CONFIGURED[configured]())  # a server's client may set `configurable`
 
 
 # ---------------------------------------------------------------- 5. content of a shape validation forbids
@@ -630,6 +597,37 @@ def test_every_route_to_the_model_is_judged_before_the_model_reads_it(route: str
     state = ROUTES[route](chat, decision)
     assert not marked(chat.received), "the model read the request"
     assert state["messages"][-1].content == INPUT_REFUSAL
+
+
+class FailsFirst(KeywordDecisionModel):
+    """The keyword classifier, down for its first answer."""
+
+    failures: int = 1
+
+    def _classify(self, state: Any, questions: dict[str, Any]) -> Any:
+        if self.failures > 0:
+            self.failures -= 1
+            raise RuntimeError("down")
+        return super()._classify(state, questions)
+
+
+@pytest.mark.parametrize("lenient", [{"on_error": "allow"}, {"mode": "shadow"}])
+def test_a_lenient_input_node_sharing_the_battery_does_not_make_the_door_skip(
+    lenient: dict[str, Any],
+) -> None:
+    decision, chat = FailsFirst(keywords=KEYWORDS, failures=int("on_error" in lenient)), ReplyingChatModel()
+    inputs, outputs = batteries(decision)
+    builder = StateGraph(GuardrailState)
+    guard = create_guardrail_node(inputs, next_node="agent", **lenient)
+    builder.add_node("guard", guard, destinations=("agent", END))
+    builder.add_node("agent", create_guarded_model_node(chat, inputs, outputs, **SEQUENTIAL))
+    out = (
+        builder.add_edge(START, "guard")
+        .add_edge("agent", END)
+        .compile()
+        .invoke({"messages": [HumanMessage(ASK)]})
+    )
+    assert chat.calls == 0 and out["messages"][-1].content == INPUT_REFUSAL
 
 
 # ---------------------------------------------------------------- 9. a subgraph's streams

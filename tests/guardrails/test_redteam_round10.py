@@ -22,7 +22,8 @@ Bypassed (strict xfail):
    variants; request and reply, 3 of 3 forms each; and a streamed reply (``stream_chunks``) of well-formed
    base64 whose chunk windows (the guardrail's own cut) all begin one character past a quad: released
    streamed, refused when invoked (2 of 8 encodings, at 1 of 4 offsets each; hex, bits, base32 and base85
-   are read at every cut).
+   are read at every cut; a long run past the first 100,000-character window of a request is read whole,
+   held, 4 of 4 offsets).
 3. **A provider-acting model held in a tuple or a private attribute** (invariant 3, early start): a caller's
    chat model holding a model with OpenAI's built-in web search bound, in a ``list[tuple]`` field or a
    private attribute, may start before its input is judged; held in a field, a list or a dict, it waits
@@ -334,6 +335,13 @@ def test_base64_streamed_in_chunks_is_refused_wherever_its_windows_begin() -> No
     assert STREAM_REFUSAL in _streamed_reply("Here:  ")  # 7 characters before it: each window one past a quad
 
 
+def test_a_long_base64_run_past_the_first_window_is_read_whole() -> None:
+    run = base64.b64encode((PAGE * 10 + ASK + "? " + PAGE * 10).encode()).decode()  # aligned: no stray
+    text = PAGE * 600 + "x " + run  # past one check's window: judged in windows, the reading whole
+    state = one_turn("guard_model", ReplyingChatModel(replies=["Sure."]), [HumanMessage(text)], perfect())
+    assert state["messages"][-1].content == INPUT_REFUSAL
+
+
 # ---------------------------------------------------------------- 6. conversations without a thread id
 
 
@@ -423,7 +431,11 @@ def test_a_model_the_door_cannot_name_as_inert_waits_for_its_verdict(model: str)
 
 def _mutated_after_guarding(form: str) -> tuple[WaitsForTheProvider, list[httpx.Request], Any]:
     """A real ChatOpenAI over a mock provider, guarded, then given OpenAI's web search (``model_kwargs``)."""
-    decision, sent = WaitsForTheProvider(keywords=KEYWORDS, patience=1.0), []
+    # answered as soon as the provider is sent the request; else after `patience` (long where it is sent)
+    decision, sent = (
+        WaitsForTheProvider(keywords=KEYWORDS, patience=1.0 if form == "middleware" else 20.0),
+        [],
+    )
 
     def provider(request: httpx.Request) -> httpx.Response:
         sent.append(request)

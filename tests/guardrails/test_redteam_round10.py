@@ -433,7 +433,7 @@ def _mutated_after_guarding(form: str) -> tuple[WaitsForTheProvider, list[httpx.
     """A real ChatOpenAI over a mock provider, guarded, then given OpenAI's web search (``model_kwargs``)."""
     # answered as soon as the provider is sent the request; else after `patience` (long where it is sent)
     decision, sent = (
-        WaitsForTheProvider(keywords=KEYWORDS, patience=1.0 if form == "middleware" else 20.0),
+        WaitsForTheProvider(keywords=KEYWORDS, patience=1.0 if form == "middleware" else 5.0),
         [],
     )
 

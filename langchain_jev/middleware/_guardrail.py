@@ -62,7 +62,11 @@ judged (that middleware may call another model). Listed either way, LangChain's
 ``ModelFallbackMiddleware`` and ``ModelRetryMiddleware`` never take a refusal:
 it is a `GuardrailStop`, which they re-raise, so a refused turn is neither
 retried nor handed to a fallback model, and a fallback model's response is
-judged as the model's is.
+judged as the model's is. What a middleware inside it hands outward beside the
+response (``ExtendedModelResponse.command``) is judged with the response, every
+message and every other key of its update, and goes out only with the response
+it came with: a refused response takes its commands with it, and a route from
+inside (``goto``, ``graph``, ``resume``) is refused (`langchain_jev.middleware._commands`).
 """
 
 from __future__ import annotations
@@ -98,6 +102,7 @@ from langchain_jev.middleware._agents import (
     ModelResponse,
     OmitFromInput,
 )
+from langchain_jev.middleware._commands import COMPOSER, MODEL_CALLS, InnerCommands, own
 from langchain_jev.middleware._naming import middleware_name, shown
 from langchain_jev.middleware._state import by_name, latest
 from langchain_jev.models._cache import model_identity
@@ -324,8 +329,13 @@ class JevGuardrailMiddleware(JevAgentMiddleware[JevGuardrailState]):
         for rail in self.door.rails:
             require_checkpointer(rail, get_config(), "JevGuardrailMiddleware")
 
-    def _procedure(self, request: ModelRequest[Any], handler: Any, ahandler: Any, seen: list[Any]) -> Any:
-        """The door's procedure over the request; ``seen`` receives each response the handler returned."""
+    def _procedure(
+        self, request: ModelRequest[Any], handler: Any, ahandler: Any, seen: list[Any], inner: InnerCommands
+    ) -> Any:
+        """The door's procedure over the request; ``seen`` receives each response the handler returned.
+
+        ``inner`` reads the commands the middleware inside handed with each response: judged with it.
+        """
         self._first_checks()
         system = request.system_message
         messages: list[BaseMessage] = [*([system] if system is not None else []), *request.messages]
@@ -333,11 +343,13 @@ class JevGuardrailMiddleware(JevAgentMiddleware[JevGuardrailState]):
         def calls_on(called: ModelRequest[Any]) -> tuple[Any, Any]:
             def invoke(config: RunnableConfig) -> Any:
                 response = handler(_hidden_model(called))
+                inner.took(response)
                 seen.append(response)
                 return response
 
             async def ainvoke(config: RunnableConfig) -> Any:
                 response = await ahandler(_hidden_model(called))
+                inner.took(response)
                 seen.append(response)
                 return response
 
@@ -365,7 +377,7 @@ class JevGuardrailMiddleware(JevAgentMiddleware[JevGuardrailState]):
             calls,
             early=early,
             name=name,
-            beside=_beside_the_reply,
+            beside=lambda raw: [*_beside_the_reply(raw), *inner.beside(raw)],
         )
 
     def wrap_model_call(
@@ -379,7 +391,10 @@ class JevGuardrailMiddleware(JevAgentMiddleware[JevGuardrailState]):
         ends; with ``on_error="raise"`` a failed check raises before anything is returned.
         """
         seen: list[Any] = []
-        return self._released(self.door.run(self._procedure(request, handler, None, seen)), seen)
+        inner = InnerCommands(handler)
+        return self._released(
+            self.door.run(self._procedure(request, handler, None, seen, inner)), seen, inner
+        )
 
     async def awrap_model_call(
         self,
@@ -388,7 +403,9 @@ class JevGuardrailMiddleware(JevAgentMiddleware[JevGuardrailState]):
     ) -> ModelResponse[Any] | ExtendedModelResponse[Any]:
         """Asynchronous `wrap_model_call`."""
         seen: list[Any] = []
-        return self._released(await self.door.arun(self._procedure(request, None, handler, seen)), seen)
+        inner = InnerCommands(handler)
+        outcome = await self.door.arun(self._procedure(request, None, handler, seen, inner))
+        return self._released(outcome, seen, inner)
 
     def wrap_tool_call(self, request: Any, handler: Callable[[Any], Any]) -> Any:
         """Run the exact call the guarded model released here, once; judge any other as input first."""
@@ -399,13 +416,14 @@ class JevGuardrailMiddleware(JevAgentMiddleware[JevGuardrailState]):
         return await self.tool_gate.awrap(request, handler)
 
     def _released(
-        self, outcome: DoorOutcome, seen: list[Any]
+        self, outcome: DoorOutcome, seen: list[Any], inner: InnerCommands
     ) -> ModelResponse[Any] | ExtendedModelResponse[Any]:
+        inner.release(outcome.output)  # the commands of the response released (judged with it), or none
         # A guardrail inside this one that refused has ended the turn already: one jump only.
         last = seen[-1] if seen else None
         last = last.model_response if isinstance(last, ExtendedModelResponse) else last
-        inner = isinstance(last, ModelResponse) and _refusal_report(_reply_of(last)) is not None
-        return _released(outcome, self._name, ends=outcome.ends and not inner)
+        refused_inside = isinstance(last, ModelResponse) and _refusal_report(_reply_of(last)) is not None
+        return _released(outcome, self._name, ends=outcome.ends and not refused_inside)
 
 
 def _described(settings: GuardrailSettings, model: Any) -> dict[str, Any]:
@@ -423,10 +441,6 @@ def _described(settings: GuardrailSettings, model: Any) -> dict[str, Any]:
     return described
 
 
-_MODEL_CALLS = frozenset({"_execute_model_sync", "_execute_model_async"})
-"""The names of ``create_agent``'s own model call, the handler of its innermost model middleware."""
-
-
 def _calls_the_model(handler: Any) -> bool:
     """True when ``handler`` is ``create_agent``'s own model call: no other model middleware is inside.
 
@@ -434,8 +448,8 @@ def _calls_the_model(handler: Any) -> bool:
     a router) may call another model, with other tools, or change the request, so
     the model is started early only when the guardrail calls it itself.
     """
-    return getattr(handler, "__module__", None) == "langchain.agents.factory" and (
-        getattr(handler, "__name__", None) in _MODEL_CALLS
+    return (
+        getattr(handler, "__module__", None) == COMPOSER and getattr(handler, "__name__", None) in MODEL_CALLS
     )
 
 
@@ -530,7 +544,7 @@ def _released(
         response = ModelResponse(result=[outcome.reply] if outcome.reply is not None else [])
     if not update:
         return response
-    return ExtendedModelResponse(model_response=response, command=Command(update=update))
+    return ExtendedModelResponse(model_response=response, command=own(Command(update=update)))
 
 
 def _named_thresholds(thresholds: Mapping[str, float] | None) -> dict[str, float]:

@@ -21,6 +21,11 @@ the key. A token (`read_review`):
 - works once: the rail records it as spent (in its ledger's store) when it
   allows; presented again it refuses, unless LangGraph is re-reading the answer
   the same task already took (a task runs again from its start on each resume).
+  Two resumes that present it at once cannot both allow: the claim (`claim_token`)
+  is made under a lock of the process, and in the store by a splitter (each
+  claimant writes its own claim id, closes the door, and wins only when it reads
+  its own id back), so of claimants in several processes sharing a store at most
+  one wins; under contention none may, which refuses (fail closed).
 
 The documented forms are exactly these:
 
@@ -40,6 +45,8 @@ import hashlib
 import hmac
 import json
 import logging
+import secrets
+import threading
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
@@ -62,7 +69,9 @@ __all__ = [
     "ReviewAnswer",
     "ReviewBinding",
     "ReviewStore",
+    "CLAIM_WAIT",
     "check_review_key",
+    "claim_token",
     "log_review",
     "read_review",
     "review_id",
@@ -301,6 +310,65 @@ def spent_key(token: str) -> str:
     return "jev-review-spent:" + hashlib.sha256(token.encode("utf-8", "replace")).hexdigest()
 
 
+def _claim_key(token: str) -> str:
+    """Where claimants of a token write their claim ids (the splitter's first register)."""
+    return "jev-review-claim:" + spent_key(token).partition(":")[2]
+
+
+CLAIM_WAIT = 30.0
+"""Seconds a claim waits for another claim of the same token in this process; past it, it refuses."""
+
+_CLAIM_LOCKS = tuple(threading.Lock() for _ in range(64))
+"""The process's claim locks, striped by token: two claims of one token in this process never overlap."""
+
+
+def claim_token(store: DecisionCache, token: str, binding: ReviewBinding) -> bool:
+    """Spend ``token`` in ``store``: True for exactly one of the claims of it made at once, False when spent.
+
+    In this process claims of one token take turns under a lock, so the first
+    spends it and every other finds it spent. Between processes sharing the store
+    (whose ``put`` overwrites and which offers no compare-and-set), the claim is a
+    splitter over two records: write a fresh claim id, refuse if the spent record
+    exists (the door is closed), write the spent record (close the door), and win
+    only when the claim id read back is this claim's. At most one claimant wins; a
+    claimant overtaken in between loses, though the token may then allow nobody
+    (fail closed). A store that does not keep what it is given allows nobody.
+
+    Example:
+        >>> from langchain_jev.models import InMemoryCache
+        >>> store, binding = InMemoryCache(), ReviewBinding("t", "r1", "f1")
+        >>> claim_token(store, "1.ab", binding), claim_token(store, "1.ab", binding)
+        (True, False)
+
+    """
+    lock = _CLAIM_LOCKS[int(spent_key(token)[-8:], 16) % len(_CLAIM_LOCKS)]
+    if not lock.acquire(timeout=CLAIM_WAIT):
+        return False
+    try:
+        return _split(store, token, binding)
+    finally:
+        lock.release()
+
+
+def _split(store: DecisionCache, token: str, binding: ReviewBinding) -> bool:
+    """The splitter in the store (Moir and Anderson): of claimants running it at once, at most one wins.
+
+    A winner read its own claim id back after it closed the door, so no claimant
+    wrote its id between its write and that read; any claimant that wrote later
+    found the door closed.
+    """
+    spent = spent_key(token)
+    if store.get(spent) is not None:
+        return False
+    claim = secrets.token_hex(16)
+    store.put(_claim_key(token), {"claim": claim})
+    if store.get(spent) is not None:  # another claimant closed the door in between
+        return False
+    store.put(spent, {"thread_id": binding.thread_id, "review_id": binding.review_id, "claim": claim})
+    back = store.get(_claim_key(token))
+    return isinstance(back, Mapping) and back.get("claim") == claim
+
+
 _UNDOCUMENTED = f"the resume value is none of the documented forms ({', '.join(RESUME_FORMS)})"
 
 
@@ -416,8 +484,8 @@ def reviewed(
             spent=spent,
             replayed=answer.replayed,
         )
-        if allowed and token is not None and not spent:  # spent before it takes effect
-            store.put(spent_key(token), {"thread_id": binding.thread_id, "review_id": binding.review_id})
+        if allowed and token is not None and not spent and not claim_token(store, token, binding):
+            allowed, problem = False, "the token was used already"  # another resume spent it first
     except Exception as error:  # spent tokens that cannot be read or written: no allow counts
         allowed, problem = (
             False,

@@ -171,7 +171,7 @@ class InnerCommands:
     def _of(self, response: Any) -> list[Any]:
         for taken, commands in reversed(self._taken):
             if taken is response:
-                return commands
+                return list(commands)
         return []
 
     def beside(self, response: Any) -> list[Any]:

@@ -22,8 +22,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from langchain.agents import create_agent
 from langchain.agents.middleware import AgentMiddleware, AgentState, ExtendedModelResponse
-from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
-from langgraph.types import Command, Send
+from langchain_core.messages import AIMessage, HumanMessage, RemoveMessage, ToolMessage
+from langgraph.graph.message import REMOVE_ALL_MESSAGES
+from langgraph.types import Command, Overwrite, Send
 
 from langchain_jev import GuardrailCheckError, JevInputError
 from langchain_jev.middleware import JevGuardrailMiddleware
@@ -111,6 +112,10 @@ _UPDATES: dict[str, Callable[[str], dict[str, Any]]] = {
     "a nested leaf": lambda text: {"notes": {"a": [1, {"b": text}]}},
     "a key": lambda text: {"notes": {text: 1}},
     "structured response": lambda text: {"structured_response": {"answer": text}},
+    "messages overwritten": lambda text: {"messages": Overwrite([HumanMessage("Weather?"), AIMessage(text)])},
+    "all removed, one added": lambda text: {
+        "messages": [RemoveMessage(id=REMOVE_ALL_MESSAGES), HumanMessage("Weather?"), AIMessage(text)]
+    },
 }
 
 

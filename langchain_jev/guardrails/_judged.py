@@ -187,6 +187,7 @@ class _Walk:
             self.emit(_json(reveal_value(block)))
             return
         kind = block.get("type")
+        kind = kind if isinstance(kind, str) else None  # a type of any other value names no kind (a leaf)
         media = kind in MEDIA or any(key in block for key in MEDIA_HOLDERS)
         rest: dict[str, Any] = {}
         for key, item in block.items():
@@ -241,9 +242,9 @@ def read_message(message: BaseMessage, *, calls_apart: bool = False, name_apart:
     """
     walk = _Walk()
     content = message.content
-    blocks = [content] if isinstance(content, str) else list(content)
-    for index, block in enumerate(blocks):
-        walk.block(block, f"content[{index}]" if not isinstance(content, str) else "content")
+    listed = isinstance(content, (list, tuple))  # any other content (a mapping, a number) is one block
+    for index, block in enumerate(list(content) if listed else [content]):
+        walk.block(block, f"content[{index}]" if listed else "content")
     if len([piece for piece in walk.prose if piece]) > 1:  # a word may be split across blocks
         walk.emit(f"{READ_TOGETHER} {reveal(''.join(walk.prose))}")
     left_out = set(_LEFT_OUT)
@@ -270,7 +271,7 @@ def read_message(message: BaseMessage, *, calls_apart: bool = False, name_apart:
     if fields:
         walk.emit(_json(reveal_value(fields)))
     unread = [
-        *unread_references(content if isinstance(content, list) else [], "content"),
+        *unread_references(content if not isinstance(content, str) else [], "content"),
         *unread_references(message.additional_kwargs, "additional_kwargs"),
     ]
     return Reading(tuple(walk.texts), tuple(walk.media), "".join(walk.prose), tuple(unread))

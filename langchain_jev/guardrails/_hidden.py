@@ -25,9 +25,16 @@ whichever way it would reach the run:
   taken out of the context; a hook that would create a handler of another class
   from an environment variable, or langchain's debug mode (which prints every
   run), cannot be taken out, so the run is refused (`JevConfigurationError`);
-- `hidden_runnable`: a model's own handlers (``callbacks=`` on the model, a
-  binding's ``with_config(callbacks=...)``, ``with_listeners``) ride in the model,
-  not the config: inside a hidden run, the model is called as a copy without them.
+- the gate, where handlers are gathered: every run started inside a hidden run
+  gets its handlers from langchain-core's one gathering point (``_configure``,
+  behind ``CallbackManager.configure`` and its async twin), and there, inside a
+  hidden run, a handler is kept only when its class is an allowed tracer or it
+  was in the hidden run's own config when the run was entered (the draft's tap).
+  So a model's own handlers (``callbacks=``, a binding's
+  ``with_config(callbacks=...)``, ``with_listeners``), wherever the model is held
+  (a dict, a tuple, a private attribute, a function, any depth), are never given
+  the run; `hidden_runnable` also calls the model as a copy without the handlers
+  it names itself.
 
 `visible_config` is the other half: the same config with *only* the streaming
 handlers (`is_stream_handler`), for what a guardrail releases once it is judged
@@ -60,6 +67,7 @@ from contextvars import Context, ContextVar
 from typing import Any, TypeVar
 
 from langchain_core.callbacks import AsyncCallbackHandler, BaseCallbackHandler, BaseCallbackManager
+from langchain_core.callbacks import manager as callback_manager
 from langchain_core.globals import get_debug
 from langchain_core.language_models import BaseLanguageModel
 from langchain_core.runnables import Runnable, RunnableConfig
@@ -108,6 +116,13 @@ NOSTREAM_TAGS: tuple[str, ...] = ("nostream", "langsmith:nostream")
 
 _HIDDEN: ContextVar[Tracers | None] = ContextVar("jev_hidden_run", default=None)
 """The tracers of the hidden run the code is in (None: it is in none)."""
+_ADMITTED: ContextVar[tuple[Tracers, frozenset[int], tuple[Any, ...]] | None] = ContextVar(
+    "jev_hidden_admitted", default=None
+)
+"""Inside a hidden run: its tracers, and the ids of the handlers its own config held when it was entered
+(the handlers themselves ride along, so an id is never reused while it counts)."""
+_GATE: list[Callable[..., Any]] = []
+"""langchain-core's handler gathering, as it was before the gate was put in front of it (once)."""
 
 
 _TOKEN_HOOKS = ("on_llm_new_token", "on_stream_event")
@@ -332,8 +347,11 @@ def enter_hidden(config: RunnableConfig, tracers: Tracers = DEFAULT_TRACERS) -> 
 
     """
     check_hidden_runs(tracers)
+    _install_gate()
+    own = tuple(_handlers(config.get("callbacks")))
     with set_config_context(config) as context:
         context.run(_HIDDEN.set, tracers)
+        context.run(_ADMITTED.set, (tracers, frozenset(id(handler) for handler in own), own))
         keep = _allowed(tracers)
         hooked: list[ContextVar[Any]] = [tracing_v2_callback_var, *(hook[0] for hook in _configure_hooks)]
         for var in hooked:
@@ -353,6 +371,36 @@ def hidden_context(
     """
     with enter_hidden(hidden_config(config, *tags, tracers=tracers), tracers) as context:
         yield context
+
+
+# ---------------------------------------------------------------- the gate
+
+
+def _gated(*args: Any, **kwargs: Any) -> Any:
+    """langchain-core's ``_configure``, then, inside a hidden run, only the handlers it admits."""
+    manager = _GATE[0](*args, **kwargs)
+    admitted = _ADMITTED.get()
+    if admitted is not None:
+        tracers, ids, _ = admitted
+        for handler in [*manager.handlers, *manager.inheritable_handlers]:
+            if type(handler) not in tracers and id(handler) not in ids:
+                manager.remove_handler(handler)
+    return manager
+
+
+def _install_gate() -> None:
+    """Put the gate in front of langchain-core's handler gathering (once; it acts only in a hidden run).
+
+    Every callback manager a run is given is made by ``_configure`` in
+    ``langchain_core.callbacks.manager`` (``CallbackManager.configure`` and
+    ``AsyncCallbackManager.configure`` look it up when they run), so a handler that
+    is not admitted there is in no run started inside a hidden one, however the
+    runnable that carries it is held.
+    """
+    if _GATE:
+        return
+    _GATE.append(callback_manager._configure)
+    callback_manager._configure = _gated
 
 
 # ---------------------------------------------------------------- a model's own handlers

@@ -222,17 +222,11 @@ def _posted_draft(shape: Callable[[Any], Any], bound: bool = False) -> bool:
     return any(MARK in text for text in handler.posted)  # ... and this handler was given it
 
 
-@pytest.mark.xfail(
-    strict=True, reason="bypass: the handler strip walks known fields; other holders keep theirs"
-)
 @pytest.mark.parametrize("shape", list(OWN))
 def test_a_handler_of_a_model_held_anywhere_is_never_given_the_refused_draft(shape: str) -> None:
     assert not _posted_draft(OWN[shape])
 
 
-@pytest.mark.xfail(
-    strict=True, reason="bypass: the handler strip walks known fields; other holders keep theirs"
-)
 @pytest.mark.parametrize("form", FORMS)
 def test_a_handler_of_a_model_in_a_private_attribute_is_never_given_the_draft_on_any_form(form: str) -> None:
     handler = Posting()

@@ -40,10 +40,15 @@ import datetime
 import decimal
 import enum
 import fractions
+import functools
 import hashlib
 import json
+import json.encoder
+import operator
 import pathlib
+import threading
 import uuid
+import weakref
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -59,6 +64,7 @@ _OWN_ENTRIES = 200_000
 _PREFIX = "jev-ledger/1:"
 _NOT_HASHED = frozenset({"id", "artifact"})
 _JUDGED: dict[str, Any] = {"judged": True}
+_json_string = json.encoder.encode_basestring_ascii
 
 
 class _Inexact(Exception):
@@ -90,8 +96,7 @@ def _exact(value: Any) -> Any:
     if value is None:
         return ["n"]
     if isinstance(value, Mapping):
-        items = [[_exact(key), _exact(item)] for key, item in value.items()]
-        return ["m", sorted(items, key=_text)]
+        return ["m", _sorted_items(value)]
     if isinstance(value, (list, tuple)):
         return ["l", [_exact(item) for item in value]]
     if isinstance(value, enum.Enum):
@@ -111,6 +116,24 @@ def _exact(value: Any) -> Any:
 
 def _text(written: Any) -> str:
     return json.dumps(written, ensure_ascii=True, separators=(",", ":"))
+
+
+def _sorted_items(mapping: Mapping[Any, Any]) -> list[list[Any]]:
+    """The items of ``mapping`` written down (`_exact`) in the order of their written text.
+
+    Two keys of a mapping are apart, and no written key is a proper prefix of another (each is
+    one closed JSON array), so ordering by the written key alone orders as the whole item does;
+    the item is written out for the order only when two keys write alike. A ``str`` key writes as
+    ``["s",<its JSON string>]``, which orders as its JSON string does (its closing quote is its
+    only bare one): that is written by the C encoder, with no walk.
+    """
+    if all(type(key) is str for key in mapping):
+        order = sorted(mapping, key=_json_string)
+        return [[["s", key], _exact(mapping[key])] for key in order]
+    items = [(_text(written := _exact(key)), written, _exact(item)) for key, item in mapping.items()]
+    if len({text for text, _, _ in items}) < len(items):  # two keys write alike: the whole item orders
+        return sorted(([written, item] for _, written, item in items), key=_text)
+    return [[written, item] for _, written, item in sorted(items, key=lambda entry: entry[0])]
 
 
 def message_digest(message: BaseMessage) -> str | None:
@@ -142,6 +165,99 @@ def message_digest(message: BaseMessage) -> str | None:
     return hashlib.sha256(encoded.encode("ascii")).hexdigest()
 
 
+_MEMO_ENTRIES = 65_536
+"""The most messages whose digest is remembered (`_remembered_digest`); the oldest is forgotten first."""
+_LEAF_TYPES = frozenset({str, int, float, bool, type(None)})
+"""Leaves that cannot change: a field that holds the same object of one of these holds the same value."""
+
+_SNAPPED_CONTAINERS = 10_000
+"""The most containers a remembered message holds: a cycle, or a larger message, is hashed every time."""
+_Snapshot = tuple[tuple[Any, ...], tuple[Any, ...]]
+_memo: dict[int, tuple[weakref.ref[BaseMessage], _Snapshot, str | None]] = {}
+_memo_lock = threading.Lock()
+
+
+class _Unsnapped(Exception):
+    """A message holding a leaf that may change in place (an object, a set): its digest is not remembered."""
+
+
+def _snapshot(message: BaseMessage) -> _Snapshot:
+    """What ``message`` hashes: a shape (each container's type, size and place) and the leaf objects.
+
+    Every leaf is an object that cannot change (`_LEAF_TYPES`, by exact type) and every container a
+    list, tuple or dict, walked in order: the message holds what it held when a later snapshot has the
+    same shape and the very same leaf objects (an edit in place, an item added, a field set, another
+    class: each changes one or the other). Anything else raises `_Unsnapped`.
+    """
+    fields = {key: value for key, value in vars(message).items() if key not in _NOT_HASHED}
+    shape: list[Any] = [type(message)]
+    leaves: list[Any] = []
+    stack: list[Any] = [fields, getattr(message, "__pydantic_extra__", None)]
+    while stack:
+        value = stack.pop()
+        kind = type(value)
+        if kind in _LEAF_TYPES:
+            leaves.append(value)
+        elif kind is dict:  # with the leaves before it, so the walk is told apart from any other
+            shape.append((dict, len(value), len(leaves)))
+            for key, item in value.items():
+                stack += (item, key)
+            if len(shape) > _SNAPPED_CONTAINERS:  # a cycle, or a message too large to remember
+                raise _Unsnapped("too many containers")
+        elif kind is list or kind is tuple:
+            shape.append((kind, len(value), len(leaves)))
+            stack.extend(value)
+            if len(shape) > _SNAPPED_CONTAINERS:
+                raise _Unsnapped("too many containers")
+        else:
+            raise _Unsnapped(kind.__name__)
+    return tuple(shape), tuple(leaves)
+
+
+def _same(one: _Snapshot, other: _Snapshot) -> bool:
+    return one[0] == other[0] and len(one[1]) == len(other[1]) and all(map(operator.is_, one[1], other[1]))
+
+
+def _remembered_digest(message: BaseMessage) -> str | None:
+    """`message_digest` of ``message``, remembered while it holds the very objects it held when hashed.
+
+    A conversation is hashed on every look-up and record of a turn, and again each turn: a
+    message that holds what it held (`_snapshot`: the same shape, the same leaf objects, which
+    cannot change) has the same digest, so it is hashed once. A message edited in place (a field
+    set, an item of its content changed or added, its class changed) no longer matches its snapshot
+    and is hashed again; one that holds a leaf that could change in place is hashed every time.
+    The snapshot is taken before and after hashing, and only a message unchanged over both is
+    remembered. Entries go with their message (a weak reference) and past `_MEMO_ENTRIES`.
+    """
+    key = id(message)
+    try:
+        before = _snapshot(message)
+    except _Unsnapped:
+        return message_digest(message)
+    entry = _memo.get(key)
+    if entry is not None and entry[0]() is message and _same(entry[1], before):
+        return entry[2]
+    digest = message_digest(message)
+    try:
+        after = _snapshot(message)
+        ref = weakref.ref(message, functools.partial(_forget, key))
+    except (_Unsnapped, TypeError):
+        return digest
+    if _same(before, after):
+        with _memo_lock:
+            _memo[key] = (ref, before, digest)
+            while len(_memo) > _MEMO_ENTRIES:
+                del _memo[next(iter(_memo))]
+    return digest
+
+
+def _forget(key: int, ref: weakref.ref[BaseMessage]) -> None:
+    with _memo_lock:
+        entry = _memo.get(key)
+        if entry is not None and entry[0] is ref:
+            del _memo[key]
+
+
 def chain_hashes(namespace: str, messages: Sequence[BaseMessage]) -> list[str | None]:
     """The chain hash of each prefix of ``messages`` (the i-th covers the first i + 1), in ``namespace``.
 
@@ -150,7 +266,7 @@ def chain_hashes(namespace: str, messages: Sequence[BaseMessage]) -> list[str | 
     hashes: list[str | None] = []
     link: str | None = hashlib.sha256(f"{_PREFIX}{namespace}".encode()).hexdigest()
     for message in messages:
-        digest = message_digest(message) if link is not None else None
+        digest = _remembered_digest(message) if link is not None else None
         link = None if digest is None else hashlib.sha256(f"{link}:{digest}".encode("ascii")).hexdigest()
         hashes.append(link)
     return hashes

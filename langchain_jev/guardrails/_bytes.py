@@ -7,84 +7,64 @@ Pure functions, no I/O, for `langchain_jev.guardrails._text` and `_media`:
   read as text; otherwise the runs of text inside them (words between NULs or any
   binary padding), so padding never hides words;
 - `printable`: whether a decoding reads as text (invisible format characters count);
-- `INVISIBLE`, `SHOWN_AS_NOTHING`: what a screen shows as nothing (default-ignorable code points
-  and format characters), as a pattern and as ranges; `ASCII_WORD`: a word of ASCII letters.
+- `ASCII_WORD`: a word of ASCII letters. What a screen shows as nothing and what a character
+  of text is are `langchain_jev.guardrails._characters`' (``INVISIBLE`` and ``SHOWN_AS_NOTHING``
+  are still read here, built on first use).
 """
 
 from __future__ import annotations
 
 import contextlib
+import functools
 import re
 import unicodedata
 from collections import Counter
 from collections.abc import Iterator
 
-__all__ = ["ASCII_WORD", "INVISIBLE", "SHOWN_AS_NOTHING", "as_text", "printable"]
+from langchain_jev.guardrails._characters import invisible, not_text_class, shown_as_nothing
 
-_DEFAULT_IGNORABLE = (
-    (0x00AD, 0x00AD),
-    (0x034F, 0x034F),
-    (0x061C, 0x061C),
-    (0x115F, 0x1160),
-    (0x17B4, 0x17B5),
-    (0x180B, 0x180F),
-    (0x200B, 0x200F),
-    (0x202A, 0x202E),
-    (0x2060, 0x206F),
-    (0x3164, 0x3164),
-    (0xFE00, 0xFE0F),
-    (0xFEFF, 0xFEFF),
-    (0xFFA0, 0xFFA0),
-    (0xFFF0, 0xFFF8),
-    (0x1BCA0, 0x1BCA3),
-    (0x1D173, 0x1D17A),
-    (0xE0000, 0xE0FFF),
-)
-"""Default_Ignorable_Code_Point, as the Unicode Character Database's DerivedCoreProperties.txt lists it
-(Unicode 15.1; the ranges hold code points not yet assigned, which a screen shows as nothing too)."""
-
-_FORMAT_PLANES = (range(0x20000), range(0xE0000, 0xE1000))
-"""The planes that hold characters of category Cf (the others hold ideographs, private use, nothing)."""
+__all__ = ["ASCII_WORD", "as_text", "printable"]
 
 
-def _shown_as_nothing() -> list[tuple[int, int]]:
-    """Every default-ignorable code point and every format character (Cf), as ranges, merged."""
-    category = unicodedata.category
-    points = {code for start, end in _DEFAULT_IGNORABLE for code in range(start, end + 1)}
-    points.update(code for plane in _FORMAT_PLANES for code in plane if category(chr(code)) == "Cf")
-    ranges: list[tuple[int, int]] = []
-    for code in sorted(points):
-        if ranges and ranges[-1][1] == code - 1:
-            ranges[-1] = (ranges[-1][0], code)
-        else:
-            ranges.append((code, code))
-    return ranges
+def __getattr__(name: str) -> object:
+    """`SHOWN_AS_NOTHING` and `INVISIBLE`, built on first use (`_characters`), not at import."""
+    if name == "SHOWN_AS_NOTHING":
+        return shown_as_nothing()
+    if name == "INVISIBLE":
+        return invisible()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-SHOWN_AS_NOTHING = tuple(_shown_as_nothing())
-"""The code points a screen shows as nothing, as ranges: default-ignorables and format characters."""
+@functools.cache
+def _no_text() -> re.Pattern[str]:
+    """A run of what is no character of text (`is_text`), the pattern built from its one definition."""
+    return re.compile(f"[{not_text_class()}]+")
 
-INVISIBLE = re.compile(
-    "[" + "".join(chr(a) if a == b else f"{chr(a)}-{chr(b)}" for a, b in SHOWN_AS_NOTHING) + "]"
-)
-"""A character a screen shows as nothing (`SHOWN_AS_NOTHING`): zero-width, joiners, bidi controls, fillers,
-tags, variation selectors, format controls of every script, default-ignorables not yet assigned."""
+
+@functools.cache
+def _separators() -> re.Pattern[str]:
+    """What separates the text runs of binary data: what is no text (`is_text`), or an undecodable byte."""
+    return re.compile(f"[{not_text_class()}\ufffd]+")
+
+
+@functools.cache
+def _split_word() -> re.Pattern[str]:
+    """A letter, what is no text, a letter: where removing what is no text may join a word."""
+    return re.compile(f"[^\\W\\d_][{not_text_class()}\ufffd]+[^\\W\\d_]")
 
 
 def printable(text: str) -> bool:
     """True for text a reader could read: mostly characters of text, not empty, with a letter or digit.
 
-    A character of text is any but a control (other than tab and line breaks), a surrogate, a
-    private-use or an unassigned code point: spaces of every width and invisible format
-    characters (zero-width, bidi controls, tags) count, as they are how text hides inside text.
+    A character of text is what `_characters.is_text` says (any but a control other than tab and
+    line breaks, a surrogate, a private-use or an unassigned code point): spaces of every width and
+    invisible format characters (zero-width, bidi controls, tags) count, as they are how text hides
+    inside text.
     """
     if not text.strip():
         return False
-    textual = sum(1 for c in text if c in "\n\r\t" or unicodedata.category(c) not in _NOT_TEXT_CATEGORIES)
+    textual = len(text) - sum(map(len, _no_text().findall(text)))
     return textual >= 0.9 * len(text) and any(c.isalnum() for c in text)
-
-
-_NOT_TEXT_CATEGORIES = frozenset({"Cc", "Cs", "Co", "Cn"})
 
 
 _BOMS = (
@@ -97,7 +77,13 @@ _BOMS = (
 """Byte order marks, longest first, with the encoding each declares."""
 
 
-ASCII_WORD = re.compile(r"(?<![A-Za-z\x80-\uffff])[A-Za-z]{3,}(?![A-Za-z\x80-\uffff])")
+_NOT_BESIDE_A_WORD = r"[^\x00-@\[-`{-\x7f\U00010000-\U0010ffff]"
+"""What may not stand beside a word of ASCII letters: an ASCII letter or a BMP code point past ASCII,
+written as the complement of what may (ASCII signs and spaces, code points past the BMP). Written
+directly (``[A-Za-z\x80-\uffff]``) the pattern made Python build a table of the BMP, 5 ms an import;
+so it compiles in half a millisecond, and matches alike at every code point (`test_characters`)."""
+
+ASCII_WORD = re.compile(rf"(?<!{_NOT_BESIDE_A_WORD})[A-Za-z]{{3,}}(?!{_NOT_BESIDE_A_WORD})")
 """A word of three or more ASCII letters between ASCII signs, spaces or the ends: prose, not noise."""
 
 
@@ -228,7 +214,9 @@ def _undecodable_removed(data: bytes) -> str | None:
     try:
         data.decode("utf-8")
     except UnicodeDecodeError:
-        ignored = _NOT_TEXT.sub("", data.decode("utf-8", errors="replace"))  # nor the controls a screen hides
+        ignored = _separators().sub(
+            "", data.decode("utf-8", errors="replace")
+        )  # nor the controls a screen hides
         return ignored if printable(ignored) else None
     return None
 
@@ -239,8 +227,6 @@ def _utf8(data: bytes) -> Iterator[str]:
     yield from _utf8_within(data)
 
 
-_NOT_TEXT = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ufffd]+")
-"""Control characters and undecodable bytes: what separates the text runs of binary data."""
 _LETTERS = re.compile(r"[^\W\d_]{5,}")
 """Five letters of any script in a row: a run that spells a word, not noise (three when ASCII)."""
 
@@ -250,7 +236,7 @@ def _spells(run: str) -> bool:
 
     The eight are an encoding's run (hex or base64, say), read again in turn.
     """
-    shown = unicodedata.normalize("NFKC", INVISIBLE.sub("", run))  # marks composed onto their letters
+    shown = unicodedata.normalize("NFKC", invisible().sub("", run))  # marks composed onto their letters
     worded = len(run) >= 4 and (ASCII_WORD.search(shown) is not None or _LETTERS.search(shown) is not None)
     encoded = len(run) >= 8 and sum(c.isascii() and c.isalnum() for c in run) >= 0.8 * len(run)
     return worded or encoded
@@ -280,7 +266,7 @@ def _text_runs(data: bytes) -> str | None:
         decoded += _wide_decodings(data)
     best, most = "", (0, 0)
     for text in decoded:
-        runs = [run.strip() for run in _NOT_TEXT.split(text)]
+        runs = [run.strip() for run in _separators().split(text)]
         # a run too short to spell keeps its invisible marks: a bidi override still turns what follows
         kept = [run if _spells(run) else "".join(filter(_invisible_mark, run)) for run in runs]
         parts = [" ".join(run for run in kept if run)] if any(map(_spells, runs)) else []
@@ -292,14 +278,12 @@ def _text_runs(data: bytes) -> str | None:
     return best or None
 
 
-_SPLIT_WORD = re.compile(r"[^\W\d_][\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ufffd]+[^\W\d_]")
-"""A letter, what is no text, a letter: where removing what is no text may join a word."""
 _PROSE = re.compile(r"[\w\s'\u2019,.:;!?\-]+")
 """A stretch of words: letters, digits, spaces and the signs between words in prose."""
 
 
 def _words_in(text: str) -> set[str]:
-    shown = unicodedata.normalize("NFKC", INVISIBLE.sub("", text))
+    shown = unicodedata.normalize("NFKC", invisible().sub("", text))
     return {match.group(0) for pattern in (ASCII_WORD, _LETTERS) for match in pattern.finditer(shown)}
 
 
@@ -313,9 +297,9 @@ def _joined(text: str, runs: list[str]) -> str:
     mostly letters, digits and signs mixed, and rarely make a word none of them held. Only those
     stretches, joined by spaces, so random binary adds a few short words at most, not a page of noise.
     """
-    if _SPLIT_WORD.search(text) is None:  # no letters on both sides of what is removed: no word joins
+    if _split_word().search(text) is None:  # no letters on both sides of what is removed: no word joins
         return ""
-    stretches = [match.group(0).strip() for match in _PROSE.finditer(_NOT_TEXT.sub("", text))]
+    stretches = [match.group(0).strip() for match in _PROSE.finditer(_separators().sub("", text))]
     worded = [(stretch, words) for stretch in stretches if _worded(stretch) and (words := _words_in(stretch))]
     if not worded:
         return ""

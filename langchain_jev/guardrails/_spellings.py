@@ -14,7 +14,7 @@ does.
   capitals ``\u0274``, regional indicators) read as that letter;
 - ``as displayed``: text under a right-to-left override, in the order a screen shows it;
 - ``invisible removed``: what a screen shows as nothing (every default-ignorable code point and
-  format character, `_bytes.INVISIBLE`) removed, wherever it stands;
+  format character, `_characters.invisible`) removed, wherever it stands;
 - ``markup removed``: markup touching a letter, inside a word or at its edge (``a**g**ent``,
   ``ner*ve*``, ``ner_ve_``, ``a<b></b>gent``, an HTML comment, an ANSI escape)
   removed, a highlight (``ner==ve==``) and a Markdown link read as their text;
@@ -45,7 +45,7 @@ import urllib.parse
 from collections import Counter
 from collections.abc import Callable, Iterator
 
-from langchain_jev.guardrails._bytes import INVISIBLE
+from langchain_jev.guardrails._characters import invisible
 
 __all__ = ["BACKSLASH", "HTML_REFERENCE", "SPELLINGS", "unescape_backslashes", "wrapped"]
 
@@ -152,7 +152,7 @@ def _markup_removed(text: str) -> str:
 
 
 def _invisible_removed(text: str) -> str:
-    return INVISIBLE.sub("", text)
+    return invisible().sub("", text)
 
 
 _SHOWN = (_marks_removed, _digits, _letter_names, _as_displayed, _markup_removed, _blanks, _invisible_removed)

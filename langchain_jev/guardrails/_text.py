@@ -43,7 +43,8 @@ import urllib.parse
 from collections.abc import Callable, Iterator
 
 from langchain_jev._errors import GuardrailBudgetError
-from langchain_jev.guardrails._bytes import ASCII_WORD, INVISIBLE, as_text, printable
+from langchain_jev.guardrails._bytes import ASCII_WORD, as_text, printable
+from langchain_jev.guardrails._characters import invisible, is_text_code
 from langchain_jev.guardrails._lookalike import lookalike_lines
 from langchain_jev.guardrails._spellings import BACKSLASH as _ESCAPE
 from langchain_jev.guardrails._spellings import HTML_REFERENCE as _REFERENCE
@@ -118,7 +119,7 @@ def _normalised(text: str) -> Iterator[str]:
         decoded = _TAGS.sub(lambda match: chr(ord(match.group(0)) - 0xE0000), line)
         # a tag may spell hidden text, or stand alone, shown as nothing: both are read
         for read in dict.fromkeys([decoded, line] if decoded != line else [line]):
-            read = unicodedata.normalize("NFKC", INVISIBLE.sub("", read))
+            read = unicodedata.normalize("NFKC", invisible().sub("", read))
             if read != line and read.strip():
                 yield read
 
@@ -186,7 +187,7 @@ def _words(text: str) -> bool:
 
     What a short run must spell: ``.. nerve agent ..`` does, an identifier's noise does not.
     """
-    text = INVISIBLE.sub("", text)  # a mark that changes how a word shows is not noise beside it
+    text = invisible().sub("", text)  # a mark that changes how a word shows is not noise beside it
     spelled = sum(c.isalnum() or c == " " for c in text) >= 0.8 * len(text)
     return spelled or ASCII_WORD.search(text) is not None
 
@@ -305,8 +306,9 @@ def _escaped(text: str) -> Iterator[str]:
 def character_codes(codes: list[int]) -> str | None:
     """The text a list of character codes spells, when it reads as text (at least four characters).
 
-    A code that is no character of text (a control, a surrogate, past Unicode) reads as a
-    space: one bad code beside the others never hides what they spell.
+    A code that is no character of text (`_characters.is_text`: a control, a surrogate, a private-use
+    or unassigned code point) or past Unicode reads as a space: one bad code beside the others never
+    hides what they spell.
 
     Example:
         >>> character_codes([110, 101, 114, 118, 101]), character_codes([1, 2])
@@ -315,15 +317,8 @@ def character_codes(codes: list[int]) -> str | None:
         'nerve '
 
     """
-    read = "".join(chr(code) if _is_character(code) else " " for code in codes)
-    return read if sum(map(_is_character, codes)) >= 4 and printable(read) else None
-
-
-def _is_character(code: int) -> bool:
-    """A code of a character of text: not a control (but tab and line breaks), a surrogate or past Unicode."""
-    if code in (9, 10, 13):
-        return True
-    return 0x20 <= code < 0x110000 and not 0x7F <= code <= 0x9F and not 0xD800 <= code <= 0xDFFF
+    read = "".join(chr(code) if is_text_code(code) else " " for code in codes)
+    return read if sum(map(is_text_code, codes)) >= 4 and printable(read) else None
 
 
 def _code_runs(text: str) -> Iterator[str]:

@@ -148,30 +148,69 @@ _WITHIN_AT_LEAST = 12
 UTF-8 too often (twelve random bytes read as printable UTF-8 about once in ten thousand cuts)."""
 
 
-def _utf8_within(data: bytes) -> Iterator[str]:
+def _utf8_within(data: bytes, first_error: int | None = None) -> Iterator[str]:
     """``data`` as UTF-8 with up to three stray bytes cut from either end, when that reads.
 
     A run's edge may take in a byte of what stands beside it (a hex digit pair or base64
     group of the next word, a window's edge); the text inside is still UTF-8. The cut bytes
     stay in the raw string, which is judged as it is.
+
+    The cuts are tried in one order (fewest head bytes first, then fewest tail bytes) and the
+    first that reads is the reading; the decoding of the whole (``first_error``, `_first_error`)
+    tells without decoding which cuts cannot read (they keep its first error) and which must
+    (they cut only inside what read, at the starts of characters); only the others are decoded.
     """
-    if len(data) < _WITHIN_AT_LEAST + 2 or not _may_be_utf8_within(data):
+    size = len(data)
+    if size < _WITHIN_AT_LEAST + 2:
+        return
+    first = _first_error(data) if first_error is None else first_error
+    if not _may_be_utf8_within(data, first):
         return
     for head in range(4):
         for tail in range(4):
-            if head + tail and len(data) - head - tail >= _WITHIN_AT_LEAST:
-                with contextlib.suppress(UnicodeDecodeError):
-                    yield data[head : len(data) - tail].decode("utf-8")
-                    return
+            end = size - tail
+            if not head + tail or end - head < _WITHIN_AT_LEAST or head <= first < end:
+                continue  # no cut, too short to read, or it keeps the first error: it cannot read
+            inside = end <= first  # within what read: it reads when it cuts at the starts of characters
+            if inside and not (
+                _starts_character(data, head) and (end == first or _starts_character(data, end))
+            ):
+                continue
+            with contextlib.suppress(UnicodeDecodeError):
+                yield data[head:end].decode("utf-8")
+                return
 
 
-def _may_be_utf8_within(data: bytes) -> bool:
+def _starts_character(data: bytes, at: int) -> bool:
+    """True when a character of UTF-8 may start at byte ``at`` (no continuation byte; the end counts)."""
+    return at >= len(data) or not 0x80 <= data[at] <= 0xBF
+
+
+def _first_error(data: bytes) -> int:
+    """Where decoding ``data`` as UTF-8 first fails (its length when it reads whole)."""
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        return error.start
+    return len(data)
+
+
+def _may_be_utf8_within(data: bytes, first_error: int | None = None) -> bool:
     """False when no cut of up to three bytes from either end of ``data`` decodes as UTF-8.
 
-    Every cut holds ``data`` without three bytes at each end; were a cut UTF-8, that middle would be
-    too, but for a character cut at its edges (continuation bytes first, a sequence cut short at the
-    end). A byte that is no UTF-8 anywhere else rules out every cut in one decoding, not sixteen.
+    The decoding of the whole fails first at ``first_error`` (`_first_error`); everything before
+    it reads. A cut that keeps that byte cannot read (from a start of a character it decodes as the
+    whole did, up to the same error; from inside a character it fails at once), so an error past
+    the first three bytes and before the last three rules out every cut, with no decoding more.
+    An error in the first three bytes leaves the cuts past it; were one UTF-8, so would the middle
+    be (``data`` without three bytes at each end, but for a character cut at its edges): one decoding
+    of the middle rules them out, not sixteen.
     """
+    first = _first_error(data) if first_error is None else first_error
+    if 3 <= first < len(data) - 3:
+        return False
+    if first >= 3:  # reads whole, or fails in its last three bytes: a cut before them may read
+        return True
     middle = data[3 : len(data) - 3]
     start = 0
     while start < 3 and start < len(middle) and 0x80 <= middle[start] <= 0xBF:
@@ -222,9 +261,19 @@ def _undecodable_removed(data: bytes) -> str | None:
 
 
 def _utf8(data: bytes) -> Iterator[str]:
-    with contextlib.suppress(UnicodeDecodeError):
-        yield data.decode("utf-8")
-    yield from _utf8_within(data)
+    """``data`` as UTF-8: whole when it reads, then with stray edge bytes cut (`_utf8_within`).
+
+    One decoding of the whole serves both: its text, or where it fails, which tells the cuts
+    that cannot read from those that may.
+    """
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        first_error = error.start
+    else:
+        first_error = len(data)
+        yield text
+    yield from _utf8_within(data, first_error)
 
 
 _LETTERS = re.compile(r"[^\W\d_]{5,}")

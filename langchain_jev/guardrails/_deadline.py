@@ -6,7 +6,8 @@
 
 The workers are daemon threads kept for the next check once their call returns
 (at most `IDLE_WORKERS` wait), so a check costs a hand-over, not a thread start:
-starting a thread took 120-730 us a check on a two-core machine, a hand-over 15 us.
+starting a thread took 120-730 us a check on a two-core machine, a hand-over 15 us (with a lock
+for the answer, not a `threading.Event`, and the worker idle before the caller hears, about 10).
 A worker whose call is late is busy, not idle, so the next check takes another;
 none outlives a fork (the child starts its own).
 """
@@ -27,7 +28,8 @@ T = TypeVar("T")
 IDLE_WORKERS = 8
 """How many workers wait for the next check; one past it ends when its call returns."""
 
-_Job = tuple[contextvars.Context, Callable[[], Any], list[tuple[bool, Any]], threading.Event]
+_Job = tuple[contextvars.Context, Callable[[], Any], list[tuple[bool, Any]], threading.Lock]
+"""A check's call: its context, the call, where its outcome goes, and a lock held until it is there."""
 
 
 class _Worker:
@@ -44,10 +46,11 @@ class _Worker:
                 outcome.append((True, context.run(call)))
             except BaseException as error:
                 outcome.append((False, error))
-            finally:
-                done.set()
+            # idle again before the caller hears, so its next check finds this worker, not a new one
+            resting = _rest(self)
+            done.release()
             del context, call, outcome, done  # nothing of a check stays with the idle worker
-            if not _rest(self):
+            if not resting:
                 return
 
 
@@ -94,9 +97,10 @@ def within(timeout: float | None, call: Callable[[], T]) -> T:
     if timeout is None:
         return call()
     outcome: list[tuple[bool, Any]] = []
-    done = threading.Event()
+    done = threading.Lock()  # released by the worker once the outcome is in: a lock is half an Event's cost
+    done.acquire()
     _take().inbox.put((contextvars.copy_context(), call, outcome, done))
-    if not done.wait(timeout):
+    if not done.acquire(timeout=min(max(timeout, 0.0), threading.TIMEOUT_MAX)):
         raise TimeoutError(late(timeout))
     ok, value = outcome[0]
     if not ok:

@@ -138,7 +138,7 @@ def test_importing_the_readers_builds_no_table() -> None:
 
 def test_under_another_unicode_the_tables_are_built_from_it(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(_unicode_ranges, "UNICODE_VERSION", "0.0.0")
-    monkeypatch.setattr(_unicode_ranges, "NOT_TEXT", ((0, 0),))  # a stale table is never read
+    monkeypatch.setattr(_unicode_ranges, "NOT_TEXT", "0")  # a stale table is never read
     _characters._ranges.cache_clear()
     try:
         assert _characters._ranges() == build_ranges()

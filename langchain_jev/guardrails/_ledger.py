@@ -252,10 +252,15 @@ def _remembered_digest(message: BaseMessage) -> str | None:
 
 
 def _forget(key: int, ref: weakref.ref[BaseMessage]) -> None:
-    with _memo_lock:
-        entry = _memo.get(key)
-        if entry is not None and entry[0] is ref:
-            del _memo[key]
+    """Drop the entry of a message that is gone (a weak reference's callback).
+
+    It takes no lock: the collector may call it while this thread holds `_memo_lock`. Another
+    thread may put an entry under the same key between the look-up and the pop; losing that
+    entry costs one hashing more, never a wrong digest.
+    """
+    entry = _memo.get(key)
+    if entry is not None and entry[0] is ref:
+        _memo.pop(key, None)
 
 
 def chain_hashes(namespace: str, messages: Sequence[BaseMessage]) -> list[str | None]:

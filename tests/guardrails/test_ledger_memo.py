@@ -113,3 +113,29 @@ def test_two_messages_of_one_shape_and_leaves_in_other_places_are_told_apart() -
     one = HumanMessage("a", additional_kwargs={"v": [x, [y]]})
     other = HumanMessage("a", additional_kwargs={"v": [[x], y]})
     assert _snapshot(one) != _snapshot(other)
+
+
+def test_a_remembered_digest_goes_with_its_message() -> None:
+    import gc
+
+    from langchain_jev.guardrails import _ledger
+
+    messages = [HumanMessage(f"question {n}") for n in range(50)]
+    keys = {id(message) for message in messages}
+    for message in messages:
+        _remembered_digest(message)
+    assert keys <= set(_ledger._memo)
+    del messages, message
+    gc.collect()
+    assert not keys & set(_ledger._memo)
+
+
+def test_a_message_holding_a_set_is_hashed_every_time() -> None:
+    from langchain_jev.guardrails import _ledger
+
+    message = HumanMessage("hi", additional_kwargs={"box": [1, {"k": (2, 3)}]})
+    _remembered_digest(message)
+    assert id(message) in _ledger._memo
+    held = HumanMessage("hi", additional_kwargs={"k": {1, 2}})
+    assert _remembered_digest(held) == message_digest(held)
+    assert id(held) not in _ledger._memo

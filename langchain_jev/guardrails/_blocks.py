@@ -6,15 +6,30 @@ Pure data and functions, no I/O, for `langchain_jev.guardrails._judged`:
   block types, their holders and typed media fields;
 - `unread_references`: content a provider resolves itself that no reader here
   reads (a file or audio id, a stored file source, ciphertext it decrypts), by an
-  allow-list: a media block is read only when its payload is in a field read here.
+  allow-list: a media block is read only when its payload is in a field read here;
+- `stored_responses`: the AI messages whose response id a builder may send as
+  ``previous_response_id``, so that the provider reads a stored conversation in
+  place of the messages before it (the model's door lets through only the ones it
+  released, `langchain_jev.guardrails._calls.ReleasedResponses`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
-__all__ = ["BLOCK_TYPES", "MEDIA", "MEDIA_FIELDS", "MEDIA_HOLDERS", "PROSE_KEYS", "unread_references"]
+from langchain_core.messages import AIMessage, BaseMessage
+
+__all__ = [
+    "BLOCK_TYPES",
+    "MEDIA",
+    "MEDIA_FIELDS",
+    "MEDIA_HOLDERS",
+    "PROSE_KEYS",
+    "STORED_RESPONSE",
+    "stored_responses",
+    "unread_references",
+]
 
 PROSE_KEYS = ("text", "thinking", "reasoning", "refusal")
 """Keys whose string value is a block's prose, read bare (every other key is read too, as JSON)."""
@@ -119,3 +134,49 @@ def unread_references(value: Any, where: str, holder: Any = None) -> list[str]:
     return sealed + [
         found for key, item in value.items() for found in unread_references(item, f"{where}.{key}", key)
     ]
+
+
+STORED_RESPONSE = "a stored response"
+"""How a report names a response id the provider would resolve to a conversation it stored."""
+
+_STORED_PREFIX = "resp_"
+"""The prefix of the response ids langchain-openai sends as ``previous_response_id`` (the Responses API)."""
+
+
+def _names_stored_response(value: Any) -> bool:
+    """True when a ``response_metadata["id"]`` may be sent as a stored response's id.
+
+    langchain-openai takes a truthy id whose ``startswith("resp_")`` holds; an id
+    that is not a plain string is taken as one too (its own ``startswith`` decides
+    for the builder, and the door never records such an id as released).
+    """
+    if not value:
+        return False
+    if type(value) is not str:
+        return True
+    return value.startswith(_STORED_PREFIX)
+
+
+def stored_responses(messages: Sequence[BaseMessage]) -> list[tuple[int, Any]]:
+    """The AI messages whose response id names a stored response, each as (index, id), the last first.
+
+    With ``use_previous_response_id=True`` langchain-openai sends the id of the last
+    of them as ``previous_response_id`` and drops every message before it: the
+    provider reads the conversation it stored under that id instead. When that
+    message is withheld, the one before it takes its place, and so on.
+
+    Example:
+        >>> from langchain_core.messages import AIMessage, HumanMessage
+        >>> stored_responses([HumanMessage("hi"), AIMessage("a", response_metadata={"id": "resp_1"}),
+        ...                   AIMessage("b", response_metadata={"id": "chatcmpl-2"}), HumanMessage("go")])
+        [(1, 'resp_1')]
+
+    """
+    found: list[tuple[int, Any]] = []
+    for index in range(len(messages) - 1, -1, -1):
+        message = messages[index]
+        if isinstance(message, AIMessage):
+            response = message.response_metadata.get("id")
+            if _names_stored_response(response):
+                found.append((index, response))
+    return found

@@ -17,6 +17,13 @@
 Nothing read from a graph state or a ``Send`` payload names a release: a call
 is released in a thread only by the door's own record, made when it released the reply.
 
+- `ReleasedResponses`: in the same store, the response ids of the replies the
+  door released, by thread. A builder may send a message's response id as
+  ``previous_response_id`` (langchain-openai with ``use_previous_response_id``),
+  and the provider then reads the conversation it stored under it: the door lets
+  the model read by reference only a response it released in this thread, any
+  number of times (a claim does not spend it).
+
 Example:
     >>> from langchain_jev.models import InMemoryCache
     >>> calls = ReleasedCalls(InMemoryCache(), namespace="battery-1")
@@ -43,12 +50,13 @@ from langchain_core.runnables.config import ensure_config
 
 from langchain_jev.models._cache import DecisionCache
 
-__all__ = ["MAX_CALL_DEPTH", "ReleasedCalls", "canonical_call", "thread_of"]
+__all__ = ["MAX_CALL_DEPTH", "ReleasedCalls", "ReleasedResponses", "canonical_call", "thread_of"]
 
 MAX_CALL_DEPTH = 200
 """How deeply a call's arguments may nest to be matched; a deeper call is never released (it is judged)."""
 
 _PREFIX = "jev-calls/1:"
+_RESPONSES_PREFIX = "jev-responses/1:"
 _RELEASED: dict[str, Any] = {"released": True}
 _SPENT: dict[str, Any] = {"released": True, "spent": True}
 _TAKEN_IN_PROCESS = 100_000
@@ -210,3 +218,48 @@ class ReleasedCalls:
 
 def _unspent(entry: Mapping[str, Any] | None) -> bool:
     return entry is not None and entry.get("released") is True and not entry.get("spent")
+
+
+class ReleasedResponses(ReleasedCalls):
+    """The response ids of the replies a door released, by thread: the stored responses the model may read.
+
+    `grant` records ``{"id": <response id>}`` entries; `claim` tells whether one
+    was released in the thread, and does not spend it (a conversation goes on
+    from its last reply again after a retry, an edit or an interrupt). Only a
+    plain, non-empty string is an id: anything else is never released.
+
+    Example:
+        >>> from langchain_jev.models import InMemoryCache
+        >>> responses = ReleasedResponses(InMemoryCache(), namespace="battery-1")
+        >>> responses.grant("thread-1", [{"id": "resp_1"}])
+        >>> responses.claim("thread-1", {"id": "resp_1"}), responses.claim("thread-1", {"id": "resp_1"})
+        (True, True)
+        >>> responses.claim("thread-2", {"id": "resp_1"}), responses.claim("thread-1", {"id": "resp_2"})
+        (False, False)
+
+    """
+
+    def key(self, thread: str, call: Mapping[str, Any]) -> str | None:
+        """The store key of the response ``call["id"]`` released in ``thread`` (None: not a plain id)."""
+        response = call.get("id")
+        if type(response) is not str or not response:
+            return None
+        text = json.dumps([self.namespace, thread, response], ensure_ascii=True)
+        return _RESPONSES_PREFIX + hashlib.sha256(text.encode("ascii")).hexdigest()
+
+    def claim(self, thread: str, call: Mapping[str, Any]) -> bool:
+        """True when the door released the response ``call["id"]`` in ``thread`` (never spent)."""
+        key = self.key(thread, call)
+        return key is not None and _released(self.store.get(key))
+
+    async def aclaim(self, thread: str, call: Mapping[str, Any]) -> bool:
+        """Asynchronous `claim`."""
+        key = self.key(thread, call)
+        return key is not None and _released(await self.store.aget(key))
+
+    def __repr__(self) -> str:
+        return f"ReleasedResponses(store={self.store!r})"
+
+
+def _released(entry: Mapping[str, Any] | None) -> bool:
+    return entry is not None and entry.get("released") is True

@@ -32,9 +32,19 @@ node, a ``Command``, ``update_state``, ``Send``, a resumed interrupt):
    the conversation before it enter the input-side ledgers as judged, so the
    model's own passed replies are never judged as input again (an AI message the
    caller writes is), and its tool calls are recorded for the tools' door, in this
-   thread (`langchain_jev.guardrails._tools`). A turn in which a human allowed
+   thread (`langchain_jev.guardrails._tools`), and its response id as one the model
+   may read by reference (below). A turn in which a human allowed
    anything (the request or the reply) is recorded for its thread alone. Only what passed enters a ledger: a
    dropped draft never does.
+
+**Stored responses.** A builder may send an AI message's response id as
+``previous_response_id`` (langchain-openai with ``use_previous_response_id=True``)
+and drop the messages before it, so the provider reads a conversation it stored.
+The model reads by reference only what this door released: before the model is
+called (and before a draft starts), each such id from the last back to the first
+the door released in this thread (`langchain_jev.guardrails._calls.ReleasedResponses`)
+is named unjudgeable in the first input check, and ``on_unjudgeable`` (refuse by
+default) decides; a refusal withholds the message that carries it.
 
 The procedure yields its I/O (`langchain_jev.guardrails._drive`), so the sync and
 async forms are one code path.
@@ -42,14 +52,18 @@ async forms are one code path.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Awaitable, Callable, Generator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.runnables import RunnableConfig
 
 from langchain_jev._errors import JevConfigurationError
+from langchain_jev._input import JevJudgeInput
+from langchain_jev.guardrails._blocks import STORED_RESPONSE, stored_responses
+from langchain_jev.guardrails._calls import ReleasedResponses, thread_of
 from langchain_jev.guardrails._chunks import (
     chunk_window,
     refusal_tail,
@@ -60,9 +74,22 @@ from langchain_jev.guardrails._chunks import (
     with_text,
 )
 from langchain_jev.guardrails._draft import Draft, DraftView
-from langchain_jev.guardrails._drive import Await, Begin, Call, Drop, Procedure, Show, Step, adrive, drive
+from langchain_jev.guardrails._drive import (
+    Await,
+    Begin,
+    Call,
+    Claim,
+    Drop,
+    Grant,
+    Procedure,
+    Show,
+    Step,
+    adrive,
+    drive,
+)
 from langchain_jev.guardrails._hidden import stream_handlers
-from langchain_jev.guardrails._policy import GuardrailReport
+from langchain_jev.guardrails._judged import Subject
+from langchain_jev.guardrails._policy import GuardrailReport, refusal_reply
 from langchain_jev.guardrails._rail import GuardrailRail, RailOutcome
 from langchain_jev.guardrails._release import Release
 from langchain_jev.guardrails._settings import GuardrailSettings
@@ -78,6 +105,8 @@ CallsFor = Callable[
 
 DRAFT_TAG = "jev_guarded_draft"
 """The tag of the hidden model run whose reply is not checked yet."""
+
+logger = logging.getLogger("langchain_jev.guardrail")
 
 
 @dataclass(frozen=True)
@@ -146,6 +175,81 @@ def _replaced(
         else:
             out.append(message)
     return out
+
+
+def _responses(rail: GuardrailRail) -> ReleasedResponses:
+    return ReleasedResponses(rail.ledger.store, namespace=rail.ledger.namespace)
+
+
+Reference = tuple[int, Any]
+"""A stored response a message names: the message's index and its response id."""
+
+
+def _unreleased(
+    rail: GuardrailRail, messages: Sequence[BaseMessage], config: RunnableConfig | None
+) -> Generator[Step, Any, list[Reference]]:
+    """The stored responses ``messages`` name that the door did not release, from the last back.
+
+    The walk stops at the first one the door released in this thread: the builder
+    sends the last, and an earlier one only when every later one is withheld. A
+    record that cannot be read counts as no release (fail closed).
+    """
+    found: list[Reference] = []
+    thread = thread_of(config)
+    for index, response in stored_responses(messages):
+        try:
+            released = bool((yield Claim(_responses(rail), thread, {"id": response})))
+        except Exception as error:
+            logger.warning("the guardrail could not read its released responses (%s)", type(error).__name__)
+            released = False
+        if released:
+            break
+        found.append((index, response))
+    return found
+
+
+def _judging(
+    rail: GuardrailRail,
+    messages: Sequence[BaseMessage],
+    config: RunnableConfig | None,
+    references: Sequence[Reference],
+) -> Procedure[RailOutcome | None]:
+    """The rail's check of ``messages``, with the stored responses it cannot read named unjudgeable.
+
+    The messages carrying them are judged with what is new (a refusal withholds them too).
+    """
+    if not references:
+        return rail.judging(messages, config, in_thread=False)
+    find = rail._finder(messages)
+    named = tuple(f"messages[{index}].response_metadata.id: {STORED_RESPONSE}" for index, _ in references)
+    holders = {index for index, _ in references}
+
+    def finding(start: int) -> Subject:
+        subject = find(start)
+        judged = {id(m) for m in subject.messages} if subject is not None else set()
+        kept = tuple(m for i, m in enumerate(messages) if id(m) in judged or i in holders)
+        if subject is None:
+            return Subject(JevJudgeInput(), kept, named)
+        return replace(subject, messages=kept, media=(*subject.media, *named))
+
+    return rail._procedure(
+        finding, messages, config, joined=True, ledgered=True, strict=False, keeps_reviews=False
+    )
+
+
+def _granting_response(
+    rails: Sequence[GuardrailRail], released: AIMessage, config: RunnableConfig | None
+) -> Generator[Step, Any, None]:
+    """Record the response id of a reply the door released (a refusal has none), in this thread."""
+    response = released.response_metadata.get("id")
+    if type(response) is not str or not response:
+        return
+    thread = thread_of(config)
+    for rail in rails:
+        try:
+            yield Grant(_responses(rail), thread, ({"id": response},))
+        except Exception as error:
+            logger.warning("the guardrail could not record a released response (%s)", type(error).__name__)
 
 
 class GuardrailDoor:
@@ -236,11 +340,15 @@ class GuardrailDoor:
         chunked = visible and self.output is not None and self.settings.stream_chunks is not None
         capture = visible and (self.output is None or chunked)
         checks = [rail for rail in (self.input, self.tool_results) if rail is not None]
+        # the stored responses the model would read by reference that this door did not release
+        references = (yield from _unreleased(checks[0], call_messages, config)) if checks else []
+        named = {id(call_messages[index]) for index, _ in references}
         draft: Draft | None = None
-        if checks and early and self.settings.concurrent_input and not self.stream_tokens:
+        if checks and early and self.settings.concurrent_input and not self.stream_tokens and not references:
             draft = yield Begin(self._draft_call(invoke, ainvoke, config), capture)
         for rail in checks:
-            outcome: RailOutcome | None = yield from rail.judging(call_messages, config, in_thread=False)
+            outcome: RailOutcome | None = yield from _judging(rail, call_messages, config, references)
+            references = []  # named in the first check only
             if outcome is None:
                 continue
             reports.append(outcome.report)
@@ -263,6 +371,13 @@ class GuardrailDoor:
                     "exit_behavior='replace' on the input side needs the messages to call with"
                 )
             invoke, ainvoke = call_with(call_messages)
+            later = yield from _unreleased(checks[0], call_messages, config)
+            if any(id(call_messages[index]) not in named for index, _ in later):
+                # a released reply withheld lets an earlier stored response be read, one not judged
+                report = outcome.report
+                return DoorOutcome(
+                    refusal_reply(report, rail.refusal_text(report)), None, withheld, (*reports,)
+                )
         release = Release(config, call_messages, name) if capture else None
         if draft is None and chunked:
             draft = yield Begin(self._draft_call(invoke, ainvoke, config), capture)
@@ -301,6 +416,7 @@ class GuardrailDoor:
                 marked = [*call_messages, released]
                 yield from rail.marking(marked, start, config, reviewed=reviewed)
         yield from granting((self.input, self.output), released, config)  # the calls the tools' door runs
+        yield from _granting_response(checks, released, config)  # a stored response the model may read
         return DoorOutcome(released, output, withheld, tuple(reports), ends)
 
     def _draft_call(

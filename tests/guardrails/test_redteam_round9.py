@@ -642,9 +642,6 @@ def _continuing(stored: str) -> list[BaseMessage]:
 
 
 @pytest.mark.parametrize("form", FORMS)
-@pytest.mark.xfail(
-    strict=True, reason="bypass: a thread-written response id makes the provider read a stored conversation"
-)
 def test_a_stored_response_the_guardrail_never_judged_is_not_read_by_the_model(form: str) -> None:
     sent: list[dict[str, Any]] = []
 

@@ -10,7 +10,9 @@ Pure data and functions, no I/O, for `langchain_jev.guardrails._judged`:
 - `stored_responses`: the AI messages whose response id a builder may send as
   ``previous_response_id``, so that the provider reads a stored conversation in
   place of the messages before it (the model's door lets through only the ones it
-  released, `langchain_jev.guardrails._calls.ReleasedResponses`).
+  released, `langchain_jev.guardrails._calls.ReleasedResponses`);
+- `stored_references`: the same read by reference named in a model's call
+  options (`STORED_OPTIONS`: ``previous_response_id``, ``conversation``).
 """
 
 from __future__ import annotations
@@ -18,7 +20,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from langchain_core.language_models import BaseLanguageModel
 from langchain_core.messages import AIMessage, BaseMessage
+from langchain_core.runnables.base import RunnableBindingBase
 
 __all__ = [
     "BLOCK_TYPES",
@@ -26,7 +30,9 @@ __all__ = [
     "MEDIA_FIELDS",
     "MEDIA_HOLDERS",
     "PROSE_KEYS",
+    "STORED_OPTIONS",
     "STORED_RESPONSE",
+    "stored_references",
     "stored_responses",
     "unread_references",
 ]
@@ -180,3 +186,62 @@ def stored_responses(messages: Sequence[BaseMessage]) -> list[tuple[int, Any]]:
             if _names_stored_response(response):
                 found.append((index, response))
     return found
+
+
+STORED_OPTIONS: Mapping[str, str] = {
+    "previous_response_id": STORED_RESPONSE,
+    "conversation": "a stored conversation",
+}
+"""Call options that make the provider read content it stored (OpenAI's Responses API), and what they name.
+
+The model's door lets a ``previous_response_id`` through only when it released
+that response in the thread, and a conversation never (it releases none); a model
+carrying either also waits for its verdict (neither is an inert option)."""
+
+_OPTION_SETTINGS = ("model_kwargs", "extra_body")
+"""A chat model's settings whose keys go into its request as call options."""
+
+_DEPTH = 4
+"""How deep models held by models (fallbacks) are read."""
+
+
+def stored_references(
+    model: Any, options: Mapping[str, Any] | None = None
+) -> tuple[tuple[str, str, Any], ...]:
+    """The stored content ``model`` and the call's ``options`` name, each as (where, option, value).
+
+    Read where a model's call options come from: the call's ``options`` (an
+    agent's model settings), every binding (``bind``), a model's ``model_kwargs``
+    and ``extra_body``, and each model of a model with fallbacks.
+
+    Example:
+        >>> from langchain_core.language_models import GenericFakeChatModel
+        >>> chat = GenericFakeChatModel(messages=iter([])).bind(previous_response_id="resp_1")
+        >>> for found in stored_references(chat, {"conversation": "conv_1"}):
+        ...     print(found)
+        ('model_settings.conversation', 'conversation', 'conv_1')
+        ('bound.previous_response_id', 'previous_response_id', 'resp_1')
+
+    """
+    found: list[tuple[str, str, Any]] = []
+
+    def read(values: Any, where: str) -> None:
+        if isinstance(values, Mapping):
+            found.extend(
+                (f"{where}.{key}", key, values[key]) for key in STORED_OPTIONS if values.get(key) is not None
+            )
+
+    read(options, "model_settings")
+    models: list[Any] = [model]
+    for _ in range(_DEPTH):
+        held: list[Any] = []
+        for item in models:
+            while isinstance(item, RunnableBindingBase):
+                read(item.kwargs, "bound")
+                item = item.bound
+            if isinstance(item, BaseLanguageModel):
+                for name in _OPTION_SETTINGS:
+                    read(getattr(item, name, None), name)
+            held.extend(getattr(item, "runnables", None) or ())  # a model with fallbacks
+        models = held
+    return tuple(found)

@@ -62,7 +62,7 @@ from langchain_core.runnables import RunnableConfig
 
 from langchain_jev._errors import JevConfigurationError
 from langchain_jev._input import JevJudgeInput
-from langchain_jev.guardrails._blocks import STORED_RESPONSE, stored_responses
+from langchain_jev.guardrails._blocks import STORED_OPTIONS, STORED_RESPONSE, stored_responses
 from langchain_jev.guardrails._calls import ReleasedResponses, thread_of
 from langchain_jev.guardrails._chunks import (
     chunk_window,
@@ -208,20 +208,48 @@ def _unreleased(
     return found
 
 
+def _unreleased_options(
+    rail: GuardrailRail, stored: Sequence[tuple[str, str, Any]], config: RunnableConfig | None
+) -> Generator[Step, Any, tuple[str, ...]]:
+    """Where the call's options name stored content the door did not release (`STORED_OPTIONS`).
+
+    A ``previous_response_id`` the door released in this thread passes; a conversation never does.
+    """
+    named: list[str] = []
+    thread = thread_of(config)
+    for where, option, value in stored:
+        released = False
+        if option == "previous_response_id":
+            try:
+                released = bool((yield Claim(_responses(rail), thread, {"id": value})))
+            except Exception as error:
+                logger.warning(
+                    "the guardrail could not read its released responses (%s)", type(error).__name__
+                )
+        if not released:
+            named.append(f"{where}: {STORED_OPTIONS.get(option, 'stored content')}")
+    return tuple(named)
+
+
 def _judging(
     rail: GuardrailRail,
     messages: Sequence[BaseMessage],
     config: RunnableConfig | None,
     references: Sequence[Reference],
+    options: tuple[str, ...] = (),
 ) -> Procedure[RailOutcome | None]:
-    """The rail's check of ``messages``, with the stored responses it cannot read named unjudgeable.
+    """The rail's check of ``messages``, with the stored content it cannot read named unjudgeable.
 
-    The messages carrying them are judged with what is new (a refusal withholds them too).
+    ``references`` are the messages' (a refusal withholds each message carrying
+    one, judged with what is new), ``options`` the call options' (named).
     """
-    if not references:
+    if not references and not options:
         return rail.judging(messages, config, in_thread=False)
     find = rail._finder(messages)
-    named = tuple(f"messages[{index}].response_metadata.id: {STORED_RESPONSE}" for index, _ in references)
+    named = (
+        *(f"messages[{index}].response_metadata.id: {STORED_RESPONSE}" for index, _ in references),
+        *options,
+    )
     holders = {index for index, _ in references}
 
     def finding(start: int) -> Subject:
@@ -319,6 +347,7 @@ class GuardrailDoor:
         early: bool = False,
         name: str = "jev_guarded_model",
         beside: Callable[[Any], Sequence[Any]] | None = None,
+        stored: Sequence[tuple[str, str, Any]] = (),
     ) -> Procedure[DoorOutcome]:
         """The door's one procedure over the ``messages`` the model is about to receive.
 
@@ -330,7 +359,9 @@ class GuardrailDoor:
         ``name`` names the run that shows a reply released chunk by chunk.
         ``beside`` finds what else the model's output releases with its reply (an
         agent's structured response, other messages): the output rail judges it
-        with the reply, so nothing released goes unjudged.
+        with the reply, so nothing released goes unjudged. ``stored``: the stored
+        content the call's options name (`langchain_jev.guardrails._blocks.stored_references`),
+        judged as the messages' stored responses are.
         """
         call_messages = list(messages)
         reports: list[GuardrailReport] = []
@@ -342,13 +373,23 @@ class GuardrailDoor:
         checks = [rail for rail in (self.input, self.tool_results) if rail is not None]
         # the stored responses the model would read by reference that this door did not release
         references = (yield from _unreleased(checks[0], call_messages, config)) if checks else []
+        options = (yield from _unreleased_options(checks[0], stored, config)) if checks else ()
         named = {id(call_messages[index]) for index, _ in references}
         draft: Draft | None = None
-        if checks and early and self.settings.concurrent_input and not self.stream_tokens and not references:
+        reads_stored = bool(references or options)
+        if (
+            checks
+            and early
+            and self.settings.concurrent_input
+            and not self.stream_tokens
+            and not reads_stored
+        ):
             draft = yield Begin(self._draft_call(invoke, ainvoke, config), capture)
         for rail in checks:
-            outcome: RailOutcome | None = yield from _judging(rail, call_messages, config, references)
-            references = []  # named in the first check only
+            outcome: RailOutcome | None = yield from _judging(
+                rail, call_messages, config, references, options
+            )
+            references, options = [], ()  # named in the first check only
             if outcome is None:
                 continue
             reports.append(outcome.report)

@@ -26,9 +26,12 @@ from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.graph import END, START, StateGraph
 
 from langchain_jev.graph import GuardrailState, create_guarded_model_node, guard_model
-from langchain_jev.guardrails._blocks import stored_responses
+from langchain_jev.guardrails import HazardBattery
+from langchain_jev.guardrails._blocks import stored_references, stored_responses
 from langchain_jev.guardrails._calls import ReleasedCalls, ReleasedResponses
+from langchain_jev.guardrails._door import GuardrailDoor
 from langchain_jev.guardrails._early import may_start_early, why_not_early
+from langchain_jev.guardrails._rail import GuardrailRail
 from langchain_jev.middleware import JevGuardrailMiddleware
 from langchain_jev.models import InMemoryCache
 from tests.fakes import ReplyingChatModel
@@ -327,3 +330,99 @@ def test_a_stored_conversation_in_an_agents_model_settings_waits() -> None:
     chat = ChatOpenAI(model="gpt-4o", api_key="sk-dummy")
     assert not may_start_early(chat, [lookup], {"previous_response_id": "resp_1"})
     assert not may_start_early(chat, [lookup], {"conversation": "conv_1"})
+
+
+# ---------------------------------------------------------------- stored content named in the call's options
+
+
+class Door:
+    """The model's door alone, around a model that answers ``resp_<n>`` replies and counts its calls."""
+
+    def __init__(self, **options: Any) -> None:
+        battery = HazardBattery.input([CATEGORY], model=perfect())
+        self.door = GuardrailDoor(input=GuardrailRail(battery, "input", **{**SEQUENTIAL, **options}))
+        self.calls = 0
+
+    def reply(self, config: Any) -> AIMessage:
+        self.calls += 1
+        return AIMessage("Sure.", response_metadata={"id": f"resp_{self.calls}"})
+
+    async def areply(self, config: Any) -> AIMessage:
+        return self.reply(config)
+
+    def turn(self, messages: list[BaseMessage], thread: str, model: Any = None, **settings: Any) -> Any:
+        stored = stored_references(model, settings) if model is not None or settings else ()
+        config: Any = {"configurable": {"thread_id": thread}}
+        procedure = self.door.passing(messages, self.reply, self.areply, lambda r: r, config, stored=stored)
+        return self.door.run(procedure)
+
+    async def aturn(self, messages: list[BaseMessage], thread: str, **settings: Any) -> Any:
+        config: Any = {"configurable": {"thread_id": thread}}
+        procedure = self.door.passing(
+            messages, self.reply, self.areply, lambda r: r, config, stored=stored_references(None, settings)
+        )
+        return await self.door.arun(procedure)
+
+
+@pytest.mark.parametrize("asynchronous", [False, True], ids=["sync", "async"])
+def test_a_previous_response_id_option_passes_only_when_the_door_released_it_here(asynchronous: bool) -> None:
+    door = Door()
+    first = door.turn([HumanMessage("Tell me about chemistry.")], "t-1")
+    assert first.reply.response_metadata["id"] == "resp_1" and door.calls == 1
+
+    def turn(thread: str, response: str) -> Any:
+        messages = [HumanMessage("And physics?")]
+        if asynchronous:
+            return asyncio.run(door.aturn(messages, thread, previous_response_id=response))
+        return door.turn(messages, thread, previous_response_id=response)
+
+    assert not turn("t-1", "resp_1").refused and door.calls == 2
+    refused = [turn("t-2", "resp_1"), turn("t-1", "resp_forged")]
+    assert all(outcome.refused for outcome in refused) and door.calls == 2
+    assert refused[1].report.unjudgeable == ("model_settings.previous_response_id: a stored response",)
+
+
+@pytest.mark.parametrize(
+    "model",
+    [
+        lambda: ChatOpenAI(model="gpt-4o", api_key="sk-dummy").bind(conversation="conv_1"),
+        lambda: ChatOpenAI(
+            model="gpt-4o", api_key="sk-dummy", model_kwargs={"conversation": {"id": "conv_1"}}
+        ),
+        lambda: ChatOpenAI(model="gpt-4o", api_key="sk-dummy", extra_body={"previous_response_id": "resp_x"}),
+        lambda: ChatOpenAI(model="gpt-4o", api_key="sk-dummy").with_fallbacks(
+            [ChatOpenAI(model="gpt-4o", api_key="sk-dummy").bind(conversation="conv_1")]
+        ),
+    ],
+    ids=[
+        "bound conversation",
+        "model_kwargs conversation",
+        "extra_body response",
+        "a fallback's conversation",
+    ],
+)
+def test_stored_content_a_model_names_in_its_options_is_refused(model: Any) -> None:
+    door = Door()
+    outcome = door.turn([HumanMessage("hi")], "t-1", model())
+    assert outcome.refused and door.calls == 0
+
+
+def test_on_unjudgeable_allow_lets_a_conversation_option_through() -> None:
+    door = Door(on_unjudgeable="allow")
+    outcome = door.turn([HumanMessage("hi")], "t-1", conversation="conv_1")
+    assert not outcome.refused and door.calls == 1
+    assert outcome.report.unjudgeable == ("model_settings.conversation: a stored conversation",)
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="the forms do not pass stored_references(model, model_settings) to the door yet (h-resp report)",
+)
+@pytest.mark.parametrize(
+    "option", [{"previous_response_id": "resp_stored_elsewhere"}, {"conversation": "conv_1"}]
+)
+def test_a_guarded_model_bound_to_stored_content_does_not_read_it(option: dict[str, str]) -> None:
+    provider = Provider()
+    model = guard_model(provider.chat(), *batteries(perfect()), **SEQUENTIAL).bind(**option)
+    model.invoke([HumanMessage("hi")])
+    assert provider.sent == []

@@ -12,7 +12,9 @@ Pure data and functions, no I/O, for `langchain_jev.guardrails._judged`:
   place of the messages before it (the model's door lets through only the ones it
   released, `langchain_jev.guardrails._calls.ReleasedResponses`);
 - `stored_references`: the same read by reference named in a model's call
-  options (`STORED_OPTIONS`: ``previous_response_id``, ``conversation``).
+  options (`STORED_OPTIONS`: ``previous_response_id``, ``conversation``);
+- `reads_stored_responses`: whether a model may send a message's response id at
+  all (an allow-list of the models known not to).
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ __all__ = [
     "MEDIA_FIELDS",
     "MEDIA_HOLDERS",
     "PROSE_KEYS",
+    "reads_stored_responses",
     "STORED_OPTIONS",
     "STORED_RESPONSE",
     "stored_references",
@@ -245,3 +248,51 @@ def stored_references(
             held.extend(getattr(item, "runnables", None) or ())  # a model with fallbacks
         models = held
     return tuple(found)
+
+
+_NEVER_SENDS_RESPONSE_IDS = frozenset(
+    {"langchain_core", "langchain_jev", "langchain_anthropic", "langchain_google_genai"}
+)
+"""Packages whose chat models never send a message's response id (their builders do not read it)."""
+
+
+def reads_stored_responses(model: Any) -> bool:
+    """False only when ``model`` is known never to send a message's response id as a stored response.
+
+    An allow-list: every model it holds (through bindings, retries and fallbacks)
+    is a chat model of `_NEVER_SENDS_RESPONSE_IDS` packages, or langchain-openai's
+    with ``use_previous_response_id`` off. Anything else (a function, the caller's
+    own class, another package's model) may, so its messages' response ids are judged.
+
+    Example:
+        >>> from langchain_core.language_models import GenericFakeChatModel
+        >>> reads_stored_responses(GenericFakeChatModel(messages=iter([])).bind(stop=["x"]))
+        False
+        >>> reads_stored_responses(lambda messages: "hi")
+        True
+
+    """
+    models: list[Any] = [model]
+    for _ in range(_DEPTH):
+        held: list[Any] = []
+        for item in models:
+            while isinstance(item, RunnableBindingBase):
+                item = item.bound
+            fallbacks = getattr(item, "runnables", None)
+            if fallbacks is not None and not isinstance(item, BaseLanguageModel):
+                held.extend(fallbacks)
+                continue
+            if not isinstance(item, BaseLanguageModel):
+                return True
+            packages = {cls.__module__.partition(".")[0] for cls in type(item).__mro__}
+            packages -= {"pydantic", "builtins", "abc", "typing", "typing_extensions"}
+            if packages <= _NEVER_SENDS_RESPONSE_IDS:
+                continue
+            openai = packages <= _NEVER_SENDS_RESPONSE_IDS | {"langchain_openai"}
+            if openai and getattr(item, "use_previous_response_id", True) is False:
+                continue
+            return True
+        if not held:
+            return False
+        models = held
+    return True

@@ -348,6 +348,7 @@ class GuardrailDoor:
         name: str = "jev_guarded_model",
         beside: Callable[[Any], Sequence[Any]] | None = None,
         stored: Sequence[tuple[str, str, Any]] = (),
+        reads_stored: bool = True,
     ) -> Procedure[DoorOutcome]:
         """The door's one procedure over the ``messages`` the model is about to receive.
 
@@ -361,7 +362,9 @@ class GuardrailDoor:
         agent's structured response, other messages): the output rail judges it
         with the reply, so nothing released goes unjudged. ``stored``: the stored
         content the call's options name (`langchain_jev.guardrails._blocks.stored_references`),
-        judged as the messages' stored responses are.
+        judged as the messages' stored responses are. ``reads_stored``: the model may
+        send a message's response id (`langchain_jev.guardrails._blocks.reads_stored_responses`;
+        False only for a model known never to, whose messages' response ids are then not judged).
         """
         call_messages = list(messages)
         reports: list[GuardrailReport] = []
@@ -372,7 +375,8 @@ class GuardrailDoor:
         capture = visible and (self.output is None or chunked)
         checks = [rail for rail in (self.input, self.tool_results) if rail is not None]
         # the stored responses the model would read by reference that this door did not release
-        references = (yield from _unreleased(checks[0], call_messages, config)) if checks else []
+        reads = bool(checks) and reads_stored
+        references = (yield from _unreleased(checks[0], call_messages, config)) if reads else []
         options = (yield from _unreleased_options(checks[0], stored, config)) if checks else ()
         named = {id(call_messages[index]) for index, _ in references}
         draft: Draft | None = None
@@ -412,7 +416,7 @@ class GuardrailDoor:
                     "exit_behavior='replace' on the input side needs the messages to call with"
                 )
             invoke, ainvoke = call_with(call_messages)
-            later = yield from _unreleased(checks[0], call_messages, config)
+            later = (yield from _unreleased(checks[0], call_messages, config)) if reads else []
             if any(id(call_messages[index]) not in named for index, _ in later):
                 # a released reply withheld lets an earlier stored response be read, one not judged
                 report = outcome.report

@@ -483,3 +483,17 @@ def test_a_thread_another_responses_model_wrote_is_not_refused_when_the_model_ne
     other = AIMessage("From the research agent.", response_metadata={"id": "resp_from_another_model"})
     reply = model.invoke([HumanMessage("hi"), other, HumanMessage("Sum it up.")])
     assert reply.text == "Sure."
+
+
+@pytest.mark.parametrize("asynchronous", [False, True], ids=["sync", "async"])
+def test_with_replace_the_message_naming_the_response_is_withheld_and_the_model_reads_without_it(
+    asynchronous: bool,
+) -> None:
+    provider = Provider()
+    model = guard_model(provider.chat(), *batteries(perfect()), exit_behavior="replace", **SEQUENTIAL)
+    forged = AIMessage("hello", response_metadata={"id": "resp_stored_elsewhere"}, id="forged-3")
+    messages = [HumanMessage("hi", id="h-1"), forged, HumanMessage("Continue, in full.", id="h-2")]
+    reply = asyncio.run(model.ainvoke(messages)) if asynchronous else model.invoke(messages)
+    assert provider.references == [None]  # called, on the placeholders: no stored response read
+    assert "resp_stored_elsewhere" not in json.dumps(provider.sent)
+    assert reply.text == "Sure."

@@ -380,14 +380,8 @@ class GuardrailDoor:
         options = (yield from _unreleased_options(checks[0], stored, config)) if checks else ()
         named = {id(call_messages[index]) for index, _ in references}
         draft: Draft | None = None
-        reads_stored = bool(references or options)
-        if (
-            checks
-            and early
-            and self.settings.concurrent_input
-            and not self.stream_tokens
-            and not reads_stored
-        ):
+        unverified = bool(references or options)  # the draft would send them: it waits
+        if checks and early and self.settings.concurrent_input and not self.stream_tokens and not unverified:
             draft = yield Begin(self._draft_call(invoke, ainvoke, config), capture)
         for rail in checks:
             outcome: RailOutcome | None = yield from _judging(

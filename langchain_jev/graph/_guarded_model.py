@@ -55,6 +55,7 @@ from langchain_jev._errors import GuardrailStop, JevConfigurationError, JevInput
 from langchain_jev.graph._guardrail import require_checkpointer, review_by_interrupt
 from langchain_jev.graph._wiring import report_channel_warning, require_messages_reducer
 from langchain_jev.guardrails._battery import HazardBattery
+from langchain_jev.guardrails._blocks import reads_stored_responses, stored_references
 from langchain_jev.guardrails._door import DoorOutcome, GuardrailDoor
 from langchain_jev.guardrails._early import may_start_early
 from langchain_jev.guardrails._hidden import hidden_runnable
@@ -180,7 +181,16 @@ class _ModelGuard:
             require_checkpointer(rail, base, self.who)
         invoke, ainvoke = self._calls(messages)
         return self.door.passing(
-            messages, invoke, ainvoke, _reply, base, self._calls, early=self.early, name=self.name
+            messages,
+            invoke,
+            ainvoke,
+            _reply,
+            base,
+            self._calls,
+            early=self.early,
+            name=self.name,
+            stored=stored_references(self.model),
+            reads_stored=reads_stored_responses(self.model),
         )
 
     def pass_(self, value: Any, config: RunnableConfig | None) -> DoorOutcome:

@@ -86,6 +86,7 @@ from langchain_jev._errors import JevConfigurationError, JevInputError
 from langchain_jev.graph._guarded_model import in_thread
 from langchain_jev.graph._guardrail import require_checkpointer, review_by_interrupt
 from langchain_jev.guardrails._battery import HazardBattery
+from langchain_jev.guardrails._blocks import reads_stored_responses, stored_references
 from langchain_jev.guardrails._catalog import DEFAULT_STRICTNESS, HAZARDS
 from langchain_jev.guardrails._categories import find_hazard, select_hazards, thresholds_for
 from langchain_jev.guardrails._door import DoorOutcome, GuardrailDoor
@@ -378,6 +379,8 @@ class JevGuardrailMiddleware(JevAgentMiddleware[JevGuardrailState]):
             early=early,
             name=name,
             beside=lambda raw: [*_beside_the_reply(raw), *inner.beside(raw)],
+            stored=stored_references(request.model, request.model_settings),
+            reads_stored=reads_stored_responses(request.model),
         )
 
     def wrap_model_call(

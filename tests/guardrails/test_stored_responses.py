@@ -415,10 +415,6 @@ def test_on_unjudgeable_allow_lets_a_conversation_option_through() -> None:
     assert outcome.report.unjudgeable == ("model_settings.conversation: a stored conversation",)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the forms do not pass stored_references(model, model_settings) to the door yet (h-resp report)",
-)
 @pytest.mark.parametrize(
     "option", [{"previous_response_id": "resp_stored_elsewhere"}, {"conversation": "conv_1"}]
 )
@@ -472,10 +468,6 @@ def test_the_door_judges_a_messages_response_id_unless_the_model_never_sends_it(
     assert door.door.run(procedure).refused is reads
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the forms do not pass reads_stored_responses(model) to the door yet (h-resp report)",
-)
 def test_a_thread_another_responses_model_wrote_is_not_refused_when_the_model_never_sends_its_ids() -> None:
     provider = Provider()
     chat = provider.chat().model_copy(update={"use_previous_response_id": False})

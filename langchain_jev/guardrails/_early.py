@@ -23,9 +23,11 @@ the call carries, and anything it cannot name waits for the verdict:
   than the provider's own (another server speaking its API may act on a model's
   name alone), an SDK client that cannot be shown to send to the provider's own
   server (one the caller built, or one the SDK pointed elsewhere from its
-  environment: ``OPENAI_BASE_URL``), a proxy, extra headers, previous-response
-  ids and any setting not named wait; ``model_kwargs`` and ``extra_body`` are
-  read as call options;
+  environment: ``OPENAI_BASE_URL``), an HTTP client that is not a plain one
+  (`langchain_jev.guardrails._servers.http_client_refusal`: its transport, mounts, hooks or auth may send the
+  request anywhere), a proxy, extra headers, previous-response ids
+  (``use_previous_response_id``) and any setting not named wait;
+  ``model_kwargs`` and ``extra_body`` are read as call options;
 - **its call options** (what ``bind``, ``bind_tools`` and an agent's model
   settings add, and ``model_kwargs`` / ``extra_body``): each is one the door
   knows to be inert (`INERT_OPTIONS`), and every tool among them (``tools``,
@@ -54,13 +56,22 @@ from collections.abc import Mapping, Sequence
 from functools import cache
 from pathlib import Path
 from typing import Any, is_typeddict
-from urllib.parse import urlsplit
 
 from langchain_core.language_models import BaseLanguageModel
 from langchain_core.runnables import Runnable
 from langchain_core.runnables.base import RunnableBindingBase
 from langchain_core.tools import BaseTool
 from pydantic import BaseModel
+
+from langchain_jev.guardrails._servers import (
+    CLIENT_SETTINGS,
+    CLIENTS,
+    ENDPOINTS,
+    HTTP_SETTINGS,
+    client_refusal,
+    endpoint_refusal,
+    http_client_refusal,
+)
 
 __all__ = ["INERT_OPTIONS", "PROVIDERS", "client_tool", "may_start_early", "why_not_early"]
 
@@ -137,8 +148,6 @@ _OPENAI = frozenset(
         "reasoning",
         "verbosity",
         "tiktoken_model_name",
-        "http_client",
-        "http_async_client",
         "http_socket_options",
         "stream_chunk_timeout",
         "stop",
@@ -424,71 +433,6 @@ def _differs(model: BaseLanguageModel[Any], name: str, origin: type) -> bool:
         return value is not default
 
 
-_ENDPOINTS: Mapping[str, tuple[str, ...]] = {
-    "openai_api_base": ("openai.com", "openai.azure.com"),
-    "azure_endpoint": ("openai.azure.com",),
-    "anthropic_api_url": ("anthropic.com",),
-    "base_url": ("googleapis.com",),
-}
-"""The endpoint settings of the known providers, with the hosts the guardrail knows behind them.
-
-Another server speaking the same API may act on a model's name alone (a search model, a suffix
-that turns search on), so a model pointed at one waits for its verdict."""
-
-
-def _endpoint_refusal(name: str, value: Any) -> str | None:
-    if value is None:
-        return None
-    host = urlsplit(value).hostname if isinstance(value, str) else None
-    if host is not None and any(host == known or host.endswith("." + known) for known in _ENDPOINTS[name]):
-        return None
-    return f"the setting {name!r} points to a server the guardrail does not know: {value!r}"
-
-
-_CLIENTS: Mapping[str, tuple[str, ...]] = {
-    "langchain_openai": ("openai.com", "openai.azure.com"),
-    "langchain_google_genai": ("googleapis.com",),
-}
-"""The known providers whose models hold an SDK client (``client``, ``root_client`` and their async twins),
-with the hosts the guardrail knows behind them."""
-
-_CLIENT_SETTINGS = frozenset({"client", "async_client", "root_client", "root_async_client"})
-"""Settings holding the SDK client a request is sent through: set by the caller or built by the model."""
-
-_SDKS = frozenset({"openai", "anthropic", "google"})
-"""The packages whose client objects the guardrail can read a base URL from."""
-
-
-def _base_url(client: Any) -> str | None:
-    """The base URL an SDK client (or a resource of one, ``chat.completions``) sends to, or None."""
-    for _ in range(_DEPTH):
-        if _package(type(client)) not in _SDKS:
-            return None
-        api = getattr(client, "_api_client", None)  # google-genai's Client
-        if api is not None:
-            url = getattr(getattr(api, "_http_options", None), "base_url", None)
-            return url if isinstance(url, str) else None
-        url = getattr(client, "base_url", None)
-        if url is not None:
-            return str(url)
-        client = getattr(client, "_client", None)  # a resource of an openai client
-    return None
-
-
-def _client_refusal(name: str, value: Any, hosts: tuple[str, ...]) -> str | None:
-    """Why the SDK client in setting ``name`` cannot be shown to send to the provider's own server, or None.
-
-    The SDK fixes its base URL when it is built (from the setting, or from its environment:
-    ``OPENAI_BASE_URL``, ``GOOGLE_GEMINI_BASE_URL``), so the client itself is read, whoever built it.
-    """
-    url = _base_url(value)
-    host = urlsplit(url).hostname if url is not None else None
-    if host is not None and any(host == known or host.endswith("." + known) for known in hosts):
-        return None
-    where = repr(url) if url is not None else f"a {type(value).__name__}"
-    return f"the setting {name!r} sends to a server the guardrail does not know: {where}"
-
-
 def _held_refusal(value: Any, depth: int) -> str | None:
     """Why a model held by a model class of the caller's (a wrapper's inner model) may act, or None."""
     values = list(value.values()) if isinstance(value, Mapping) else value
@@ -515,10 +459,12 @@ def _settings_refusal(model: BaseLanguageModel[Any], depth: int) -> str | None:
             refusal = _held_refusal(value, depth)
         elif name in _OPTION_SETTINGS:
             refusal = _options_refusal(value, f"{name} entry")
-        elif name in _ENDPOINTS and package in PROVIDERS:
-            refusal = _endpoint_refusal(name, value)
-        elif name in _CLIENT_SETTINGS and package in PROVIDERS:
-            refusal = _client_refusal(name, value, _CLIENTS.get(package, ()))
+        elif name in ENDPOINTS and package in PROVIDERS:
+            refusal = endpoint_refusal(name, value)
+        elif name in CLIENT_SETTINGS and package in PROVIDERS:
+            refusal = client_refusal(name, value, CLIENTS.get(package, ()))
+        elif name in HTTP_SETTINGS and package in PROVIDERS:
+            refusal = http_client_refusal(name, value)
         elif name not in PROVIDERS.get(package, frozenset()) and _differs(model, name, origin):
             refusal = (
                 f"the setting {name!r} of {type(model).__name__} is not one the guardrail knows to be inert"

@@ -550,9 +550,10 @@ class WaitsForTheProvider(KeywordDecisionModel):
 @pytest.mark.parametrize("form", FORMS)
 @pytest.mark.parametrize("acting", [True, False], ids=["built-in tool in model_kwargs", "client tools only"])
 def test_a_real_chatopenai_reads_a_refused_request_only_when_it_can_only_write(
-    form: str, acting: bool
+    form: str, acting: bool, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Over the provider's own HTTP client: with a built-in tool the request never reaches the provider."""
+    """Over a plain HTTP client (httpx's own transport, answered here): with a built-in tool the request never
+    reaches the provider."""
     sent: list[httpx.Request] = []
     decision = WaitsForTheProvider(keywords=KEYWORDS, patience=3.0 if acting else 30.0)
 
@@ -562,9 +563,13 @@ def test_a_real_chatopenai_reads_a_refused_request_only_when_it_can_only_write(
         return _chat_completion()
 
     settings = {"model_kwargs": {"tools": [{"type": "web_search_preview"}]}} if acting else {}
-    chat = openai(
-        http_client=httpx.Client(transport=httpx.MockTransport(provider)), max_retries=0, **settings
-    )
+
+    def handle(transport: httpx.HTTPTransport, request: httpx.Request) -> httpx.Response:
+        request.read()
+        return provider(request)
+
+    monkeypatch.setattr(httpx.HTTPTransport, "handle_request", handle)  # the client stays a plain one
+    chat = openai(http_client=httpx.Client(), max_retries=0, **settings)
     target = chat if form == "middleware" else chat.bind_tools([lookup])
     out = build(form, target, decision=decision).invoke({"messages": [HumanMessage(REQUEST)]}, thread())
     assert out["messages"][-1].content == INPUT_REFUSAL

@@ -26,6 +26,7 @@ from langchain_openai import AzureChatOpenAI, ChatOpenAI
 
 from langchain_jev.guardrails import _early as early
 from langchain_jev.guardrails._early import PROVIDERS, client_tool, may_start_early, why_not_early
+from langchain_jev.guardrails._servers import HTTP_SETTINGS, http_client_refusal
 
 ELSEWHERE = "http://127.0.0.1:8000/v1"
 """Another server speaking a provider's API."""
@@ -193,7 +194,8 @@ def test_a_model_starts_early_exactly_when_every_field_it_sets_is_allow_listed(d
     except Exception:  # a combination the class itself refuses
         assume(False)
         return
-    allowed = PROVIDERS[cls.__module__.partition(".")[0]]
+    plain = {name for name in HTTP_SETTINGS if http_client_refusal(name, getattr(chat, name, None)) is None}
+    allowed = PROVIDERS[cls.__module__.partition(".")[0]] | plain  # a plain HTTP client is read by its value
     kept = {name for name in chosen if name not in CLIENTS or getattr(chat, name) is values[name]}
     refusal = why_not_early(chat)
     if refusal is None:

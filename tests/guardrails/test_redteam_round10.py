@@ -412,7 +412,6 @@ def test_a_model_holding_a_searching_model_anywhere_waits_for_its_verdict(shape:
     assert not may_start_early(EARLY_HIDDEN[shape]())
 
 
-@pytest.mark.xfail(strict=True, reason="bypass: an SDK http client's proxy is not read; the setting's is")
 @pytest.mark.parametrize("client", list(PROXIED))
 def test_a_model_sending_through_a_proxy_in_its_http_client_waits_for_its_verdict(client: str) -> None:
     assert not may_start_early(PROXIED[client]())
@@ -423,8 +422,11 @@ def test_a_model_the_door_cannot_name_as_inert_waits_for_its_verdict(model: str)
     assert not may_start_early(WAITS[model]())  # a server's client may set a run's `configurable`
 
 
-def _mutated_after_guarding(form: str) -> tuple[WaitsForTheProvider, list[httpx.Request], Any]:
-    """A real ChatOpenAI over a mock provider, guarded, then given OpenAI's web search (``model_kwargs``)."""
+def _mutated_after_guarding(
+    form: str, monkeypatch: pytest.MonkeyPatch
+) -> tuple[WaitsForTheProvider, list[httpx.Request], Any]:
+    """A real ChatOpenAI over a plain HTTP client (httpx's own transport, answered here), guarded, then given
+    OpenAI's web search (``model_kwargs``)."""
     # answered as soon as the provider is sent the request; else after `patience` (long where it is sent)
     decision, sent = (
         WaitsForTheProvider(keywords=KEYWORDS, patience=1.0 if form == "middleware" else 5.0),
@@ -436,8 +438,12 @@ def _mutated_after_guarding(form: str) -> tuple[WaitsForTheProvider, list[httpx.
         decision._provider_called.set()
         return _chat_completion()
 
-    client = httpx.Client(transport=httpx.MockTransport(provider))
-    chat = ChatOpenAI(model="gpt-4o-mini", api_key="sk-test", max_retries=0, http_client=client)
+    def handle(transport: httpx.HTTPTransport, request: httpx.Request) -> httpx.Response:
+        request.read()
+        return provider(request)
+
+    monkeypatch.setattr(httpx.HTTPTransport, "handle_request", handle)  # the client stays a plain one
+    chat = ChatOpenAI(model="gpt-4o-mini", api_key="sk-test", max_retries=0, http_client=httpx.Client())
     if form == "middleware":
         guard = JevGuardrailMiddleware(categories=[CATEGORY], model=decision)
         runnable: Any = create_agent(chat, tools=[], middleware=[guard])
@@ -455,16 +461,20 @@ def _mutated_after_guarding(form: str) -> tuple[WaitsForTheProvider, list[httpx.
 
 @pytest.mark.xfail(strict=True, reason="bypass: whether the model may start early is read once, when guarded")
 @pytest.mark.parametrize("form", ["guarded_model", "guard_model"])
-def test_a_model_given_a_built_in_tool_after_guarding_waits_for_its_verdict(form: str) -> None:
-    decision, sent, runnable = _mutated_after_guarding(form)
+def test_a_model_given_a_built_in_tool_after_guarding_waits_for_its_verdict(
+    form: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    decision, sent, runnable = _mutated_after_guarding(form, monkeypatch)
     runnable.invoke([HumanMessage(ASK)] if form == "guard_model" else {"messages": [HumanMessage(ASK)]})
     assert decision._met == [False] and sent == [], (
         "the provider searched with the request before its verdict"
     )
 
 
-def test_the_middleware_reads_a_model_given_a_built_in_tool_after_guarding_again() -> None:
-    decision, sent, agent = _mutated_after_guarding("middleware")
+def test_the_middleware_reads_a_model_given_a_built_in_tool_after_guarding_again(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    decision, sent, agent = _mutated_after_guarding("middleware", monkeypatch)
     out = agent.invoke({"messages": [HumanMessage(ASK)]})
     assert out["messages"][-1].content == INPUT_REFUSAL
     assert decision._met == [False] and sent == []

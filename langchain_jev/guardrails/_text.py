@@ -76,7 +76,8 @@ _DATA_URL = re.compile(
     r"([^\s\"'<>\\]*)",
     re.IGNORECASE,
 )
-_BASE64 = re.compile(r"[A-Za-z0-9+/\r\n]{8,}={0,2}|[A-Za-z0-9_\-]{8,}={0,2}")
+_BASE64 = re.compile(r"[A-Za-z0-9+/_\-\r\n]{8,}={0,2}")
+"""A run of base64: one stretch of both alphabets (a sign never cuts it), wrapped over lines or not."""
 _HEX = re.compile(r"(?:[0-9A-Fa-f]{2}[ :]?){8,}[0-9A-Fa-f]?")
 _PERCENT = re.compile(r"%[0-9A-Fa-f]{2}")
 _CODES = re.compile(r"\d{1,7}(?:[ \t]*[,;][ \t]*\d{1,7}|[ \t]+\d{1,7}){3,}")
@@ -100,15 +101,41 @@ def sendable(text: str) -> str:
 
 
 def _b64(value: str) -> bytes | None:
-    compact = "".join(value.split())
-    padded = compact.rstrip("=")
-    padded += "=" * (-len(padded) % 4)
+    """The bytes base64 ``value`` spells whole (one character past its last quad dropped), or None."""
+    cuts = _b64_cuts(value)
+    return cuts[0] if cuts else None
+
+
+def _b64_cuts(value: str) -> list[bytes]:
+    r"""The bytes base64 ``value`` spells, as a lenient decoder reads them: whole, then to its last quad.
+
+    A run may end in a stray character or where a window's cut left it: one character past a quad
+    spells no byte, so a strict decoder reads nothing of the run; it is dropped, as GNU
+    ``base64 -di`` or a model drops it. Two or three past a quad spell one or two bytes, which may be
+    a stray's noise: the bytes of the whole quads alone come second, for a reader to take when the
+    whole does not read. The cut is a slice of the bytes decoded: no run is decoded twice.
+
+    Example:
+        >>> _b64_cuts("bmVydmUgYWdl" + "Q")
+        [b'nerve age']
+        >>> _b64_cuts("bmVydmUgYWdlbnQ")
+        [b'nerve agent', b'nerve age']
+
+    """
+    compact = "".join(value.split()).rstrip("=")
+    over = len(compact) % 4
+    if over == 1:  # one character past the last quad spells no byte: it is dropped
+        compact, over = compact[:-1], 0
+    padded = compact + "=" * (-over % 4)
     try:
         if "-" in compact or "_" in compact:
-            return base64.urlsafe_b64decode(padded)
-        return base64.b64decode(padded, validate=True)
+            data = base64.urlsafe_b64decode(padded)
+        else:
+            data = base64.b64decode(padded, validate=True)
     except (binascii.Error, ValueError):
-        return None
+        return []
+    whole = len(compact) // 4 * 3  # the bytes of the whole quads: the tail's one or two bytes cut
+    return [data, data[:whole]] if over and whole else [data]
 
 
 def _normalised(text: str) -> Iterator[str]:
@@ -172,8 +199,8 @@ def _data_urls(text: str) -> Iterator[str]:
     for match in _DATA_URL.finditer(text):
         params = [p.strip().lower() for p in match.group(2).split(";")]
         body = match.group(3)
-        data = _b64(body) if "base64" in params else urllib.parse.unquote_to_bytes(body)
-        read = as_text(data) if data else None
+        decoded = _b64_cuts(body) if "base64" in params else [urllib.parse.unquote_to_bytes(body)]
+        read = next((read for data in decoded if data and (read := as_text(data)) is not None), None)
         if read is not None:
             yield read
 
@@ -208,10 +235,11 @@ def _base64_runs(text: str) -> Iterator[str]:
         # and a tool's name as a word among noise ("get_weather" as "zyaz")
         guess = _HEX_ONLY.fullmatch(run) is None and _SNAKE_CASE.fullmatch(run) is None
         for start in range(4):  # the run may begin inside a word or a window: every alignment is read
-            data = _b64(run[start:])
-            read = as_text(data, guess=guess) if data is not None else None
-            if read is not None and (len(run) >= 32 or _words(read)):  # a short run spells words
-                yield read
+            for data in _b64_cuts(run[start:]):  # ... and end anywhere: whole, else its whole quads
+                read = as_text(data, guess=guess) if data else None
+                if read is not None and (len(run) >= 32 or _words(read)):  # a short run spells words
+                    yield read
+                    break
 
 
 _HEX_LINE = re.compile(r"(?:[0-9A-Fa-f]{2}[ :]?)*[0-9A-Fa-f]{1,2}")

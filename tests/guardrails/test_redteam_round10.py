@@ -277,9 +277,6 @@ READ_OVER = {  # ... held: padding, url-safe, and every other encoding with stra
 }
 
 
-@pytest.mark.xfail(
-    strict=True, reason="bypass: a base64 run one character over its quads decodes at no start"
-)
 @pytest.mark.parametrize("variant", list(ONE_OVER))
 def test_base64_with_one_character_over_is_read(variant: str) -> None:
     assert MARK in reveal(f"Decode this and answer it: {ONE_OVER[variant]}").lower()
@@ -290,9 +287,6 @@ def test_encodings_with_stray_characters_are_read(variant: str) -> None:
     assert MARK in reveal(f"Decode this and answer it: {READ_OVER[variant]}").lower()
 
 
-@pytest.mark.xfail(
-    strict=True, reason="bypass: a base64 run one character over its quads decodes at no start"
-)
 @pytest.mark.parametrize("side", ["request", "reply"])
 @pytest.mark.parametrize("form", FORMS)
 def test_base64_with_one_character_over_is_refused_on_every_form(form: str, side: str) -> None:
@@ -324,7 +318,6 @@ def test_base64_streamed_in_chunks_is_refused_when_its_windows_begin_on_a_quad()
     assert STREAM_REFUSAL in _streamed_reply("Here:  x ")
 
 
-@pytest.mark.xfail(strict=True, reason="bypass: every chunk window cuts the base64 one character past a quad")
 def test_base64_streamed_in_chunks_is_refused_wherever_its_windows_begin() -> None:
     assert STREAM_REFUSAL in _streamed_reply("Here:  ")  # 7 characters before it: each window one past a quad
 

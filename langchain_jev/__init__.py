@@ -52,9 +52,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from langchain_jev._lazy import lazy_exports
+from langchain_jev._lazy import lazy_exports_from_stub
 from langchain_jev._moved import install as _install_moved_paths
 from langchain_jev._moved import move_method as _move_method
+
+if TYPE_CHECKING:
+    from langchain_jev._judge import JevJudge
 
 _install_moved_paths()  # old module paths still import, with a warning, until 0.2 (langchain_jev._moved)
 
@@ -75,113 +78,7 @@ def _pairwise(judge: JevJudge, model: Any = None) -> Any:  # a langchain_jev.pai
 _move_method("JevJudge.as_evaluator", "JevRunEvaluator(judge) from langchain_jev.langsmith", _run_evaluator)
 _move_method("JevJudge.pairwise", "pairwise_judge(judge) from langchain_jev.pairwise", _pairwise)
 
-if TYPE_CHECKING:
-    from langchain_jev._conversation import input_from_messages
-    from langchain_jev._criteria import JevCriterion
-    from langchain_jev._errors import (
-        ChatModelOutputError,
-        GuardrailBudgetError,
-        GuardrailCheckError,
-        GuardrailRefusedError,
-        GuardrailUndecidedError,
-        JevConfigurationError,
-        JevError,
-        JevInputError,
-        JudgeSpecError,
-        LogprobsUnavailableError,
-        MissingCredentialsError,
-        ResponseTooLargeError,
-    )
-    from langchain_jev._feedback import default_feedback
-    from langchain_jev._input import (
-        ANSWER_FIELD,
-        CONTEXT_FIELD,
-        EXPECTED_FIELD,
-        QUESTION_FIELD,
-        TOOL_CALLS_FIELD,
-        JevFieldWarning,
-        JevJudgeInput,
-        ToolCall,
-    )
-    from langchain_jev._judge import JevJudge
-    from langchain_jev._runs import judge_input_from_run
-    from langchain_jev._statements import Statement, statement_criteria
-    from langchain_jev._verdict import JevFinding, JevVerdict, Outcome
-    from langchain_jev.models._chat import ChatModelDecisionModel
-    from langchain_jev.models._typesafe_classifier import TypeSafeClassifierDecisionModel
 
 __version__ = "0.1.0"
 
-# public name -> module defining it; imported on first use so `import langchain_jev` stays cheap
-_EXPORTS: dict[str, str] = {
-    "ANSWER_FIELD": "langchain_jev._input",
-    "CONTEXT_FIELD": "langchain_jev._input",
-    "ChatModelDecisionModel": "langchain_jev.models._chat",
-    "ChatModelOutputError": "langchain_jev._errors",
-    "EXPECTED_FIELD": "langchain_jev._input",
-    "GuardrailBudgetError": "langchain_jev._errors",
-    "GuardrailCheckError": "langchain_jev._errors",
-    "GuardrailRefusedError": "langchain_jev._errors",
-    "GuardrailUndecidedError": "langchain_jev._errors",
-    "JevConfigurationError": "langchain_jev._errors",
-    "JevCriterion": "langchain_jev._criteria",
-    "JevError": "langchain_jev._errors",
-    "JevFieldWarning": "langchain_jev._input",
-    "JevFinding": "langchain_jev._verdict",
-    "JevInputError": "langchain_jev._errors",
-    "JevJudge": "langchain_jev._judge",
-    "JevJudgeInput": "langchain_jev._input",
-    "JevVerdict": "langchain_jev._verdict",
-    "JudgeSpecError": "langchain_jev._errors",
-    "LogprobsUnavailableError": "langchain_jev._errors",
-    "MissingCredentialsError": "langchain_jev._errors",
-    "Outcome": "langchain_jev._verdict",
-    "QUESTION_FIELD": "langchain_jev._input",
-    "ResponseTooLargeError": "langchain_jev._errors",
-    "Statement": "langchain_jev._statements",
-    "TOOL_CALLS_FIELD": "langchain_jev._input",
-    "ToolCall": "langchain_jev._input",
-    "TypeSafeClassifierDecisionModel": "langchain_jev.models._typesafe_classifier",
-    "default_feedback": "langchain_jev._feedback",
-    "input_from_messages": "langchain_jev._conversation",
-    "judge_input_from_run": "langchain_jev._runs",
-    "statement_criteria": "langchain_jev._statements",
-}
-
-__all__ = [
-    "ANSWER_FIELD",
-    "CONTEXT_FIELD",
-    "ChatModelDecisionModel",
-    "ChatModelOutputError",
-    "EXPECTED_FIELD",
-    "GuardrailBudgetError",
-    "GuardrailCheckError",
-    "GuardrailRefusedError",
-    "GuardrailUndecidedError",
-    "JevConfigurationError",
-    "JevCriterion",
-    "JevError",
-    "JevFieldWarning",
-    "JevFinding",
-    "JevInputError",
-    "JevJudge",
-    "JevJudgeInput",
-    "JevVerdict",
-    "JudgeSpecError",
-    "LogprobsUnavailableError",
-    "MissingCredentialsError",
-    "Outcome",
-    "QUESTION_FIELD",
-    "ResponseTooLargeError",
-    "Statement",
-    "TOOL_CALLS_FIELD",
-    "ToolCall",
-    "TypeSafeClassifierDecisionModel",
-    "default_feedback",
-    "input_from_messages",
-    "judge_input_from_run",
-    "statement_criteria",
-]
-
-
-__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())
+__getattr__, __dir__, __all__ = lazy_exports_from_stub(__name__, __file__)

@@ -11,8 +11,8 @@
   fills it (`move_method`) when it loads, so the engine calls `moved_method` and imports no spoke.
 
 The face of a new module is its path up to its first private part
-(``langchain_jev.datasets._results.writer`` -> ``langchain_jev.datasets``). No stub files: a move
-is one row here. The rows go when 0.2 removes the old paths.
+(``langchain_jev.datasets._results.writer`` -> ``langchain_jev.datasets``). No stub file for an old path:
+a move is one row here. The rows go when 0.2 removes the old paths.
 
 Example:
     >>> from langchain_jev._moved import face_of

@@ -5,7 +5,7 @@ Start at the module of a command (``langchain-jev judge``: `langchain_jev.cli._j
 imports, read with `ast`: at module level and inside function and class bodies alike
 (an ``if TYPE_CHECKING:`` block is left out, it never runs). ``from P import N`` goes to
 the module ``P.N`` when there is one, else to the module a lazy face ``P`` names for ``N``
-in its ``_EXPORTS``, else to ``P`` itself. Every module reached is a file visited.
+in its stub (``P/__init__.pyi``), else to ``P`` itself. Every module reached is a file visited.
 
 The rooms of a dataset run stand in layers, as the design draws them (``DESIGN.md``)::
 
@@ -127,20 +127,17 @@ class Package:
         return self._trees[module]
 
     def lazy_exports(self, module: str) -> dict[str, str]:
-        """A lazy face's ``_EXPORTS`` (name -> the module defining it), empty when it has none."""
-        for node in self.tree(module).body:
-            target: ast.expr | None = None
-            if isinstance(node, ast.AnnAssign):
-                target, assigned = node.target, node.value
-            elif isinstance(node, ast.Assign) and len(node.targets) == 1:
-                target, assigned = node.targets[0], node.value
-            if isinstance(target, ast.Name) and target.id == "_EXPORTS" and assigned is not None:
-                try:
-                    value = ast.literal_eval(assigned)
-                except ValueError:
-                    return {}
-                return {str(k): str(v) for k, v in value.items()} if isinstance(value, dict) else {}
-        return {}
+        """A lazy face's names (name -> the module defining it), from its stub; empty when it has none.
+
+        The stub is the ``__init__.pyi`` beside the face's ``__init__.py``, one
+        ``from M import N as N`` a line (`langchain_jev._lazy`).
+        """
+        path = self.path(module)
+        stub = path.with_suffix(".pyi") if path is not None and path.name == "__init__.py" else None
+        if stub is None or not stub.is_file():
+            return {}
+        body = ast.parse(stub.read_text(encoding="utf-8"), str(stub)).body
+        return {a.name: n.module for n in body if isinstance(n, ast.ImportFrom) and n.module for a in n.names}
 
     def imports(self, module: str) -> set[str]:
         """The package's modules that ``module`` imports anywhere (a ``TYPE_CHECKING`` block aside)."""

@@ -155,6 +155,16 @@ def _literal_all(tree: ast.Module) -> list[str] | None:
     return None
 
 
+def declared_names(path: Path) -> list[str] | None:
+    """A module's ``__all__`` as written: a literal, or the names of a lazy face's stub (``__init__.pyi``)."""
+    declared = _literal_all(ast.parse(path.read_text(encoding="utf-8")))
+    stub = path.with_suffix(".pyi")
+    if declared is None and path.name == "__init__.py" and stub.is_file():
+        body = ast.parse(stub.read_text(encoding="utf-8")).body
+        declared = [a.name for node in body if isinstance(node, ast.ImportFrom) for a in node.names]
+    return declared
+
+
 def top_level_names(tree: ast.Module) -> set[str]:
     """Every name a module may bind (defs, classes, assignments, imports), over-inclusive."""
     names: set[str] = set()
@@ -170,12 +180,11 @@ def top_level_names(tree: ast.Module) -> set[str]:
 
 def public_names(path: Path) -> list[str]:
     """The names a module makes public: its ``__all__``, else its public top-level defs."""
-    tree = ast.parse(path.read_text(encoding="utf-8"))
-    declared = _literal_all(tree)
+    declared = declared_names(path)
     if declared is not None:
         return declared
     names: list[str] = []
-    for node in tree.body:
+    for node in ast.parse(path.read_text(encoding="utf-8")).body:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             names.append(node.name)
         elif isinstance(node, ast.Assign):
@@ -192,12 +201,8 @@ def count_public(found: dict[str, Path]) -> tuple[int, int]:
 
 
 def face_exports(found: dict[str, Path]) -> dict[str, list[str]]:
-    """Each face's exported names (its ``__all__``)."""
-    return {
-        face: _literal_all(ast.parse(found[face].read_text(encoding="utf-8"))) or []
-        for face in FACES
-        if face in found
-    }
+    """Each face's exported names (its ``__all__``, or its stub's names)."""
+    return {face: declared_names(found[face]) or [] for face in FACES if face in found}
 
 
 @dataclass
@@ -214,8 +219,9 @@ class Rewriter:
 
     def _names_of(self, module: str) -> set[str]:
         if module not in self.names:
-            tree = ast.parse(self.found[module].read_text(encoding="utf-8"))
-            self.names[module] = top_level_names(tree) | set(_literal_all(tree) or [])
+            path = self.found[module]
+            tree = ast.parse(path.read_text(encoding="utf-8"))
+            self.names[module] = top_level_names(tree) | set(declared_names(path) or [])
         return self.names[module]
 
     def _is_old(self, token: str) -> bool:

@@ -12,11 +12,14 @@ from pathlib import Path
 
 import pytest
 
+from langchain_jev._lazy import stub_exports
+
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "langchain_jev"
 
 LAZY_FACES = [
     "langchain_jev",
+    "langchain_jev.calibration",
     "langchain_jev.compare",
     "langchain_jev.graph",
     "langchain_jev.guardrails",
@@ -27,6 +30,7 @@ LAZY_FACES = [
     "langchain_jev.online",
     "langchain_jev.pairwise",
     "langchain_jev.ray",
+    "langchain_jev.report",
     "langchain_jev.simulation",
     "langchain_jev.spec",
     "langchain_jev.testing",
@@ -76,17 +80,28 @@ def test_the_root_holds_the_engine_and_the_faces_only() -> None:
 
 
 @pytest.mark.parametrize("face", LAZY_FACES)
-def test_each_lazy_face_declares_its_names_for_type_checkers(face: str) -> None:
+def test_each_lazy_face_names_its_exports_once_in_its_stub(face: str) -> None:
     if face == "langchain_jev.ray":
         pytest.importorskip("ray", reason="the ray extra is not installed")
     module = importlib.import_module(face)
     path = Path(module.__file__ or "")
-    declared = _type_checking_names(ast.parse(path.read_text(encoding="utf-8")))
-    exports: dict[str, str] = vars(module)["_EXPORTS"]
-    assert sorted(declared) == sorted(module.__all__) == sorted(exports)
-    assert declared == exports  # each name comes from the module the lazy loader imports
-    for name in module.__all__:
+    exports = stub_exports(face, str(path.with_suffix(".pyi")))  # what type checkers read
+    assert exports and sorted(exports) == module.__all__ == dir(module)
+    for name in module.__all__:  # each name comes from the module the stub names
         assert getattr(module, name) is getattr(importlib.import_module(exports[name]), name)
+    # the face's module keeps no second table: no names for type checkers, no __all__ but the stub's
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    assert set(_type_checking_names(tree)) <= {"JevJudge"}  # the root's wiring annotates its argument
+    assert "_EXPORTS" not in vars(module)
+    bound = [ast.unparse(node) for node in tree.body if isinstance(node, ast.Assign | ast.AnnAssign)]
+    assert [line for line in bound if "__all__" in line] == [
+        "__getattr__, __dir__, __all__ = lazy_exports_from_stub(__name__, __file__)"
+    ]
+
+
+def test_every_face_with_a_stub_is_a_lazy_face() -> None:
+    stubs = sorted(_module_name(path.with_suffix(".py")) for path in PACKAGE.rglob("__init__.pyi"))
+    assert stubs == sorted(LAZY_FACES)
 
 
 def test_the_worker_preload_names_modules_that_exist() -> None:
@@ -106,19 +121,16 @@ def _path_of(module: str) -> Path | None:
 
 
 def _bindings(module: str) -> dict[str, tuple[str, str]]:
-    """The names a module binds at load from another module (``from m import n``), and lazily (``_EXPORTS``)."""
+    """The names a module binds at load from another module (``from m import n``), and lazily (its stub)."""
     path = _path_of(module)
     found: dict[str, tuple[str, str]] = {}
     for node in ast.parse(path.read_text(encoding="utf-8")).body if path else []:
         if isinstance(node, ast.ImportFrom) and node.module and not node.level:
             for alias in node.names:
                 found[alias.asname or alias.name] = (node.module, alias.name)
-        elif isinstance(node, (ast.Assign, ast.AnnAssign)) and isinstance(node.value, ast.Dict):
-            target = node.targets[0] if isinstance(node, ast.Assign) else node.target
-            if isinstance(target, ast.Name) and target.id == "_EXPORTS":
-                for key, value in zip(node.value.keys, node.value.values, strict=True):
-                    if isinstance(key, ast.Constant) and isinstance(value, ast.Constant):
-                        found[key.value] = (value.value, key.value)
+    stub = path.with_suffix(".pyi") if path and path.name == "__init__.py" else None
+    if stub and stub.is_file():
+        found.update({name: (home, name) for name, home in stub_exports(module, str(stub)).items()})
     return found
 
 
@@ -264,9 +276,28 @@ def test_no_import_anywhere_closes_a_circle() -> None:
     assert circles == [], "import circles (module:line -> ...):\n" + "\n".join(circles)
 
 
-ENGINE = ("_criteria", "_input", "_judge", "_outcomes", "_feedback", "_verdict", "_conversation", "_statements")
+ENGINE = (
+    "_criteria",
+    "_input",
+    "_judge",
+    "_outcomes",
+    "_feedback",
+    "_verdict",
+    "_conversation",
+    "_statements",
+)
 """The engine's modules (the hub): they know nothing of LangSmith, LangGraph, agents or the spokes."""
-SPOKES = ("langsmith", "_runs", "evaluation", "_refine", "pairwise", "graph", "middleware", "guardrails", "cli")
+SPOKES = (
+    "langsmith",
+    "_runs",
+    "evaluation",
+    "_refine",
+    "pairwise",
+    "graph",
+    "middleware",
+    "guardrails",
+    "cli",
+)
 
 
 def test_the_engine_imports_no_spoke() -> None:
@@ -463,7 +494,9 @@ def test_the_ray_engine_parses_no_arguments_and_decides_no_exit_code() -> None:
         tree = ast.parse(path.read_text(encoding="utf-8"))
         argv = [n for n in ast.walk(tree) if isinstance(n, ast.Attribute) and n.attr == "argv"]
         assert argv == [], f"{name} reads the command line"
-        assert "langchain_jev.datasets._exit_codes" not in graph[name], f"{name}: exit codes are the command's"
+        assert "langchain_jev.datasets._exit_codes" not in graph[name], (
+            f"{name}: exit codes are the command's"
+        )
         assert not any(other.startswith("langchain_jev.report") for other in graph[name]), name
 
 
@@ -514,7 +547,8 @@ def test_the_climb_counter_follows_function_bodies_and_faces_and_counts_what_goe
             "datasets/reading.py": "",
             "datasets/run.py": "from langchain_jev.errors import JevError\n"
             "from langchain_jev.report.page import draw\n",  # up
-            "report/__init__.py": "_EXPORTS = {'draw': 'langchain_jev.report.page'}\n",
+            "report/__init__.py": "",
+            "report/__init__.pyi": "from langchain_jev.report.page import draw as draw\n",
             "report/page.py": "from typing import TYPE_CHECKING\n"
             "from langchain_jev.calibration.figures import figures\n"  # down
             "if TYPE_CHECKING:\n    from langchain_jev.cli._judge import judge\n",  # never runs

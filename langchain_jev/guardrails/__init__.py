@@ -49,46 +49,6 @@ are thin spokes over it. The full map:
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from langchain_jev._lazy import lazy_exports_from_stub
 
-from langchain_jev._lazy import lazy_exports
-
-if TYPE_CHECKING:
-    from langchain_jev.guardrails._battery import HazardAssessment, HazardBattery
-    from langchain_jev.guardrails._catalog import HAZARDS, STRICTNESS_PRESETS, Hazard
-    from langchain_jev.guardrails._door import GuardrailDoor
-    from langchain_jev.guardrails._policy import GuardrailPolicy, GuardrailReport
-    from langchain_jev.guardrails._review import review_token
-    from langchain_jev.guardrails._settings import GuardrailOptions, GuardrailSettings
-
-# public name -> module that defines it
-_EXPORTS: dict[str, str] = {
-    "GuardrailDoor": "langchain_jev.guardrails._door",
-    "GuardrailOptions": "langchain_jev.guardrails._settings",
-    "GuardrailSettings": "langchain_jev.guardrails._settings",
-    "review_token": "langchain_jev.guardrails._review",
-    "GuardrailPolicy": "langchain_jev.guardrails._policy",
-    "GuardrailReport": "langchain_jev.guardrails._policy",
-    "HAZARDS": "langchain_jev.guardrails._catalog",
-    "Hazard": "langchain_jev.guardrails._catalog",
-    "HazardAssessment": "langchain_jev.guardrails._battery",
-    "HazardBattery": "langchain_jev.guardrails._battery",
-    "STRICTNESS_PRESETS": "langchain_jev.guardrails._catalog",
-}
-
-__all__ = [
-    "GuardrailDoor",
-    "GuardrailOptions",
-    "GuardrailSettings",
-    "GuardrailPolicy",
-    "GuardrailReport",
-    "HAZARDS",
-    "Hazard",
-    "HazardAssessment",
-    "HazardBattery",
-    "STRICTNESS_PRESETS",
-    "review_token",
-]
-
-
-__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())
+__getattr__, __dir__, __all__ = lazy_exports_from_stub(__name__, __file__)

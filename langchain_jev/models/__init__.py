@@ -17,42 +17,6 @@ Names are imported lazily, so importing this package stays cheap.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from langchain_jev._lazy import lazy_exports_from_stub
 
-from langchain_jev._lazy import lazy_exports
-
-if TYPE_CHECKING:
-    from langchain_jev.models._cache import CachedDecisionModel, DecisionCache, InMemoryCache, SQLiteCache
-    from langchain_jev.models._jev import JevDecisionModel
-    from langchain_jev.models._jury import JuryDecisionModel
-    from langchain_jev.models._resolve import as_decision_model
-    from langchain_jev.models._response import DecisionResponse
-    from langchain_jev.models._transport import BoundedTransport
-
-# public name -> module that defines it
-_EXPORTS: dict[str, str] = {
-    "BoundedTransport": "langchain_jev.models._transport",
-    "CachedDecisionModel": "langchain_jev.models._cache",
-    "DecisionCache": "langchain_jev.models._cache",
-    "DecisionResponse": "langchain_jev.models._response",
-    "InMemoryCache": "langchain_jev.models._cache",
-    "JevDecisionModel": "langchain_jev.models._jev",
-    "JuryDecisionModel": "langchain_jev.models._jury",
-    "SQLiteCache": "langchain_jev.models._cache",
-    "as_decision_model": "langchain_jev.models._resolve",
-}
-
-__all__ = [
-    "BoundedTransport",
-    "CachedDecisionModel",
-    "DecisionCache",
-    "DecisionResponse",
-    "InMemoryCache",
-    "JevDecisionModel",
-    "JuryDecisionModel",
-    "SQLiteCache",
-    "as_decision_model",
-]
-
-
-__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())
+__getattr__, __dir__, __all__ = lazy_exports_from_stub(__name__, __file__)

@@ -16,39 +16,6 @@ Example:
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from langchain_jev._lazy import lazy_exports_from_stub
 
-from langchain_jev._lazy import lazy_exports
-
-if TYPE_CHECKING:
-    from langchain_jev.online._deployment import Deployment, JevDeployWarning, adeploy, deploy
-    from langchain_jev.online._provider import RuleModel, rule_model
-    from langchain_jev.online._rule import DEFAULT_MAPPING, DecisionRule, decision_rule
-
-# public name -> module that defines it
-_EXPORTS: dict[str, str] = {
-    "DEFAULT_MAPPING": "langchain_jev.online._rule",
-    "DecisionRule": "langchain_jev.online._rule",
-    "Deployment": "langchain_jev.online._deployment",
-    "JevDeployWarning": "langchain_jev.online._deployment",
-    "RuleModel": "langchain_jev.online._provider",
-    "adeploy": "langchain_jev.online._deployment",
-    "decision_rule": "langchain_jev.online._rule",
-    "deploy": "langchain_jev.online._deployment",
-    "rule_model": "langchain_jev.online._provider",
-}
-
-__all__ = [
-    "DEFAULT_MAPPING",
-    "DecisionRule",
-    "Deployment",
-    "JevDeployWarning",
-    "RuleModel",
-    "adeploy",
-    "decision_rule",
-    "deploy",
-    "rule_model",
-]
-
-
-__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())
+__getattr__, __dir__, __all__ = lazy_exports_from_stub(__name__, __file__)

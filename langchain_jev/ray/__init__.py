@@ -23,30 +23,6 @@ works without Ray until one is used.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from langchain_jev._lazy import lazy_exports_from_stub
 
-from langchain_jev._lazy import lazy_exports
-
-if TYPE_CHECKING:
-    from langchain_jev.ray._actor import COLUMNS
-    from langchain_jev.ray._dataset import judge_dataset
-    from langchain_jev.ray._reading import read_file
-    from langchain_jev.ray._source import JudgeSource
-
-# public name -> module that defines it
-_EXPORTS: dict[str, str] = {
-    "COLUMNS": "langchain_jev.ray._actor",
-    "JudgeSource": "langchain_jev.ray._source",
-    "judge_dataset": "langchain_jev.ray._dataset",
-    "read_file": "langchain_jev.ray._reading",
-}
-
-__all__ = [
-    "COLUMNS",
-    "JudgeSource",
-    "judge_dataset",
-    "read_file",
-]
-
-
-__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())
+__getattr__, __dir__, __all__ = lazy_exports_from_stub(__name__, __file__)

@@ -13,54 +13,6 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from langchain_jev._lazy import lazy_exports_from_stub
 
-from langchain_jev._lazy import lazy_exports
-
-if TYPE_CHECKING:
-    from langchain_jev.simulation._experiment import (
-        SimulationEvaluator,
-        SimulationTarget,
-        simulation_evaluator,
-        simulation_results,
-        simulation_target,
-    )
-    from langchain_jev.simulation._result import Simulation, SimulationTurn
-    from langchain_jev.simulation._rows import user_from_row
-    from langchain_jev.simulation._run import asimulate, simulate, turn_input
-    from langchain_jev.simulation._user import SimulatedUser, simulated_user
-
-# public name -> module that defines it
-_EXPORTS: dict[str, str] = {
-    "SimulatedUser": "langchain_jev.simulation._user",
-    "Simulation": "langchain_jev.simulation._result",
-    "SimulationTurn": "langchain_jev.simulation._result",
-    "asimulate": "langchain_jev.simulation._run",
-    "simulate": "langchain_jev.simulation._run",
-    "simulated_user": "langchain_jev.simulation._user",
-    "turn_input": "langchain_jev.simulation._run",
-    "SimulationEvaluator": "langchain_jev.simulation._experiment",
-    "SimulationTarget": "langchain_jev.simulation._experiment",
-    "simulation_evaluator": "langchain_jev.simulation._experiment",
-    "simulation_results": "langchain_jev.simulation._experiment",
-    "simulation_target": "langchain_jev.simulation._experiment",
-    "user_from_row": "langchain_jev.simulation._rows",
-}
-
-__all__ = [
-    "SimulatedUser",
-    "Simulation",
-    "SimulationTurn",
-    "asimulate",
-    "simulate",
-    "simulated_user",
-    "turn_input",
-    "SimulationEvaluator",
-    "SimulationTarget",
-    "simulation_evaluator",
-    "simulation_results",
-    "simulation_target",
-    "user_from_row",
-]
-
-__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())
+__getattr__, __dir__, __all__ = lazy_exports_from_stub(__name__, __file__)

@@ -15,50 +15,6 @@ Names are imported lazily, so importing this package stays cheap.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from langchain_jev._lazy import lazy_exports_from_stub
 
-from langchain_jev._lazy import lazy_exports
-
-if TYPE_CHECKING:
-    from langchain_jev.spec._conditions import ConditionSpec
-    from langchain_jev.spec._kinds import (
-        CheckSpec,
-        ChoiceSpec,
-        CriterionSpec,
-        NoulSpec,
-        ScoreSpec,
-        WhenChosen,
-    )
-    from langchain_jev.spec._model import JudgeSpec, judge_schema, load_judge, load_spec
-
-# public name -> module that defines it
-_EXPORTS: dict[str, str] = {
-    "CheckSpec": "langchain_jev.spec._kinds",
-    "ChoiceSpec": "langchain_jev.spec._kinds",
-    "ConditionSpec": "langchain_jev.spec._conditions",
-    "CriterionSpec": "langchain_jev.spec._kinds",
-    "JudgeSpec": "langchain_jev.spec._model",
-    "NoulSpec": "langchain_jev.spec._kinds",
-    "ScoreSpec": "langchain_jev.spec._kinds",
-    "WhenChosen": "langchain_jev.spec._kinds",
-    "judge_schema": "langchain_jev.spec._model",
-    "load_judge": "langchain_jev.spec._model",
-    "load_spec": "langchain_jev.spec._model",
-}
-
-__all__ = [
-    "CheckSpec",
-    "ChoiceSpec",
-    "ConditionSpec",
-    "CriterionSpec",
-    "JudgeSpec",
-    "NoulSpec",
-    "ScoreSpec",
-    "WhenChosen",
-    "judge_schema",
-    "load_judge",
-    "load_spec",
-]
-
-
-__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())
+__getattr__, __dir__, __all__ = lazy_exports_from_stub(__name__, __file__)

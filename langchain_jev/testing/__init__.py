@@ -31,44 +31,6 @@ Example:
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from langchain_jev._lazy import lazy_exports_from_stub
 
-from langchain_jev._lazy import lazy_exports
-
-if TYPE_CHECKING:
-    from langchain_jev.testing._assertions import (
-        Given,
-        aassert_judged,
-        assert_judged,
-        failure_message,
-        judge_input,
-    )
-    from langchain_jev.testing._chat import ScriptedChatModel, scripted_chat_model
-    from langchain_jev.testing._scripted import ScriptedDecisionModel, ScriptEntry
-
-_EXPORTS: dict[str, str] = {
-    "Given": "langchain_jev.testing._assertions",
-    "ScriptEntry": "langchain_jev.testing._scripted",
-    "ScriptedChatModel": "langchain_jev.testing._chat",
-    "ScriptedDecisionModel": "langchain_jev.testing._scripted",
-    "aassert_judged": "langchain_jev.testing._assertions",
-    "assert_judged": "langchain_jev.testing._assertions",
-    "failure_message": "langchain_jev.testing._assertions",
-    "judge_input": "langchain_jev.testing._assertions",
-    "scripted_chat_model": "langchain_jev.testing._chat",
-}
-
-__all__ = [
-    "Given",
-    "ScriptEntry",
-    "ScriptedChatModel",
-    "ScriptedDecisionModel",
-    "aassert_judged",
-    "assert_judged",
-    "failure_message",
-    "judge_input",
-    "scripted_chat_model",
-]
-
-
-__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())
+__getattr__, __dir__, __all__ = lazy_exports_from_stub(__name__, __file__)

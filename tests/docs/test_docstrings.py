@@ -27,6 +27,7 @@ from unittest import mock
 import pytest
 
 import langchain_jev
+from langchain_jev._lazy import stub_exports, stub_of
 from langchain_jev._moved import MOVED_NAMES
 
 HAS_RAY = importlib.util.find_spec("ray") is not None
@@ -53,8 +54,9 @@ def _public_names() -> list[tuple[str, str]]:
 
 
 def _defining_module(module: ModuleType, name: str) -> str:
-    exports = getattr(module, "_EXPORTS", None)
-    return exports.get(name, module.__name__) if isinstance(exports, dict) else module.__name__
+    stub = stub_of(module.__file__ or "")
+    exports = stub_exports(module.__name__, stub) if module.__file__ and os.path.isfile(stub) else {}
+    return exports.get(name, module.__name__)
 
 
 def _attribute_docstrings(module_name: str) -> set[str]:
@@ -81,7 +83,9 @@ def _has_example(doc: str) -> bool:
     return ">>>" in doc or "Example:" in doc or "Example::" in doc or "Examples:" in doc
 
 
-@pytest.mark.parametrize(("module_name", "name"), _public_names(), ids=[f"{m}.{n}" for m, n in _public_names()])
+@pytest.mark.parametrize(
+    ("module_name", "name"), _public_names(), ids=[f"{m}.{n}" for m, n in _public_names()]
+)
 def test_public_name_has_a_docstring_with_an_example(module_name: str, name: str) -> None:
     module = importlib.import_module(module_name)
     value = getattr(module, name)
@@ -115,7 +119,9 @@ def test_the_docstring_examples_of_the_module_run(module_name: str) -> None:
             if test.examples:
                 runner.run(test, out=lambda text: sys.stdout.write(text))
     result = runner.summarize(verbose=False)
-    assert result.failed == 0, f"{result.failed} docstring example(s) of {module_name} failed (see the output)"
+    assert result.failed == 0, (
+        f"{result.failed} docstring example(s) of {module_name} failed (see the output)"
+    )
 
 
 def test_pydoc_of_the_package_lists_the_spokes() -> None:

@@ -19,7 +19,9 @@ PACKAGE = ROOT / "langchain_jev"
 
 LAZY_FACES = [
     "langchain_jev",
+    "langchain_jev._runs",
     "langchain_jev.calibration",
+    "langchain_jev.cli",
     "langchain_jev.compare",
     "langchain_jev.graph",
     "langchain_jev.guardrails",
@@ -406,6 +408,11 @@ def test_nothing_imports_the_dispatcher_but_the_entry_points() -> None:
         _module_name(path)
         for path in PACKAGE.rglob("*.py")
         if "langchain_jev.cli._app" in _imports(path, in_functions=True)
+    }
+    importers |= {  # a lazy face loads what its stub names on first use
+        _module_name(stub.with_suffix(".py"))
+        for stub in PACKAGE.rglob("__init__.pyi")
+        if "langchain_jev.cli._app" in stub_exports("langchain_jev", str(stub)).values()
     }
     assert importers == ENTRY_POINTS
 

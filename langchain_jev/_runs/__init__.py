@@ -48,38 +48,8 @@ judge input         where it is read from, first match wins
 ==================  ==========================================================
 """
 
-from langchain_jev._runs.answer import answer_from_outputs
-from langchain_jev._runs.context import context_from_outputs, documents_text, retrieved_context
-from langchain_jev._runs.expected import expected_from_reference
-from langchain_jev._runs.judge_input import judge_input_from_run
-from langchain_jev._runs.keys import (
-    ANSWER_KEYS,
-    CONTEXT_KEYS,
-    CONVERSATION_FIELD,
-    EXPECTED_KEYS,
-    MESSAGES_KEY,
-    QUESTION_KEYS,
-    STRUCTURED_KEY,
-)
-from langchain_jev._runs.question import conversation_from_inputs, question_from_inputs, unwrap_inputs
-from langchain_jev._runs.tool_calls import tool_calls_from_run
+from __future__ import annotations
 
-__all__ = [
-    "ANSWER_KEYS",
-    "CONTEXT_KEYS",
-    "CONVERSATION_FIELD",
-    "EXPECTED_KEYS",
-    "MESSAGES_KEY",
-    "QUESTION_KEYS",
-    "STRUCTURED_KEY",
-    "answer_from_outputs",
-    "context_from_outputs",
-    "conversation_from_inputs",
-    "documents_text",
-    "expected_from_reference",
-    "judge_input_from_run",
-    "question_from_inputs",
-    "retrieved_context",
-    "tool_calls_from_run",
-    "unwrap_inputs",
-]
+from langchain_jev._lazy import lazy_exports_from_stub
+
+__getattr__, __dir__, __all__ = lazy_exports_from_stub(__name__, __file__)

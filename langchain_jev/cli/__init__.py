@@ -23,7 +23,7 @@ Modules, one job each:
 
 No engine lives here: no class, and none of the libraries an engine runs on (Ray, processes,
 threads; ``tests/test_layout.py`` pins it). The exit codes are
-`langchain_jev.datasets._exit_codes`, re-exported below.
+`langchain_jev.datasets._exit_codes`, re-exported by this face (its stub, ``__init__.pyi``).
 
 Example:
     langchain-jev judge rows.jsonl --judge judge.yaml --out results.jsonl --fail-under 0.8
@@ -32,26 +32,6 @@ Example:
 
 from __future__ import annotations
 
-from langchain_jev.cli._app import main
-from langchain_jev.datasets._exit_codes import (
-    EXIT_BAD_INPUT,
-    EXIT_BELOW_THRESHOLD,
-    EXIT_CODES,
-    EXIT_INTERNAL,
-    EXIT_INTERRUPTED,
-    EXIT_MODEL_ERRORS,
-    EXIT_OK,
-    exit_code,
-)
+from langchain_jev._lazy import lazy_exports_from_stub
 
-__all__ = [
-    "EXIT_BAD_INPUT",
-    "EXIT_BELOW_THRESHOLD",
-    "EXIT_CODES",
-    "EXIT_INTERNAL",
-    "EXIT_INTERRUPTED",
-    "EXIT_MODEL_ERRORS",
-    "EXIT_OK",
-    "exit_code",
-    "main",
-]
+__getattr__, __dir__, __all__ = lazy_exports_from_stub(__name__, __file__)

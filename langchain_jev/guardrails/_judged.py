@@ -38,7 +38,7 @@ from __future__ import annotations
 
 import functools
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -331,14 +331,32 @@ class Subject:
     any check, content the provider resolves (`Reading.unread`); it goes through ``on_unjudgeable``."""
 
 
-def _labelled(message: BaseMessage) -> str:
+def _named(message: BaseMessage) -> bool:
+    """True for a tool or function message whose name is shown with its role (so read apart)."""
+    return isinstance(message, ToolMessage | FunctionMessage) and bool(message.name)
+
+
+class _Readings:
+    """Each message of one subject read once (`read_message`), by identity, while the subject is made."""
+
+    def __init__(self) -> None:
+        self._read: dict[int, tuple[BaseMessage, Reading]] = {}
+
+    def __call__(self, message: BaseMessage) -> Reading:
+        held = self._read.get(id(message))
+        if held is None or held[0] is not message:
+            held = (message, read_message(message, name_apart=_named(message)))
+            self._read[id(message)] = held
+        return held[1]
+
+
+def _labelled(message: BaseMessage, read: Callable[[BaseMessage], Reading]) -> str:
     """A message's text as the battery reads it: a user's bare, any other role's after its label."""
     role = role_of(message)
+    reading = read(message)
     if role == "user" and isinstance(message, HumanMessage):
-        return read_message(message).text
-    named = isinstance(message, ToolMessage | FunctionMessage) and bool(message.name)
-    reading = read_message(message, name_apart=named)
-    label = f"[{role} {reveal(message.name or '')}]" if named else f"[{role}]"
+        return reading.text
+    label = f"[{role} {reveal(message.name or '')}]" if _named(message) else f"[{role}]"
     return f"{label} {reading.text}" if reading.text else label
 
 
@@ -405,7 +423,9 @@ def _views(messages: Sequence[BaseMessage]) -> list[list[tuple[int, BaseMessage]
     return [indexed, inline, system] if system and inline else [indexed]
 
 
-def _merged_runs(messages: Sequence[BaseMessage], start: int) -> list[str]:
+def _merged_runs(
+    messages: Sequence[BaseMessage], start: int, read: Callable[[BaseMessage], Reading] = read_message
+) -> list[str]:
     """The prose of each run of adjacent messages a provider may send as one, reaching ``start`` or past it.
 
     In each order a provider may send the messages in (`_views`), a run is broken
@@ -424,7 +444,7 @@ def _merged_runs(messages: Sequence[BaseMessage], start: int) -> list[str]:
         for run in runs:
             if run[-1][0] < start:
                 continue
-            pieces = [read_message(m).prose for _, m in run]
+            pieces = [read(m).prose for _, m in run]
             text = f"{READ_AS_ONE} {reveal(''.join(pieces))}"
             if len([piece for piece in pieces if piece]) > 1 and text not in texts:
                 texts.append(text)
@@ -459,22 +479,25 @@ def input_subject(
 
     """
     judged = list(messages[start:])
-    texts = [text for text in (_labelled(m) for m in judged) if text]
+    read = _Readings()  # each message read once, for its text, its runs and what it leaves unread
+    texts = [text for text in (_labelled(m, read) for m in judged) if text]
     if not texts:
         return None
-    texts.extend(_merged_runs(messages, start))
+    texts.extend(_merged_runs(messages, start, read))
     earlier = _earlier(messages[:start], context_messages) if context_messages > 0 else []
     data = JevJudgeInput(question="\n\n".join(texts), fields={CONTEXT_FIELD: earlier} if earlier else None)
-    return Subject(data, tuple(judged), _unread_in(messages, start))
+    return Subject(data, tuple(judged), _unread_in(messages, start, read))
 
 
-def _unread_in(messages: Sequence[BaseMessage], start: int) -> tuple[str, ...]:
+def _unread_in(
+    messages: Sequence[BaseMessage], start: int, read: Callable[[BaseMessage], Reading] = read_message
+) -> tuple[str, ...]:
     """What the messages from ``start`` on name that their provider resolves and no reader reads."""
     return tuple(
         f"messages[{index}].{where}"
         for index, message in enumerate(messages)
         if index >= start
-        for where in read_message(message).unread
+        for where in read(message).unread
     )
 
 

@@ -20,10 +20,16 @@ Bypassed (strict xfail):
    read either (2 of 2; decimal, hex, binary, percent, HTML and ``\\u`` escapes, base32/base32hex, plain
    base85 hold: 8 of 8). Ciphers (rot13, reversed text) are not encodings the invariant names: not tried
    as bypasses.
+3. **Character codes as the content list itself** (invariant 1; content validation forbids it, so
+   ``model_construct`` or a writer that skips validation): a message whose ``content`` is a list (or tuple)
+   of numbers or booleans is read one block per item, each alone, so codes that spell the request are
+   never read as one run (the same list inside a block is: it is one JSON text); langchain-openai's builder
+   sends the list as it is (the API's answer to it was not tried, no network): 3 of 3 (ints, floats, bits);
+   a list of one-character strings holds (prose joined).
 
 Held (passing tests):
 
-3. **Adjacent messages** (`sent_apart`, `_views`, `_merged_runs`): a word split across 3 messages, across
+4. **Adjacent messages** (`sent_apart`, `_views`, `_merged_runs`): a word split across 3 messages, across
    role aliases (``ChatMessage`` roles ``model``, ``assistant``), around a tool result with
    ``status="error"``, read joined (6 of 6); Gemini's builder sends a system message, wherever it stands, in
    its ``system_instruction`` (with and without ``convert_system_message_to_human``), never merged into the
@@ -31,18 +37,18 @@ Held (passing tests):
    assistant message's tool-call arguments, a name and the content, a reasoning summary, a text block
    whose ``text`` is a list) are not joined, and no builder tried (Anthropic, Gemini) sends those leaves
    adjacent as one text: the builder puts a ``tool_use`` block, a field or an item between (noted, 4 of 4).
-4. **Content of any shape** (`read_message`): a mapping, a tuple, a set, bytes, a list of bytes, a block
+5. **Content of any shape** (`read_message`): a mapping, a tuple, a set, bytes, a list of bytes, a block
    whose ``type`` is None, a list, a dict or an int, a marker as a block's key, a frozenset or tuple nested
    in a block: the marker is shown (12 of 12).
-5. **Base64 cut anywhere** (`_b64_cuts`): cut 1, 2 or 3 characters in, both ends cut, url-safe with stray
+6. **Base64 cut anywhere** (`_b64_cuts`): cut 1, 2 or 3 characters in, both ends cut, url-safe with stray
    bytes, base64 of base64, UTF-16, split over two blocks, under a key (9 of 9).
-6. **Thread ids of other types** (`thread_of`): a response released in thread ``0`` is not read in
+7. **Thread ids of other types** (`thread_of`): a response released in thread ``0`` is not read in
    ``"0"`` nor the reverse, ``1`` not in ``True``, none without a thread id (None): each refused (4 of 4).
    ``""`` is a thread of its own (a release holds there): a value given is a thread, by design.
-7. **Commands from inner middleware**: a ``wrap_tool_call`` that returns a ``Command`` writing the
+8. **Commands from inner middleware**: a ``wrap_tool_call`` that returns a ``Command`` writing the
    request as a tool result, and a ``before_model`` writing it as a user message: the model never reads it
    and the turn is refused (2 of 2).
-8. **Stored responses**: ``use_previous_response_id`` switched on after the model was guarded (the
+9. **Stored responses**: ``use_previous_response_id`` switched on after the model was guarded (the
    round 10 class 7 route): a forged response id is not sent, the turn is refused (1 of 1).
 """
 
@@ -71,6 +77,7 @@ from langchain_core.messages import (
     ToolMessage,
 )
 from langchain_core.outputs import ChatGeneration, ChatResult
+from langchain_openai import ChatOpenAI
 from langgraph.types import Command
 from pydantic import Field, PrivateAttr
 
@@ -373,6 +380,29 @@ SHAPES = {
 @pytest.mark.parametrize("content", SHAPES.values(), ids=SHAPES.keys())
 def test_content_of_any_shape_is_shown(content: Any) -> None:
     assert shown([_constructed(content)])
+
+
+CODES = [ord(c) for c in ASK]
+AS_CODES = {
+    "ints": CODES,
+    "floats": tuple(float(code) for code in CODES),
+    "bits": [bit == "1" for byte in ASK.encode() for bit in format(byte, "08b")],
+}
+
+
+@pytest.mark.xfail(strict=True, reason="bypass: a content list of numbers is read item by item, never whole")
+@pytest.mark.parametrize("content", AS_CODES.values(), ids=AS_CODES.keys())
+def test_character_codes_as_the_content_list_are_read_whole(content: Any) -> None:
+    assert shown([_constructed(content)])
+
+
+def test_the_openai_builder_sends_a_content_list_of_numbers_as_it_is() -> None:
+    payload = ChatOpenAI(model="gpt-4o", api_key="sk-dummy")._get_request_payload([_constructed(CODES)])
+    assert payload["messages"][0]["content"] == CODES
+
+
+def test_a_content_list_of_one_character_strings_is_read_whole() -> None:
+    assert shown([_constructed(list(ASK))])
 
 
 # ---------------------------------------------------------------- 5. thread ids of other types

@@ -245,6 +245,8 @@ def read_message(message: BaseMessage, *, calls_apart: bool = False, name_apart:
     listed = isinstance(content, (list, tuple))  # any other content (a mapping, a number) is one block
     for index, block in enumerate(list(content) if listed else [content]):
         walk.block(block, f"content[{index}]" if listed else "content")
+    if listed and not all(isinstance(block, (str, Mapping)) for block in content):  # items read together too
+        walk.emit(_json(reveal_value(list(content))))
     if len([piece for piece in walk.prose if piece]) > 1:  # a word may be split across blocks
         walk.emit(f"{READ_TOGETHER} {reveal(''.join(walk.prose))}")
     left_out = set(_LEFT_OUT)

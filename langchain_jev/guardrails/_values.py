@@ -33,7 +33,8 @@ def reveal_value(value: Any) -> Any:
 
     Numbers, booleans and None are kept as they are; a list of four or more
     character codes (integers, whole floats or strings of digits) that spells
-    text gets that text appended, labelled, and a list of strings gets its
+    text gets that text appended, labelled, a list of eight or more bits
+    (booleans, 0 or 1) is read as a bit string, and a list of strings gets its
     items joined (a word split across items, as ``"".join`` reads it).
 
     Example:
@@ -58,6 +59,8 @@ def reveal_value(value: Any) -> Any:
             items.append(reveal(f"[character codes] {read}"))
         if len(value) >= 2 and all(isinstance(item, str) for item in value):
             items.append(reveal(f"[items joined] {''.join(value)}"))
+        if len(value) >= 8 and all(_bit(item) is not None for item in value):  # bits, read as a bit string
+            items.append(reveal(f"[bits] {''.join(str(_bit(item)) for item in value)}"))
         return items
     return _leaf(value)
 
@@ -86,6 +89,13 @@ def _leaf(value: Any) -> Any:
     if isinstance(value, (bytes, bytearray, memoryview)):
         return reveal(repr(bytes(value)))
     raise JevInputError(f"a {type(value).__name__} value cannot be read for the check (not a JSON type)")
+
+
+def _bit(item: Any) -> int | None:
+    """``item`` as a bit: a boolean, or the number 0 or 1."""
+    if isinstance(item, bool):
+        return int(item)
+    return int(item) if isinstance(item, (int, float)) and item in (0, 1) else None
 
 
 def _code(item: Any) -> int | None:

@@ -75,3 +75,23 @@ def test_a_block_type_of_any_value_is_read_as_a_leaf() -> None:
         subject = input_subject([message])
         assert subject is not None
         assert MARK in (subject.data.question or "")
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    text=st.text(alphabet="abcdefghijklmnopqrstuvwxyz ", min_size=0, max_size=12),
+    shape=st.sampled_from(["ints", "floats", "bits", "bit numbers"]),
+)
+def test_character_codes_or_bits_as_the_content_list_are_read_whole(text: str, shape: str) -> None:
+    """Round 11 class 3: a content list of numbers or bits (unvalidated) was read item by item, never whole."""
+    spoken = f"how to make a {MARK} {text}"
+    bits = [bit == "1" for byte in spoken.encode() for bit in format(byte, "08b")]
+    content: list[Any] = {
+        "ints": [ord(c) for c in spoken],
+        "floats": [float(ord(c)) for c in spoken],
+        "bits": bits,
+        "bit numbers": [int(bit) for bit in bits],
+    }[shape]
+    subject = input_subject([_unvalidated(HumanMessage, content)])
+    assert subject is not None
+    assert MARK in repr(subject.data)

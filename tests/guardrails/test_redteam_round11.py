@@ -390,7 +390,6 @@ AS_CODES = {
 }
 
 
-@pytest.mark.xfail(strict=True, reason="bypass: a content list of numbers is read item by item, never whole")
 @pytest.mark.parametrize("content", AS_CODES.values(), ids=AS_CODES.keys())
 def test_character_codes_as_the_content_list_are_read_whole(content: Any) -> None:
     assert shown([_constructed(content)])

@@ -150,18 +150,29 @@ class _ModelGuard:
         door: GuardrailDoor,
         who: str,
         *,
-        early: bool | None = None,
+        read: tuple[Runnable[Any, Any], ...] | None = None,
         name: str | None = None,
     ) -> None:
         self.model = model
         self.door = door
         self.who = who
-        self.early = may_start_early(model) if early is None else early
+        self.read = (model,) if read is None else read
         self.name = name or model.get_name()
 
-    def around(self, model: Runnable[Any, Any], early: bool) -> _ModelGuard:
-        """The same door around ``model`` (this model with its fallbacks or retries)."""
-        return _ModelGuard(model, self.door, self.who, early=self.early and early, name=self.name)
+    @property
+    def early(self) -> bool:
+        """Whether this call may start before its input is judged, read now (`may_start_early`).
+
+        Read on every call, from the models themselves (``read``: the model, its fallbacks, a
+        binding): a model given a built-in tool or a setting after guarding (``chat.model_kwargs =
+        ...``) waits for its verdict from its next call on. No cache: the read costs about 0.2 ms,
+        and a cache keyed on the model would keep a verdict an in-place edit changes.
+        """
+        return all(may_start_early(part) for part in self.read)
+
+    def around(self, model: Runnable[Any, Any], *read: Runnable[Any, Any]) -> _ModelGuard:
+        """The same door around ``model`` (with its fallbacks or retries); ``read`` are read too."""
+        return _ModelGuard(model, self.door, self.who, read=(*self.read, *read), name=self.name)
 
     def _calls(self, messages: list[BaseMessage]) -> tuple[Any, Any]:
         model = self.model
@@ -230,8 +241,8 @@ class _Guarded(RunnableLambda[Any, Any]):
         self._make = make
         self._label = name
 
-    def _around(self, model: Runnable[Any, Any], early: bool) -> _Guarded:
-        return _Guarded(self._guard.around(model, early), self._make, self._label)
+    def _around(self, model: Runnable[Any, Any], *read: Runnable[Any, Any]) -> _Guarded:
+        return _Guarded(self._guard.around(model, *read), self._make, self._label)
 
     def with_fallbacks(  # type: ignore[override]
         self,
@@ -253,11 +264,11 @@ class _Guarded(RunnableLambda[Any, Any]):
             )
         runnables = [_runnable(fallback, "with_fallbacks") for fallback in fallbacks]
         composed = self._guard.model.with_fallbacks(runnables, exceptions_to_handle=exceptions_to_handle)
-        return self._around(composed, all(may_start_early(fallback) for fallback in runnables))
+        return self._around(composed, *runnables)
 
     def with_retry(self, **kwargs: Any) -> _Guarded:
         """The model with retries (LangChain's ``with_retry``, same arguments), behind the same door."""
-        return self._around(self._guard.model.with_retry(**kwargs), True)
+        return self._around(self._guard.model.with_retry(**kwargs))
 
     def bind(self, **kwargs: Any) -> Runnable[Any, Any]:
         """The *model* bound to ``kwargs`` (``stop=``, ``temperature=``, ...), behind the same door.
@@ -284,7 +295,7 @@ class _Guarded(RunnableLambda[Any, Any]):
                 f"guard it ({self._guard.who}(chat.bind_tools(...), ...))"
             )
         bound = self._guard.model.bind(**kwargs)
-        return self._around(bound, may_start_early(bound))
+        return self._around(bound, bound)
 
     def with_config(self, config: RunnableConfig | None = None, **kwargs: Any) -> Runnable[Any, Any]:
         """As ``Runnable.with_config``; the binding's ``with_fallbacks`` stays behind the door too."""

@@ -13,7 +13,7 @@ the call carries, and anything it cannot name waits for the verdict:
   provider classes the door knows (`PROVIDERS`: langchain-openai's,
   langchain-anthropic's, langchain-google-genai's) or the caller's own code (a
   class defined outside the installed packages, whose behaviour is the caller's;
-  a model it holds, a wrapper's inner model, is read by these rules too); a
+  everything it holds, wherever, is read whole: `_early_held`); a
   model class of any other installed package waits, since the door does not
   know its settings;
 - **its settings**: every setting of a known provider class that differs from
@@ -63,6 +63,7 @@ from langchain_core.runnables.base import RunnableBindingBase
 from langchain_core.tools import BaseTool
 from pydantic import BaseModel
 
+from langchain_jev.guardrails._early_held import attributes_refusal, held_refusal
 from langchain_jev.guardrails._servers import (
     CLIENT_SETTINGS,
     CLIENTS,
@@ -433,16 +434,17 @@ def _differs(model: BaseLanguageModel[Any], name: str, origin: type) -> bool:
         return value is not default
 
 
-def _held_refusal(value: Any, depth: int) -> str | None:
-    """Why a model held by a model class of the caller's (a wrapper's inner model) may act, or None."""
-    values = list(value.values()) if isinstance(value, Mapping) else value
-    held = values if isinstance(values, (list, tuple)) else [values]
-    for item in held:
-        if isinstance(item, Runnable):
-            refusal = _refusal(item, None, None, depth + 1)
-            if refusal is not None:
-                return f"the model it holds waits: {refusal}"
-    return None
+def _held_check(runnable: Runnable[Any, Any], depth: int) -> str | None:
+    return _refusal(runnable, None, None, depth)
+
+
+def _held_refusal(model: BaseLanguageModel[Any], name: str | None, value: Any, depth: int) -> str | None:
+    """Why what a model holds (in the caller's setting ``name``, or else anywhere) may act, or None."""
+    if name is not None:
+        return held_refusal(value, f"the setting {name!r}", depth, _held_check, callers=_callers)
+    return attributes_refusal(
+        model, depth, _held_check, callers=_callers, origin=lambda attribute: _origin(type(model), attribute)
+    )
 
 
 def _settings_refusal(model: BaseLanguageModel[Any], depth: int) -> str | None:
@@ -453,10 +455,8 @@ def _settings_refusal(model: BaseLanguageModel[Any], depth: int) -> str | None:
         value = getattr(model, name, None)
         if package in _OWN_PACKAGES:
             continue
-        if package not in PROVIDERS and _callers(
-            origin
-        ):  # the caller's own setting, but not a model it holds
-            refusal = _held_refusal(value, depth)
+        if package not in PROVIDERS and _callers(origin):  # the caller's own: read what it holds
+            refusal = _held_refusal(model, name, value, depth)
         elif name in _OPTION_SETTINGS:
             refusal = _options_refusal(value, f"{name} entry")
         elif name in ENDPOINTS and package in PROVIDERS:
@@ -473,6 +473,9 @@ def _settings_refusal(model: BaseLanguageModel[Any], depth: int) -> str | None:
             refusal = None
         if refusal is not None:
             return refusal
+    refusal = _held_refusal(model, None, None, depth)
+    if refusal is not None:
+        return refusal
     if not any(_package(cls) in PROVIDERS for cls in type(model).__mro__):
         return None
     model_name = getattr(model, "model_name", None) or getattr(model, "model", None)

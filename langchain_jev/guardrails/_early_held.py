@@ -105,6 +105,9 @@ _SYNC: tuple[type, ...] = tuple(
 _READ = frozenset({"langchain_core", "langchain_jev", "pydantic"})
 """Packages whose objects (not runnables) are read attribute by attribute, as the caller's are."""
 
+_KNOWN = _READ | {"langchain_openai", "langchain_anthropic", "langchain_google_genai"}
+"""Packages whose classes' own attributes are known (the provider packages of `_early.PROVIDERS`)."""
+
 _PYDANTIC_SLOTS = frozenset({"__dict__", "__weakref__"})
 
 _BUDGET: ContextVar[list[int] | None] = ContextVar("jev_early_budget", default=None)
@@ -166,11 +169,14 @@ def _attributes(
         if name not in fields and (declarer is None or callers(declarer)):  # not a known class's cache
             yield f"the attribute {name!r}", value
     for base in cls.__mro__:
-        if not callers(base) or base is object:
+        if not callers(base) or _package(base) in _KNOWN or _package(base) in sys.stdlib_module_names:
             continue
         yield from _slots(model, base)
         for name, value in vars(base).items():
-            if _class_value(name, value):
+            code = _method(value)
+            if code is not None:  # a method of the caller's: what it reads (closure, globals) is read
+                yield f"the method {name!r}", code
+            elif _class_value(name, value):
                 yield f"the class attribute {name!r}", value
 
 
@@ -179,6 +185,20 @@ def _slots(obj: Any, cls: type) -> Iterator[tuple[str, Any]]:
     for name in (slots,) if isinstance(slots, str) else slots:
         if isinstance(name, str) and name not in _PYDANTIC_SLOTS and hasattr(obj, name):
             yield f"the slot {name!r}", getattr(obj, name)
+
+
+def _method(value: Any) -> FunctionType | None:
+    if isinstance(value, (staticmethod, classmethod)):
+        value = value.__func__
+    elif isinstance(value, property):
+        value = value.fget
+    return value if isinstance(value, FunctionType) and not _library_code(value) else None
+
+
+def _library_code(function: FunctionType) -> bool:
+    """True for a function of the standard library or an installed package (pydantic's generated methods)."""
+    module = sys.modules.get(function.__module__)
+    return module is not None and _library(module)
 
 
 def _class_value(name: str, value: Any) -> bool:
@@ -230,7 +250,8 @@ def _value(
             if refusal is not None:
                 return refusal
         return None
-    if not (callers(cls) or _package(cls) in _READ) or isinstance(value, (Iterator, Callable)):  # type: ignore[arg-type]
+    readable = _package(cls) in _READ or (callers(cls) and cls.__module__ not in sys.builtin_module_names)
+    if not readable or isinstance(value, (Iterator, Callable)):  # type: ignore[arg-type]
         return (
             f"{where} holds a value of type {cls.__qualname__}, which the guardrail does not know to be inert"
         )
@@ -245,6 +266,8 @@ def _code_parts(value: Any) -> list[Any] | None:
         return [value.__self__, getattr(value, "__func__", None)]
     if not isinstance(value, FunctionType):
         return None
+    if _library_code(value):  # library code: known, and not the caller's to have changed
+        return []
     parts: list[Any] = [*(cell.cell_contents for cell in value.__closure__ or () if _filled(cell))]
     parts.extend([*(value.__defaults__ or ()), *(value.__kwdefaults__ or {}).values()])
     names: set[str] = set()
@@ -271,8 +294,8 @@ def _library(module: ModuleType) -> bool:
     from langchain_jev.guardrails._early import _installed_roots  # a cycle at import
 
     file = getattr(module, "__file__", None)
-    if file is None:
-        return module.__name__ in sys.builtin_module_names
+    if module.__name__.partition(".")[0] in sys.stdlib_module_names or file is None:
+        return module.__name__ in sys.builtin_module_names or file is not None
     path = Path(file).resolve()
     return any(path.is_relative_to(root) for root in _installed_roots())
 
@@ -335,7 +358,13 @@ def _httpx_refusal(client: Any, package: str) -> str | None:
     if not isinstance(mounts, Mapping) or any(transport is not None for transport in mounts.values()):
         return "sends through a proxy or a mounted transport"
     hooks = getattr(client, "event_hooks", None)
-    if not isinstance(hooks, Mapping) or any(hooks.values()) or getattr(client, "auth", None) is not None:
+    known = isinstance(
+        hooks, Mapping
+    ) and all(  # a provider's own hook (Azure's: strip the key on a redirect)
+        str(getattr(hook, "__module__", "")).partition(".")[0] in _HTTP_WRAPPERS - _HTTPX.keys()
+        for hook in [hook for listed in hooks.values() for hook in listed]
+    )
+    if not known or getattr(client, "auth", None) is not None:
         return "has event hooks or an auth flow"
     transport = getattr(client, "_transport", None)
     kind = type(transport)

@@ -339,15 +339,16 @@ def http_client_refusal(name: str, client: Any) -> str | None:
     """Why the HTTP client in setting ``name`` may send a request elsewhere, or None.
 
     An allow-list: an httpx client (or an SDK's subclass of one) with no proxy and no mounts
-    (a proxy given, or read from the environment), no event hooks and no auth (code that reads
-    each request), whose transport is httpx's own with a plain connection pool (no proxy, no
-    unix socket) or httpx's ``MockTransport`` (which sends nowhere: a test's fake provider).
+    (a proxy given, or read from the environment), no auth and no event hooks but a provider
+    package's own (code that reads each request), whose transport is httpx's own with a plain
+    connection pool (no proxy, no unix socket) or httpx's ``MockTransport`` (which sends
+    nowhere: a test's fake provider).
     """
     if client is None:
         return None
     base = next((cls for cls in type(client).__mro__ if cls.__name__ in ("Client", "AsyncClient")), None)
     package = _package(base) if base is not None else ""
-    why = "is not an httpx client"
+    why: str | None = "is not an httpx client"
     if package in _HTTPX and all(_package(cls) in _HTTP_WRAPPERS for cls in type(client).__mro__[:-1]):
         why = _httpx_refusal(client, package)
     return None if why is None else f"the setting {name!r} {why}"

@@ -51,7 +51,7 @@ from langchain_core.decisions import BaseDecisionModel
 from langchain_core.runnables import Runnable
 from pydantic import BaseModel
 
-__all__ = ["BUDGET", "NEST", "attributes_refusal", "held_refusal", "http_client_refusal"]
+__all__ = ["BUDGET", "NEST", "attributes_refusal", "held_refusal"]
 
 NEST = 12
 """How deep containers and objects inside one attribute are read; deeper waits."""
@@ -323,60 +323,4 @@ def _object(
         refusal = _value(part, where, nest + 1, depth, check, callers, seen)
         if refusal is not None:
             return refusal
-    return None
-
-
-# ---------------------------------------------------------------- an SDK's HTTP client
-
-_HTTPX = {"httpx": "httpcore", "httpx2": "httpcore2"}
-"""The HTTP client packages an SDK sends through, each with the connection package under it."""
-
-_HTTP_WRAPPERS = frozenset({*_HTTPX, "openai", "anthropic", "langchain_openai", "langchain_anthropic"})
-"""Packages whose subclasses of an httpx client only set defaults (timeouts, limits)."""
-
-
-def http_client_refusal(name: str, client: Any) -> str | None:
-    """Why the HTTP client in setting ``name`` may send a request elsewhere, or None.
-
-    An allow-list: an httpx client (or an SDK's subclass of one) with no proxy and no mounts
-    (a proxy given, or read from the environment), no auth and no event hooks but a provider
-    package's own (code that reads each request), whose transport is httpx's own with a plain
-    connection pool (no proxy, no unix socket) or httpx's ``MockTransport`` (which sends
-    nowhere: a test's fake provider).
-    """
-    if client is None:
-        return None
-    base = next((cls for cls in type(client).__mro__ if cls.__name__ in ("Client", "AsyncClient")), None)
-    package = _package(base) if base is not None else ""
-    why: str | None = "is not an httpx client"
-    if package in _HTTPX and all(_package(cls) in _HTTP_WRAPPERS for cls in type(client).__mro__[:-1]):
-        why = _httpx_refusal(client, package)
-    return None if why is None else f"the setting {name!r} {why}"
-
-
-def _httpx_refusal(client: Any, package: str) -> str | None:
-    mounts = getattr(client, "_mounts", None)
-    if not isinstance(mounts, Mapping) or any(transport is not None for transport in mounts.values()):
-        return "sends through a proxy or a mounted transport"
-    hooks = getattr(client, "event_hooks", None)
-    known = isinstance(
-        hooks, Mapping
-    ) and all(  # a provider's own hook (Azure's: strip the key on a redirect)
-        str(getattr(hook, "__module__", "")).partition(".")[0] in _HTTP_WRAPPERS - _HTTPX.keys()
-        for hook in [hook for listed in hooks.values() for hook in listed]
-    )
-    if not known or getattr(client, "auth", None) is not None:
-        return "has event hooks or an auth flow"
-    transport = getattr(client, "_transport", None)
-    kind = type(transport)
-    if _package(kind) != package:
-        return f"sends through a transport of type {kind.__qualname__}"
-    if kind.__name__ == "MockTransport":
-        return None
-    if kind.__name__ not in ("HTTPTransport", "AsyncHTTPTransport"):
-        return f"sends through a transport of type {kind.__qualname__}"
-    pool = getattr(transport, "_pool", None)
-    plain = type(pool).__name__ in ("ConnectionPool", "AsyncConnectionPool")
-    if not plain or _package(type(pool)) != _HTTPX[package] or getattr(pool, "_uds", None) is not None:
-        return "sends through a proxy or a unix socket"
     return None

@@ -7,7 +7,7 @@ caller's code and functions (their closure, defaults, the globals they name). Th
 containers nested at random, in every kind of attribute, models held by models, with a provider-acting model
 (OpenAI's built-in web search) or an inert one at the bottom, and asserts that acting anywhere means waiting,
 while an inert holding within the bounds still starts early. Then an SDK's HTTP client: only a plain one (no
-proxy, mounts, hooks or auth; httpx's own transport or its ``MockTransport``) starts early.
+proxy, mounts, hooks or auth; httpx's own transport) starts early (read by `_servers`).
 """
 
 from __future__ import annotations
@@ -206,11 +206,13 @@ def _mock(request: httpx.Request) -> httpx.Response:
 CLIENTS = {  # the setting's value -> starts early
     "httpx.Client()": (lambda: httpx.Client(), True),
     "httpx.AsyncClient()": (lambda: httpx.AsyncClient(), True),
-    "a MockTransport": (lambda: httpx.Client(transport=httpx.MockTransport(_mock)), True),
+    "a MockTransport": (
+        lambda: httpx.Client(transport=httpx.MockTransport(_mock)),
+        False,
+    ),  # main: a caller's handler
     "a proxy": (lambda: httpx.Client(proxy=PROXY), False),
     "a proxy mount": (lambda: httpx.Client(mounts={"https://": httpx.HTTPTransport(proxy=PROXY)}), False),
     "a proxy transport": (lambda: httpx.Client(transport=httpx.HTTPTransport(proxy=PROXY)), False),
-    "a unix socket": (lambda: httpx.Client(transport=httpx.HTTPTransport(uds="/tmp/socket")), False),
     "a request hook": (lambda: httpx.Client(event_hooks={"request": [print]}), False),
     "an auth flow": (lambda: httpx.Client(auth=("user", "secret")), False),
     "a caller's transport": (lambda: httpx.Client(transport=Transport()), False),
@@ -225,6 +227,14 @@ class Transport(httpx.BaseTransport):
 
 class Client(httpx.Client):
     pass
+
+
+@pytest.mark.xfail(
+    strict=True, reason="bypass: _servers reads no pool's unix socket (uds=): it sends to another server"
+)
+def test_an_http_client_on_a_unix_socket_waits() -> None:
+    client = httpx.Client(transport=httpx.HTTPTransport(uds="/tmp/socket"))
+    assert not may_start_early(_openai(http_client=client))
 
 
 @pytest.mark.parametrize("client", list(CLIENTS))

@@ -111,8 +111,10 @@ _PLAIN_HTTP: Mapping[str, tuple[str, ...]] = {
     "httpx2": ("Client", "AsyncClient", "HTTPTransport", "AsyncHTTPTransport"),
     "openai": ("DefaultHttpxClient", "DefaultAsyncHttpxClient"),
     "openai._base_client": ("_DefaultHttpxClient", "_DefaultAsyncHttpxClient"),
-    "httpcore": ("ConnectionPool", "AsyncConnectionPool"),
-    "httpcore2": ("ConnectionPool", "AsyncConnectionPool"),
+    "httpcore": ("ConnectionPool", "AsyncConnectionPool", "SyncBackend", "AutoBackend"),
+    "httpcore2": ("ConnectionPool", "AsyncConnectionPool", "SyncBackend", "AutoBackend"),
+    "httpcore._backends.auto": ("AutoBackend",),
+    "httpcore2._backends.auto": ("AutoBackend",),
 }
 """The classes of a plain HTTP client, its transport and its connection pool (an allow-list, by identity)."""
 
@@ -132,8 +134,8 @@ def http_client_refusal(name: str, value: Any) -> str | None:
 
     An allow-list: none at all (the SDK builds its own), or a plain httpx client
     (httpx's or the OpenAI SDK's default one, no subclass) on httpx's own
-    transport and connection pool, with no mounted transport (a proxy), no event
-    hook and no auth. A transport the caller wrote, a proxy, a hook or an auth
+    transport, connection pool and network backend, with no unix socket, no proxy,
+    no mounted transport, no event hook and no auth. A transport the caller wrote, a proxy, a hook or an auth
     flow may send the request anywhere, so such a model waits for its verdict.
 
     Example:
@@ -148,10 +150,14 @@ def http_client_refusal(name: str, value: Any) -> str | None:
         return None
     transport = getattr(value, "_transport", None)
     hooks = getattr(value, "_event_hooks", None)
+    pool = getattr(transport, "_pool", None)
     plain = (
         _plain(value)
         and _plain(transport)
-        and _plain(getattr(transport, "_pool", None))
+        and _plain(pool)
+        and _plain(getattr(pool, "_network_backend", None))  # a backend the caller wrote connects anywhere
+        and getattr(pool, "_uds", None) is None  # a unix socket may lead to another server
+        and getattr(pool, "_proxy", None) is None
         and getattr(value, "_mounts", None) == {}
         and isinstance(hooks, Mapping)
         and not any(hooks.values())

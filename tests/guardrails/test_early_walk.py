@@ -16,6 +16,7 @@ import functools
 from collections import deque
 from typing import Any, ClassVar
 
+import httpcore
 import httpx
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -229,12 +230,28 @@ class Client(httpx.Client):
     pass
 
 
-@pytest.mark.xfail(
-    strict=True, reason="bypass: _servers reads no pool's unix socket (uds=): it sends to another server"
+class Backend(httpcore.SyncBackend):
+    """A network backend of the caller's: it may connect anywhere."""
+
+
+@pytest.mark.parametrize(
+    "client",
+    [
+        lambda: httpx.Client(transport=httpx.HTTPTransport(uds="/tmp/socket")),
+        lambda: httpx.AsyncClient(transport=httpx.AsyncHTTPTransport(uds="/tmp/socket")),
+        lambda: _with_backend(httpx.Client(), Backend()),
+    ],
+    ids=["a unix socket", "an async unix socket", "a network backend of the caller's"],
 )
-def test_an_http_client_on_a_unix_socket_waits() -> None:
-    client = httpx.Client(transport=httpx.HTTPTransport(uds="/tmp/socket"))
-    assert not may_start_early(_openai(http_client=client))
+def test_an_http_client_that_may_connect_elsewhere_waits(client: Any) -> None:
+    value = client()
+    name = "http_async_client" if isinstance(value, httpx.AsyncClient) else "http_client"
+    assert not may_start_early(_openai(**{name: value}))
+
+
+def _with_backend(client: httpx.Client, backend: Any) -> httpx.Client:
+    client._transport._pool._network_backend = backend  # type: ignore[attr-defined]
+    return client
 
 
 @pytest.mark.parametrize("client", list(CLIENTS))

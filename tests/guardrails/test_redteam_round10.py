@@ -5,7 +5,7 @@ Written by a helper that did not write the guardrail. The judge is the perfect k
 suite stays green until it is fixed; each class that held has a passing test that would fail if it broke.
 Counts are variants that got through of variants tried.
 
-Bypassed (strict xfail):
+Bypassed when found; every class is closed now and its tests pass (the fix is named after each):
 
 1. **Handlers a model holds where the strip does not look** (invariant 3, allow-lists; every form that takes a
    runnable): `hidden_runnable` copies a model without its own handlers by walking the fields it knows (a
@@ -14,7 +14,8 @@ Bypassed (strict xfail):
    ``configurable_alternatives``), in tuples (``RunnableBranch``, a caller's model with ``list[tuple]``), in a
    private attribute, more than 8 levels down (``with_fallbacks`` nested), or by a runnable that is no pydantic
    model (a ``Runnable`` subclass of the caller's, a function calling it) keeps its handler, which is given
-   the refused draft (``on_llm_end``): 8 of 11 shapes.
+   the refused draft (``on_llm_end``): 8 of 11 shapes. *Closed*: the gate at langchain-core's handler
+   gathering (`_hidden`).
 2. **Base64 with one character over** (invariant 1, every form, request, reply, streamed): `_b64` pads a run
    to a multiple of four and decodes it strictly, at each of the four starts; a run whose aligned length leaves
    one character over (any base64 of a multiple of three bytes, then one stray base64 character; a lenient
@@ -23,28 +24,29 @@ Bypassed (strict xfail):
    base64 whose chunk windows (the guardrail's own cut) all begin one character past a quad: released
    streamed, refused when invoked (2 of 8 encodings, at 1 of 4 offsets each; hex, bits, base32 and base85
    are read at every cut; a long run past the first 100,000-character window of a request is read whole,
-   held, 4 of 4 offsets).
+   held, 4 of 4 offsets). *Closed*: `_text._b64_cuts` reads the whole quads at every start.
 3. **A provider-acting model held in a tuple or a private attribute** (invariant 3, early start): a caller's
    chat model holding a model with OpenAI's built-in web search bound, in a ``list[tuple]`` field or a
    private attribute, may start before its input is judged; held in a field, a list or a dict, it waits
-   (2 of 6 shapes).
+   (2 of 6 shapes). *Closed*: `_early_held` reads everything a caller's model holds; the unknown waits.
 4. **A proxy in the SDK's HTTP client** (invariant 3, early start; round 9's class 7, a new route):
    ``http_client=httpx.Client(proxy=...)``, a proxy mount, ``http_async_client`` with a proxy: the request
    goes to the proxy before its verdict, while ``openai_proxy=`` / ``anthropic_proxy=`` wait (3 of 3 clients;
-   ``http_client`` is on the inert list whole).
+   ``http_client`` is on the inert list whole). *Closed*: `_servers` reads the client, an allow-list.
 5. **Content of a shape message validation forbids** (invariant 1, every form, request and reply): a
    message whose ``content`` is a mapping (``model_construct``, or any writer that skips validation; the
    OpenAI builder sends it as it is, and a reply carrying it is released to the reader) is read as nothing:
    4 of 4 per form (a text block or any mapping, request and reply); a number, a list holding a tuple or a
-   list fail closed.
+   list fail closed. *Closed*: content that is no list is read as one block (`_judged.read_message`).
 6. **A released call shared by every conversation without a thread id** (invariant 2; documented in the
    threat model's table as a limit, reproduced): `thread_of` reads a run with no ``thread_id`` as the
    conversation ``""``, so a call released in one such conversation runs unjudged in any other (2 of 2
-   forms; the judge flags everything by then). An id per run would close it (no thread: no fast path).
+   forms; the judge flags everything by then). *Closed*: no thread, no release (`_calls.ReleasedCalls.key`).
 7. **A model changed after guarding** (invariant 3, early start; ``guard_model`` and the guarded model node):
    whether the model may start early is read once, when it is guarded; a real ``ChatOpenAI`` given OpenAI's
    web search afterwards (``chat.model_kwargs = {"tools": [...]}``, a "search the web" switch) is sent the
    refused request, with the tool, before its verdict (2 of 2 forms; the middleware reads it on every call).
+   *Closed*: every form reads it on every call.
 
 Held (passing tests):
 

@@ -4,14 +4,16 @@ Written by a helper that did not write the guardrail. The judge is the perfect k
 (`lossless_kit.perfect`): a miss is the guardrail not *showing* the marker. Each bypass is a strict xfail;
 each class that held has a passing test. Counts are variants that got through of variants tried.
 
-Bypassed (strict xfail):
+Bypassed when found (strict xfail while open):
 
 1. **A hidden run's handlers reached from a thread without its context** (invariant 3, allow-lists): the
    gate in front of ``_configure`` acts on a context variable; a model that runs the model it holds in a
    ``threading.Thread``, a plain ``ThreadPoolExecutor``, ``loop.run_in_executor`` or a thread running
    ``asyncio.run`` starts it with no context, so the gate admits that model's own handler, which is given
    the refused draft (``on_llm_end``): 4 of 8 routes (``asyncio.to_thread``, ``dispatch_custom_event``,
-   ``adispatch_custom_event`` and the ``run_manager`` hold).
+   ``adispatch_custom_event`` and the ``run_manager`` hold). *Left, documented* (the threat model's known
+   limits): a hidden run is known by its context, and the caller's own model code that drops the context
+   is the caller's; LangChain's executors and this package's threads copy it.
 2. **Base64 in separated groups** (invariant 1, lossless; every form): base64 of the request cut into
    groups of 4, 8 or 16 joined by a space, a tab, a no-break space, a dash or a dot is read as no run
    (each group alone is too short, or decodes to pieces), so the decoded request is never judged; a
@@ -25,7 +27,8 @@ Bypassed (strict xfail):
    of numbers or booleans is read one block per item, each alone, so codes that spell the request are
    never read as one run (the same list inside a block is: it is one JSON text); langchain-openai's builder
    sends the list as it is (the API's answer to it was not tried, no network): 3 of 3 (ints, floats, bits);
-   a list of one-character strings holds (prose joined).
+   a list of one-character strings holds (prose joined). *Closed*: a content list is read whole too, and a
+   list of bits is read as a bit string (`_values.reveal_value`).
 
 Held (passing tests):
 
@@ -183,7 +186,10 @@ def _handler_given_the_draft(how: str) -> bool:
     return any(MARK in text for text in handler.got)
 
 
-@pytest.mark.xfail(strict=True, reason="bypass: a thread without the context escapes the hidden run's gate")
+@pytest.mark.xfail(
+    strict=True,
+    reason="a documented limit: a run a caller's model starts in a thread without the context is not hidden",
+)
 @pytest.mark.parametrize(
     "how", ["a thread", "an executor", "loop.run_in_executor", "a thread running asyncio.run"]
 )

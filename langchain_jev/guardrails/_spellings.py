@@ -330,13 +330,14 @@ _RFC1924 = re.compile(r"[0-9A-Za-z!#$%&()*+\-;<=>?@^_`{|}~]+")
 def _base85(text: str) -> Iterator[str]:
     for match in _BASE85.finditer(text):
         run = match.group(0)
+        framed = run.startswith("<~")
         # each alphabet's decoder only: a character outside it fails the decoding, after decoding up to it
         decoders: list[Callable[[str], bytes]] = [base64.a85decode] if _ASCII85.fullmatch(run) else []
         decoders += [base64.b85decode] if _RFC1924.fullmatch(run) else []
-        if run.startswith("<~"):
-            decoders = [lambda value: base64.a85decode(value, adobe=True)]
+        if framed:  # Adobe's frame, taken off: its groups are read as plain Ascii85 (a head check reads them)
+            run, decoders = run[2:-2], [base64.a85decode]
         for decode in decoders:
-            for start in range(1 if run.startswith("<~") else 5):
+            for start in range(1 if framed else 5):
                 if not _head_may_read(decode, run[start:]):
                     continue
                 try:

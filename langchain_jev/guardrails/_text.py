@@ -12,9 +12,9 @@ an interpretation only **adds** a reading beside the raw string.
   Braille, Morse or the NATO alphabet, base32 and base85 (`spellings`); bytes
   hidden in variation selectors ("emoji smuggling") and in zero-width or
   whitespace bit strings; ``data:`` URLs, base64, hex, percent escapes, HTML
-  character references, backslash escapes, bit groups and lists of
-  character codes, decoded (hex and base32 wrapped over lines read joined
-  too), a run of base64, hex or bits at every alignment of its unit (a window
+  character references, backslash escapes, bit groups and lists of character
+  codes (octal too), decoded (hex and base32 wrapped over lines and base64 in
+  groups read joined), a run of base64, hex or bits at every alignment of its unit (a window
   that begins inside a run reads it as a reader of the whole run does);
   decoded bytes are read as text in every encoding a reader may read them as
   (UTF-8, what a byte order mark says, UTF-16/32, a single-byte code page).
@@ -230,16 +230,78 @@ def _base64_runs(text: str) -> Iterator[str]:
         run = "".join(match.group(0).split())
         if len(run) < 16 and _ENCODED.search(run) is None:  # a word ("Question"), not an encoding
             continue
-        # base64 spelt in hex digits or as an identifier is still read, as UTF-8: a guess at its noise
-        # would read a list of hashes as pages of accented text (read again until the budget refused)
-        # and a tool's name as a word among noise ("get_weather" as "zyaz")
-        guess = _HEX_ONLY.fullmatch(run) is None and _SNAKE_CASE.fullmatch(run) is None
-        for start in range(4):  # the run may begin inside a word or a window: every alignment is read
-            for data in _b64_cuts(run[start:]):  # ... and end anywhere: whole, else its whole quads
-                read = as_text(data, guess=guess) if data else None
-                if read is not None and (len(run) >= 32 or _words(read)):  # a short run spells words
-                    yield read
-                    break
+        yield from _b64_reads(run, guess=True, spelt=len(run) < 32)  # a short run spells words
+
+
+def _b64_reads(run: str, *, guess: bool, spelt: bool) -> Iterator[str]:
+    """What base64 ``run`` reads as at each alignment, as words alone when ``spelt``."""
+    # base64 spelt in hex digits or as an identifier is still read, as UTF-8: a guess at its noise
+    # would read a list of hashes as pages of accented text (read again until the budget refused)
+    # and a tool's name as a word among noise ("get_weather" as "zyaz")
+    guess = guess and _HEX_ONLY.fullmatch(run) is None and _SNAKE_CASE.fullmatch(run) is None
+    for start in range(4):  # the run may begin inside a word or a window: every alignment is read
+        for data in _b64_cuts(run[start:]):  # ... and end anywhere: whole, else its whole quads
+            read = as_text(data, guess=guess) if data else None
+            if read is not None and (not spelt or _words(read)):
+                yield read
+                break
+
+
+_GROUP = "[A-Za-z0-9+/_{}]+={{0,2}}"
+_GROUP_JOINTS = (("\\-", "[ \t\u00a0\u2007\u2009\u202f\u3000.:]"), ("", "-"))
+"""Base64 in groups (``bmVy dmUg``), each apart from the next by one sign (or a line break): a dash is
+inside a group (url-safe) or between groups, one pattern each."""
+_GROUPED = tuple(
+    (
+        re.compile(
+            rf"(?<![A-Za-z0-9+/_=\-]){_GROUP.format(dash)}(?:(?:{joint}|\r?\n){_GROUP.format(dash)})+"
+        ),
+        re.compile(rf"(\r?\n|{joint})"),
+    )
+    for dash, joint in _GROUP_JOINTS
+)
+"""Each pattern of groups, with its separators. A run of groups of one class between separators of
+another, so each scan is linear."""
+_WORD = re.compile("[A-Z]?[a-z]+|[A-Z]+")
+"""A group shaped as a word of prose (lower case, capitalised or in capitals), not as base64's noise."""
+_GROUPED_AT_LEAST = 16
+"""The fewest characters the groups of one length join to, read as base64."""
+
+
+def _grouped_base64(text: str) -> Iterator[str]:
+    """Base64 printed in groups of one length (a multiple of four), joined as a lenient decoder reads it.
+
+    Groups of one length, apart by one sign repeated (or a line break), the first and last maybe
+    shorter (a window's cut, the tail), are read joined at each alignment (`_b64_cuts`). The reading
+    must spell words (`_words`): ``this that with from`` is prose of one length, not base64.
+    """
+    for pattern, joints_of in _GROUPED:
+        for match in pattern.finditer(text):
+            parts = joints_of.split(match.group(0))
+            groups, joints = parts[::2], parts[1::2]
+            for first, last in _equal_groups(groups, joints):
+                # groups that are each a word (``this that with from``) are prose of one length: read as
+                # UTF-8 only, as a hex or identifier run is (a code page reads their bytes as text)
+                worded = all(_WORD.fullmatch(group) for group in groups[first:last])
+                yield from _b64_reads("".join(groups[first:last]), guess=not worded, spelt=True)
+
+
+def _equal_groups(groups: list[str], joints: list[str]) -> Iterator[tuple[int, int]]:
+    """The spans ``[first, last)`` of ``groups`` of one length (a multiple of four) joined by one sign."""
+    start = 0
+    while start < len(groups):
+        size, end, joint = len(groups[start]), start + 1, None
+        while end < len(groups) and len(groups[end]) == size:
+            sign = joints[end - 1] if "\n" not in joints[end - 1] else None
+            if sign is not None and joint not in (None, sign):
+                break
+            joint = joint or sign
+            end += 1
+        head = start - 1 if start and len(groups[start - 1]) < size else start
+        tail = end + 1 if end < len(groups) and len(groups[end]) < size else end
+        if size % 4 == 0 and tail - head >= 2 and sum(map(len, groups[head:tail])) >= _GROUPED_AT_LEAST:
+            yield head, tail
+        start = max(end, start + 1)
 
 
 _HEX_LINE = re.compile(r"(?:[0-9A-Fa-f]{2}[ :]?)*[0-9A-Fa-f]{1,2}")
@@ -349,11 +411,20 @@ def character_codes(codes: list[int]) -> str | None:
     return read if sum(map(is_text_code, codes)) >= 4 and printable(read) else None
 
 
+_OCTAL_BYTE = re.compile("0{0,2}[0-3]?[0-7]{1,2}")
+"""A byte in octal: up to three digits of 0 to 7 (``156``, ``040``, ``40``), up to 377."""
+
+
 def _code_runs(text: str) -> Iterator[str]:
     for match in _CODES.finditer(text):
-        read = character_codes([int(n) for n in re.findall(r"\d+", match.group(0))])
+        numbers = re.findall(r"\d+", match.group(0))
+        read = character_codes([int(n) for n in numbers])
         if read is not None:
             yield read
+        if all(_OCTAL_BYTE.fullmatch(n) for n in numbers):  # bytes in octal (``od -b``, ``\156`` unslashed)
+            spelled = as_text(bytes(int(n, 8) for n in numbers))
+            if spelled is not None and _words(spelled):
+                yield spelled
     for match in _BITS.finditer(text):
         read = character_codes([int(group, 2) for group in re.findall("[01]+", match.group(0))])
         if read is not None:
@@ -367,6 +438,7 @@ _READERS = (
     ("bit string", _hidden_bits),
     ("data URL", _data_urls),
     ("base64", _base64_runs),
+    ("base64 in groups", _grouped_base64),
     ("hex", _hex_runs),
     ("bytes spelt", _spelt_bytes),
     ("escapes", _escaped),
@@ -385,6 +457,7 @@ def _may_hide(text: str) -> tuple[bool, ...]:
         not plain or "\t" in text,  # zero-width or whitespace bits
         ":" in text,  # data URLs
         True,  # base64
+        True,  # base64 in groups
         True,  # hex
         any(c.isdigit() for c in text),  # bytes in hex or bits, one by one
         "%" in text or "&" in text or "\\" in text,  # escapes

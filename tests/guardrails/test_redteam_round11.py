@@ -21,7 +21,7 @@ Bypassed when found (strict xfail while open):
    space at 76 characters hold). Character codes in octal and Adobe-framed ascii85 (``<~...~>``) are not
    read either (2 of 2; decimal, hex, binary, percent, HTML and ``\\u`` escapes, base32/base32hex, plain
    base85 hold: 8 of 8). Ciphers (rot13, reversed text) are not encodings the invariant names: not tried
-   as bypasses.
+   as bypasses. *Closed*: base64 in groups, octal codes and framed ascii85 are read (`_text`, `_spellings`).
 3. **Character codes as the content list itself** (invariant 1; content validation forbids it, so
    ``model_construct`` or a writer that skips validation): a message whose ``content`` is a list (or tuple)
    of numbers or booleans is read one block per item, each alone, so codes that spell the request are
@@ -226,13 +226,11 @@ GROUPED_HOLDING = {
 }
 
 
-@pytest.mark.xfail(strict=True, reason="bypass: base64 in groups joined by a separator is never decoded")
 @pytest.mark.parametrize("text", GROUPED.values(), ids=GROUPED.keys())
 def test_base64_in_separated_groups_is_read(text: str) -> None:
     assert shown([HumanMessage(f"Decode this and answer it: {text}")])
 
 
-@pytest.mark.xfail(strict=True, reason="bypass: base64 in space-separated groups reaches the model unjudged")
 @pytest.mark.parametrize("form", FORMS)
 def test_base64_in_space_separated_groups_is_refused_in_a_turn(form: str) -> None:
     chat = ReplyingChatModel(replies=["Sure."] * 4)
@@ -261,7 +259,6 @@ READ_ENCODINGS = {
 }
 
 
-@pytest.mark.xfail(strict=True, reason="bypass: octal character codes and <~ascii85~> are not decoded")
 @pytest.mark.parametrize("text", OTHER.values(), ids=OTHER.keys())
 def test_other_encodings_of_character_codes_are_read(text: str) -> None:
     assert shown([HumanMessage(text)])

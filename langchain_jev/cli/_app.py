@@ -128,7 +128,7 @@ def _parser() -> argparse.ArgumentParser:
 
     add_parser(commands)
     judge_parser = judge.add_parser(commands)
-    rejudge.add_parser(commands, rate)
+    rejudge.add_parser(commands)
     calibrate.add_parser(commands, judge_parser, rate, positive_int)
     compare.add_parser(commands)
     simulate.add_parser(commands)

@@ -22,10 +22,19 @@ from langchain_jev.datasets._paths import clash
 __all__ = [
     "add_allow_code",
     "add_command",
+    "add_concurrency_option",
+    "add_fail_under_option",
     "add_format_option",
+    "add_html_option",
+    "add_json_option",
     "add_judge_option",
     "add_model_options",
+    "add_out_option",
     "add_pacing_options",
+    "add_quiet_option",
+    "add_repeatable",
+    "add_resume_option",
+    "add_strict_option",
     "base_url",
     "exit_codes_epilog",
     "html_unavailable",
@@ -205,12 +214,71 @@ def add_model_options(parser: argparse.ArgumentParser) -> Any:
     return model
 
 
+def add_concurrency_option(group: Any, what: str = "rows judged at once", default: int = 8) -> None:
+    """Add ``--concurrency N`` (``what``, ``default`` when not given) to an argument group."""
+    group.add_argument(
+        "--concurrency", type=positive_int, default=default, metavar="N", help=f"{what} ({default})"
+    )
+
+
 def add_pacing_options(group: Any, what: str = "rows judged at once") -> None:
     """Add ``--concurrency`` (``what``, 8 by default) and ``--rate-limit`` to an argument group."""
-    group.add_argument("--concurrency", type=positive_int, default=8, metavar="N", help=f"{what} (8)")
+    add_concurrency_option(group, what)
     group.add_argument(
         "--rate-limit", type=positive_float, metavar="PER_SECOND", help="requests per second at most"
     )
+
+
+_ROWS_OUT = "write one JSON line per row here ('-': stdout)"
+"""``--out``'s help where it is the results file of rows judged (judge, rejudge, calibrate)."""
+
+_FAIL_UNDER = (
+    "exit 1 when the overall pass rate is under RATE: a fraction from 0 to 1 or a "
+    "percentage (80 and 0.8 both mean 80%%; 1 means 100%%, write 1%% for one percent)"
+)
+"""``--fail-under``'s help where the command judges rows (judge, calibrate)."""
+
+
+def add_out_option(group: Any, help: str = _ROWS_OUT) -> None:
+    """Add ``--out PATH`` (``help`` says what is written there) to a parser or argument group."""
+    group.add_argument("--out", metavar="PATH", help=help)
+
+
+def add_resume_option(group: Any, help: str = "keep the rows already in --out, judge the rest") -> None:
+    """Add the ``--resume`` flag (``help`` says what it keeps) to a parser or argument group."""
+    group.add_argument("--resume", action="store_true", help=help)
+
+
+def add_fail_under_option(group: Any, help: str = _FAIL_UNDER) -> None:
+    """Add ``--fail-under RATE`` (read by `rate`) to a parser or argument group."""
+    group.add_argument("--fail-under", type=rate, metavar="RATE", help=help)
+
+
+def add_strict_option(group: Any) -> None:
+    """Add the ``--strict`` flag (stop at the first bad row) to a parser or argument group."""
+    group.add_argument("--strict", action="store_true", help="stop at the first bad row")
+
+
+def add_quiet_option(group: Any, help: str = "no progress display") -> None:
+    """Add the ``--quiet`` flag (no progress display) to a parser or argument group."""
+    group.add_argument("--quiet", action="store_true", help=help)
+
+
+def add_html_option(
+    group: Any, help: str = "write a self-contained HTML report here", metavar: str = "REPORT"
+) -> None:
+    """Add ``--html REPORT`` (``help`` says what is drawn there) to a parser or argument group."""
+    group.add_argument("--html", metavar=metavar, help=help)
+
+
+def add_json_option(group: Any, help: str = "write every figure here as JSON", metavar: str = "OUT") -> None:
+    """Add ``--json OUT`` (every figure, as JSON) to a parser or argument group."""
+    group.add_argument("--json", metavar=metavar, help=help)
+
+
+def add_repeatable(group: Any, flag: str, metavar: str, help: str) -> None:
+    """Add ``flag``, an option given again and again: its values a list ([] when never given)."""
+    group.add_argument(flag, metavar=metavar, action="append", default=[], help=help)
 
 
 def add_allow_code(parser: Any, what: str) -> None:

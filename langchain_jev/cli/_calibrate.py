@@ -23,7 +23,7 @@ import tempfile
 from collections.abc import Mapping, Sequence
 from typing import Any, TextIO
 
-from langchain_jev.cli._arguments import add_command, invalid_judge_file
+from langchain_jev.cli._arguments import add_command, add_json_option, invalid_judge_file
 
 __all__ = ["DEFINITIONS", "add_parser", "calibrate_command"]
 
@@ -108,7 +108,7 @@ def add_parser(commands: Any, judge: argparse.ArgumentParser, rate: Any, positiv
         metavar="K",
         help="ask the model K times per row (cache bypassed) and report stability",
     )
-    own.add_argument("--json", metavar="OUT", help="write every figure here as JSON")
+    add_json_option(own)
     own.add_argument("--seed", type=int, default=0, help="seed of the bootstrap interval (0)")
     own.add_argument(
         "--bootstrap", type=positive_int, default=1000, metavar="N", help="bootstrap rounds (1000)"

@@ -39,7 +39,10 @@ def add_parser(commands: Any) -> None:
     from langchain_jev.cli._arguments import (
         add_allow_code,
         add_command,
+        add_html_option,
+        add_json_option,
         add_model_options,
+        add_out_option,
         add_pacing_options,
     )
 
@@ -68,8 +71,8 @@ def add_parser(commands: Any) -> None:
         action="store_true",
         help="compare the rows the files have in common when each has rows the other lacks",
     )
-    parser.add_argument("--html", metavar="OUT", help="write the comparison as a self-contained HTML page")
-    parser.add_argument("--json", metavar="OUT", help="write every figure here as JSON")
+    add_html_option(parser, "write the comparison as a self-contained HTML page", "OUT")
+    add_json_option(parser)
     parser.add_argument(
         "--flips", type=int, default=20, metavar="N", help="flipped rows listed on the terminal (20)"
     )
@@ -80,7 +83,7 @@ def add_parser(commands: Any) -> None:
         help="judge each row's two answers head to head with this judge file's questions (or a "
         "prebuilt judge's name), instead of comparing the stored verdicts",
     )
-    pairwise.add_argument("--out", metavar="PATH", help="write each row's comparison here as JSON lines")
+    add_out_option(pairwise, "write each row's comparison here as JSON lines")
     add_pacing_options(pairwise, "rows compared at once")
     add_allow_code(pairwise, "build code the judge file names")
     add_model_options(parser)

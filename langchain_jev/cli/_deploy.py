@@ -25,7 +25,7 @@ __all__ = ["add_parser", "deploy_command"]
 
 def add_parser(commands: Any) -> None:
     """Add the ``deploy`` command to the command line's subparsers."""
-    from langchain_jev.cli._arguments import add_allow_code, add_command, rate
+    from langchain_jev.cli._arguments import add_allow_code, add_command, add_repeatable, rate
 
     deploy = add_command(
         commands,
@@ -43,7 +43,6 @@ def add_parser(commands: Any) -> None:
             "  LANGSMITH_API_KEY   the LangSmith API key (never printed)\n"
             "  LANGSMITH_ENDPOINT  the LangSmith API, when not the cloud's"
         ),
-        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     deploy.add_argument(
         "judge", metavar="JUDGE", help="the judge file (YAML or JSON), or a prebuilt judge's name"
@@ -61,12 +60,11 @@ def add_parser(commands: Any) -> None:
     deploy.add_argument(
         "--threads", action="store_true", help="judge each thread once it goes idle, instead of each run"
     )
-    deploy.add_argument(
+    add_repeatable(
+        deploy,
         "--map",
-        metavar="VAR=FIELD",
-        action="append",
-        default=[],
-        help="read prompt variable VAR from run field FIELD, e.g. user_question=input.messages (repeatable)",
+        "VAR=FIELD",
+        "read prompt variable VAR from run field FIELD, e.g. user_question=input.messages (repeatable)",
     )
     deploy.add_argument("--name", metavar="NAME", help="the rule's name (default: after its questions)")
     deploy.add_argument(

@@ -18,8 +18,15 @@ from typing import Any
 from langchain_jev.cli._arguments import (
     add_command,
     add_format_option,
+    add_html_option,
+    add_json_option,
     add_model_options,
+    add_out_option,
     add_pacing_options,
+    add_quiet_option,
+    add_repeatable,
+    add_resume_option,
+    add_strict_option,
     html_unavailable,
 )
 from langchain_jev.datasets._exit_codes import (
@@ -50,7 +57,6 @@ def add_parser(commands: Any) -> argparse.ArgumentParser:
             "--categories-field) or the categories it violates. --out is the results file; --resume\n"
             "finishes a stopped run of the same battery."
         ),
-        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("data", metavar="DATA", help="the labelled rows: .jsonl, .json or .csv")
     add_format_option(parser)
@@ -64,12 +70,8 @@ def add_parser(commands: Any) -> argparse.ArgumentParser:
         "--categories", metavar="NAMES", help="comma-separated names or codes (default: all)"
     )
     battery.add_argument("--strictness", choices=("lenient", "balanced", "strict"), default="balanced")
-    battery.add_argument(
-        "--threshold",
-        action="append",
-        default=[],
-        metavar="NAME=P",
-        help="a category's own threshold in place of the preset's (repeatable)",
+    add_repeatable(
+        battery, "--threshold", "NAME=P", "a category's own threshold in place of the preset's (repeatable)"
     )
     battery.add_argument(
         "--thresholds", metavar="FILE", help="per-category thresholds: a --suggest-out file, or {name: p}"
@@ -83,20 +85,18 @@ def add_parser(commands: Any) -> argparse.ArgumentParser:
     add_model_options(parser)
     run = parser.add_argument_group("running")
     add_pacing_options(run)
-    run.add_argument("--out", metavar="PATH", help="the results file, one JSON line per row (needed)")
+    add_out_option(run, "the results file, one JSON line per row (needed)")
     run.add_argument(
         "--from-shadow",
         action="store_true",
         help="DATA is a shadow file (shadow_recorder) with labels added: measure its recorded "
         "probabilities, with no model and no request",
     )
-    run.add_argument("--resume", action="store_true", help="keep the rows already in --out, judge the rest")
-    run.add_argument("--strict", action="store_true", help="stop at the first bad row")
-    run.add_argument("--quiet", action="store_true", help="no progress display")
-    run.add_argument("--json", metavar="PATH", help="write every figure as JSON here")
-    run.add_argument(
-        "--html", metavar="REPORT", help="write an HTML report: curves per category, false refusals, misses"
-    )
+    add_resume_option(run)
+    add_strict_option(run)
+    add_quiet_option(run)
+    add_json_option(run, "write every figure as JSON here", "PATH")
+    add_html_option(run, "write an HTML report: curves per category, false refusals, misses")
     run.add_argument(
         "--suggest",
         metavar="TARGET",

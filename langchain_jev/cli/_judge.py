@@ -22,14 +22,20 @@ from typing import TYPE_CHECKING, Any, TextIO
 from langchain_jev.cli._arguments import (
     add_allow_code,
     add_command,
+    add_fail_under_option,
     add_format_option,
+    add_html_option,
     add_judge_option,
     add_model_options,
+    add_out_option,
     add_pacing_options,
+    add_quiet_option,
+    add_repeatable,
+    add_resume_option,
+    add_strict_option,
     exit_codes_epilog,
     html_unavailable,
     invalid_judge_file,
-    rate,
     workers,
 )
 from langchain_jev.datasets._exit_codes import (
@@ -87,7 +93,6 @@ def add_parser(commands: Any) -> argparse.ArgumentParser:
             "  TYPESAFE_BASE_URL       the server, when --base-url is not given\n"
             "  TYPESAFE_DEFAULT_MODEL  the Jev model, when --model is not given\n\n" + exit_codes_epilog()
         ),
-        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     judge.add_argument("data", metavar="DATA", help="the dataset: .jsonl, .json or .csv")
     add_judge_option(
@@ -99,13 +104,7 @@ def add_parser(commands: Any) -> argparse.ArgumentParser:
     for part in ("question", "answer", "expected", "context", "tool-calls"):
         names.add_argument(f"--{part}-field", metavar="NAME", help=f"column of the {part.replace('-', ' ')}")
     names.add_argument("--id-field", metavar="NAME", default="id", help="column naming the row (default: id)")
-    names.add_argument(
-        "--ignore-field",
-        metavar="NAME",
-        action="append",
-        default=[],
-        help="a column to leave out of the state (repeatable)",
-    )
+    add_repeatable(names, "--ignore-field", "NAME", "a column to leave out of the state (repeatable)")
     add_model_options(judge)
     run = judge.add_argument_group("running")
     add_pacing_options(run)
@@ -118,16 +117,10 @@ def add_parser(commands: Any) -> argparse.ArgumentParser:
         "process; auto (the default) starts one per 32 rows at once and per 500 rows to judge, "
         "at most one per CPU",
     )
-    run.add_argument("--out", metavar="PATH", help="write one JSON line per row here ('-': stdout)")
-    run.add_argument("--resume", action="store_true", help="keep the rows already in --out, judge the rest")
-    run.add_argument(
-        "--fail-under",
-        type=rate,
-        metavar="RATE",
-        help="exit 1 when the overall pass rate is under RATE: a fraction from 0 to 1 or a "
-        "percentage (80 and 0.8 both mean 80%%; 1 means 100%%, write 1%% for one percent)",
-    )
-    run.add_argument("--strict", action="store_true", help="stop at the first bad row")
+    add_out_option(run)
+    add_resume_option(run)
+    add_fail_under_option(run)
+    add_strict_option(run)
     run.add_argument(
         "--engine",
         choices=("local", "ray"),
@@ -136,11 +129,11 @@ def add_parser(commands: Any) -> argparse.ArgumentParser:
         "(needs langchain-jev[ray]; DATA may also be Parquet, --out PATH.parquet writes Parquet)",
     )
     run.add_argument("--ray-address", metavar="ADDR", help="the Ray cluster to join (default: a local one)")
-    run.add_argument("--quiet", action="store_true", help="no progress display")
+    add_quiet_option(run)
     run.add_argument(
         "--verbose", action="store_true", help="with --engine ray: show Ray's own logs and progress bars"
     )
-    run.add_argument("--html", metavar="REPORT", help="write a self-contained HTML report here")
+    add_html_option(run)
     return judge
 
 

@@ -52,7 +52,6 @@ def add_parser(commands: Any) -> argparse.ArgumentParser:
             "  LANGCHAIN_JEV_STATE_DIR where cursors are kept, when --cursor is not given\n\n"
             + exit_codes_epilog()
         ),
-        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--project", required=True, metavar="NAME", help="the LangSmith tracing project")
     add_judge_option(parser)

@@ -19,9 +19,17 @@ from typing import Any, TextIO
 __all__ = ["add_parser", "rejudge"]
 
 
-def add_parser(commands: Any, rate: Any) -> None:
-    """Add the ``rejudge`` subcommand to the command line's subparsers (``rate`` parses --fail-under)."""
-    from langchain_jev.cli._arguments import add_allow_code, add_command
+def add_parser(commands: Any) -> None:
+    """Add the ``rejudge`` subcommand to the command line's subparsers."""
+    from langchain_jev.cli._arguments import (
+        add_allow_code,
+        add_command,
+        add_fail_under_option,
+        add_html_option,
+        add_judge_option,
+        add_out_option,
+        add_quiet_option,
+    )
 
     parser = add_command(
         commands,
@@ -38,16 +46,12 @@ def add_parser(commands: Any, rate: Any) -> None:
         formatter_class=argparse.HelpFormatter,
     )
     parser.add_argument("results", metavar="RESULTS", help="a results file of `langchain-jev judge`")
-    parser.add_argument("--judge", required=True, metavar="SPEC", help="the judge file (YAML or JSON)")
+    add_judge_option(parser, "the judge file (YAML or JSON)")
     add_allow_code(parser, "build the checks and feedback renderer the judge file names as code (as judge)")
-    parser.add_argument("--out", metavar="PATH", help="write one JSON line per row here ('-': stdout)")
-    parser.add_argument("--html", metavar="REPORT", help="write a self-contained HTML report here")
-    parser.add_argument(
-        "--fail-under", type=rate, metavar="RATE", help="exit 1 when the overall pass rate is under RATE"
-    )
-    parser.add_argument(
-        "--quiet", action="store_true", help="no progress display (rejudge shows none; as judge accepts it)"
-    )
+    add_out_option(parser)
+    add_html_option(parser)
+    add_fail_under_option(parser, "exit 1 when the overall pass rate is under RATE")
+    add_quiet_option(parser, "no progress display (rejudge shows none; as judge accepts it)")
 
 
 def rejudge(args: argparse.Namespace, stdout: TextIO | None = None, stderr: TextIO | None = None) -> int:

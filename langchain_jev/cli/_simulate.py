@@ -17,9 +17,16 @@ from typing import Any
 from langchain_jev.cli._arguments import (
     add_allow_code,
     add_command,
+    add_concurrency_option,
+    add_fail_under_option,
     add_format_option,
+    add_html_option,
     add_judge_option,
     add_model_options,
+    add_out_option,
+    add_quiet_option,
+    add_resume_option,
+    add_strict_option,
     html_unavailable,
     invalid_judge_file,
     positive_int,
@@ -58,7 +65,6 @@ def add_parser(commands: Any) -> argparse.ArgumentParser:
             "turn's verdict is the row's. --out is judge's results file: --resume runs only the\n"
             "conversations not recorded, --html draws its report, compare reads it."
         ),
-        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("data", metavar="DATA", help="the personas and goals: .jsonl, .json or .csv")
     parser.add_argument(
@@ -82,17 +88,13 @@ def add_parser(commands: Any) -> argparse.ArgumentParser:
     add_allow_code(parser, "run code the judge file names (call: conditions, feedback_renderer)")
     add_model_options(parser)
     run = parser.add_argument_group("running")
-    run.add_argument(
-        "--concurrency", type=positive_int, default=4, metavar="N", help="conversations at once (4)"
-    )
-    run.add_argument("--out", metavar="PATH", help="write one JSON line per conversation here ('-': stdout)")
-    run.add_argument("--resume", action="store_true", help="keep the conversations in --out, run the rest")
-    run.add_argument(
-        "--fail-under", type=rate, metavar="RATE", help="exit 1 when the pass rate is under RATE"
-    )
-    run.add_argument("--strict", action="store_true", help="stop at the first bad row")
-    run.add_argument("--quiet", action="store_true", help="no progress display")
-    run.add_argument("--html", metavar="REPORT", help="write a self-contained HTML report here")
+    add_concurrency_option(run, "conversations at once", 4)
+    add_out_option(run, "write one JSON line per conversation here ('-': stdout)")
+    add_resume_option(run, "keep the conversations in --out, run the rest")
+    add_fail_under_option(run, "exit 1 when the pass rate is under RATE")
+    add_strict_option(run)
+    add_quiet_option(run)
+    add_html_option(run)
     return parser
 
 

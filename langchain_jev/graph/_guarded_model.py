@@ -46,12 +46,13 @@ from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, convert_to_messages
 from langchain_core.prompt_values import PromptValue
-from langchain_core.runnables import Runnable, RunnableBinding, RunnableConfig, RunnableLambda
+from langchain_core.runnables import Runnable, RunnableConfig, RunnableLambda
 from langchain_core.runnables.config import ensure_config
 from langgraph.prebuilt import ToolNode
 from typing_extensions import Unpack
 
-from langchain_jev._errors import GuardrailStop, JevConfigurationError, JevInputError
+from langchain_jev._errors import JevConfigurationError, JevInputError
+from langchain_jev.graph._bindings import areturning_stops, kept, returning_stops
 from langchain_jev.graph._guardrail import require_checkpointer, review_by_interrupt
 from langchain_jev.graph._wiring import report_channel_warning, require_messages_reducer
 from langchain_jev.guardrails._battery import HazardBattery
@@ -235,7 +236,7 @@ class _Guarded(RunnableLambda[Any, Any]):
     ) -> None:
         call, acall = make(guard)
         if caught:
-            call, acall = _caught(call), _acaught(acall)
+            call, acall = returning_stops(call), areturning_stops(acall)
         super().__init__(call, afunc=acall, name=name)
         self._guard = guard
         self._make = make
@@ -287,7 +288,7 @@ class _Guarded(RunnableLambda[Any, Any]):
 
         """
         if not kwargs:
-            return _kept(super().bind())
+            return kept(super().bind())
         tooling = sorted(set(kwargs) & _BOUND_BEFORE_GUARDING)
         if tooling:
             raise TypeError(
@@ -299,19 +300,19 @@ class _Guarded(RunnableLambda[Any, Any]):
 
     def with_config(self, config: RunnableConfig | None = None, **kwargs: Any) -> Runnable[Any, Any]:
         """As ``Runnable.with_config``; the binding's ``with_fallbacks`` stays behind the door too."""
-        return _kept(super().with_config(config, **kwargs))
+        return kept(super().with_config(config, **kwargs))
 
     def with_listeners(self, **kwargs: Any) -> Runnable[Any, Any]:
         """As ``Runnable.with_listeners``; the binding's ``with_fallbacks`` stays behind the door too."""
-        return _kept(super().with_listeners(**kwargs))
+        return kept(super().with_listeners(**kwargs))
 
     def with_alisteners(self, **kwargs: Any) -> Runnable[Any, Any]:
         """As ``Runnable.with_alisteners``; the binding's ``with_fallbacks`` stays behind the door too."""
-        return _kept(super().with_alisteners(**kwargs))
+        return kept(super().with_alisteners(**kwargs))
 
     def with_types(self, **kwargs: Any) -> Runnable[Any, Any]:
         """As ``Runnable.with_types``; the binding's ``with_fallbacks`` stays behind the door too."""
-        return _kept(super().with_types(**kwargs))
+        return kept(super().with_types(**kwargs))
 
     def batch(
         self, inputs: list[Any], *args: Any, return_exceptions: bool = False, **kwargs: Any
@@ -332,58 +333,6 @@ class _Guarded(RunnableLambda[Any, Any]):
     def _catching(self) -> _Guarded:
         """This runnable, returning a stop instead of raising it (what ``return_exceptions`` asks)."""
         return _Guarded(self._guard, self._make, self._label, caught=True)
-
-
-class _GuardedBinding(RunnableBinding[Any, Any]):  # type: ignore[no-redef]
-    """A guarded runnable bound to a config or arguments: its fallbacks, too, go behind the door.
-
-    LangChain's binding keeps its class through ``bind``, ``with_config`` and
-    ``with_retry`` (which it hands to the bound runnable); ``with_fallbacks`` is
-    handed to the bound guarded runnable the same way.
-    """
-
-    def with_fallbacks(self, *args: Any, **kwargs: Any) -> _GuardedBinding:  # type: ignore[override]
-        """The bound guarded runnable's `_Guarded.with_fallbacks` (same arguments), bound the same way."""
-        return _rebound(self, self.bound.with_fallbacks(*args, **kwargs))
-
-
-def _rebound(binding: RunnableBinding[Any, Any], bound: Runnable[Any, Any]) -> _GuardedBinding:
-    """A `_GuardedBinding` of ``bound`` with everything ``binding`` binds."""
-    return _GuardedBinding(
-        bound=bound,
-        kwargs=binding.kwargs,
-        config=binding.config,
-        config_factories=binding.config_factories,
-        custom_input_type=binding.custom_input_type,
-        custom_output_type=binding.custom_output_type,
-    )
-
-
-def _kept(binding: Runnable[Any, Any]) -> Runnable[Any, Any]:
-    """``binding`` (of a guarded runnable) as a `_GuardedBinding`."""
-    if not isinstance(binding, RunnableBinding):  # pragma: no cover - LangChain binds with a RunnableBinding
-        return binding
-    return _rebound(binding, binding.bound)
-
-
-def _caught(call: Callable[..., Any]) -> Callable[..., Any]:
-    def kept(value: Any, config: RunnableConfig) -> Any:
-        try:
-            return call(value, config)
-        except GuardrailStop as stop:
-            return stop
-
-    return kept
-
-
-def _acaught(acall: Callable[..., Any]) -> Callable[..., Any]:
-    async def kept(value: Any, config: RunnableConfig) -> Any:
-        try:
-            return await acall(value, config)
-        except GuardrailStop as stop:
-            return stop
-
-    return kept
 
 
 def guard_model(

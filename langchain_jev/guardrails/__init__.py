@@ -24,9 +24,12 @@ are thin spokes over it. The full map:
 - `text`: every string as it is, with what it hides decoded beside it; media read in media fields;
 - `media`: the payload of a typed media field: an image, audio or video file, or a PDF's text;
 - `bytes`: decoded bytes read as text, and the text runs inside binary (for `text` and `media`);
+- `characters`: what a character of text is, one definition for `bytes` and `text`;
+- `unicode_ranges`: the invisible and format characters' ranges (made by `scripts/build_unicode_ranges.py`);
 - `lookalike`: words spelt with look-alike letters, read as the ASCII they imitate (a reading of `text`);
 - `spellings`: text as a screen shows it, letters apart or in other alphabets, base32/85 (readings of `text`);
 - `judged`: what a rail judges: every leaf of every message, read into a judge input;
+- `roles`: the role a provider gives a message, and which adjacent messages it may send as one (for `judged`);
 - `windows`: a long judge input cut into overlapping windows, up to a budget that refuses;
 - `ledger`: which conversations a battery judged, by chain hash, out of the graph's reach;
 - `policy`: the report of a check, refusal wording, and the policy (mode, on_error, exit behaviour);
@@ -35,12 +38,15 @@ are thin spokes over it. The full map:
 - `review`: authenticated human review, the reviewed text kept with reviewers;
 - `settings`: `GuardrailSettings`, the one settings object every form takes;
 - `drive`: the I/O of a check, done by a sync or an async driver;
+- `deadline`: a check's deadline, its call handed to a kept worker;
 - `rail`: one check of one direction, with its policy applied;
 - `door`: the model's door, one procedure: judge input, call the model hidden, judge output, release;
 - `tools`: the tools' door: the exact call the model released runs once, any other is judged first;
 - `calls`: the calls a door released, in their exact form, by thread, each claimed once;
 - `draft`: the model's call running beside the door's checks, held, read token by token, or dropped;
 - `early`: which models may start before their input is judged (an allow-list of tools and settings);
+- `early_held`: what a caller's model holds, read whole for `early` (the unknown waits);
+- `servers`: where a model's settings and HTTP client send a request, for `early` (allow-lists);
 - `chunks`: a reply judged as it streams, cut into chunks (pure);
 - `release`: judged chunks shown to the caller's streams as the model's run;
 - `protocol`: a released reply as the newer protocol's events, for ``stream_events(version="v3")`` (pure);

@@ -49,9 +49,7 @@ Example:
 from __future__ import annotations
 
 import inspect
-import site
 import sys
-import sysconfig
 from collections.abc import Mapping, Sequence
 from functools import cache
 from pathlib import Path
@@ -64,6 +62,7 @@ from langchain_core.tools import BaseTool
 from pydantic import BaseModel
 
 from langchain_jev.guardrails._early_held import attributes_refusal, held_refusal
+from langchain_jev.guardrails._early_held import installed_roots as _installed_roots
 from langchain_jev.guardrails._servers import (
     CLIENT_SETTINGS,
     CLIENTS,
@@ -375,15 +374,6 @@ def _tool_label(tool: Any) -> str:
         kind = tool.get("type")
         return repr(kind) if isinstance(kind, str) else repr(sorted(_set(tool))[:3])
     return type(tool).__name__
-
-
-@cache
-def _installed_roots() -> tuple[Path, ...]:
-    """Where installed packages and the standard library live."""
-    found = {sysconfig.get_paths()[key] for key in ("purelib", "platlib", "stdlib", "platstdlib")}
-    found.update(getattr(site, "getsitepackages", list)())
-    found.add(site.getusersitepackages())
-    return tuple(Path(root).resolve() for root in found if root)
 
 
 @cache

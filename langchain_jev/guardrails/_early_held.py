@@ -35,7 +35,9 @@ import asyncio
 import datetime
 import enum
 import functools
+import site
 import sys
+import sysconfig
 import threading
 import uuid
 from collections import OrderedDict, defaultdict, deque
@@ -43,6 +45,7 @@ from collections.abc import Callable, Iterator, Mapping
 from contextvars import ContextVar
 from decimal import Decimal
 from fractions import Fraction
+from functools import cache
 from pathlib import Path, PurePath
 from types import BuiltinFunctionType, CodeType, FunctionType, MappingProxyType, MethodType, ModuleType
 from typing import Any
@@ -51,7 +54,7 @@ from langchain_core.decisions import BaseDecisionModel
 from langchain_core.runnables import Runnable
 from pydantic import BaseModel
 
-__all__ = ["BUDGET", "NEST", "attributes_refusal", "held_refusal"]
+__all__ = ["BUDGET", "NEST", "attributes_refusal", "held_refusal", "installed_roots"]
 
 NEST = 12
 """How deep containers and objects inside one attribute are read; deeper waits."""
@@ -289,15 +292,22 @@ def _filled(cell: Any) -> bool:
     return True
 
 
+@cache
+def installed_roots() -> tuple[Path, ...]:
+    """Where installed packages and the standard library live."""
+    found = {sysconfig.get_paths()[key] for key in ("purelib", "platlib", "stdlib", "platstdlib")}
+    found.update(getattr(site, "getsitepackages", list)())
+    found.add(site.getusersitepackages())
+    return tuple(Path(root).resolve() for root in found if root)
+
+
 def _library(module: ModuleType) -> bool:
     """True for a module of the standard library or an installed package (not the caller's code)."""
-    from langchain_jev.guardrails._early import _installed_roots  # a cycle at import
-
     file = getattr(module, "__file__", None)
     if module.__name__.partition(".")[0] in sys.stdlib_module_names or file is None:
         return module.__name__ in sys.builtin_module_names or file is not None
     path = Path(file).resolve()
-    return any(path.is_relative_to(root) for root in _installed_roots())
+    return any(path.is_relative_to(root) for root in installed_roots())
 
 
 def _object(

@@ -45,10 +45,8 @@ from typing import Any
 from langchain_core.messages import (
     AIMessage,
     BaseMessage,
-    ChatMessage,
     FunctionMessage,
     HumanMessage,
-    SystemMessage,
     ToolMessage,
 )
 
@@ -63,6 +61,7 @@ from langchain_jev.guardrails._blocks import (
 )
 from langchain_jev.guardrails._catalog import Direction
 from langchain_jev.guardrails._media import payload_text, read_media
+from langchain_jev.guardrails._roles import provider_orders, role_of, sent_apart
 from langchain_jev.guardrails._text import reveal
 from langchain_jev.guardrails._values import put, reveal_value
 
@@ -291,30 +290,6 @@ def content_texts(message: BaseMessage) -> list[str]:
     return list(read_message(message).texts)
 
 
-def role_of(message: BaseMessage) -> str:
-    """The role a provider gives ``message``: user, system, developer, assistant, tool, function or its own.
-
-    Example:
-        >>> from langchain_core.messages import ChatMessage, SystemMessage
-        >>> role_of(SystemMessage("x")), role_of(ChatMessage("x", role="critic"))
-        ('system', 'critic')
-
-    """
-    if isinstance(message, HumanMessage):
-        return "user"
-    if isinstance(message, SystemMessage):
-        return "developer" if message.additional_kwargs.get("__openai_role__") == "developer" else "system"
-    if isinstance(message, AIMessage):
-        return "assistant"
-    if isinstance(message, ToolMessage):
-        return "tool"
-    if isinstance(message, FunctionMessage):
-        return "function"
-    if isinstance(message, ChatMessage):
-        return str(message.role)
-    return str(message.type)
-
-
 @dataclass(frozen=True)
 class Subject:
     """What one battery checks: the judge input, and the messages it was read from.
@@ -381,62 +356,19 @@ tool result and the user's text after it (Anthropic's builder sends both in one 
 message and the next user turn (Gemini's with ``convert_system_message_to_human``, chat templates without a
 system role)."""
 
-APART = frozenset({"user", "system", "developer", "tool", "function"})
-"""The roles no provider sends in one message with an assistant's: every chat API keeps the assistant's
-turn apart from these. Any other boundary (an unknown role on either side, or two of these) is read
-joined."""
-
-
-def sent_apart(before: BaseMessage, after: BaseMessage) -> bool:
-    """Whether a provider always sends ``before`` and ``after`` as two messages (an allow-list of boundaries).
-
-    Only a boundary between the assistant and a role of `APART` is; every other
-    one may be merged into one message by some provider, so a word split across it
-    is read whole.
-
-    Example:
-        >>> from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage
-        >>> sent_apart(AIMessage("a"), HumanMessage("b")), sent_apart(ToolMessage("a", tool_call_id="1"),
-        ...                                                             HumanMessage("b"))
-        (True, False)
-        >>> sent_apart(SystemMessage("a"), HumanMessage("b"))
-        False
-
-    """
-    roles = {role_of(before), role_of(after)}
-    return "assistant" in roles and len(roles) == 2 and not roles - APART - {"assistant"}
-
-
-SYSTEM_ROLES = frozenset({"system", "developer"})
-"""The roles a provider may take out of line: Anthropic's builder sends a system message that is not first in
-its top-level ``system`` field, Gemini's in its system instruction, so the messages around it become
-adjacent and the system messages are sent together."""
-
-
-def _views(messages: Sequence[BaseMessage]) -> list[list[tuple[int, BaseMessage]]]:
-    """The orders a provider may send ``messages`` in, each message with its index.
-
-    As they stand; with the system messages taken out of line; and the system
-    messages alone (one system field).
-    """
-    indexed = list(enumerate(messages))
-    inline = [(i, m) for i, m in indexed if role_of(m) not in SYSTEM_ROLES]
-    system = [(i, m) for i, m in indexed if role_of(m) in SYSTEM_ROLES]
-    return [indexed, inline, system] if system and inline else [indexed]
-
 
 def _merged_runs(
     messages: Sequence[BaseMessage], start: int, read: Callable[[BaseMessage], Reading] = read_message
 ) -> list[str]:
     """The prose of each run of adjacent messages a provider may send as one, reaching ``start`` or past it.
 
-    In each order a provider may send the messages in (`_views`), a run is broken
+    In each order a provider may send the messages in (`provider_orders`), a run is broken
     only where `sent_apart` says no provider merges the two messages, so a word
     split across any boundary a provider may join is whole here; an earlier message
     of a run was judged, and is read again only as part of the run.
     """
     texts: list[str] = []
-    for view in _views(messages):
+    for view in provider_orders(messages):
         runs: list[list[tuple[int, BaseMessage]]] = []
         for index, message in view:
             if runs and not sent_apart(runs[-1][-1][1], message):

@@ -32,7 +32,7 @@ Bypassed when found (strict xfail while open):
 
 Held (passing tests):
 
-4. **Adjacent messages** (`sent_apart`, `_views`, `_merged_runs`): a word split across 3 messages, across
+4. **Adjacent messages** (`sent_apart`, `provider_orders`, `_merged_runs`): a word split across 3 messages, across
    role aliases (``ChatMessage`` roles ``model``, ``assistant``), around a tool result with
    ``status="error"``, read joined (6 of 6); Gemini's builder sends a system message, wherever it stands, in
    its ``system_instruction`` (with and without ``convert_system_message_to_human``), never merged into the

@@ -159,15 +159,9 @@ class ReleasedCalls:
         self.namespace = namespace
 
     def key(self, thread: str, call: Mapping[str, Any]) -> str | None:
-        """The store key of ``call`` released in ``thread``.
-
-        None for a call with no exact form, and for any call of a run without a
-        thread (``""``): no conversation holds a release there, so nothing is
-        recorded and every such call is judged (runs without a thread id are not
-        one conversation).
-        """
+        """The store key of ``call`` released in ``thread`` (None for a call with no exact form)."""
         canonical = canonical_call(call)
-        if canonical is None or not thread:
+        if canonical is None:
             return None
         text = json.dumps([self.namespace, thread, canonical], ensure_ascii=True)
         return _PREFIX + hashlib.sha256(text.encode("ascii")).hexdigest()
@@ -246,12 +240,9 @@ class ReleasedResponses(ReleasedCalls):
     """
 
     def key(self, thread: str, call: Mapping[str, Any]) -> str | None:
-        """The store key of the response ``call["id"]`` released in ``thread``.
-
-        None for anything but a plain id, and in a run without a thread (which holds no release).
-        """
+        """The store key of the response ``call["id"]`` released in ``thread`` (None: not a plain id)."""
         response = call.get("id")
-        if type(response) is not str or not response or not thread:
+        if type(response) is not str or not response:
             return None
         text = json.dumps([self.namespace, thread, response], ensure_ascii=True)
         return _RESPONSES_PREFIX + hashlib.sha256(text.encode("ascii")).hexdigest()

@@ -334,6 +334,9 @@ def test_a_long_base64_run_past_the_first_window_is_read_whole() -> None:
 # ---------------------------------------------------------------- 6. conversations without a thread id
 
 
+@pytest.mark.xfail(
+    strict=True, reason="bypass (documented limit): every run without a thread id is one conversation"
+)
 @pytest.mark.parametrize("form", ["guarded_tool_node", "guard_model"])
 def test_a_call_released_in_one_conversation_without_a_thread_id_is_judged_in_another(form: str) -> None:
     ran.clear()

@@ -41,7 +41,9 @@ Bypassed when found; every class is closed now and its tests pass (the fix is na
 6. **A released call shared by every conversation without a thread id** (invariant 2; documented in the
    threat model's table as a limit, reproduced): `thread_of` reads a run with no ``thread_id`` as the
    conversation ``""``, so a call released in one such conversation runs unjudged in any other (2 of 2
-   forms; the judge flags everything by then). *Closed*: no thread, no release (`_calls.ReleasedCalls.key`).
+   forms; the judge flags everything by then). *Left, documented*: judging every call of a run without a
+   thread broke the agent loop of one thread-less ``invoke`` (its own released calls judged again); a run
+   with a checkpointer and a thread id keeps releases apart.
 7. **A model changed after guarding** (invariant 3, early start; ``guard_model`` and the guarded model node):
    whether the model may start early is read once, when it is guarded; a real ``ChatOpenAI`` given OpenAI's
    web search afterwards (``chat.model_kwargs = {"tools": [...]}``, a "search the web" switch) is sent the

@@ -32,6 +32,7 @@ __all__ = [
     "MEDIA_FIELDS",
     "MEDIA_HOLDERS",
     "PROSE_KEYS",
+    "block_kind",
     "reads_stored_responses",
     "STORED_OPTIONS",
     "STORED_RESPONSE",
@@ -109,6 +110,18 @@ def _holds_payload(value: Mapping[Any, Any]) -> bool:
     return False
 
 
+def block_kind(block: Mapping[Any, Any]) -> str | None:
+    """A block's ``type`` when it is a string; a type of any other value names no kind (it is read as a leaf).
+
+    Example:
+        >>> block_kind({"type": "file"}), block_kind({"type": ["file"]}), block_kind({})
+        ('file', None, None)
+
+    """
+    kind = block.get("type")
+    return kind if isinstance(kind, str) else None
+
+
 def unread_references(value: Any, where: str, holder: Any = None) -> list[str]:
     """Where ``value`` names content its provider resolves that no reader here reads, each named.
 
@@ -132,8 +145,7 @@ def unread_references(value: Any, where: str, holder: Any = None) -> list[str]:
         ]
     if not isinstance(value, Mapping):
         return []
-    kind = value.get("type")
-    kind = kind if isinstance(kind, str) else None  # a type of any other value names no kind (read as a leaf)
+    kind = block_kind(value)
     if _sealed(kind):
         return [f"{where}: {kind}"]
     sealed = [f"{where}.{key}" for key, item in value.items() if _sealed(key) and item]

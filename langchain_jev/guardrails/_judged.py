@@ -57,6 +57,7 @@ from langchain_jev.guardrails._blocks import (
     MEDIA_FIELDS,
     MEDIA_HOLDERS,
     PROSE_KEYS,
+    block_kind,
     unread_references,
 )
 from langchain_jev.guardrails._catalog import Direction
@@ -185,8 +186,7 @@ class _Walk:
         if not isinstance(block, Mapping):
             self.emit(_json(reveal_value(block)))
             return
-        kind = block.get("type")
-        kind = kind if isinstance(kind, str) else None  # a type of any other value names no kind (a leaf)
+        kind = block_kind(block)
         media = kind in MEDIA or any(key in block for key in MEDIA_HOLDERS)
         rest: dict[str, Any] = {}
         for key, item in block.items():

@@ -604,11 +604,14 @@ def test_a_reply_of_another_role_fails_the_graph_forms_closed(form: str) -> None
 # ---------------------------------------------------------------- 7c. references the provider resolves to text
 
 
-def _responses_reply(request: httpx.Request) -> httpx.Response:
+def _responses_reply(
+    request: httpx.Request, response: str = "resp_new", message: str = "msg_2"
+) -> httpx.Response:
+    """A Responses API reply (``response`` its id, ``message`` its message's), "Sure."."""
     return httpx.Response(
         200,
         json={
-            "id": "resp_new",
+            "id": response,
             "object": "response",
             "created_at": 0,
             "status": "completed",
@@ -616,7 +619,7 @@ def _responses_reply(request: httpx.Request) -> httpx.Response:
             "output": [
                 {
                     "type": "message",
-                    "id": "msg_2",
+                    "id": message,
                     "status": "completed",
                     "role": "assistant",
                     "content": [{"type": "output_text", "text": "Sure.", "annotations": []}],

@@ -39,6 +39,7 @@ from tests.fakes import ReplyingChatModel
 from tests.guardrails.helpers import SEQUENTIAL
 from tests.guardrails.lossless_kit import CATEGORY, perfect
 from tests.guardrails.test_redteam_round5 import batteries, lookup
+from tests.guardrails.test_redteam_round9 import _responses_reply
 
 FORMS = ["guarded_model", "guard_model", "middleware"]
 
@@ -56,28 +57,7 @@ class Provider:
         self.sent.append(json.loads(request.content))
         response = f"{self.prefix}{next(self._count)}"
         self.ids.append(response)
-        return httpx.Response(
-            200,
-            json={
-                "id": response,
-                "object": "response",
-                "created_at": 0,
-                "status": "completed",
-                "model": "gpt-4o",
-                "output": [
-                    {
-                        "type": "message",
-                        "id": f"msg_{response}",
-                        "status": "completed",
-                        "role": "assistant",
-                        "content": [{"type": "output_text", "text": "Sure.", "annotations": []}],
-                    }
-                ],
-                "parallel_tool_calls": True,
-                "tool_choice": "auto",
-                "tools": [],
-            },
-        )
+        return _responses_reply(request, response, f"msg_{response}")
 
     def chat(self) -> ChatOpenAI:
         return ChatOpenAI(
